@@ -1,0 +1,190 @@
+//! The one error type of evo-gpu.
+//!
+//! Every variant carries the facts a user needs to act: which parameter, what value, what is allowed; how many
+//! bytes were asked for and how many are free; which kernel failed to compile and NVRTC's log. GPU errors are
+//! variants of this same enum (raised by `evo-gpu-runtime`), so a user matches on one type whatever the
+//! backend.
+
+use std::path::PathBuf;
+
+/// Result with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in evo-gpu.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A parameter is outside the range its algorithm allows.
+    #[error("{algorithm}: {name} must be {allowed}, got {value}")]
+    InvalidParameter {
+        /// The algorithm or component that validated it ("DE", "Executor", ...).
+        algorithm: &'static str,
+        /// The parameter's name as the docs spell it ("crossover rate CR").
+        name: &'static str,
+        /// The rejected value, as written by `Display`.
+        value: String,
+        /// The allowed range or set ("in [0, 1]").
+        allowed: String,
+    },
+
+    /// A CUDA backend was asked for, but this machine has no usable driver or device.
+    #[error("no CUDA device is available: {reason}")]
+    NoGpu {
+        /// Why: no driver library was found, the driver reported zero devices, or the driver failed to start.
+        reason: String,
+    },
+
+    /// A device index that does not exist.
+    #[error("CUDA device {index} does not exist: this machine has {count} device(s) (valid indices: {valid})")]
+    NoSuchDevice {
+        /// The index asked for.
+        index: usize,
+        /// How many devices the driver reports.
+        count: usize,
+        /// The valid range, written out ("0..=1", or "none").
+        valid: String,
+    },
+
+    /// A device allocation larger than what the GPU has free.
+    #[error(
+        "GPU {device} is out of memory: asked for {requested} bytes ({requested_mib:.1} MiB), {free} bytes ({free_mib:.1} MiB) free of {total} bytes",
+        requested_mib = *requested as f64 / 1048576.0,
+        free_mib = *free as f64 / 1048576.0
+    )]
+    GpuOutOfMemory {
+        /// The device index.
+        device: usize,
+        /// Bytes requested by the allocation that failed.
+        requested: u64,
+        /// Bytes free on the device when it failed.
+        free: u64,
+        /// Total bytes of device memory.
+        total: u64,
+    },
+
+    /// NVRTC rejected a kernel module.
+    #[error("kernel module `{kernel}` failed to compile for {arch} with options [{options}]:\n{log}")]
+    KernelCompile {
+        /// The module id (or the name of a user-supplied source).
+        kernel: String,
+        /// The target architecture (`sm_90`).
+        arch: String,
+        /// The NVRTC options, space separated.
+        options: String,
+        /// NVRTC's log, verbatim.
+        log: String,
+    },
+
+    /// A kernel's entry point is missing from its compiled module.
+    #[error("kernel module `{module}` has no entry point `{function}`")]
+    MissingEntryPoint {
+        /// The module id.
+        module: String,
+        /// The missing function name.
+        function: String,
+    },
+
+    /// A kernel launch (or the work it queued) failed on the device.
+    #[error("kernel `{kernel}` failed: {message}")]
+    KernelLaunch {
+        /// The entry point's name.
+        kernel: String,
+        /// The driver's description.
+        message: String,
+    },
+
+    /// Any other CUDA driver or NVRTC call failed.
+    #[error("CUDA call `{call}` failed: {message}")]
+    Driver {
+        /// What was being done (`cuMemcpyHtoD`, `load PTX of module reduce`).
+        call: String,
+        /// The driver's description.
+        message: String,
+    },
+
+    /// A problem returned NaN or an infinity where a finite fitness is required.
+    #[error("problem `{problem}` returned a non-finite value {value} for individual {individual}")]
+    NonFiniteFitness {
+        /// The problem's name.
+        problem: String,
+        /// The index of the individual in the population.
+        individual: usize,
+        /// The value returned.
+        value: f64,
+    },
+
+    /// An input file could not be parsed.
+    #[error("{path}:{line}: expected {expected}, found {found}", path = path.display())]
+    BadInputFile {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: usize,
+        /// What the parser expected there.
+        expected: String,
+        /// What it found instead.
+        found: String,
+    },
+
+    /// A checkpoint could not be used to resume.
+    #[error("checkpoint {path} cannot be used: {reason}", path = path.display())]
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// Why (wrong format version, written by another algorithm, corrupted JSON, ...).
+        reason: String,
+    },
+
+    /// The CPU backend's rayon thread pool could not be started.
+    #[error("cannot start a CPU thread pool of {threads} thread(s) (0 = all cores): {reason}")]
+    ThreadPool {
+        /// The number of threads asked for (0 means one per core).
+        threads: usize,
+        /// Rayon's description of the failure.
+        reason: String,
+    },
+
+    /// A value could not be written as (or read from) JSON.
+    #[error("cannot serialize {what} as JSON: {reason}")]
+    Serialization {
+        /// What was being written ("report of DE", "checkpoint").
+        what: String,
+        /// serde_json's description of the failure.
+        reason: String,
+    },
+
+    /// Input and output errors, with the path involved.
+    #[error("I/O error on {path}: {source}", path = path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Builds [`Error::InvalidParameter`]; `value` and `allowed` are written with `Display`.
+    pub fn invalid_parameter(
+        algorithm: &'static str,
+        name: &'static str,
+        value: impl std::fmt::Display,
+        allowed: impl std::fmt::Display,
+    ) -> Self {
+        Self::InvalidParameter {
+            algorithm,
+            name,
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        }
+    }
+
+    /// Builds [`Error::Io`] for `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Device discovery and the per-device handle [`Gpu`]: one context per device, shared by every `Gpu` clone.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{CudaContext, CudaStream, sys};
+use evo_core::{Error, Result};
+
+use crate::buffer::BufferPool;
+use crate::driver_error::driver;
+use crate::modules::ModuleCache;
+use crate::stream::StreamPool;
+
+/// What a device is, read once when it is opened.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceInfo {
+    /// The device index (CUDA ordinal).
+    pub index: usize,
+    /// The marketing name ("NVIDIA H100 80GB HBM3").
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (u32, u32),
+    /// Number of streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// Total device memory in bytes.
+    pub total_memory: u64,
+    /// The driver's CUDA version ("13.0").
+    pub driver_version: String,
+}
+
+impl DeviceInfo {
+    /// The NVRTC architecture of this device (`sm_90`).
+    pub fn arch(&self) -> String {
+        format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
+    }
+}
+
+/// Whether the CUDA driver library can be loaded on this machine.
+///
+/// cudarc loads `libcuda` lazily and panics if it is absent, so every entry point of this crate asks here
+/// first and turns absence into a value.
+pub fn driver_present() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: `is_culib_present` only tries to dlopen the library's candidate names and closes them again.
+    *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() })
+}
+
+/// The number of CUDA devices, or [`Error::NoGpu`] with the reason when the driver is absent or fails.
+pub fn device_count() -> Result<usize> {
+    if !driver_present() {
+        return Err(Error::NoGpu {
+            reason: "the CUDA driver library (libcuda) was not found".into(),
+        });
+    }
+    cudarc::driver::result::init().map_err(|e| Error::NoGpu {
+        reason: format!("the CUDA driver failed to initialise: {}", crate::driver_error::describe(&e)),
+    })?;
+    let count = CudaContext::device_count().map_err(|e| driver("cuDeviceGetCount", e))?;
+    Ok(usize::try_from(count).unwrap_or(0))
+}
+
+/// The driver's CUDA version as "major.minor".
+pub fn driver_version() -> Result<String> {
+    if !driver_present() {
+        return Err(Error::NoGpu {
+            reason: "the CUDA driver library (libcuda) was not found".into(),
+        });
+    }
+    let mut version = 0i32;
+    // SAFETY: `version` is a valid out-pointer for the duration of the call.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map_err(|e| driver("cuDriverGetVersion", e))?;
+    Ok(format!("{}.{}", version / 1000, (version % 1000) / 10))
+}
+
+/// A handle to one CUDA device: its context, stream pool, buffer pool and module cache.
+///
+/// Cloning is cheap and every clone shares the same context and pools: [`Gpu::open`] returns the same
+/// device state for the same index for the whole process.
+#[derive(Clone)]
+pub struct Gpu {
+    pub(crate) inner: Arc<GpuInner>,
+}
+
+pub(crate) struct GpuInner {
+    pub(crate) info: DeviceInfo,
+    pub(crate) context: Arc<CudaContext>,
+    pub(crate) streams: StreamPool,
+    pub(crate) buffers: BufferPool,
+    pub(crate) modules: ModuleCache,
+    /// The entry point of the most recent launch, named in errors that surface later (at a synchronize).
+    pub(crate) last_kernel: Mutex<Arc<str>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("info", &self.inner.info).finish_non_exhaustive()
+    }
+}
+
+/// Opened devices, one slot per index, so that each device gets exactly one context per process.
+fn opened() -> &'static Mutex<Vec<Option<Gpu>>> {
+    static OPENED: OnceLock<Mutex<Vec<Option<Gpu>>>> = OnceLock::new();
+    OPENED.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+impl Gpu {
+    /// The first device, `Ok(None)` when this machine has no driver or no device.
+    ///
+    /// Errors only when a driver and a device exist but the device cannot be opened.
+    pub fn first_available() -> Result<Option<Gpu>> {
+        match device_count() {
+            Ok(0) | Err(Error::NoGpu { .. }) => Ok(None),
+            Ok(_) => Gpu::open(0).map(Some),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Every device of this machine, in index order (empty when there is none).
+    pub fn all() -> Result<Vec<Gpu>> {
+        match device_count() {
+            Err(Error::NoGpu { .. }) => Ok(Vec::new()),
+            Err(other) => Err(other),
+            Ok(count) => (0..count).map(Gpu::open).collect(),
+        }
+    }
+
+    /// Opens device `index`; [`Error::NoSuchDevice`] when it does not exist, [`Error::NoGpu`] without a driver.
+    pub fn open(index: usize) -> Result<Gpu> {
+        let count = device_count()?;
+        if index >= count {
+            return Err(Error::NoSuchDevice {
+                index,
+                count,
+                valid: if count == 0 {
+                    "none".to_string()
+                } else {
+                    format!("0..={}", count - 1)
+                },
+            });
+        }
+        let mut slots = opened().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if slots.len() < count {
+            slots.resize(count, None);
+        }
+        if let Some(gpu) = &slots[index] {
+            return Ok(gpu.clone());
+        }
+        let gpu = Gpu::create(index)?;
+        slots[index] = Some(gpu.clone());
+        Ok(gpu)
+    }
+
+    fn create(index: usize) -> Result<Gpu> {
+        let context = CudaContext::new(index).map_err(|e| driver(format!("create a context on device {index}"), e))?;
+        let attribute = |a: sys::CUdevice_attribute, what: &str| -> Result<u32> {
+            let value = context.attribute(a).map_err(|e| driver(format!("read {what} of device {index}"), e))?;
+            Ok(u32::try_from(value).unwrap_or(0))
+        };
+        let info = DeviceInfo {
+            index,
+            name: context.name().map_err(|e| driver("cuDeviceGetName", e))?,
+            compute_capability: (
+                attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability")?,
+                attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability")?,
+            ),
+            multiprocessors: attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                "multiprocessor count",
+            )?,
+            total_memory: context.total_mem().map_err(|e| driver("cuDeviceTotalMem", e))? as u64,
+            driver_version: driver_version()?,
+        };
+        let streams = StreamPool::new(&context)?;
+        let buffers = BufferPool::new(index);
+        Ok(Gpu {
+            inner: Arc::new(GpuInner {
+                info,
+                context,
+                streams,
+                buffers,
+                modules: ModuleCache::default(),
+                last_kernel: Mutex::new(Arc::from("(no kernel launched yet)")),
+            }),
+        })
+    }
+
+    /// What this device is.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// The device index.
+    pub fn index(&self) -> usize {
+        self.inner.info.index
+    }
+
+    /// Free and total device memory in bytes, as the driver reports them now.
+    pub fn memory(&self) -> Result<(u64, u64)> {
+        let (free, total) = self
+            .inner
+            .context
+            .mem_get_info()
+            .map_err(|e| driver("cuMemGetInfo", e))?;
+        Ok((free as u64, total as u64))
+    }
+
+    /// Waits for all work queued on this device; an asynchronous kernel fault is reported with the name of the
+    /// last kernel launched.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.context.synchronize().map_err(|e| {
+            let kernel = self.inner.last_kernel.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            Error::KernelLaunch {
+                kernel: kernel.to_string(),
+                message: format!("failed while synchronizing: {}", crate::driver_error::describe(&e)),
+            }
+        })
+    }
+
+    /// The main stream, on which buffer copies and launches are queued unless a pooled stream is named.
+    pub(crate) fn main_stream(&self) -> &Arc<CudaStream> {
+        self.inner.streams.main()
+    }
+}

@@ -1,0 +1,199 @@
+//! The one place kernels are launched: arguments are device buffers and one `#[repr(C)]` parameter struct,
+//! every launch is checked, and every error names the kernel.
+
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig as CudarcConfig, PushKernelArg};
+use evo_core::{Error, Result};
+
+use crate::buffer::{DeviceBuffer, DeviceCopy};
+use crate::driver_error::describe;
+use crate::modules::Kernel;
+use crate::stream::Stream;
+
+/// A kernel's scalar arguments, passed by value as one struct mirrored in a `.cuh`/`.cu` file.
+///
+/// # Safety
+/// The implementor must be `#[repr(C)]`, contain only plain data (no references or host pointers), have the
+/// same size and field layout as the CUDA struct the kernel declares (assert the size on both sides), and be at
+/// most [`MAX_PARAMS_BYTES`] bytes.
+pub unsafe trait KernelParams: Copy + Send + Sync + 'static {}
+
+/// The largest parameter struct a launch accepts.
+pub const MAX_PARAMS_BYTES: usize = 256;
+
+/// Storage for one parameter struct, aligned for any field.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct ParamBlock([u8; MAX_PARAMS_BYTES]);
+
+// SAFETY: the driver copies as many bytes from this block as the kernel's parameter declares, which the
+// `KernelParams` contract bounds by MAX_PARAMS_BYTES; the block is plain bytes.
+unsafe impl DeviceRepr for ParamBlock {}
+
+/// Grid and block shape, and dynamic shared memory, of one launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in x, y, z.
+    pub grid: (u32, u32, u32),
+    /// Threads per block in x, y, z.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block in bytes.
+    pub shared_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// A one-dimensional launch of `grid` blocks of `block` threads.
+    pub fn linear(grid: u32, block: u32, shared_bytes: u32) -> Self {
+        Self {
+            grid: (grid, 1, 1),
+            block: (block, 1, 1),
+            shared_bytes,
+        }
+    }
+
+    fn validate(&self, kernel: &str) -> Result<()> {
+        let (bx, by, bz) = self.block;
+        let threads = u64::from(bx) * u64::from(by) * u64::from(bz);
+        if threads == 0 || threads > 1024 {
+            return Err(Error::KernelLaunch {
+                kernel: kernel.to_string(),
+                message: format!("a block of {bx}×{by}×{bz} = {threads} threads; allowed: 1 to 1024 threads"),
+            });
+        }
+        let (gx, gy, gz) = self.grid;
+        if gx == 0 || gy == 0 || gz == 0 || gy > 65535 || gz > 65535 {
+            return Err(Error::KernelLaunch {
+                kernel: kernel.to_string(),
+                message: format!("a grid of {gx}×{gy}×{gz} blocks; allowed: x ≥ 1, y and z in 1..=65535"),
+            });
+        }
+        Ok(())
+    }
+}
+
+enum Buffer<'a> {
+    Read(&'a CudaSlice<u8>),
+    Write(&'a mut CudaSlice<u8>),
+}
+
+enum Slot {
+    Buffer(usize),
+    Params(usize),
+}
+
+/// A launch being assembled: arguments are pushed in the order of the kernel's parameter list.
+pub struct Launch<'a> {
+    kernel: &'a Kernel,
+    stream: Option<&'a Stream>,
+    buffers: Vec<Buffer<'a>>,
+    params: Vec<ParamBlock>,
+    slots: Vec<Slot>,
+}
+
+impl Kernel {
+    /// Starts a launch of this kernel on its device's main stream.
+    pub fn launch(&self) -> Launch<'_> {
+        Launch {
+            kernel: self,
+            stream: None,
+            buffers: Vec::new(),
+            params: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
+}
+
+impl<'a> Launch<'a> {
+    /// Queues the launch on `stream` instead of the main stream.
+    pub fn on(mut self, stream: &'a Stream) -> Self {
+        self.stream = Some(stream);
+        self
+    }
+
+    /// Next argument: a buffer the kernel reads (`const T*`).
+    pub fn input<T: DeviceCopy>(mut self, buffer: &'a DeviceBuffer<T>) -> Self {
+        self.slots.push(Slot::Buffer(self.buffers.len()));
+        self.buffers.push(Buffer::Read(buffer.raw()));
+        self
+    }
+
+    /// Next argument: a buffer the kernel writes (`T*`).
+    pub fn output<T: DeviceCopy>(mut self, buffer: &'a mut DeviceBuffer<T>) -> Self {
+        self.slots.push(Slot::Buffer(self.buffers.len()));
+        self.buffers.push(Buffer::Write(buffer.raw_mut()));
+        self
+    }
+
+    /// Next argument: the kernel's parameter struct, passed by value.
+    pub fn params<P: KernelParams>(mut self, params: &P) -> Self {
+        const { assert!(size_of::<P>() <= MAX_PARAMS_BYTES, "kernel parameter structs are at most 256 bytes") };
+        let mut block = ParamBlock([0; MAX_PARAMS_BYTES]);
+        // SAFETY: P is plain data of at most MAX_PARAMS_BYTES bytes (checked above), so copying its bytes
+        // into the block reads initialised memory and stays in bounds.
+        unsafe {
+            std::ptr::copy_nonoverlapping((params as *const P).cast::<u8>(), block.0.as_mut_ptr(), size_of::<P>());
+        }
+        self.slots.push(Slot::Params(self.params.len()));
+        self.params.push(block);
+        self
+    }
+
+    /// Queues the kernel. Errors name the kernel; faults that happen later while it runs surface at the next
+    /// synchronize, which also names the last kernel launched.
+    ///
+    /// # Safety
+    /// The pushed arguments must match the kernel's parameter list in order, count and type, and the kernel
+    /// must stay within the bounds of every buffer for `config` (which the kernel's typed launch function
+    /// guarantees by computing `config` from the buffer lengths).
+    pub unsafe fn run(self, config: LaunchConfig) -> Result<()> {
+        let Launch {
+            kernel,
+            stream,
+            mut buffers,
+            params,
+            slots,
+        } = self;
+        config.validate(kernel.name())?;
+        let stream = match stream {
+            Some(stream) => stream.inner.clone(),
+            None => kernel.gpu.stream().inner,
+        };
+        let mut pointers = Vec::with_capacity(buffers.len());
+        let mut guards = Vec::with_capacity(buffers.len());
+        for buffer in buffers.iter_mut() {
+            let (pointer, guard) = match buffer {
+                Buffer::Read(slice) => slice.device_ptr(&stream),
+                Buffer::Write(slice) => slice.device_ptr_mut(&stream),
+            };
+            pointers.push(pointer);
+            guards.push(guard);
+        }
+        let mut builder = stream.launch_builder(&kernel.function);
+        for slot in &slots {
+            match *slot {
+                Slot::Buffer(i) => builder.arg(&pointers[i]),
+                Slot::Params(i) => builder.arg(&params[i]),
+            };
+        }
+        let cudarc_config = CudarcConfig {
+            grid_dim: config.grid,
+            block_dim: config.block,
+            shared_mem_bytes: config.shared_bytes,
+        };
+        // SAFETY: the caller guarantees the arguments match the kernel's signature and the launch stays in
+        // bounds; the pointers stay valid because the buffers are borrowed for 'a and the guards are dropped
+        // only after the launch is queued, which records the stream's use of each buffer.
+        let launched = unsafe { builder.launch(cudarc_config) };
+        drop(guards);
+        *kernel.gpu.inner.last_kernel.lock().unwrap_or_else(|p| p.into_inner()) = kernel.name.clone();
+        launched.map(|_| ()).map_err(|e| Error::KernelLaunch {
+            kernel: kernel.name().to_string(),
+            message: format!(
+                "launch of grid {:?} × block {:?} with {} bytes of shared memory failed: {}",
+                config.grid,
+                config.block,
+                config.shared_bytes,
+                describe(&e)
+            ),
+        })
+    }
+}

@@ -1,0 +1,62 @@
+//! # evo-gpu-runtime
+//!
+//! The one door to the CUDA driver: no other crate of evo-gpu imports `cudarc`. It owns device discovery,
+//! one context per device, a stream pool, a buffer pool, the NVRTC module cache with its on-disk PTX cache,
+//! the launch helper, event timing, and [`DevicePool`] for independent jobs on every GPU.
+//!
+//! cudarc is used with dynamic loading: everything builds and every CPU path runs on a machine without CUDA,
+//! and the absence of a GPU is a value ([`Gpu::first_available`] returns `Ok(None)`), never a crash.
+//!
+//! | CPU concept | CUDA concept here |
+//! | --- | --- |
+//! | a thread pool (`Backend::Cpu`) | a [`Gpu`] (`Backend::Cuda { device }`): context, streams, pools |
+//! | `Vec<T>` | [`DeviceBuffer<T>`] from [`Gpu::alloc`], returned to the pool on drop |
+//! | a function in `ops.rs` | a [`Kernel`] from [`Gpu::kernel`], compiled from `evo-kernels` by NVRTC |
+//! | calling it | [`Kernel::launch`] … [`Launch::run`], the only launch path, errors name the kernel |
+//! | `Instant::now()` | [`GpuTimer`] (events on the stream) |
+//! | `rayon::scope` over jobs | [`DevicePool::run`] over GPUs |
+//! | IEEE `f32`/`f64` + `evo_core::math` | [`Profile::Exact`] + `common/math.cuh` (bit-identical) |
+//!
+//! ```no_run
+//! use evo_gpu_runtime::{Gpu, Profile, core_kernels};
+//!
+//! # fn main() -> evo_core::Result<()> {
+//! let Some(gpu) = Gpu::first_available()? else {
+//!     println!("no CUDA device: use the CPU backend");
+//!     return Ok(());
+//! };
+//! let terms: Vec<f64> = (0..1_000_000).map(|i| 1.0 / (1.0 + i as f64)).collect();
+//! let on_device = gpu.upload(&terms)?;
+//! let sum = core_kernels::reduce_sum_f64(&gpu, &on_device, 256)?;
+//! assert_eq!(sum.to_bits(), evo_core::reduce::pairwise_sum_f64(&terms).to_bits());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Errors are [`evo_core::Error`] values: [`evo_core::Error::NoSuchDevice`] for an index that does not
+//! exist, [`evo_core::Error::GpuOutOfMemory`] with the bytes asked for and free,
+//! [`evo_core::Error::KernelCompile`] with NVRTC's log, [`evo_core::Error::KernelLaunch`] naming the kernel.
+
+mod backend;
+mod buffer;
+pub mod core_kernels;
+mod device;
+mod device_pool;
+mod driver_error;
+mod launch;
+mod modules;
+mod nvrtc;
+mod ptx_cache;
+mod stream;
+mod timing;
+
+pub use backend::resolve_backend;
+pub use buffer::{BufferPoolStats, DeviceBuffer, DeviceCopy};
+pub use device::{DeviceInfo, Gpu, device_count, driver_present, driver_version};
+pub use device_pool::DevicePool;
+pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES};
+pub use modules::{Kernel, ModuleOrigin};
+pub use nvrtc::{Profile, compile_options, compile_to_ptx, nvrtc_present, nvrtc_version, virtual_arch};
+pub use ptx_cache::{CACHE_DIR_VARIABLE, CompiledPtx, cached_ptx, cached_ptx_in, clear_ptx_cache, ptx_cache_dir};
+pub use stream::{SIDE_STREAMS, Stream};
+pub use timing::GpuTimer;

@@ -1,0 +1,138 @@
+//! The per-device module cache: each (module, profile) is compiled (or read from the PTX cache) and loaded
+//! once per device, then its functions are looked up by name.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{CudaFunction, CudaModule};
+use cudarc::nvrtc::Ptx;
+use evo_core::{Error, Result};
+use evo_kernels::ModuleId;
+
+use crate::Gpu;
+use crate::driver_error::driver;
+use crate::nvrtc::Profile;
+use crate::ptx_cache::cached_ptx;
+
+/// Which source a loaded module came from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Source {
+    /// A module of the `evo-kernels` registry.
+    Registry(ModuleId),
+    /// A user-supplied source, by name and text.
+    User { name: String, text: String },
+}
+
+/// Modules loaded on one device.
+#[derive(Default)]
+pub(crate) struct ModuleCache {
+    loaded: Mutex<HashMap<(Source, Profile), Arc<CudaModule>>>,
+}
+
+/// How a module became ready on a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleOrigin {
+    /// Already loaded on this device by this process.
+    Loaded,
+    /// PTX read from the on-disk cache, then loaded.
+    DiskCache,
+    /// Compiled by NVRTC now, then loaded (and stored in the disk cache).
+    Compiled,
+}
+
+/// One entry point of a loaded module, ready to launch (see [`crate::Launch`]).
+#[derive(Clone)]
+pub struct Kernel {
+    pub(crate) name: Arc<str>,
+    pub(crate) function: CudaFunction,
+    pub(crate) gpu: Gpu,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel").field("name", &self.name).field("device", &self.gpu.index()).finish()
+    }
+}
+
+impl Kernel {
+    /// The entry point's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The device the kernel is loaded on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+}
+
+impl Gpu {
+    /// Compiles (or reads from the PTX cache) and loads `module` under `profile` if it is not loaded yet.
+    pub fn load_module(&self, module: ModuleId, profile: Profile) -> Result<ModuleOrigin> {
+        self.module(Source::Registry(module), profile).map(|(_, origin)| origin)
+    }
+
+    /// The entry point `entry` of registry module `module`, compiled under `profile` for this device.
+    ///
+    /// Errors: [`Error::MissingEntryPoint`] when the registry does not list `entry` for `module` or the
+    /// compiled module lacks it; [`Error::KernelCompile`] with NVRTC's log when the module does not compile.
+    pub fn kernel(&self, module: ModuleId, entry: &str, profile: Profile) -> Result<Kernel> {
+        if !module.module().entry_points.contains(&entry) {
+            return Err(Error::MissingEntryPoint {
+                module: module.name().to_string(),
+                function: entry.to_string(),
+            });
+        }
+        let (loaded, _) = self.module(Source::Registry(module), profile)?;
+        self.function(&loaded, module.name(), entry)
+    }
+
+    /// The entry point `entry` of a user-supplied CUDA source named `name`, compiled under `profile` with
+    /// the workspace's headers available to `#include`. Compile errors carry NVRTC's log.
+    pub fn user_kernel(&self, name: &str, source: &str, entry: &str, profile: Profile) -> Result<Kernel> {
+        let key = Source::User {
+            name: name.to_string(),
+            text: source.to_string(),
+        };
+        let (loaded, _) = self.module(key, profile)?;
+        self.function(&loaded, name, entry)
+    }
+
+    fn function(&self, module: &Arc<CudaModule>, module_name: &str, entry: &str) -> Result<Kernel> {
+        let function = module.load_function(entry).map_err(|_| Error::MissingEntryPoint {
+            module: module_name.to_string(),
+            function: entry.to_string(),
+        })?;
+        Ok(Kernel {
+            name: Arc::from(entry),
+            function,
+            gpu: self.clone(),
+        })
+    }
+
+    fn module(&self, source: Source, profile: Profile) -> Result<(Arc<CudaModule>, ModuleOrigin)> {
+        let cache = &self.inner.modules;
+        let mut loaded = cache.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(module) = loaded.get(&(source.clone(), profile)) {
+            return Ok((module.clone(), ModuleOrigin::Loaded));
+        }
+        let (name, text) = match &source {
+            Source::Registry(id) => (id.name(), id.module().source),
+            Source::User { name, text } => (name.as_str(), text.as_str()),
+        };
+        let compiled = cached_ptx(name, text, profile, &self.info().arch())?;
+        let module = self
+            .inner
+            .context
+            .load_module(Ptx::from_src(compiled.ptx))
+            .map_err(|e| driver(format!("load the PTX of module `{name}`"), e))?;
+        let origin = if compiled.from_cache {
+            ModuleOrigin::DiskCache
+        } else {
+            ModuleOrigin::Compiled
+        };
+        tracing::debug!(module = name, ?profile, ?origin, "module loaded");
+        loaded.insert((source, profile), module.clone());
+        Ok((module, origin))
+    }
+}

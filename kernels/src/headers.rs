@@ -1,0 +1,27 @@
+//! The header table: every `.cuh` a module may `#include`, by the name it is included with.
+
+/// One header of `kernels/common/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// The include name, as written in `#include "..."` (`common/math.cuh`).
+    pub name: &'static str,
+    /// The header's text.
+    pub source: &'static str,
+}
+
+/// Every header, sorted by name. NVRTC receives all of them with every compilation.
+pub static HEADERS: &[Header] = &[
+    Header {
+        name: "common/math.cuh",
+        source: include_str!("../common/math.cuh"),
+    },
+    Header {
+        name: "common/reduce.cuh",
+        source: include_str!("../common/reduce.cuh"),
+    },
+];
+
+/// The header included as `name`, if there is one.
+pub fn header(name: &str) -> Option<&'static Header> {
+    HEADERS.iter().find(|h| h.name == name)
+}

@@ -1,0 +1,117 @@
+//! The registry of kernel modules: one entry per `.cu` file, with its entry points.
+
+/// Identifies one kernel module (one `.cu` file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ModuleId {
+    /// `cuda/math.cu`: evaluates the portable math functions over arrays (equivalence tests, benches).
+    Math,
+    /// `cuda/reduce.cu`: fixed-shape f64 sum reductions (equivalence tests, benches).
+    Reduce,
+}
+
+impl ModuleId {
+    /// The module's registry entry.
+    pub fn module(self) -> &'static KernelModule {
+        // MODULES is listed in ModuleId order; a unit test checks it.
+        &MODULES[self as usize]
+    }
+
+    /// The module's short name (`math`), used in cache keys, errors and reports.
+    pub fn name(self) -> &'static str {
+        self.module().name
+    }
+}
+
+impl std::fmt::Display for ModuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One kernel module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelModule {
+    /// Its id.
+    pub id: ModuleId,
+    /// Its short name.
+    pub name: &'static str,
+    /// Its path relative to `kernels/`.
+    pub file: &'static str,
+    /// Its source text.
+    pub source: &'static str,
+    /// Every `extern "C" __global__` function it defines.
+    pub entry_points: &'static [&'static str],
+}
+
+/// Every module, in [`ModuleId`] order.
+pub static MODULES: &[KernelModule] = &[
+    KernelModule {
+        id: ModuleId::Math,
+        name: "math",
+        file: "cuda/math.cu",
+        source: include_str!("../cuda/math.cu"),
+        entry_points: &["math_eval_f32", "math_eval_f64"],
+    },
+    KernelModule {
+        id: ModuleId::Reduce,
+        name: "reduce",
+        file: "cuda/reduce.cu",
+        source: include_str!("../cuda/reduce.cu"),
+        entry_points: &["reduce_sum_f64", "reduce_sum_f32_to_f64"],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HEADERS;
+
+    #[test]
+    fn modules_are_listed_in_id_order() {
+        for (index, module) in MODULES.iter().enumerate() {
+            assert_eq!(module.id as usize, index, "module `{}` is out of order", module.name);
+        }
+    }
+
+    #[test]
+    fn every_entry_point_is_defined_extern_c_in_its_source() {
+        for module in MODULES {
+            for entry in module.entry_points {
+                let defined = module
+                    .source
+                    .lines()
+                    .any(|line| line.contains("__global__") && line.contains(&format!(" {entry}(")));
+                assert!(defined, "{}: no `__global__ ... {entry}(` line", module.file);
+                assert!(module.source.contains("extern \"C\""), "{}: entry points must be extern \"C\"", module.file);
+            }
+        }
+    }
+
+    #[test]
+    fn every_quoted_include_is_in_the_header_table() {
+        let sources = MODULES.iter().map(|m| (m.file, m.source)).chain(HEADERS.iter().map(|h| (h.name, h.source)));
+        for (file, source) in sources {
+            for line in source.lines() {
+                if let Some(rest) = line.trim_start().strip_prefix("#include \"") {
+                    let name = rest.split('"').next().unwrap_or_default();
+                    assert!(crate::header(name).is_some(), "{file}: includes `{name}`, which is not in HEADERS");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn entry_points_follow_the_naming_rule() {
+        for module in MODULES {
+            for entry in module.entry_points {
+                assert!(
+                    entry.starts_with(&format!("{}_", module.name)),
+                    "{}: entry `{entry}` must start with `{}_`",
+                    module.file,
+                    module.name
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! The equivalence checks as plain functions, so that `#[test]`s (through [`crate::equivalence_test!`]) and
+//! `cargo xtask verify-kernels` (through [`run_all`]) run the same code.
+
+pub mod math;
+pub mod reduce;
+
+use evo_gpu_runtime::Gpu;
+
+use crate::compare::Comparison;
+
+/// The two block sizes every operator-level check runs under: the result must not depend on the launch shape.
+pub const BLOCK_SIZES: [u32; 2] = [128, 256];
+
+/// The outcome of one check, one row of `verify-kernels`' table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckReport {
+    /// The check ("sin_f32, block 128").
+    pub check: String,
+    /// The kernel entry point it exercises.
+    pub kernel: String,
+    /// Elements compared.
+    pub cases: u64,
+    /// Largest difference seen ("0 ulp").
+    pub max_difference: String,
+    /// Whether every element was within tolerance.
+    pub passed: bool,
+    /// The first mismatch or error, empty when passed.
+    pub detail: String,
+}
+
+impl CheckReport {
+    pub(crate) fn from_comparison(check: String, kernel: &str, comparison: &Comparison) -> Self {
+        Self {
+            check,
+            kernel: kernel.to_string(),
+            cases: comparison.cases,
+            max_difference: if comparison.passed() {
+                format!("{} ulp", comparison.max_ulps)
+            } else {
+                format!("{} mismatches", comparison.mismatches)
+            },
+            passed: comparison.passed(),
+            detail: comparison.first_mismatch.as_ref().map(ToString::to_string).unwrap_or_default(),
+        }
+    }
+
+    pub(crate) fn from_error(check: String, kernel: &str, error: &evo_core::Error) -> Self {
+        Self {
+            check,
+            kernel: kernel.to_string(),
+            cases: 0,
+            max_difference: "-".into(),
+            passed: false,
+            detail: error.to_string(),
+        }
+    }
+
+    /// Panics with the detail when the check failed, for use in `#[test]`s.
+    pub fn assert_passed(&self) {
+        assert!(self.passed, "{} ({}): {}", self.check, self.kernel, self.detail);
+    }
+}
+
+/// Every registered check at every block size, in a fixed order.
+pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
+    let mut reports = math::run_all(gpu, math::INPUTS_PER_FUNCTION);
+    reports.extend(reduce::run_all(gpu));
+    reports
+}
