@@ -35,7 +35,9 @@ pub enum Error {
     },
 
     /// A device index that does not exist.
-    #[error("CUDA device {index} does not exist: this machine has {count} device(s) (valid indices: {valid})")]
+    #[error(
+        "CUDA device {index} does not exist: this machine has {count} device(s) (valid indices: {valid})"
+    )]
     NoSuchDevice {
         /// The index asked for.
         index: usize,
@@ -63,7 +65,9 @@ pub enum Error {
     },
 
     /// NVRTC rejected a kernel module.
-    #[error("kernel module `{kernel}` failed to compile for {arch} with options [{options}]:\n{log}")]
+    #[error(
+        "kernel module `{kernel}` failed to compile for {arch} with options [{options}]:\n{log}"
+    )]
     KernelCompile {
         /// The module id (or the name of a user-supplied source).
         kernel: String,

@@ -1,0 +1,76 @@
+//! The trait both backends of every algorithm implement.
+
+use crate::error::Result;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// Where a run stands after the last step.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Generations (or steady-state cycles) completed; 0 right after initialisation.
+    pub generation: u64,
+    /// Objective function evaluations so far, initialisation included.
+    pub evaluations: u64,
+    /// The best fitness found so far (to minimise); `+inf` before anything was evaluated.
+    #[serde(with = "crate::serde_f64")]
+    pub best_fitness: f64,
+}
+
+/// One algorithm on one backend, advanced a generation at a time by an [`Executor`](crate::Executor).
+///
+/// # Contract
+///
+/// - [`step`](Self::step) advances one generation (or one steady-state cycle) and is the only method that
+///   does work. State stays where the backend keeps it (device memory for CUDA engines) between steps.
+/// - [`progress`](Self::progress) and [`best`](Self::best) describe the state after the last step; `best`
+///   is the best solution found so far (not only in the current population), and its fitness equals
+///   `progress().best_fitness`.
+/// - [`snapshot`](Self::snapshot) copies the *whole* state to the host as a plain serde value (population,
+///   fitness, RNG counters, adapted parameters, generation and evaluation counters); after
+///   [`restore`](Self::restore) of that value, the engine continues exactly as the original would have, bit
+///   for bit. The snapshot type is shared by the CPU and CUDA engines of an algorithm, so a snapshot taken
+///   on one backend restores on the other.
+/// - An engine is deterministic for a given seed when the executor's checkpoint-and-resume guarantee is
+///   wanted (the same inputs give the same snapshots).
+/// - The problem and the parameters are not part of the snapshot: the engine restoring it was built with
+///   them, and [`restore`](Self::restore) should reject a snapshot whose shape (population size, dimension)
+///   does not match.
+pub trait Engine {
+    /// The representation of a solution in reports (`Vec<f32>`, [`Bits`](crate::Bits), ...).
+    type Solution: Clone + Serialize + DeserializeOwned;
+
+    /// The whole engine state as a plain host value, shared by both backends of the algorithm.
+    type Snapshot: Clone + Serialize + DeserializeOwned;
+
+    /// The algorithm's short name ("DE", "QIGA"); checkpoints record it and refuse to resume another's.
+    /// Both backends of an algorithm return the same name.
+    fn algorithm(&self) -> &'static str;
+
+    /// Advances one generation.
+    ///
+    /// # Errors
+    /// Whatever went wrong (a non-finite fitness, a device failure). The executor then stops and, when
+    /// checkpointing, saves the state after the last successful step.
+    fn step(&mut self) -> Result<()>;
+
+    /// The generation, evaluation count and best fitness after the last step.
+    fn progress(&self) -> Progress;
+
+    /// The best solution so far and its fitness.
+    ///
+    /// # Errors
+    /// When the state cannot be read (a CUDA engine's device copy failed).
+    fn best(&self) -> Result<(Self::Solution, f64)>;
+
+    /// Copies the whole state to the host.
+    ///
+    /// # Errors
+    /// When the state cannot be read (a CUDA engine's device copy failed).
+    fn snapshot(&self) -> Result<Self::Snapshot>;
+
+    /// Replaces the state with a snapshot taken by either backend of this algorithm.
+    ///
+    /// # Errors
+    /// When the snapshot does not fit this engine (population size, dimension) or cannot be uploaded.
+    fn restore(&mut self, snapshot: &Self::Snapshot) -> Result<()>;
+}

@@ -1,0 +1,335 @@
+//! Runs an engine to a termination, with observers, history and checkpoints.
+
+use crate::checkpoint::{self, Checkpointing, RunState};
+use crate::engine::{Engine, Progress};
+use crate::error::{Error, Result};
+use crate::observers::Observer;
+use crate::report::{HistoryPoint, Report};
+use crate::termination::{Termination, TerminationReason, install_handler};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Drives an [`Engine`] step by step until a [`Termination`] rule holds, and returns a [`Report`].
+///
+/// The executor owns everything around the step: the stopping rules, the observers, the history kept for
+/// plots, and checkpoints. Only a termination is required; the rest is optional.
+///
+/// ```
+/// # use evo_core::{Engine, Progress, Result};
+/// # struct Countdown { value: f64, generation: u64 }
+/// # impl Engine for Countdown {
+/// #     type Solution = f64;
+/// #     type Snapshot = (f64, u64);
+/// #     fn algorithm(&self) -> &'static str { "countdown" }
+/// #     fn step(&mut self) -> Result<()> { self.value /= 2.0; self.generation += 1; Ok(()) }
+/// #     fn progress(&self) -> Progress {
+/// #         Progress { generation: self.generation, evaluations: self.generation, best_fitness: self.value }
+/// #     }
+/// #     fn best(&self) -> Result<(f64, f64)> { Ok((self.value, self.value)) }
+/// #     fn snapshot(&self) -> Result<(f64, u64)> { Ok((self.value, self.generation)) }
+/// #     fn restore(&mut self, s: &(f64, u64)) -> Result<()> { (self.value, self.generation) = *s; Ok(()) }
+/// # }
+/// use evo_core::{Executor, Termination, TerminationReason};
+///
+/// let report = Executor::new(Countdown { value: 1.0, generation: 0 })
+///     .with_termination(Termination::new().with_max_generations(100).with_target_fitness(0.01)?)?
+///     .with_history_every(2)?
+///     .with_metadata("seed", 7)
+///     .run()?;
+/// assert_eq!(report.termination, TerminationReason::TargetFitness);
+/// assert_eq!(report.generations, 7); // 2^-7 <= 0.01
+/// # Ok::<(), evo_core::Error>(())
+/// ```
+pub struct Executor<E: Engine> {
+    engine: E,
+    termination: Option<Termination>,
+    observers: Vec<Box<dyn Observer + Send>>,
+    checkpointing: Option<Checkpointing>,
+    history_every: u64,
+    metadata: BTreeMap<String, String>,
+    /// The run's state when it continues an earlier run (a resume, or a second call to `run`).
+    state: Option<RunState>,
+}
+
+impl<E: Engine> Executor<E> {
+    /// An executor for `engine`, with no termination yet (set one with
+    /// [`with_termination`](Self::with_termination)), no observers, history every step and no checkpoints.
+    pub fn new(engine: E) -> Self {
+        Self {
+            engine,
+            termination: None,
+            observers: Vec::new(),
+            checkpointing: None,
+            history_every: 1,
+            metadata: BTreeMap::new(),
+            state: None,
+        }
+    }
+
+    /// Sets the stopping rules.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when the termination cannot end a run ([`Termination::validate`]).
+    pub fn with_termination(mut self, termination: Termination) -> Result<Self> {
+        termination.validate()?;
+        self.termination = Some(termination);
+        Ok(self)
+    }
+
+    /// Adds an observer; observers are told about the run in the order they were added.
+    pub fn with_observer(mut self, observer: impl Observer + Send + 'static) -> Self {
+        self.observers.push(Box::new(observer));
+        self
+    }
+
+    /// Saves checkpoints (see [`Checkpointing`]).
+    pub fn with_checkpointing(mut self, checkpointing: Checkpointing) -> Self {
+        self.checkpointing = Some(checkpointing);
+        self
+    }
+
+    /// Records a history point every `every` steps (default 1); the report's history also holds the initial
+    /// and the final point. Keep the same value when resuming, or the history changes cadence mid-run.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when `every` is 0.
+    pub fn with_history_every(mut self, every: u64) -> Result<Self> {
+        if every == 0 {
+            return Err(Error::invalid_parameter(
+                "Executor",
+                "history_every",
+                every,
+                "at least 1",
+            ));
+        }
+        self.history_every = every;
+        Ok(self)
+    }
+
+    /// Adds a free-form fact to the report's metadata (backend, device, seed, ...); a key set twice keeps
+    /// the last value.
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl ToString) -> Self {
+        self.metadata.insert(key.into(), value.to_string());
+        self
+    }
+
+    /// Resumes from the configured checkpoint file when it exists; starts afresh when it does not.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when no checkpointing is configured, and the errors of
+    /// [`resume_from`](Self::resume_from).
+    pub fn resume_if_present(self) -> Result<Self> {
+        let path = match &self.checkpointing {
+            Some(checkpointing) => checkpointing.path().to_path_buf(),
+            None => {
+                return Err(Error::invalid_parameter(
+                    "Executor",
+                    "checkpointing",
+                    "none",
+                    "set with with_checkpointing before resume_if_present",
+                ));
+            }
+        };
+        if path.exists() {
+            self.resume_from(path)
+        } else {
+            Ok(self)
+        }
+    }
+
+    /// Restores the engine and the run's state (generations, elapsed time, history, stagnation counter) from
+    /// a checkpoint file, so that [`run`](Self::run) continues where the saved run stopped.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the file cannot be read; [`Error::Checkpoint`] when it has another format version,
+    /// was written by another algorithm, is corrupted, or the engine rejects its snapshot.
+    pub fn resume_from(mut self, path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let (snapshot, state) = checkpoint::read::<E::Snapshot>(path, self.engine.algorithm())?;
+        self.engine
+            .restore(&snapshot)
+            .map_err(|error| Error::Checkpoint {
+                path: path.to_path_buf(),
+                reason: format!("the engine rejected its snapshot: {error}"),
+            })?;
+        tracing::info!(
+            "resumed {} from {} at step {}",
+            self.engine.algorithm(),
+            path.display(),
+            state.steps
+        );
+        self.state = Some(state);
+        Ok(self)
+    }
+
+    /// The engine (after [`run`](Self::run), in its final state).
+    pub fn engine(&self) -> &E {
+        &self.engine
+    }
+
+    /// Gives the engine back.
+    pub fn into_engine(self) -> E {
+        self.engine
+    }
+
+    /// Runs until a termination rule holds and returns the report.
+    ///
+    /// Calling `run` again continues the same run (with the same rules it stops at once; change nothing and
+    /// the report is the same). After an error the in-memory run state is dropped, since the engine may be
+    /// half-way through a step: continue from the checkpoint with [`resume_from`](Self::resume_from).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when no termination was set; the first error of a step (after saving the
+    /// state after the last successful step, when checkpointing); errors reading the engine's state or
+    /// writing a checkpoint.
+    pub fn run(&mut self) -> Result<Report<E::Solution>> {
+        let termination = self.termination.clone().ok_or_else(|| {
+            Error::invalid_parameter(
+                "Executor",
+                "termination",
+                "none",
+                "set with with_termination",
+            )
+        })?;
+        if termination.ctrl_c() {
+            install_handler();
+        }
+        let algorithm = self.engine.algorithm();
+        let session_start = Instant::now();
+        let mut progress = self.engine.progress();
+        let mut state = match self.state.take() {
+            Some(state) => state,
+            None => RunState::start(&progress),
+        };
+        let prior = state.elapsed;
+        let elapsed = || prior + session_start.elapsed();
+        for observer in &mut self.observers {
+            observer.on_start(algorithm, &progress, &termination);
+        }
+
+        let keep_last_good = self
+            .checkpointing
+            .as_ref()
+            .is_some_and(Checkpointing::last_good_snapshot);
+        let mut last_good = if keep_last_good {
+            Some(self.engine.snapshot()?)
+        } else {
+            None
+        };
+        let mut saved_at_step = None;
+        let reason = loop {
+            if let Some(reason) = termination.check(&progress, elapsed(), &state.stagnation) {
+                break reason;
+            }
+            if let Err(error) = self.engine.step() {
+                self.save_last_good(last_good.as_ref(), &mut state, elapsed());
+                return Err(error);
+            }
+            progress = self.engine.progress();
+            let now = elapsed();
+            state.record_step(
+                &progress,
+                now,
+                termination.min_improvement(),
+                self.history_every,
+            );
+            for observer in &mut self.observers {
+                observer.on_step(&progress, now);
+            }
+            let due = self
+                .checkpointing
+                .as_ref()
+                .is_some_and(|checkpointing| state.steps.is_multiple_of(checkpointing.every()));
+            if keep_last_good || due {
+                let snapshot = self.engine.snapshot()?;
+                if due {
+                    state.elapsed = now;
+                    self.save(&snapshot, &state)?;
+                    saved_at_step = Some(state.steps);
+                }
+                // Only a snapshot taken after every step describes the current state; a periodic one goes
+                // stale at the next step, so it must not stand in for the last good state.
+                if keep_last_good {
+                    last_good = Some(snapshot);
+                }
+            }
+        };
+
+        state.elapsed = elapsed();
+        if self.checkpointing.is_some() && saved_at_step != Some(state.steps) {
+            // The final checkpoint lets a stopped run (Ctrl-C, wall time) continue later with other rules.
+            let snapshot = match last_good {
+                Some(snapshot) => snapshot,
+                None => self.engine.snapshot()?,
+            };
+            self.save(&snapshot, &state)?;
+        }
+        let report = self.report(reason, &progress, &state)?;
+        self.state = Some(state);
+        let summary = report.summary();
+        for observer in &mut self.observers {
+            observer.on_finish(&summary);
+        }
+        Ok(report)
+    }
+
+    /// Writes a checkpoint when checkpointing is on.
+    fn save(&self, snapshot: &E::Snapshot, state: &RunState) -> Result<()> {
+        match &self.checkpointing {
+            Some(checkpointing) => checkpoint::write(
+                checkpointing.path(),
+                self.engine.algorithm(),
+                snapshot,
+                state,
+            ),
+            None => Ok(()),
+        }
+    }
+
+    /// After a failed step: saves the state after the last successful step, when one is kept. The step's
+    /// error is what the caller gets, so a failure to save is logged rather than returned.
+    fn save_last_good(&self, last_good: Option<&E::Snapshot>, state: &mut RunState, now: Duration) {
+        let (Some(checkpointing), Some(snapshot)) = (&self.checkpointing, last_good) else {
+            return;
+        };
+        state.elapsed = now;
+        match self.save(snapshot, state) {
+            Ok(()) => tracing::warn!(
+                "a step of {} failed; the state after step {} is saved in {}",
+                self.engine.algorithm(),
+                state.steps,
+                checkpointing.path().display()
+            ),
+            Err(error) => tracing::error!(
+                "a step of {} failed, and saving the last good state failed too: {error}",
+                self.engine.algorithm()
+            ),
+        }
+    }
+
+    /// Assembles the report; the history gets the final point when the last sample is older.
+    fn report(
+        &self,
+        termination: TerminationReason,
+        progress: &Progress,
+        state: &RunState,
+    ) -> Result<Report<E::Solution>> {
+        let (best, best_fitness) = self.engine.best()?;
+        let mut history = state.history.clone();
+        if history.last().map(|point| point.generation) != Some(progress.generation) {
+            history.push(HistoryPoint::new(progress, state.elapsed));
+        }
+        Ok(Report {
+            algorithm: self.engine.algorithm().to_string(),
+            best,
+            best_fitness,
+            evaluations: progress.evaluations,
+            generations: progress.generation,
+            wall_time_s: state.elapsed.as_secs_f64(),
+            termination,
+            history,
+            metadata: self.metadata.clone(),
+        })
+    }
+}

@@ -1,0 +1,95 @@
+//! # evo-core
+//!
+//! The shared vocabulary of evo-gpu: problem traits, the `Engine` trait both backends of every algorithm
+//! implement, the executor that runs an engine to a termination with observers and checkpoints, the JSON
+//! report, the backend choice, the one error type, and the portable math and reductions whose CUDA twins
+//! (`kernels/common/math.cuh`, `kernels/common/reduce.cuh`) give bit-identical results.
+//!
+//! This crate has no GPU dependency.
+//!
+//! # Overview
+//!
+//! | module | what it holds |
+//! | --- | --- |
+//! | [`problem`] | [`ContinuousProblem`], [`BinaryProblem`], [`ConstrainedProblem`], [`Bounds`], [`Bits`] (minimisation everywhere) |
+//! | [`engine`] | [`Engine`]: `step`, `progress`, `best`, `snapshot`, `restore`; [`Progress`] |
+//! | [`executor`] | [`Executor`]: runs an engine to a [`Termination`] with observers and checkpoints |
+//! | [`termination`] | [`Termination`] rules and the [`TerminationReason`] that fired |
+//! | [`observers`] | [`Observer`], [`ProgressBarObserver`], [`TracingObserver`] |
+//! | [`checkpoint`] | [`Checkpointing`] and the checkpoint file format |
+//! | [`report`] | [`Report`] (JSON), [`HistoryPoint`], [`Summary`] |
+//! | [`backend`] | [`Backend`] (`cpu`, `cpu:4`, `cuda:1`, `auto`) and the CPU thread pool |
+//! | [`error`] | the one [`Error`] enum |
+//!
+//! An algorithm implements [`Engine`] once per backend; users hand an engine to an [`Executor`]:
+//!
+//! ```
+//! use evo_core::{Engine, Executor, Progress, Result, Termination, TerminationReason};
+//!
+//! /// A (1+1) search on f(x) = (x - 3)^2 with a deterministic, counter-based mutation.
+//! struct Toy { x: f64, fx: f64, generation: u64 }
+//!
+//! impl Engine for Toy {
+//!     type Solution = f64;
+//!     type Snapshot = (f64, f64, u64);
+//!
+//!     fn algorithm(&self) -> &'static str { "toy" }
+//!
+//!     fn step(&mut self) -> Result<()> {
+//!         self.generation += 1;
+//!         // A step size that cycles through 1, 1/2, 1/4, ... and a sign that alternates.
+//!         let size = 0.5f64.powi((self.generation % 20) as i32);
+//!         let candidate = self.x + if self.generation % 2 == 0 { size } else { -size };
+//!         let f = (candidate - 3.0).powi(2);
+//!         if f < self.fx {
+//!             (self.x, self.fx) = (candidate, f);
+//!         }
+//!         Ok(())
+//!     }
+//!
+//!     fn progress(&self) -> Progress {
+//!         Progress { generation: self.generation, evaluations: self.generation + 1, best_fitness: self.fx }
+//!     }
+//!
+//!     fn best(&self) -> Result<(f64, f64)> { Ok((self.x, self.fx)) }
+//!     fn snapshot(&self) -> Result<Self::Snapshot> { Ok((self.x, self.fx, self.generation)) }
+//!     fn restore(&mut self, s: &Self::Snapshot) -> Result<()> {
+//!         (self.x, self.fx, self.generation) = *s;
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let report = Executor::new(Toy { x: 0.0, fx: 9.0, generation: 0 })
+//!     .with_termination(Termination::new().with_max_generations(500).with_target_fitness(1e-6)?)?
+//!     .run()?;
+//! assert_eq!(report.termination, TerminationReason::TargetFitness);
+//! assert!(report.best_fitness <= 1e-6);
+//! println!("{}", report.to_json_pretty()?);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+
+pub mod backend;
+pub mod checkpoint;
+pub mod engine;
+pub mod error;
+pub mod executor;
+pub mod math;
+pub mod observers;
+pub mod problem;
+pub mod reduce;
+pub mod report;
+pub mod serde_f64;
+pub mod termination;
+
+pub use backend::Backend;
+pub use checkpoint::Checkpointing;
+pub use engine::{Engine, Progress};
+pub use error::{Error, Result};
+pub use executor::Executor;
+pub use observers::{Observer, ProgressBarObserver, TracingObserver};
+pub use problem::{
+    BinaryProblem, Bits, Bounds, ConstrainedProblem, ConstrainedValue, ContinuousProblem,
+    check_fitness,
+};
+pub use report::{HistoryPoint, Report, Summary};
+pub use termination::{Termination, TerminationReason};
