@@ -70,7 +70,11 @@ mod tests {
     #[test]
     fn modules_are_listed_in_id_order() {
         for (index, module) in MODULES.iter().enumerate() {
-            assert_eq!(module.id as usize, index, "module `{}` is out of order", module.name);
+            assert_eq!(
+                module.id as usize, index,
+                "module `{}` is out of order",
+                module.name
+            );
         }
     }
 
@@ -78,24 +82,37 @@ mod tests {
     fn every_entry_point_is_defined_extern_c_in_its_source() {
         for module in MODULES {
             for entry in module.entry_points {
-                let defined = module
-                    .source
-                    .lines()
-                    .any(|line| line.contains("__global__") && line.contains(&format!(" {entry}(")));
-                assert!(defined, "{}: no `__global__ ... {entry}(` line", module.file);
-                assert!(module.source.contains("extern \"C\""), "{}: entry points must be extern \"C\"", module.file);
+                let defined = module.source.lines().any(|line| {
+                    line.contains("__global__") && line.contains(&format!(" {entry}("))
+                });
+                assert!(
+                    defined,
+                    "{}: no `__global__ ... {entry}(` line",
+                    module.file
+                );
+                assert!(
+                    module.source.contains("extern \"C\""),
+                    "{}: entry points must be extern \"C\"",
+                    module.file
+                );
             }
         }
     }
 
     #[test]
     fn every_quoted_include_is_in_the_header_table() {
-        let sources = MODULES.iter().map(|m| (m.file, m.source)).chain(HEADERS.iter().map(|h| (h.name, h.source)));
+        let sources = MODULES
+            .iter()
+            .map(|m| (m.file, m.source))
+            .chain(HEADERS.iter().map(|h| (h.name, h.source)));
         for (file, source) in sources {
             for line in source.lines() {
                 if let Some(rest) = line.trim_start().strip_prefix("#include \"") {
                     let name = rest.split('"').next().unwrap_or_default();
-                    assert!(crate::header(name).is_some(), "{file}: includes `{name}`, which is not in HEADERS");
+                    assert!(
+                        crate::header(name).is_some(),
+                        "{file}: includes `{name}`, which is not in HEADERS"
+                    );
                 }
             }
         }

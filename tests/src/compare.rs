@@ -35,12 +35,24 @@ pub struct Mismatch {
 impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let p = self.position;
-        write!(f, "{} differs at generation {}, individual {}", self.what, p.generation, p.individual)?;
+        write!(
+            f,
+            "{} differs at generation {}, individual {}",
+            self.what, p.generation, p.individual
+        )?;
         if let Some(gene) = p.gene {
             write!(f, ", gene {gene}")?;
         }
-        let ulps = if self.ulps == u64::MAX { "NaN vs number".to_string() } else { format!("{} ulp", self.ulps) };
-        write!(f, ": cpu {} vs gpu {} ({ulps}; tolerance {})", self.cpu, self.gpu, self.tolerance)?;
+        let ulps = if self.ulps == u64::MAX {
+            "NaN vs number".to_string()
+        } else {
+            format!("{} ulp", self.ulps)
+        };
+        write!(
+            f,
+            ": cpu {} vs gpu {} ({ulps}; tolerance {})",
+            self.cpu, self.gpu, self.tolerance
+        )?;
         if !self.context.is_empty() {
             write!(f, "; {}", self.context)?;
         }
@@ -50,7 +62,11 @@ impl std::fmt::Display for Mismatch {
 
 /// A value with its bit pattern: `1.5 (0x3fc00000)`.
 pub fn with_bits<T: Float>(value: T) -> String {
-    format!("{value:e} (0x{:0width$x})", value.bits(), width = T::HEX_DIGITS)
+    format!(
+        "{value:e} (0x{:0width$x})",
+        value.bits(),
+        width = T::HEX_DIGITS
+    )
 }
 
 /// The outcome of comparing two slices.
@@ -134,7 +150,10 @@ pub fn compare_slices<T: Float>(
 /// Panics with the first mismatch, for use in `#[test]`s.
 pub fn assert_matches(comparison: &Comparison) {
     if let Some(mismatch) = &comparison.first_mismatch {
-        panic!("{} of {} elements outside tolerance; first: {mismatch}", comparison.mismatches, comparison.cases);
+        panic!(
+            "{} of {} elements outside tolerance; first: {mismatch}",
+            comparison.mismatches, comparison.cases
+        );
     }
 }
 
@@ -147,7 +166,9 @@ mod tests {
         let cpu = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
         let mut gpu = cpu;
         gpu[4] = f32::from_bits(5.0f32.to_bits() + 1);
-        let comparison = compare_slices("population", 7, 3, &cpu, &gpu, Tolerance::Exact, |i| format!("input {i}"));
+        let comparison = compare_slices("population", 7, 3, &cpu, &gpu, Tolerance::Exact, |i| {
+            format!("input {i}")
+        });
         assert!(!comparison.passed());
         let message = comparison.first_mismatch.unwrap().to_string();
         assert_eq!(
@@ -160,7 +181,8 @@ mod tests {
     #[test]
     fn identical_slices_pass_with_zero_ulps() {
         let v = [0.5f64, -0.0, f64::INFINITY];
-        let comparison = compare_slices("fitness", 0, 1, &v, &v, Tolerance::Exact, |_| String::new());
+        let comparison =
+            compare_slices("fitness", 0, 1, &v, &v, Tolerance::Exact, |_| String::new());
         assert!(comparison.passed());
         assert_eq!(comparison.max_ulps, 0);
         assert_eq!(comparison.cases, 3);
@@ -168,14 +190,19 @@ mod tests {
 
     #[test]
     fn length_difference_is_a_mismatch() {
-        let comparison = compare_slices("fitness", 0, 1, &[1.0f64], &[], Tolerance::Exact, |_| String::new());
+        let comparison = compare_slices("fitness", 0, 1, &[1.0f64], &[], Tolerance::Exact, |_| {
+            String::new()
+        });
         assert!(!comparison.passed());
     }
 
     #[test]
     #[should_panic(expected = "individual 0")]
     fn assert_matches_panics_with_the_message() {
-        let comparison = compare_slices("fitness", 0, 1, &[1.0f64], &[2.0], Tolerance::Exact, |_| String::new());
+        let comparison =
+            compare_slices("fitness", 0, 1, &[1.0f64], &[2.0], Tolerance::Exact, |_| {
+                String::new()
+            });
         assert_matches(&comparison);
     }
 }

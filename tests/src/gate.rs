@@ -18,7 +18,9 @@ pub fn gpu_required() -> bool {
 pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
     match Gpu::first_available() {
         Ok(Some(gpu)) => Some(gpu),
-        Ok(None) if gpu_required() => panic!("{test}: no CUDA device, but {REQUIRE_GPU}=1 requires one"),
+        Ok(None) if gpu_required() => {
+            panic!("{test}: no CUDA device, but {REQUIRE_GPU}=1 requires one")
+        }
         Ok(None) => {
             println!("SKIPPED (no CUDA device): {test}");
             None

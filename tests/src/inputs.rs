@@ -40,7 +40,11 @@ impl SplitMix64 {
     /// Random sign times 2^e with e uniform in [lo_exp, hi_exp) (log-uniform magnitude).
     pub fn log_uniform(&mut self, lo_exp: f64, hi_exp: f64) -> f64 {
         let magnitude = self.uniform(lo_exp, hi_exp).exp2();
-        if self.next_u64() & 1 == 0 { magnitude } else { -magnitude }
+        if self.next_u64() & 1 == 0 {
+            magnitude
+        } else {
+            -magnitude
+        }
     }
 }
 
@@ -55,7 +59,11 @@ fn focused(function: MathFunction, wide: bool, rng: &mut SplitMix64) -> (f64, f6
         MathFunction::Pow => {
             let x = rng.log_uniform(-20.0, 20.0);
             // Half of the exponents are integers, where negative bases have defined results.
-            let y = if rng.next_u64() & 1 == 0 { rng.uniform(-30.0, 30.0).round() } else { rng.uniform(-30.0, 30.0) };
+            let y = if rng.next_u64() & 1 == 0 {
+                rng.uniform(-30.0, 30.0).round()
+            } else {
+                rng.uniform(-30.0, 30.0)
+            };
             (x, y)
         }
     }
@@ -103,27 +111,95 @@ macro_rules! inputs_for {
 
 inputs_for!(math_inputs_f32, f32, u32, false, {
     let mut v = vec![
-        0.0f32, -0.0, 1.0, -1.0, 0.5, 2.0, -2.0, f32::MIN_POSITIVE, -f32::MIN_POSITIVE, f32::MAX, f32::MIN,
-        f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN, f32::EPSILON, 88.72284, 88.72283, -87.33655,
-        -103.97208, -103.27893, 1.5707964, 3.1415927, 6.2831855, 1.0e10, 1.0e20, 1.0e30, 0.6, 1.0000001, 0.99999994,
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        -2.0,
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        f32::MAX,
+        f32::MIN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        f32::EPSILON,
+        88.72284,
+        88.72283,
+        -87.33655,
+        -103.97208,
+        -103.27893,
+        1.5707964,
+        3.1415927,
+        6.2831855,
+        1.0e10,
+        1.0e20,
+        1.0e30,
+        0.6,
+        1.0000001,
+        0.99999994,
     ];
     // Subnormal limits and NaN payloads, written as bit patterns.
-    v.extend([0x0000_0001u32, 0x007f_ffff, 0x8000_0001, 0x807f_ffff, 0x7f80_0001, 0x7fc0_1234, 0xffc0_0000]
-        .map(f32::from_bits));
+    v.extend(
+        [
+            0x0000_0001u32,
+            0x007f_ffff,
+            0x8000_0001,
+            0x807f_ffff,
+            0x7f80_0001,
+            0x7fc0_1234,
+            0xffc0_0000,
+        ]
+        .map(f32::from_bits),
+    );
     v
 });
 
 inputs_for!(math_inputs_f64, f64, u64, true, {
     let mut v = vec![
-        0.0f64, -0.0, 1.0, -1.0, 0.5, 2.0, -2.0, f64::MIN_POSITIVE, -f64::MIN_POSITIVE, f64::MAX, f64::MIN,
-        f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, f64::EPSILON, 709.782712893384, 709.7827128933841,
-        -708.3964185322641, -745.1332191019411, -745.1332191019412, std::f64::consts::FRAC_PI_2,
-        std::f64::consts::PI, std::f64::consts::TAU, 1.0e10, 1.0e22, 1.0e300, 0.6, 1.0000000000000002,
+        0.0f64,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        -2.0,
+        f64::MIN_POSITIVE,
+        -f64::MIN_POSITIVE,
+        f64::MAX,
+        f64::MIN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        f64::EPSILON,
+        709.782712893384,
+        709.7827128933841,
+        -708.3964185322641,
+        -745.1332191019411,
+        -745.1332191019412,
+        std::f64::consts::FRAC_PI_2,
+        std::f64::consts::PI,
+        std::f64::consts::TAU,
+        1.0e10,
+        1.0e22,
+        1.0e300,
+        0.6,
+        1.0000000000000002,
         0.9999999999999999,
     ];
     v.extend(
-        [0x1u64, 0x000f_ffff_ffff_ffff, 0x8000_0000_0000_0001, 0x7ff0_0000_0000_0001, 0x7ff8_0000_1234_0000]
-            .map(f64::from_bits),
+        [
+            0x1u64,
+            0x000f_ffff_ffff_ffff,
+            0x8000_0000_0000_0001,
+            0x7ff0_0000_0000_0001,
+            0x7ff8_0000_1234_0000,
+        ]
+        .map(f64::from_bits),
     );
     v
 });
@@ -147,7 +223,11 @@ mod tests {
     #[test]
     fn pow_pairs_every_special_value_with_every_other() {
         let (xs, ys) = math_inputs_f64(MathFunction::Pow, 10_000, 1);
-        let pair_present = |x: f64, y: f64| xs.iter().zip(&ys).any(|(a, b)| a.to_bits() == x.to_bits() && b.to_bits() == y.to_bits());
+        let pair_present = |x: f64, y: f64| {
+            xs.iter()
+                .zip(&ys)
+                .any(|(a, b)| a.to_bits() == x.to_bits() && b.to_bits() == y.to_bits())
+        };
         assert!(pair_present(-0.0, f64::NEG_INFINITY));
         assert!(pair_present(f64::NAN, 0.0));
     }

@@ -3,7 +3,8 @@
 //! The CPU-versus-GPU equivalence suite of evo-gpu (`docs/EQUIVALENCE.md` states the contract):
 //!
 //! - [`tolerance`]: the named tolerances, `Exact` (same bits, the contract of every Exact-profile kernel)
-//!   and `Ulps(n)`; statistical equivalence (Fast profile, paper generators) is added with its first user.
+//!   and `Ulps(n)`; [`statistical`]: the Statistical tolerance (a two-sided Mann–Whitney U test at a named
+//!   level) for the Fast profile and the papers' own generators, where bits differ by design.
 //! - [`compare`]: element-by-element comparison whose mismatch message names generation, individual, gene,
 //!   both values and their bits.
 //! - [`gate`]: GPU tests print `SKIPPED (no CUDA device)` without a GPU and fail under `EVO_REQUIRE_GPU=1`.
@@ -16,6 +17,7 @@ pub mod compare;
 pub mod gate;
 pub mod inputs;
 mod macros;
+pub mod statistical;
 pub mod suite;
 pub mod tolerance;
 

@@ -3,7 +3,7 @@
 /// Declares a module of `#[test]`s, one per block size of the GPU side (the engine pairs CPU × CUDA@block),
 /// each behind the GPU gate. The body receives `gpu: &Gpu` and `block: u32`.
 ///
-/// ```ignore
+/// ```text
 /// equivalence_test!(reduce_sum_should_match_cpu, [128, 256], |gpu, block| {
 ///     check_sum_f64(gpu, 1000, block).assert_passed();
 /// });
@@ -11,7 +11,7 @@
 /// expands to `reduce_sum_should_match_cpu::cpu_vs_cuda_block_128` and `..._block_256`.
 #[macro_export]
 macro_rules! equivalence_test {
-    ($name:ident, [$($block:literal),+ $(,)?], |$gpu:ident, $blk:ident| $body:block) => {
+    ($name:ident, [$($block:tt),+ $(,)?], |$gpu:ident, $blk:ident| $body:block) => {
         mod $name {
             #[allow(unused_imports)]
             use super::*;
@@ -28,7 +28,7 @@ macro_rules! equivalence_test {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! paste_block_tests {
-    ($name:ident, $check:ident, $($block:literal),+) => {
+    ($name:ident, $check:ident, $($block:tt),+) => {
         $(
             $crate::block_test!($name, $check, $block);
         )+

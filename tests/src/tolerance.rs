@@ -53,7 +53,11 @@ macro_rules! impl_float {
                 // Map the sign-magnitude bit patterns onto one monotonic integer line, -0 and +0 both at 0.
                 let ordered = |x: $t| -> i128 {
                     let b = x.to_bits() as $signed;
-                    if b < 0 { -i128::from(b & <$signed>::MAX) } else { i128::from(b) }
+                    if b < 0 {
+                        -i128::from(b & <$signed>::MAX)
+                    } else {
+                        i128::from(b)
+                    }
                 };
                 (ordered(self) - ordered(other)).unsigned_abs() as u64
             }

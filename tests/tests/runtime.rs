@@ -4,12 +4,14 @@
 use evo_core::{Backend, Error};
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_gpu_runtime::{
-    DevicePool, Gpu, LaunchConfig, Profile, cached_ptx_in, compile_to_ptx, core_kernels, resolve_backend,
+    DevicePool, Gpu, LaunchConfig, Profile, cached_ptx_in, compile_to_ptx, core_kernels,
+    resolve_backend,
 };
 use evo_kernels::ModuleId;
 
 /// A source with a deliberate error on a known line.
-const BROKEN_SOURCE: &str = "extern \"C\" __global__ void broken_kernel(float* out)\n{\n    out[0] = undeclared_name;\n}\n";
+const BROKEN_SOURCE: &str =
+    "extern \"C\" __global__ void broken_kernel(float* out)\n{\n    out[0] = undeclared_name;\n}\n";
 
 #[test]
 fn opening_a_device_that_does_not_exist_is_a_typed_error() {
@@ -35,12 +37,20 @@ fn a_kernel_that_does_not_compile_returns_nvrtc_log() {
     }
     let error = compile_to_ptx("broken", BROKEN_SOURCE, Profile::Exact, "sm_70").unwrap_err();
     match &error {
-        Error::KernelCompile { kernel, arch, options, log } => {
+        Error::KernelCompile {
+            kernel,
+            arch,
+            options,
+            log,
+        } => {
             assert_eq!(kernel, "broken");
             assert_eq!(arch, "sm_70");
             assert!(options.contains("--fmad=false"), "{options}");
             assert!(log.contains("undeclared_name"), "{log}");
-            assert!(log.contains("broken.cu(3)"), "the log locates the line: {log}");
+            assert!(
+                log.contains("broken.cu(3)"),
+                "the log locates the line: {log}"
+            );
         }
         other => panic!("expected KernelCompile, got {other:?}"),
     }
@@ -54,8 +64,22 @@ fn registry_modules_compile_and_the_disk_cache_serves_the_second_request() {
     }
     let dir = std::env::temp_dir().join(format!("evo-ptx-cache-test-{}", std::process::id()));
     let module = ModuleId::Reduce.module();
-    let first = cached_ptx_in(Some(&dir), module.name, module.source, Profile::Exact, "sm_80").unwrap();
-    let second = cached_ptx_in(Some(&dir), module.name, module.source, Profile::Exact, "sm_80").unwrap();
+    let first = cached_ptx_in(
+        Some(&dir),
+        module.name,
+        module.source,
+        Profile::Exact,
+        "sm_80",
+    )
+    .unwrap();
+    let second = cached_ptx_in(
+        Some(&dir),
+        module.name,
+        module.source,
+        Profile::Exact,
+        "sm_80",
+    )
+    .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(!first.from_cache);
     assert!(second.from_cache);
@@ -74,16 +98,27 @@ fn auto_backend_resolves_to_an_existing_device_or_the_cpu() {
 
 #[test]
 fn allocation_larger_than_the_gpu_is_out_of_memory_with_the_facts() {
-    let Some(gpu) = gpu_or_skip("allocation_larger_than_the_gpu_is_out_of_memory_with_the_facts") else { return };
+    let Some(gpu) = gpu_or_skip("allocation_larger_than_the_gpu_is_out_of_memory_with_the_facts")
+    else {
+        return;
+    };
     let (_, total) = gpu.memory().unwrap();
     let requested = total as usize + (1 << 30);
     match gpu.alloc::<u8>(requested) {
-        Err(Error::GpuOutOfMemory { device, requested: asked, free, total: reported }) => {
+        Err(Error::GpuOutOfMemory {
+            device,
+            requested: asked,
+            free,
+            total: reported,
+        }) => {
             assert_eq!(device, gpu.index());
             assert_eq!(asked, requested as u64);
             assert!(free <= reported);
             let message = gpu.alloc::<u8>(requested).unwrap_err().to_string();
-            assert!(message.contains(&format!("asked for {requested} bytes")), "{message}");
+            assert!(
+                message.contains(&format!("asked for {requested} bytes")),
+                "{message}"
+            );
             println!("{message}");
         }
         other => panic!("expected GpuOutOfMemory, got {other:?}"),
@@ -92,33 +127,57 @@ fn allocation_larger_than_the_gpu_is_out_of_memory_with_the_facts() {
 
 #[test]
 fn user_source_that_does_not_compile_gives_the_log_on_the_gpu_path() {
-    let Some(gpu) = gpu_or_skip("user_source_that_does_not_compile_gives_the_log_on_the_gpu_path") else { return };
-    let error = gpu.user_kernel("broken", BROKEN_SOURCE, "broken_kernel", Profile::Exact).unwrap_err();
-    assert!(matches!(&error, Error::KernelCompile { log, .. } if log.contains("undeclared_name")), "{error}");
+    let Some(gpu) = gpu_or_skip("user_source_that_does_not_compile_gives_the_log_on_the_gpu_path")
+    else {
+        return;
+    };
+    let error = gpu
+        .user_kernel("broken", BROKEN_SOURCE, "broken_kernel", Profile::Exact)
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::KernelCompile { log, .. } if log.contains("undeclared_name")),
+        "{error}"
+    );
 }
 
 #[test]
 fn unknown_entry_point_and_bad_launch_shape_name_the_kernel() {
-    let Some(gpu) = gpu_or_skip("unknown_entry_point_and_bad_launch_shape_name_the_kernel") else { return };
-    let missing = gpu.kernel(ModuleId::Reduce, "reduce_nothing", Profile::Exact).unwrap_err();
+    let Some(gpu) = gpu_or_skip("unknown_entry_point_and_bad_launch_shape_name_the_kernel") else {
+        return;
+    };
+    let missing = gpu
+        .kernel(ModuleId::Reduce, "reduce_nothing", Profile::Exact)
+        .unwrap_err();
     assert!(missing.to_string().contains("reduce_nothing"), "{missing}");
 
-    let kernel = gpu.kernel(ModuleId::Reduce, "reduce_sum_f64", Profile::Exact).unwrap();
+    let kernel = gpu
+        .kernel(ModuleId::Reduce, "reduce_sum_f64", Profile::Exact)
+        .unwrap();
     let terms = gpu.upload(&[1.0f64; 4]).unwrap();
     let mut out = gpu.alloc::<f64>(1).unwrap();
     let params = core_kernels::ReduceParams { n: 4 };
     // SAFETY: the arguments match reduce_sum_f64's signature; the launch is rejected before it is queued.
     let error = unsafe {
-        kernel.launch().input(&terms).output(&mut out).params(&params).run(LaunchConfig::linear(1, 2048, 0))
+        kernel
+            .launch()
+            .input(&terms)
+            .output(&mut out)
+            .params(&params)
+            .run(LaunchConfig::linear(1, 2048, 0))
     }
     .unwrap_err();
     let message = error.to_string();
-    assert!(message.contains("reduce_sum_f64") && message.contains("2048"), "{message}");
+    assert!(
+        message.contains("reduce_sum_f64") && message.contains("2048"),
+        "{message}"
+    );
 }
 
 #[test]
 fn a_steady_pooled_loop_makes_no_device_allocations() {
-    let Some(gpu) = gpu_or_skip("a_steady_pooled_loop_makes_no_device_allocations") else { return };
+    let Some(gpu) = gpu_or_skip("a_steady_pooled_loop_makes_no_device_allocations") else {
+        return;
+    };
     let host: Vec<f64> = (0..100_000).map(|i| i as f64).collect();
     let iteration = || {
         let population = gpu.upload(&host).unwrap();
@@ -157,7 +216,11 @@ fn device_pool_returns_results_in_job_order() {
     let expected: Vec<f64> = (1..=20usize).map(|n| (n * (n + 1) / 2) as f64).collect();
     assert_eq!(sums, expected);
     let failing = pool.run(vec![1, 2, 3], |_, job| {
-        if job == 2 { Err(Error::invalid_parameter("test", "job", job, "not 2")) } else { Ok(job) }
+        if job == 2 {
+            Err(Error::invalid_parameter("test", "job", job, "not 2"))
+        } else {
+            Ok(job)
+        }
     });
     assert!(matches!(failing, Err(Error::InvalidParameter { .. })));
 }

@@ -10,7 +10,9 @@ use crate::Gpu;
 pub fn resolve_backend(backend: Backend) -> Result<Backend> {
     match backend {
         Backend::Auto => Ok(match Gpu::first_available()? {
-            Some(gpu) => Backend::Cuda { device: gpu.index() },
+            Some(gpu) => Backend::Cuda {
+                device: gpu.index(),
+            },
             None => Backend::Cpu { threads: 0 },
         }),
         Backend::Cuda { device } => Gpu::open(device).map(|_| backend),

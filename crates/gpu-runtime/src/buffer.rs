@@ -102,7 +102,10 @@ impl BufferPool {
     /// Frees every idle buffer; returns the bytes released.
     pub(crate) fn trim(&self) -> u64 {
         let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        let bytes = idle.iter().map(|(class, v)| (*class * v.len()) as u64).sum();
+        let bytes = idle
+            .iter()
+            .map(|(class, v)| (*class * v.len()) as u64)
+            .sum();
         idle.clear();
         bytes
     }
@@ -112,7 +115,10 @@ impl BufferPool {
         BufferPoolStats {
             device_allocations: self.device_allocations.load(Ordering::Relaxed),
             reuses: self.reuses.load(Ordering::Relaxed),
-            idle_bytes: idle.iter().map(|(class, v)| (*class * v.len()) as u64).sum(),
+            idle_bytes: idle
+                .iter()
+                .map(|(class, v)| (*class * v.len()) as u64)
+                .sum(),
         }
     }
 }
@@ -167,11 +173,15 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
     pub(crate) fn raw(&self) -> &CudaSlice<u8> {
         // The slot is only emptied by `drop`.
-        self.raw.as_ref().unwrap_or_else(|| unreachable!("a live DeviceBuffer always holds its slice"))
+        self.raw
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("a live DeviceBuffer always holds its slice"))
     }
 
     pub(crate) fn raw_mut(&mut self) -> &mut CudaSlice<u8> {
-        self.raw.as_mut().unwrap_or_else(|| unreachable!("a live DeviceBuffer always holds its slice"))
+        self.raw
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("a live DeviceBuffer always holds its slice"))
     }
 
     /// Copies `host` into the buffer; `host.len()` must equal `self.len()`.
@@ -188,7 +198,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let stream = self.gpu.main_stream().clone();
         let n = bytes.len();
         let mut view = self.raw_mut().slice_mut(0..n);
-        stream.memcpy_htod(bytes, &mut view).map_err(|e| driver("cuMemcpyHtoD", e))
+        stream
+            .memcpy_htod(bytes, &mut view)
+            .map_err(|e| driver("cuMemcpyHtoD", e))
     }
 
     /// Copies the buffer into `host` and waits for the copy; `host.len()` must equal `self.len()`.
@@ -229,12 +241,19 @@ fn zeroed<T: DeviceCopy>() -> T {
 
 fn as_bytes<T: DeviceCopy>(values: &[T]) -> &[u8] {
     // SAFETY: `T: DeviceCopy` has no padding, so every byte of the slice is initialised; u8 has alignment 1.
-    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+    unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    }
 }
 
 fn as_bytes_mut<T: DeviceCopy>(values: &mut [T]) -> &mut [u8] {
     // SAFETY: as in `as_bytes`; and any bytes written are a valid `T` because `T: DeviceCopy`.
-    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+    unsafe {
+        std::slice::from_raw_parts_mut(
+            values.as_mut_ptr().cast::<u8>(),
+            std::mem::size_of_val(values),
+        )
+    }
 }
 
 impl Gpu {
@@ -245,7 +264,12 @@ impl Gpu {
     /// pool's idle buffers and trying once more.
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = len.checked_mul(size_of::<T>()).ok_or_else(|| {
-            Error::invalid_parameter("Gpu::alloc", "buffer length", len, "a length whose byte size fits in usize")
+            Error::invalid_parameter(
+                "Gpu::alloc",
+                "buffer length",
+                len,
+                "a length whose byte size fits in usize",
+            )
         })?;
         let class = size_class(bytes);
         let pool = &self.inner.buffers;
@@ -271,7 +295,9 @@ impl Gpu {
         let stream = self.main_stream().clone();
         let n = buffer.byte_len();
         let mut view = buffer.raw_mut().slice_mut(0..n);
-        stream.memset_zeros(&mut view).map_err(|e| driver("cuMemsetD8", e))?;
+        stream
+            .memset_zeros(&mut view)
+            .map_err(|e| driver("cuMemsetD8", e))?;
         Ok(buffer)
     }
 
@@ -317,7 +343,10 @@ impl Gpu {
             }
             Err(e) => return Err(driver("cuMemAlloc", e)),
         };
-        self.inner.buffers.device_allocations.fetch_add(1, Ordering::Relaxed);
+        self.inner
+            .buffers
+            .device_allocations
+            .fetch_add(1, Ordering::Relaxed);
         Ok(slice)
     }
 
@@ -348,7 +377,10 @@ mod tests {
         for bytes in [(1 << 20) + 1, 3_000_000, 400_000_000, 40_000_000_000usize] {
             let class = size_class(bytes);
             assert!(class >= bytes);
-            assert!((class - bytes) as f64 <= bytes as f64 / 8.0, "{bytes} -> {class}");
+            assert!(
+                (class - bytes) as f64 <= bytes as f64 / 8.0,
+                "{bytes} -> {class}"
+            );
         }
     }
 

@@ -37,7 +37,12 @@ fn check_block(component: &'static str, block: u32) -> Result<()> {
     if block.is_power_of_two() && (32..=1024).contains(&block) {
         Ok(())
     } else {
-        Err(Error::invalid_parameter(component, "block size", block, "a power of two in 32..=1024"))
+        Err(Error::invalid_parameter(
+            component,
+            "block size",
+            block,
+            "a power of two in 32..=1024",
+        ))
     }
 }
 
@@ -64,13 +69,16 @@ macro_rules! math_eval {
                     "three equal lengths",
                 ));
             }
-            let n32 = u32::try_from(n)
-                .map_err(|_| Error::invalid_parameter("math_eval", "length", n, "at most 2^32 - 1 elements"))?;
+            let n32 = u32::try_from(n).map_err(|_| {
+                Error::invalid_parameter("math_eval", "length", n, "at most 2^32 - 1 elements")
+            })?;
             if n == 0 {
                 return Ok(());
             }
             let kernel = gpu.kernel(ModuleId::Math, $entry, profile)?;
-            let blocks = n32.div_ceil(block).min(gpu.info().multiprocessors.max(1) * 32);
+            let blocks = n32
+                .div_ceil(block)
+                .min(gpu.info().multiprocessors.max(1) * 32);
             let params = MathEvalParams {
                 n: n32,
                 function: function as u32,
@@ -103,8 +111,9 @@ fn reduce_pass<T: crate::DeviceCopy>(
     let leaves_per_block = 2 * u64::from(block);
     let n = terms.len() as u64;
     let blocks = n.div_ceil(leaves_per_block).max(1);
-    let grid = u32::try_from(blocks)
-        .map_err(|_| Error::invalid_parameter("reduce", "length", n, "fewer than 2^31 · 2 · block terms"))?;
+    let grid = u32::try_from(blocks).map_err(|_| {
+        Error::invalid_parameter("reduce", "length", n, "fewer than 2^31 · 2 · block terms")
+    })?;
     let mut partials = gpu.alloc::<f64>(blocks as usize)?;
     let kernel = gpu.kernel(ModuleId::Reduce, entry, Profile::Exact)?;
     // SAFETY: the arguments follow `reduce_sum_*(const T* terms, double* partials, ReduceParams)`; block b

@@ -30,7 +30,10 @@ pub struct DeviceInfo {
 impl DeviceInfo {
     /// The NVRTC architecture of this device (`sm_90`).
     pub fn arch(&self) -> String {
-        format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
+        format!(
+            "sm_{}{}",
+            self.compute_capability.0, self.compute_capability.1
+        )
     }
 }
 
@@ -52,7 +55,10 @@ pub fn device_count() -> Result<usize> {
         });
     }
     cudarc::driver::result::init().map_err(|e| Error::NoGpu {
-        reason: format!("the CUDA driver failed to initialise: {}", crate::driver_error::describe(&e)),
+        reason: format!(
+            "the CUDA driver failed to initialise: {}",
+            crate::driver_error::describe(&e)
+        ),
     })?;
     let count = CudaContext::device_count().map_err(|e| driver("cuDeviceGetCount", e))?;
     Ok(usize::try_from(count).unwrap_or(0))
@@ -94,7 +100,9 @@ pub(crate) struct GpuInner {
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("info", &self.inner.info).finish_non_exhaustive()
+        f.debug_struct("Gpu")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -139,7 +147,9 @@ impl Gpu {
                 },
             });
         }
-        let mut slots = opened().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut slots = opened()
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if slots.len() < count {
             slots.resize(count, None);
         }
@@ -152,23 +162,34 @@ impl Gpu {
     }
 
     fn create(index: usize) -> Result<Gpu> {
-        let context = CudaContext::new(index).map_err(|e| driver(format!("create a context on device {index}"), e))?;
+        let context = CudaContext::new(index)
+            .map_err(|e| driver(format!("create a context on device {index}"), e))?;
         let attribute = |a: sys::CUdevice_attribute, what: &str| -> Result<u32> {
-            let value = context.attribute(a).map_err(|e| driver(format!("read {what} of device {index}"), e))?;
+            let value = context
+                .attribute(a)
+                .map_err(|e| driver(format!("read {what} of device {index}"), e))?;
             Ok(u32::try_from(value).unwrap_or(0))
         };
         let info = DeviceInfo {
             index,
             name: context.name().map_err(|e| driver("cuDeviceGetName", e))?,
             compute_capability: (
-                attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability")?,
-                attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability")?,
+                attribute(
+                    sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                    "compute capability",
+                )?,
+                attribute(
+                    sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                    "compute capability",
+                )?,
             ),
             multiprocessors: attribute(
                 sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                 "multiprocessor count",
             )?,
-            total_memory: context.total_mem().map_err(|e| driver("cuDeviceTotalMem", e))? as u64,
+            total_memory: context
+                .total_mem()
+                .map_err(|e| driver("cuDeviceTotalMem", e))? as u64,
             driver_version: driver_version()?,
         };
         let streams = StreamPool::new(&context)?;
@@ -209,10 +230,18 @@ impl Gpu {
     /// last kernel launched.
     pub fn synchronize(&self) -> Result<()> {
         self.inner.context.synchronize().map_err(|e| {
-            let kernel = self.inner.last_kernel.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let kernel = self
+                .inner
+                .last_kernel
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
             Error::KernelLaunch {
                 kernel: kernel.to_string(),
-                message: format!("failed while synchronizing: {}", crate::driver_error::describe(&e)),
+                message: format!(
+                    "failed while synchronizing: {}",
+                    crate::driver_error::describe(&e)
+                ),
             }
         })
     }

@@ -23,7 +23,8 @@ impl DevicePool {
         let gpus = Gpu::all()?;
         if gpus.is_empty() {
             return Err(Error::NoGpu {
-                reason: "DevicePool needs at least one CUDA device and this machine has none".into(),
+                reason: "DevicePool needs at least one CUDA device and this machine has none"
+                    .into(),
             });
         }
         Ok(Self { gpus })
@@ -32,7 +33,12 @@ impl DevicePool {
     /// The devices with the given indices (each must exist; duplicates are rejected).
     pub fn with_devices(indices: &[usize]) -> Result<Self> {
         if indices.is_empty() {
-            return Err(Error::invalid_parameter("DevicePool", "device list", "[]", "at least one device index"));
+            return Err(Error::invalid_parameter(
+                "DevicePool",
+                "device list",
+                "[]",
+                "at least one device index",
+            ));
         }
         for (i, index) in indices.iter().enumerate() {
             if indices[..i].contains(index) {
@@ -44,7 +50,10 @@ impl DevicePool {
                 ));
             }
         }
-        let gpus = indices.iter().map(|&i| Gpu::open(i)).collect::<Result<Vec<_>>>()?;
+        let gpus = indices
+            .iter()
+            .map(|&i| Gpu::open(i))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Self { gpus })
     }
 

@@ -7,7 +7,9 @@ use evo_core::Error;
 /// The driver's name and description of `error` ("CUDA_ERROR_INVALID_VALUE: invalid argument").
 pub(crate) fn describe(error: &DriverError) -> String {
     let name = error.error_name().map(|s| s.to_string_lossy().into_owned());
-    let text = error.error_string().map(|s| s.to_string_lossy().into_owned());
+    let text = error
+        .error_string()
+        .map(|s| s.to_string_lossy().into_owned());
     match (name, text) {
         (Ok(name), Ok(text)) => format!("{name}: {text}"),
         (Ok(name), Err(_)) => name,

@@ -1,7 +1,9 @@
 //! The one place kernels are launched: arguments are device buffers and one `#[repr(C)]` parameter struct,
 //! every launch is checked, and every error names the kernel.
 
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig as CudarcConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig as CudarcConfig, PushKernelArg,
+};
 use evo_core::{Error, Result};
 
 use crate::buffer::{DeviceBuffer, DeviceCopy};
@@ -56,14 +58,18 @@ impl LaunchConfig {
         if threads == 0 || threads > 1024 {
             return Err(Error::KernelLaunch {
                 kernel: kernel.to_string(),
-                message: format!("a block of {bx}×{by}×{bz} = {threads} threads; allowed: 1 to 1024 threads"),
+                message: format!(
+                    "a block of {bx}×{by}×{bz} = {threads} threads; allowed: 1 to 1024 threads"
+                ),
             });
         }
         let (gx, gy, gz) = self.grid;
         if gx == 0 || gy == 0 || gz == 0 || gy > 65535 || gz > 65535 {
             return Err(Error::KernelLaunch {
                 kernel: kernel.to_string(),
-                message: format!("a grid of {gx}×{gy}×{gz} blocks; allowed: x ≥ 1, y and z in 1..=65535"),
+                message: format!(
+                    "a grid of {gx}×{gy}×{gz} blocks; allowed: x ≥ 1, y and z in 1..=65535"
+                ),
             });
         }
         Ok(())
@@ -125,12 +131,21 @@ impl<'a> Launch<'a> {
 
     /// Next argument: the kernel's parameter struct, passed by value.
     pub fn params<P: KernelParams>(mut self, params: &P) -> Self {
-        const { assert!(size_of::<P>() <= MAX_PARAMS_BYTES, "kernel parameter structs are at most 256 bytes") };
+        const {
+            assert!(
+                size_of::<P>() <= MAX_PARAMS_BYTES,
+                "kernel parameter structs are at most 256 bytes"
+            )
+        };
         let mut block = ParamBlock([0; MAX_PARAMS_BYTES]);
         // SAFETY: P is plain data of at most MAX_PARAMS_BYTES bytes (checked above), so copying its bytes
         // into the block reads initialised memory and stays in bounds.
         unsafe {
-            std::ptr::copy_nonoverlapping((params as *const P).cast::<u8>(), block.0.as_mut_ptr(), size_of::<P>());
+            std::ptr::copy_nonoverlapping(
+                (params as *const P).cast::<u8>(),
+                block.0.as_mut_ptr(),
+                size_of::<P>(),
+            );
         }
         self.slots.push(Slot::Params(self.params.len()));
         self.params.push(block);
@@ -184,7 +199,12 @@ impl<'a> Launch<'a> {
         // only after the launch is queued, which records the stream's use of each buffer.
         let launched = unsafe { builder.launch(cudarc_config) };
         drop(guards);
-        *kernel.gpu.inner.last_kernel.lock().unwrap_or_else(|p| p.into_inner()) = kernel.name.clone();
+        *kernel
+            .gpu
+            .inner
+            .last_kernel
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = kernel.name.clone();
         launched.map(|_| ()).map_err(|e| Error::KernelLaunch {
             kernel: kernel.name().to_string(),
             message: format!(

@@ -56,7 +56,11 @@ pub use device::{DeviceInfo, Gpu, device_count, driver_present, driver_version};
 pub use device_pool::DevicePool;
 pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES};
 pub use modules::{Kernel, ModuleOrigin};
-pub use nvrtc::{Profile, compile_options, compile_to_ptx, nvrtc_present, nvrtc_version, virtual_arch};
-pub use ptx_cache::{CACHE_DIR_VARIABLE, CompiledPtx, cached_ptx, cached_ptx_in, clear_ptx_cache, ptx_cache_dir};
+pub use nvrtc::{
+    Profile, compile_options, compile_to_ptx, nvrtc_present, nvrtc_version, virtual_arch,
+};
+pub use ptx_cache::{
+    CACHE_DIR_VARIABLE, CompiledPtx, cached_ptx, cached_ptx_in, clear_ptx_cache, ptx_cache_dir,
+};
 pub use stream::{SIDE_STREAMS, Stream};
 pub use timing::GpuTimer;

@@ -50,7 +50,10 @@ pub struct Kernel {
 
 impl std::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Kernel").field("name", &self.name).field("device", &self.gpu.index()).finish()
+        f.debug_struct("Kernel")
+            .field("name", &self.name)
+            .field("device", &self.gpu.index())
+            .finish()
     }
 }
 
@@ -69,7 +72,8 @@ impl Kernel {
 impl Gpu {
     /// Compiles (or reads from the PTX cache) and loads `module` under `profile` if it is not loaded yet.
     pub fn load_module(&self, module: ModuleId, profile: Profile) -> Result<ModuleOrigin> {
-        self.module(Source::Registry(module), profile).map(|(_, origin)| origin)
+        self.module(Source::Registry(module), profile)
+            .map(|(_, origin)| origin)
     }
 
     /// The entry point `entry` of registry module `module`, compiled under `profile` for this device.
@@ -89,7 +93,13 @@ impl Gpu {
 
     /// The entry point `entry` of a user-supplied CUDA source named `name`, compiled under `profile` with
     /// the workspace's headers available to `#include`. Compile errors carry NVRTC's log.
-    pub fn user_kernel(&self, name: &str, source: &str, entry: &str, profile: Profile) -> Result<Kernel> {
+    pub fn user_kernel(
+        &self,
+        name: &str,
+        source: &str,
+        entry: &str,
+        profile: Profile,
+    ) -> Result<Kernel> {
         let key = Source::User {
             name: name.to_string(),
             text: source.to_string(),
@@ -99,10 +109,12 @@ impl Gpu {
     }
 
     fn function(&self, module: &Arc<CudaModule>, module_name: &str, entry: &str) -> Result<Kernel> {
-        let function = module.load_function(entry).map_err(|_| Error::MissingEntryPoint {
-            module: module_name.to_string(),
-            function: entry.to_string(),
-        })?;
+        let function = module
+            .load_function(entry)
+            .map_err(|_| Error::MissingEntryPoint {
+                module: module_name.to_string(),
+                function: entry.to_string(),
+            })?;
         Ok(Kernel {
             name: Arc::from(entry),
             function,

@@ -7,7 +7,9 @@ use cudarc::nvrtc::{result, sys};
 use evo_core::{Error, Result};
 
 /// How a module is compiled. Every result computed under [`Profile::Fast`] must say so.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub enum Profile {
     /// IEEE arithmetic with no contraction: `--fmad=false --prec-div=true --prec-sqrt=true --ftz=false`.
     /// The default, and the only profile the equivalence suite accepts: with the portable math of
@@ -95,13 +97,24 @@ pub fn virtual_arch(arch: &str) -> Result<String> {
 
 /// The NVRTC options of `profile` for `arch`.
 pub fn compile_options(profile: Profile, arch: &str) -> Result<Vec<String>> {
-    let mut options = vec![format!("--gpu-architecture={}", virtual_arch(arch)?), "-std=c++17".to_string()];
+    let mut options = vec![
+        format!("--gpu-architecture={}", virtual_arch(arch)?),
+        "-std=c++17".to_string(),
+    ];
     match profile {
         Profile::Exact => options.extend(
-            ["--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false", "-DEVO_PROFILE_EXACT=1"]
-                .map(String::from),
+            [
+                "--fmad=false",
+                "--prec-div=true",
+                "--prec-sqrt=true",
+                "--ftz=false",
+                "-DEVO_PROFILE_EXACT=1",
+            ]
+            .map(String::from),
         ),
-        Profile::Fast => options.extend(["--use_fast_math", "-DEVO_PROFILE_FAST=1"].map(String::from)),
+        Profile::Fast => {
+            options.extend(["--use_fast_math", "-DEVO_PROFILE_FAST=1"].map(String::from))
+        }
     }
     Ok(options)
 }
@@ -117,8 +130,10 @@ pub fn compile_to_ptx(name: &str, source: &str, profile: Profile, arch: &str) ->
         options: options.join(" "),
         log,
     };
-    let c_source = CString::new(source).map_err(|_| compile_error("the source contains a NUL byte".into()))?;
-    let c_name = CString::new(format!("{name}.cu")).map_err(|_| compile_error("the name contains a NUL byte".into()))?;
+    let c_source =
+        CString::new(source).map_err(|_| compile_error("the source contains a NUL byte".into()))?;
+    let c_name = CString::new(format!("{name}.cu"))
+        .map_err(|_| compile_error("the name contains a NUL byte".into()))?;
     let headers: Vec<CString> = evo_kernels::HEADERS
         .iter()
         .map(|h| CString::new(h.source))
@@ -164,7 +179,11 @@ pub fn compile_to_ptx(name: &str, source: &str, profile: Profile, arch: &str) ->
         Ok(()) => unsafe { result::get_ptx(program) }
             .map(|chars| c_chars_to_string(&chars))
             .map_err(|e| compile_error(format!("nvrtcGetPTX failed: {e:?}"))),
-        Err(_) => Err(compile_error(if log.is_empty() { "(NVRTC gave no log)".into() } else { log.clone() })),
+        Err(_) => Err(compile_error(if log.is_empty() {
+            "(NVRTC gave no log)".into()
+        } else {
+            log.clone()
+        })),
     };
     // SAFETY: `program` is valid and not used after this call.
     let destroyed = unsafe { result::destroy_program(program) };
@@ -178,7 +197,11 @@ pub fn compile_to_ptx(name: &str, source: &str, profile: Profile, arch: &str) ->
 }
 
 fn c_chars_to_string(chars: &[c_char]) -> String {
-    let bytes: Vec<u8> = chars.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let bytes: Vec<u8> = chars
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -202,7 +225,12 @@ mod tests {
     #[test]
     fn exact_profile_disables_contraction_and_approximations() {
         let options = compile_options(Profile::Exact, "sm_90").unwrap();
-        for expected in ["--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false"] {
+        for expected in [
+            "--fmad=false",
+            "--prec-div=true",
+            "--prec-sqrt=true",
+            "--ftz=false",
+        ] {
             assert!(options.iter().any(|o| o == expected), "missing {expected}");
         }
         assert!(!options.iter().any(|o| o.contains("fast")));

@@ -34,7 +34,9 @@ pub fn ptx_cache_dir() -> Option<PathBuf> {
 
 /// Deletes every cached PTX file; returns how many were removed.
 pub fn clear_ptx_cache() -> Result<usize> {
-    let Some(dir) = ptx_cache_dir() else { return Ok(0) };
+    let Some(dir) = ptx_cache_dir() else {
+        return Ok(0);
+    };
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
@@ -88,7 +90,10 @@ fn cache_key(name: &str, source: &str, options: &[String], version: (i32, i32)) 
 }
 
 fn entry_path(dir: &Path, name: &str, key: u128) -> PathBuf {
-    let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    let safe: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
     dir.join(format!("{safe}-{key:032x}.ptx"))
 }
 
@@ -101,14 +106,23 @@ pub fn cached_ptx(name: &str, source: &str, profile: Profile, arch: &str) -> Res
 }
 
 /// [`cached_ptx`] with the cache in `dir` (`None`: no disk cache, always compile).
-pub fn cached_ptx_in(dir: Option<&Path>, name: &str, source: &str, profile: Profile, arch: &str) -> Result<CompiledPtx> {
+pub fn cached_ptx_in(
+    dir: Option<&Path>,
+    name: &str,
+    source: &str,
+    profile: Profile,
+    arch: &str,
+) -> Result<CompiledPtx> {
     let options = compile_options(profile, arch)?;
     let key = cache_key(name, source, &options, nvrtc_version()?);
     if let Some(dir) = dir {
         let path = entry_path(dir, name, key);
         if let Ok(ptx) = std::fs::read_to_string(&path) {
             if ptx.contains(".entry") || ptx.contains(".version") {
-                return Ok(CompiledPtx { ptx, from_cache: true });
+                return Ok(CompiledPtx {
+                    ptx,
+                    from_cache: true,
+                });
             }
             tracing::warn!(path = %path.display(), "ignoring a corrupted PTX cache entry");
         }
@@ -119,7 +133,10 @@ pub fn cached_ptx_in(dir: Option<&Path>, name: &str, source: &str, profile: Prof
     {
         tracing::warn!(dir = %dir.display(), "could not write the PTX cache: {e}");
     }
-    Ok(CompiledPtx { ptx, from_cache: false })
+    Ok(CompiledPtx {
+        ptx,
+        from_cache: false,
+    })
 }
 
 fn store(dir: &Path, path: &Path, ptx: &str) -> std::io::Result<()> {
@@ -139,7 +156,10 @@ mod tests {
         let base = cache_key("m", "src", &options, (12, 9));
         assert_ne!(base, cache_key("n", "src", &options, (12, 9)));
         assert_ne!(base, cache_key("m", "src2", &options, (12, 9)));
-        assert_ne!(base, cache_key("m", "src", &["--fmad=true".to_string()], (12, 9)));
+        assert_ne!(
+            base,
+            cache_key("m", "src", &["--fmad=true".to_string()], (12, 9))
+        );
         assert_ne!(base, cache_key("m", "src", &options, (13, 0)));
         assert_eq!(base, cache_key("m", "src", &options, (12, 9)));
     }
@@ -147,7 +167,10 @@ mod tests {
     #[test]
     fn field_boundaries_do_not_collide() {
         let options: Vec<String> = Vec::new();
-        assert_ne!(cache_key("ab", "c", &options, (12, 9)), cache_key("a", "bc", &options, (12, 9)));
+        assert_ne!(
+            cache_key("ab", "c", &options, (12, 9)),
+            cache_key("a", "bc", &options, (12, 9))
+        );
     }
 
     #[test]

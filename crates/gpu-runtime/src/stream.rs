@@ -20,9 +20,15 @@ pub(crate) struct StreamPool {
 
 impl StreamPool {
     pub(crate) fn new(context: &Arc<CudaContext>) -> Result<Self> {
-        let create = || context.new_stream().map_err(|e| driver("cuStreamCreate", e));
+        let create = || {
+            context
+                .new_stream()
+                .map_err(|e| driver("cuStreamCreate", e))
+        };
         let main = create()?;
-        let side = (0..SIDE_STREAMS).map(|_| create()).collect::<Result<Vec<_>>>()?;
+        let side = (0..SIDE_STREAMS)
+            .map(|_| create())
+            .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             main,
             side,
@@ -56,7 +62,9 @@ impl std::fmt::Debug for Stream {
 impl Stream {
     /// Waits until everything queued on this stream has finished.
     pub fn synchronize(&self) -> Result<()> {
-        self.inner.synchronize().map_err(|e| driver("cuStreamSynchronize", e))
+        self.inner
+            .synchronize()
+            .map_err(|e| driver("cuStreamSynchronize", e))
     }
 }
 

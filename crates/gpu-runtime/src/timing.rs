@@ -36,17 +36,25 @@ impl GpuTimer {
 
     /// Records the start on `stream`.
     pub fn start(&self, stream: &Stream) -> Result<()> {
-        self.start.record(&stream.inner).map_err(|e| driver("cuEventRecord", e))
+        self.start
+            .record(&stream.inner)
+            .map_err(|e| driver("cuEventRecord", e))
     }
 
     /// Records the stop on `stream`.
     pub fn stop(&self, stream: &Stream) -> Result<()> {
-        self.stop.record(&stream.inner).map_err(|e| driver("cuEventRecord", e))
+        self.stop
+            .record(&stream.inner)
+            .map_err(|e| driver("cuEventRecord", e))
     }
 
     /// Waits for the stop event and returns the milliseconds between start and stop.
     pub fn elapsed_ms(&self) -> Result<f32> {
-        self.stop.synchronize().map_err(|e| driver("cuEventSynchronize", e))?;
-        self.start.elapsed_ms(&self.stop).map_err(|e| driver("cuEventElapsedTime", e))
+        self.stop
+            .synchronize()
+            .map_err(|e| driver("cuEventSynchronize", e))?;
+        self.start
+            .elapsed_ms(&self.stop)
+            .map_err(|e| driver("cuEventElapsedTime", e))
     }
 }

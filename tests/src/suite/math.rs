@@ -19,9 +19,18 @@ pub const SEED: u64 = 0x5eed_0f_3a7;
 macro_rules! check_precision {
     ($name:ident, $t:ty, $inputs:ident, $apply:ident, $eval:path, $suffix:literal) => {
         /// Compares `function` on the CPU and on the GPU over `count` inputs at each of `blocks`.
-        pub fn $name(gpu: &Gpu, function: MathFunction, count: usize, blocks: &[u32]) -> Vec<CheckReport> {
+        pub fn $name(
+            gpu: &Gpu,
+            function: MathFunction,
+            count: usize,
+            blocks: &[u32],
+        ) -> Vec<CheckReport> {
             let (xs, ys) = $inputs(function, count, SEED);
-            let cpu: Vec<$t> = xs.par_iter().zip(&ys).map(|(&x, &y)| function.$apply(x, y)).collect();
+            let cpu: Vec<$t> = xs
+                .par_iter()
+                .zip(&ys)
+                .map(|(&x, &y)| function.$apply(x, y))
+                .collect();
             let kernel = concat!("math_eval_", $suffix);
             blocks
                 .iter()
@@ -36,9 +45,15 @@ macro_rules! check_precision {
                     })();
                     match gpu_values {
                         Ok(values) => {
-                            let comparison = compare_slices(&check, 0, 1, &cpu, &values, Tolerance::Exact, |i| {
-                                format!("x = {}, y = {}", with_bits(xs[i]), with_bits(ys[i]))
-                            });
+                            let comparison = compare_slices(
+                                &check,
+                                0,
+                                1,
+                                &cpu,
+                                &values,
+                                Tolerance::Exact,
+                                |i| format!("x = {}, y = {}", with_bits(xs[i]), with_bits(ys[i])),
+                            );
                             CheckReport::from_comparison(check, kernel, &comparison)
                         }
                         Err(error) => CheckReport::from_error(check, kernel, &error),
@@ -49,8 +64,22 @@ macro_rules! check_precision {
     };
 }
 
-check_precision!(check_f32, f32, math_inputs_f32, apply_f32, core_kernels::math_eval_f32, "f32");
-check_precision!(check_f64, f64, math_inputs_f64, apply_f64, core_kernels::math_eval_f64, "f64");
+check_precision!(
+    check_f32,
+    f32,
+    math_inputs_f32,
+    apply_f32,
+    core_kernels::math_eval_f32,
+    "f32"
+);
+check_precision!(
+    check_f64,
+    f64,
+    math_inputs_f64,
+    apply_f64,
+    core_kernels::math_eval_f64,
+    "f64"
+);
 
 /// Every function in both precisions at both block sizes.
 pub fn run_all(gpu: &Gpu, count: usize) -> Vec<CheckReport> {

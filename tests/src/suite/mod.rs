@@ -40,7 +40,11 @@ impl CheckReport {
                 format!("{} mismatches", comparison.mismatches)
             },
             passed: comparison.passed(),
-            detail: comparison.first_mismatch.as_ref().map(ToString::to_string).unwrap_or_default(),
+            detail: comparison
+                .first_mismatch
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
         }
     }
 
@@ -57,7 +61,11 @@ impl CheckReport {
 
     /// Panics with the detail when the check failed, for use in `#[test]`s.
     pub fn assert_passed(&self) {
-        assert!(self.passed, "{} ({}): {}", self.check, self.kernel, self.detail);
+        assert!(
+            self.passed,
+            "{} ({}): {}",
+            self.check, self.kernel, self.detail
+        );
     }
 }
 

@@ -23,23 +23,33 @@ pub fn check_sum_f64(gpu: &Gpu, n: usize, block: u32) -> CheckReport {
     let terms = awkward_terms(n, n as u64);
     let cpu = pairwise_sum_f64(&terms);
     let check = format!("sum_f64 n={n}, block {block}");
-    let on_gpu = gpu.upload(&terms).and_then(|buffer| core_kernels::reduce_sum_f64(gpu, &buffer, block));
+    let on_gpu = gpu
+        .upload(&terms)
+        .and_then(|buffer| core_kernels::reduce_sum_f64(gpu, &buffer, block));
     report(check, "reduce_sum_f64", cpu, on_gpu)
 }
 
 /// Compares the f32-to-f64 sum of `n` terms at `block`.
 pub fn check_sum_f32(gpu: &Gpu, n: usize, block: u32) -> CheckReport {
-    let terms: Vec<f32> = awkward_terms(n, n as u64 + 1).iter().map(|&t| t as f32).collect();
+    let terms: Vec<f32> = awkward_terms(n, n as u64 + 1)
+        .iter()
+        .map(|&t| t as f32)
+        .collect();
     let cpu = pairwise_sum_f32_as_f64(&terms);
     let check = format!("sum_f32_to_f64 n={n}, block {block}");
-    let on_gpu = gpu.upload(&terms).and_then(|buffer| core_kernels::reduce_sum_f32_to_f64(gpu, &buffer, block));
+    let on_gpu = gpu
+        .upload(&terms)
+        .and_then(|buffer| core_kernels::reduce_sum_f32_to_f64(gpu, &buffer, block));
     report(check, "reduce_sum_f32_to_f64", cpu, on_gpu)
 }
 
 fn report(check: String, kernel: &str, cpu: f64, gpu: evo_core::Result<f64>) -> CheckReport {
     match gpu {
         Ok(value) => {
-            let comparison = compare_slices(&check, 0, 1, &[cpu], &[value], Tolerance::Exact, |_| String::new());
+            let comparison =
+                compare_slices(&check, 0, 1, &[cpu], &[value], Tolerance::Exact, |_| {
+                    String::new()
+                });
             CheckReport::from_comparison(check, kernel, &comparison)
         }
         Err(error) => CheckReport::from_error(check, kernel, &error),
