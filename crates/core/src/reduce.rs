@@ -50,12 +50,16 @@ where
         .into_par_iter()
         .map(|c| {
             let base = c * CHUNK_LEAVES;
-            subtree_sum(CHUNK_LEAVES, |i| if base + i < n { term(base + i) } else { 0.0 })
+            subtree_sum(CHUNK_LEAVES, |i| {
+                if base + i < n { term(base + i) } else { 0.0 }
+            })
         })
         .collect();
     // The chunk sums are the nodes of level log2(CHUNK_LEAVES); padding them with +0.0 up to a power of two
     // gives exactly the nodes an all-padding chunk would have produced.
-    subtree_sum(chunks.next_power_of_two(), |i| chunk_sums.get(i).copied().unwrap_or(0.0))
+    subtree_sum(chunks.next_power_of_two(), |i| {
+        chunk_sums.get(i).copied().unwrap_or(0.0)
+    })
 }
 
 /// Sums `leaves` (a power of two) values `leaf(0..leaves)` with the adjacent-pair tree, using a small stack
@@ -72,7 +76,9 @@ fn subtree_sum(leaves: usize, leaf: impl Fn(usize) -> f64) -> f64 {
         let mut closed = i;
         while closed & 1 == 1 {
             depth -= 1;
-            node = stack[depth] + node;
+            // The left sibling is the left operand, as in the tree's definition.
+            let parent = stack[depth] + node;
+            node = parent;
             closed >>= 1;
         }
         stack[depth] = node;
@@ -111,7 +117,11 @@ mod tests {
             let terms = awkward_terms(n);
             let expected = level_by_level(&terms);
             let got = pairwise_sum_f64(&terms);
-            assert_eq!(got.to_bits(), expected.to_bits(), "n = {n}: {got} vs {expected}");
+            assert_eq!(
+                got.to_bits(),
+                expected.to_bits(),
+                "n = {n}: {got} vs {expected}"
+            );
         }
     }
 
@@ -121,7 +131,11 @@ mod tests {
             let terms = awkward_terms(n);
             let expected = level_by_level(&terms);
             let got = pairwise_sum_f64(&terms);
-            assert_eq!(got.to_bits(), expected.to_bits(), "n = {n}: {got} vs {expected}");
+            assert_eq!(
+                got.to_bits(),
+                expected.to_bits(),
+                "n = {n}: {got} vs {expected}"
+            );
         }
     }
 
