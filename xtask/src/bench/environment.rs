@@ -1,0 +1,200 @@
+//! Where and how a benchmark ran: device, driver, CPU, commit, date and command line, recorded in every output.
+
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use evo_gpu_runtime::Gpu;
+use serde::Serialize;
+
+/// The facts every benchmark output records, so that a figure can be traced to a machine and a commit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Environment {
+    /// The GPU's name, or "none".
+    pub device: String,
+    /// The CUDA driver's version, or "none".
+    pub driver_version: String,
+    /// The GPU's compute capability ("9.0"), or "none".
+    pub compute_capability: String,
+    /// The CPU's model name from `/proc/cpuinfo`, or "unknown".
+    pub cpu_model: String,
+    /// Threads of the rayon pool that the CPU side uses.
+    pub cpu_threads: usize,
+    /// `git rev-parse --short HEAD` (with `-dirty` when tracked files changed), else `$EVO_COMMIT`, else
+    /// "unknown".
+    pub commit: String,
+    /// When the run started, UTC, ISO 8601.
+    pub date_utc: String,
+    /// The command line that produced the output.
+    pub command: String,
+    /// "quick" or "full".
+    pub mode: String,
+    /// "release", or "debug" for an unoptimized xtask (`cargo xtask` without `--release`), whose CPU figures are
+    /// far below what the library reaches.
+    pub build: String,
+}
+
+impl Environment {
+    /// Collects the environment of this process, with `gpu` the device measured (if any).
+    pub fn collect(gpu: Option<&Gpu>, quick: bool) -> Self {
+        let none = || "none".to_string();
+        Self {
+            device: gpu.map_or_else(none, |g| g.info().name.clone()),
+            driver_version: gpu.map_or_else(none, |g| g.info().driver_version.clone()),
+            compute_capability: gpu.map_or_else(none, |g| {
+                let (major, minor) = g.info().compute_capability;
+                format!("{major}.{minor}")
+            }),
+            cpu_model: cpu_model(),
+            cpu_threads: rayon::current_num_threads(),
+            commit: commit(),
+            date_utc: format_utc(
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
+            ),
+            command: command_line(),
+            mode: if quick { "quick" } else { "full" }.to_string(),
+            build: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            }
+            .to_string(),
+        }
+    }
+
+    /// A short description of the CPU side's device, for table rows.
+    pub fn cpu_device(&self) -> String {
+        format!("{} ({} threads)", self.cpu_model, self.cpu_threads)
+    }
+
+    /// The environment as a markdown bullet list.
+    pub fn to_markdown(&self) -> String {
+        [
+            ("device", &self.device),
+            ("driver", &self.driver_version),
+            ("compute capability", &self.compute_capability),
+            ("CPU", &self.cpu_model),
+            ("CPU threads", &self.cpu_threads.to_string()),
+            ("commit", &self.commit),
+            ("date (UTC)", &self.date_utc),
+            ("command", &format!("`{}`", self.command)),
+            ("mode", &self.mode),
+            ("build", &self.build),
+        ]
+        .iter()
+        .map(|(key, value)| format!("- {key}: {value}\n"))
+        .collect()
+    }
+}
+
+/// The first "model name" of `/proc/cpuinfo`, or "unknown".
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| parse_cpu_model(&text))
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+fn parse_cpu_model(cpuinfo: &str) -> Option<String> {
+    cpuinfo
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(key, _)| key.trim() == "model name")
+        .map(|(_, value)| value.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|model| !model.is_empty())
+}
+
+/// The commit being measured: git when it works here, else `$EVO_COMMIT` (set it when copying the binary to a
+/// machine without the repository), else "unknown".
+fn commit() -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    };
+    if let Some(hash) = git(&["rev-parse", "--short", "HEAD"]).filter(|h| !h.is_empty()) {
+        let dirty =
+            git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+        return if dirty { format!("{hash}-dirty") } else { hash };
+    }
+    match std::env::var("EVO_COMMIT") {
+        Ok(commit) if !commit.trim().is_empty() => commit.trim().to_string(),
+        _ => "unknown".to_string(),
+    }
+}
+
+/// The command line, with the program written as `xtask` and arguments containing spaces quoted.
+fn command_line() -> String {
+    let arguments = std::env::args().skip(1).map(|arg| {
+        if arg.contains(char::is_whitespace) || arg.is_empty() {
+            format!("'{arg}'")
+        } else {
+            arg
+        }
+    });
+    std::iter::once("xtask".to_string())
+        .chain(arguments)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn format_utc(seconds: u64) -> String {
+    let days = seconds / 86_400;
+    let of_day = seconds % 86_400;
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        of_day / 3600,
+        (of_day % 3600) / 60,
+        of_day % 60
+    )
+}
+
+/// The proleptic Gregorian date of day `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    // Shift the epoch to 0000-03-01, so that leap days fall at the end of a 400-year era's years.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates_match_known_timestamps() {
+        assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(format_utc(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(format_utc(4_102_444_799), "2099-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn cpu_model_is_read_from_the_first_model_name_line() {
+        let cpuinfo =
+            "processor\t: 0\nmodel name\t: AMD EPYC  7B13 64-Core Processor\nmodel name\t: other\n";
+        assert_eq!(
+            parse_cpu_model(cpuinfo).as_deref(),
+            Some("AMD EPYC 7B13 64-Core Processor")
+        );
+        assert_eq!(parse_cpu_model("processor\t: 0\n"), None);
+    }
+}

@@ -1,0 +1,10 @@
+//! The registry of benchmark suites: each suite lives in its own file here and is listed once in [`suites`].
+
+mod core;
+
+use super::Suite;
+
+/// Every suite, in the order `cargo xtask bench` runs them.
+pub fn suites() -> Vec<Box<dyn Suite>> {
+    vec![Box::new(core::Core)]
+}
