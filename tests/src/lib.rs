@@ -22,3 +22,8 @@ pub mod suite;
 pub mod tolerance;
 
 pub use evo_gpu_runtime::Gpu;
+
+/// The README's Rust example, compiled and run as a doc test so that it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
