@@ -16,6 +16,22 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/math.cuh"),
     },
     Header {
+        name: "common/math/constants.cuh",
+        source: include_str!("../common/math/constants.cuh"),
+    },
+    Header {
+        name: "common/math/double.cuh",
+        source: include_str!("../common/math/double.cuh"),
+    },
+    Header {
+        name: "common/math/pow.cuh",
+        source: include_str!("../common/math/pow.cuh"),
+    },
+    Header {
+        name: "common/math/single.cuh",
+        source: include_str!("../common/math/single.cuh"),
+    },
+    Header {
         name: "common/reduce.cuh",
         source: include_str!("../common/reduce.cuh"),
     },
