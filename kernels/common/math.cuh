@@ -9,7 +9,8 @@
 // (int <-> double in range, float <-> double), and because NaN results are always the canonical constants
 // of common/math/constants.cuh rather than whatever NaN the arithmetic would propagate. The algorithms,
 // their sources and their measured accuracy are documented once, in crates/core/src/math/mod.rs; the
-// comments name the Rust twin of each function. Never call sinf, __expf, fma and friends here: they differ from the CPU.
+// comments name the Rust twin of each function. Never call sinf, __expf, fma and friends here: they
+// differ from the CPU.
 //
 // The functions live in common/math/{constants,double,pow,single}.cuh, one per Rust file; this header
 // includes them all and adds the MathFunction dispatch used by the `math` kernel module.
