@@ -12,7 +12,7 @@ use evo_gpu_runtime::Gpu;
 
 /// The id prefix of CPU measurements: `cpu-<threads>t`.
 pub fn cpu_prefix() -> String {
-    format!("cpu-{}t", rayon_threads())
+    format!("cpu-{}t", cpu_threads())
 }
 
 /// The id prefix of measurements on `gpu`: `cuda<index>-<short name>` ("cuda0-h100").
@@ -42,6 +42,6 @@ pub fn gpu_or_note() -> Option<Gpu> {
     }
 }
 
-fn rayon_threads() -> usize {
+fn cpu_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }

@@ -1,6 +1,8 @@
 //! The GPU gate: GPU tests skip with a printed line on machines without a GPU, and fail instead when
 //! `EVO_REQUIRE_GPU=1` (which `cargo xtask verify-kernels` and `.gpu/run-tests` set on a GPU machine).
 
+use std::io::Write;
+
 use evo_gpu_runtime::Gpu;
 
 /// The environment variable that turns a skip into a failure.
@@ -22,7 +24,7 @@ pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
             panic!("{test}: no CUDA device, but {REQUIRE_GPU}=1 requires one")
         }
         Ok(None) => {
-            println!("SKIPPED (no CUDA device): {test}");
+            announce(&format!("SKIPPED (no CUDA device): {test}"));
             None
         }
         Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
@@ -38,6 +40,16 @@ pub fn nvrtc_or_skip(test: &str) -> bool {
     if gpu_required() {
         panic!("{test}: libnvrtc was not found, but {REQUIRE_GPU}=1 requires it");
     }
-    println!("SKIPPED (no NVRTC; set LD_LIBRARY_PATH to a libnvrtc directory): {test}");
+    announce(&format!(
+        "SKIPPED (no NVRTC; set LD_LIBRARY_PATH to a libnvrtc directory): {test}"
+    ));
     false
+}
+
+/// Writes a line straight to the process's stderr. libtest captures `println!` and `eprintln!` of passing
+/// tests, and a skip must be visible in a plain `cargo test` run.
+fn announce(line: &str) {
+    let mut stderr = std::io::stderr().lock();
+    // A closed stderr leaves nobody to tell; the skip itself still happens.
+    let _ = writeln!(stderr, "{line}");
 }
