@@ -225,8 +225,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// The buffer's contents as a new vector.
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let mut host = Vec::with_capacity(self.len);
-        // The first element's bytes stand in for "any value": every bit pattern of T is valid (DeviceCopy),
-        // and each element is overwritten by the copy below.
+        // Zero bits are a valid T (DeviceCopy); every element is overwritten by the copy below.
         host.resize(self.len, zeroed::<T>());
         self.copy_to_host(&mut host)?;
         Ok(host)
