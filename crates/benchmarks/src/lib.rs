@@ -1,9 +1,10 @@
-//! # evo-benchmarks (planned)
+//! # evo-benchmarks
 //!
-//! This crate will hold the optimization *test problems* of the five papers (not performance benchmarks,
-//! which live in the `evo-benches` package): the GA paper's eight functions, the MA-SW-Chains paper's shifted
-//! functions and CEC 2010, CEC 2006 g01–g24, knapsack and ETC scheduling instances, each with a CPU reference
-//! and a GPU evaluation.
+//! The optimization *test problems* of the five papers, each with a CPU reference and a GPU evaluation. (Not
+//! performance benchmarks: those live in the `evo-benches` package and `cargo xtask bench`.)
 //!
-//! Nothing is implemented yet; the work is tracked in the issue "evo-benchmarks: every problem of the five
-//! papers".
+//! Every problem is minimised; the knapsack, a maximisation problem, says so and is negated at the boundary.
+//! Genes are `f32`, fitness accumulates in `f64` with the workspace's fixed reduction tree, so the CPU and the
+//! GPU (Exact profile) agree bit for bit.
+//!
+//! The families, one module each; each module's docs give the formula, the domain, the optimum and the source.
