@@ -35,6 +35,22 @@ pub static HEADERS: &[Header] = &[
         name: "common/reduce.cuh",
         source: include_str!("../common/reduce.cuh"),
     },
+    Header {
+        name: "common/sort/bitonic.cuh",
+        source: include_str!("../common/sort/bitonic.cuh"),
+    },
+    Header {
+        name: "common/sort/key.cuh",
+        source: include_str!("../common/sort/key.cuh"),
+    },
+    Header {
+        name: "common/sort/radix.cuh",
+        source: include_str!("../common/sort/radix.cuh"),
+    },
+    Header {
+        name: "common/sort/scan.cuh",
+        source: include_str!("../common/sort/scan.cuh"),
+    },
 ];
 
 /// The header included as `name`, if there is one.

@@ -8,6 +8,8 @@ pub enum ModuleId {
     Math,
     /// `cuda/reduce.cu`: fixed-shape f64 sum reductions (equivalence tests, benches).
     Reduce,
+    /// `cuda/sort.cu`: population sorting and selection under the total order (evo-sort).
+    Sort,
 }
 
 impl ModuleId {
@@ -59,6 +61,36 @@ pub static MODULES: &[KernelModule] = &[
         file: "cuda/reduce.cu",
         source: include_str!("../cuda/reduce.cu"),
         entry_points: &["reduce_sum_f64", "reduce_sum_f32_to_f64"],
+    },
+    KernelModule {
+        id: ModuleId::Sort,
+        name: "sort",
+        file: "cuda/sort.cu",
+        source: include_str!("../cuda/sort.cu"),
+        entry_points: &[
+            "sort_segments_bitonic_f32",
+            "sort_segments_bitonic_f64",
+            "sort_exchange_rows_u32",
+            "sort_radix_prepare_f32",
+            "sort_radix_prepare_f64",
+            "sort_radix_histogram_u32",
+            "sort_radix_histogram_u64",
+            "sort_radix_scatter_u32",
+            "sort_radix_scatter_u64",
+            "sort_scan_exclusive_u32",
+            "sort_scan_add_u32",
+            "sort_ranks_from_order_u32",
+            "sort_gather_f32",
+            "sort_gather_f64",
+            "sort_select_first_f32",
+            "sort_select_first_f64",
+            "sort_select_pairs_u32",
+            "sort_select_pairs_u64",
+            "sort_topk_tiles_f32",
+            "sort_topk_tiles_f64",
+            "sort_topk_pairs_u32",
+            "sort_topk_pairs_u64",
+        ],
     },
 ];
 

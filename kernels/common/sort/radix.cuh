@@ -1,0 +1,116 @@
+// One pass of a least-significant-digit radix sort of (key, index) pairs over 8-bit digits.
+//
+// The keys are split into tiles of blockDim.x * items_per_thread consecutive pairs. A pass is three launches:
+// 1. histogram: each tile counts its digits; counts[d * tiles + t] is the count of digit d in tile t;
+// 2. an exclusive scan of `counts` (digit-major), which gives each (digit, tile) its first output position;
+// 3. scatter: each tile writes its pairs to those positions, keeping their input order within a digit.
+// Step 3 keeps input order, so every pass is stable, and passes over all digits from the lowest leave the pairs
+// sorted by key with ties in input order. Starting from index order, that is the workspace's total order.
+#pragma once
+
+#define EVO_RADIX_BITS 8u
+#define EVO_RADIX_BINS 256u
+
+template <typename K>
+__device__ __forceinline__ unsigned int evo_radix_digit(K key, unsigned int shift)
+{
+    return (unsigned int)(key >> shift) & (EVO_RADIX_BINS - 1u);
+}
+
+// Step 1 for tiles blockIdx.x, blockIdx.x + gridDim.x, ...; `bins` is 256 unsigned ints of shared memory.
+template <typename K>
+__device__ void evo_radix_histogram(const K* keys, unsigned int* counts, unsigned int* bins, unsigned int n,
+                                    unsigned int shift, unsigned int tiles, unsigned int items_per_thread)
+{
+    const unsigned long long tile_size = (unsigned long long)blockDim.x * items_per_thread;
+    for (unsigned int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        for (unsigned int d = threadIdx.x; d < EVO_RADIX_BINS; d += blockDim.x) {
+            bins[d] = 0u;
+        }
+        __syncthreads();
+        const unsigned long long start = (unsigned long long)tile * tile_size;
+        for (unsigned int k = 0; k < items_per_thread; ++k) {
+            const unsigned long long i = start + (unsigned long long)k * blockDim.x + threadIdx.x;
+            if (i < n) {
+                atomicAdd(&bins[evo_radix_digit(keys[i], shift)], 1u);
+            }
+        }
+        __syncthreads();
+        for (unsigned int d = threadIdx.x; d < EVO_RADIX_BINS; d += blockDim.x) {
+            counts[(unsigned long long)d * tiles + tile] = bins[d];
+        }
+        __syncthreads();
+    }
+}
+
+// Step 3. `offsets` is the scanned `counts`. `shared` holds 256 + 256 * (blockDim.x / 32) unsigned ints.
+//
+// A tile is read in rounds of blockDim.x pairs (round k, thread t reads pair k * blockDim.x + t), so thread
+// order within a round is input order. Within a round, a pair's position is: the running start of its digit,
+// plus the pairs of that digit in lower warps (`warp_counts`, scanned per digit), plus its lower lanes of the
+// same digit in its own warp (`__match_any_sync`). `warp_counts[w][d]` is written and cleared only by warp w's
+// leader of digit d, and scanned by the owner thread of digit d between two block barriers.
+template <typename K>
+__device__ void evo_radix_scatter(const K* keys_in, const unsigned int* indices_in, const unsigned int* offsets,
+                                  K* keys_out, unsigned int* indices_out, unsigned int* shared, unsigned int n,
+                                  unsigned int shift, unsigned int tiles, unsigned int items_per_thread)
+{
+    unsigned int* digit_start = shared;
+    unsigned int* warp_counts = shared + EVO_RADIX_BINS;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const unsigned int lanes_below = (1u << lane) - 1u;
+    const unsigned long long tile_size = (unsigned long long)blockDim.x * items_per_thread;
+    for (unsigned int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        for (unsigned int d = threadIdx.x; d < EVO_RADIX_BINS; d += blockDim.x) {
+            digit_start[d] = offsets[(unsigned long long)d * tiles + tile];
+        }
+        for (unsigned int s = threadIdx.x; s < warps * EVO_RADIX_BINS; s += blockDim.x) {
+            warp_counts[s] = 0u;
+        }
+        __syncthreads();
+        const unsigned long long start = (unsigned long long)tile * tile_size;
+        for (unsigned int k = 0; k < items_per_thread; ++k) {
+            const unsigned long long i = start + (unsigned long long)k * blockDim.x + threadIdx.x;
+            const bool valid = i < n;
+            const K key = valid ? keys_in[i] : (K)0;
+            const unsigned int index = valid ? indices_in[i] : 0u;
+            // Lanes past the end form a group of their own (digit 256) and write nothing.
+            const unsigned int digit = valid ? evo_radix_digit(key, shift) : EVO_RADIX_BINS;
+            const unsigned int peers = __match_any_sync(0xffffffffu, digit);
+            const unsigned int leader = __ffs(peers) - 1u;
+            const unsigned int rank_in_warp = __popc(peers & lanes_below);
+            if (valid && lane == leader) {
+                warp_counts[warp * EVO_RADIX_BINS + digit] = __popc(peers);
+            }
+            __syncthreads();
+            for (unsigned int d = threadIdx.x; d < EVO_RADIX_BINS; d += blockDim.x) {
+                unsigned int running = digit_start[d];
+                for (unsigned int w = 0; w < warps; ++w) {
+                    // Only a warp that holds digit d reads its slot back and clears it, so empty slots stay 0.
+                    const unsigned int count = warp_counts[w * EVO_RADIX_BINS + d];
+                    if (count != 0u) {
+                        warp_counts[w * EVO_RADIX_BINS + d] = running;
+                        running += count;
+                    }
+                }
+                digit_start[d] = running;
+            }
+            __syncthreads();
+            unsigned int first = 0u;
+            if (valid && lane == leader) {
+                first = warp_counts[warp * EVO_RADIX_BINS + digit];
+                warp_counts[warp * EVO_RADIX_BINS + digit] = 0u;
+            }
+            first = __shfl_sync(0xffffffffu, first, leader);
+            if (valid) {
+                keys_out[first + rank_in_warp] = key;
+                indices_out[first + rank_in_warp] = index;
+            }
+            // The next round's leaders of this warp write the slots this round's leaders cleared.
+            __syncwarp();
+        }
+        __syncthreads();
+    }
+}
