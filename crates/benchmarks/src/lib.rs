@@ -8,3 +8,13 @@
 //! GPU (Exact profile) agree bit for bit.
 //!
 //! The families, one module each; each module's docs give the formula, the domain, the optimum and the source.
+
+pub mod de_rastrigin;
+pub mod functions;
+pub mod ga_functions;
+pub mod shifted;
+pub mod tree;
+
+pub use de_rastrigin::DeRastrigin;
+pub use ga_functions::{GaBinaryProblem, GaFunction, GaProblem};
+pub use shifted::{ShiftedFunction, ShiftedProblem};
