@@ -36,6 +36,34 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/reduce.cuh"),
     },
     Header {
+        name: "common/rng.cuh",
+        source: include_str!("../common/rng.cuh"),
+    },
+    Header {
+        name: "common/rng/addressed.cuh",
+        source: include_str!("../common/rng/addressed.cuh"),
+    },
+    Header {
+        name: "common/rng/convert.cuh",
+        source: include_str!("../common/rng/convert.cuh"),
+    },
+    Header {
+        name: "common/rng/curand_philox.cuh",
+        source: include_str!("../common/rng/curand_philox.cuh"),
+    },
+    Header {
+        name: "common/rng/curand_xorwow.cuh",
+        source: include_str!("../common/rng/curand_xorwow.cuh"),
+    },
+    Header {
+        name: "common/rng/philox.cuh",
+        source: include_str!("../common/rng/philox.cuh"),
+    },
+    Header {
+        name: "common/rng/xor128.cuh",
+        source: include_str!("../common/rng/xor128.cuh"),
+    },
+    Header {
         name: "common/sort/bitonic.cuh",
         source: include_str!("../common/sort/bitonic.cuh"),
     },

@@ -10,6 +10,8 @@ pub enum ModuleId {
     Reduce,
     /// `cuda/sort.cu`: population sorting and selection under the total order (evo-sort).
     Sort,
+    /// `cuda/rng.cu`: fill kernels of every generator and conversion (evo-rng).
+    Rng,
 }
 
 impl ModuleId {
@@ -90,6 +92,30 @@ pub static MODULES: &[KernelModule] = &[
             "sort_topk_tiles_f64",
             "sort_topk_pairs_u32",
             "sort_topk_pairs_u64",
+        ],
+    },
+    KernelModule {
+        id: ModuleId::Rng,
+        name: "rng",
+        file: "cuda/rng.cu",
+        source: include_str!("../cuda/rng.cu"),
+        entry_points: &[
+            "rng_philox_fill_u32",
+            "rng_philox_fill_uniform_f32",
+            "rng_philox_fill_uniform_f64",
+            "rng_philox_fill_below",
+            "rng_philox_fill_normal_f32",
+            "rng_xor128_fill_u32",
+            "rng_xor128_fill_uniform_f32",
+            "rng_xor128_fill_uniform_f64",
+            "rng_curand_xorwow_fill_u32",
+            "rng_curand_xorwow_fill_uniform_f32",
+            "rng_curand_xorwow_fill_uniform_f64",
+            "rng_curand_xorwow_fill_normal_f32",
+            "rng_curand_philox_fill_u32",
+            "rng_curand_philox_fill_uniform_f32",
+            "rng_curand_philox_fill_uniform_f64",
+            "rng_curand_philox_fill_normal_f32",
         ],
     },
 ];
