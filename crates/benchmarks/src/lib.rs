@@ -18,3 +18,5 @@ pub mod tree;
 pub use de_rastrigin::DeRastrigin;
 pub use ga_functions::{GaBinaryProblem, GaFunction, GaProblem};
 pub use shifted::{ShiftedFunction, ShiftedProblem};
+pub mod cec2010;
+pub use cec2010::Cec2010Problem;
