@@ -213,7 +213,7 @@ impl Cec2010Problem {
         let recipe = Recipe::of(number).ok_or_else(|| {
             Error::invalid_parameter("Cec2010Problem", "function number", number, "1..=20")
         })?;
-        if dimension == 0 || dimension % 100 != 0 || dimension > MAX_DIMENSION {
+        if dimension == 0 || !dimension.is_multiple_of(100) || dimension > MAX_DIMENSION {
             return Err(Error::invalid_parameter(
                 "Cec2010Problem",
                 "dimension",
