@@ -68,6 +68,26 @@ pub struct Sequence {
 }
 
 impl Sequence {
+    /// The seed of the key.
+    pub const fn seed(&self) -> u64 {
+        (self.key[0] as u64) | ((self.key[1] as u64) << 32)
+    }
+
+    /// The stream id (counter word 3).
+    pub const fn stream_id(&self) -> u32 {
+        self.stream
+    }
+
+    /// The step (counter word 2).
+    pub const fn step(&self) -> u32 {
+        self.step
+    }
+
+    /// The individual (counter word 1).
+    pub const fn individual(&self) -> u32 {
+        self.individual
+    }
+
     /// The four words of lane `lane`.
     #[inline]
     pub fn block(&self, lane: u32) -> [u32; 4] {

@@ -40,6 +40,9 @@
 //! - integer in `[0, n)`: Lemire's multiply-shift without rejection (relative bias below n/2^32);
 //! - normal: Box–Muller in cuRAND's order with the portable math of [`evo_core::math`].
 //!
+//! CPU fills of every generator and conversion are in [`fill`], their GPU twins in [`cuda`]; the device code
+//! that other kernels include is `kernels/common/rng/`.
+//!
 //! ## Example
 //!
 //! ```
@@ -61,8 +64,10 @@
 
 mod addressed;
 pub mod convert;
+pub mod cuda;
 pub mod curand_philox;
 pub mod curand_xorwow;
+pub mod fill;
 pub mod gf2;
 pub mod philox;
 mod stream;
