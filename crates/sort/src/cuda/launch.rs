@@ -1,0 +1,823 @@
+//! Typed launch functions, one per kernel of `kernels/cuda/sort.cu`, and the `#[repr(C)]` mirrors of its
+//! parameter structs. Each function checks its buffers and derives the launch shape from their lengths; the
+//! routines of [`crate::cuda`] compose them.
+
+use evo_core::{Error, Result};
+use evo_gpu_runtime::{DeviceBuffer, DeviceCopy, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_kernels::ModuleId;
+
+use crate::limits::{COMPONENT, MAX_SEGMENT_LEN, check_block};
+use crate::order::SortKey;
+
+/// The largest grid the launchers ask for; the kernels loop over further segments, rows or tiles.
+const MAX_GRID: usize = 1 << 20;
+
+/// Radix digits per pass: 8 bits, 256 bins (`EVO_RADIX_BINS`).
+pub(crate) const RADIX_BINS: usize = 256;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// An order key on the device (`u32`, `u64`): the entry points that work on key pairs.
+pub trait DeviceKey: DeviceCopy + Ord + sealed::Sealed {
+    /// Bits of the key; the radix sort makes `BITS / 8` passes.
+    const BITS: u32;
+    /// `sort_radix_histogram_*`.
+    const HISTOGRAM: &'static str;
+    /// `sort_radix_scatter_*`.
+    const SCATTER: &'static str;
+    /// `sort_select_pairs_*`.
+    const SELECT_PAIRS: &'static str;
+    /// `sort_topk_pairs_*`.
+    const TOPK_PAIRS: &'static str;
+}
+
+impl DeviceKey for u32 {
+    const BITS: u32 = 32;
+    const HISTOGRAM: &'static str = "sort_radix_histogram_u32";
+    const SCATTER: &'static str = "sort_radix_scatter_u32";
+    const SELECT_PAIRS: &'static str = "sort_select_pairs_u32";
+    const TOPK_PAIRS: &'static str = "sort_topk_pairs_u32";
+}
+
+impl DeviceKey for u64 {
+    const BITS: u32 = 64;
+    const HISTOGRAM: &'static str = "sort_radix_histogram_u64";
+    const SCATTER: &'static str = "sort_radix_scatter_u64";
+    const SELECT_PAIRS: &'static str = "sort_select_pairs_u64";
+    const TOPK_PAIRS: &'static str = "sort_topk_pairs_u64";
+}
+
+/// A fitness type with kernels (`f32`, `f64`): the entry points that read fitness values.
+pub trait DeviceFitness: SortKey<Key: DeviceKey> + DeviceCopy + sealed::Sealed {
+    /// `sort_segments_bitonic_*`.
+    const SEGMENTS: &'static str;
+    /// `sort_radix_prepare_*`.
+    const PREPARE: &'static str;
+    /// `sort_gather_*`.
+    const GATHER: &'static str;
+    /// `sort_select_first_*`.
+    const SELECT_FIRST: &'static str;
+    /// `sort_topk_tiles_*`.
+    const TOPK_TILES: &'static str;
+}
+
+impl DeviceFitness for f32 {
+    const SEGMENTS: &'static str = "sort_segments_bitonic_f32";
+    const PREPARE: &'static str = "sort_radix_prepare_f32";
+    const GATHER: &'static str = "sort_gather_f32";
+    const SELECT_FIRST: &'static str = "sort_select_first_f32";
+    const TOPK_TILES: &'static str = "sort_topk_tiles_f32";
+}
+
+impl DeviceFitness for f64 {
+    const SEGMENTS: &'static str = "sort_segments_bitonic_f64";
+    const PREPARE: &'static str = "sort_radix_prepare_f64";
+    const GATHER: &'static str = "sort_gather_f64";
+    const SELECT_FIRST: &'static str = "sort_select_first_f64";
+    const TOPK_TILES: &'static str = "sort_topk_tiles_f64";
+}
+
+/// Mirrors `SortSegmentsParams` in `kernels/cuda/sort.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SortSegmentsParams {
+    /// Number of segments.
+    pub segments: u32,
+    /// Entries per segment.
+    pub segment_len: u32,
+    /// `segment_len` rounded up to a power of two.
+    pub padded_len: u32,
+}
+const _: () = assert!(size_of::<SortSegmentsParams>() == 12);
+// SAFETY: repr(C), three u32, the layout of the CUDA struct (12 bytes, asserted on both sides).
+unsafe impl KernelParams for SortSegmentsParams {}
+
+/// Mirrors `SortExchangeParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SortExchangeParams {
+    /// Rows of the source and of the destination.
+    pub rows: u32,
+    /// u32 words per row.
+    pub words_per_row: u32,
+    /// Rows per segment.
+    pub segment_len: u32,
+}
+const _: () = assert!(size_of::<SortExchangeParams>() == 12);
+// SAFETY: repr(C), three u32, the layout of the CUDA struct (12 bytes, asserted on both sides).
+unsafe impl KernelParams for SortExchangeParams {}
+
+/// Mirrors `SortLengthParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SortLengthParams {
+    /// Number of elements.
+    pub n: u32,
+}
+const _: () = assert!(size_of::<SortLengthParams>() == 4);
+// SAFETY: repr(C), one u32, the layout of the CUDA struct (4 bytes, asserted on both sides).
+unsafe impl KernelParams for SortLengthParams {}
+
+/// Mirrors `SortRadixParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SortRadixParams {
+    /// Number of pairs.
+    pub n: u32,
+    /// The pass's digit is `(key >> shift) & 255`.
+    pub shift: u32,
+    /// `ceil(n / (block · items_per_thread))`.
+    pub tiles: u32,
+    /// Pairs per thread and tile.
+    pub items_per_thread: u32,
+}
+const _: () = assert!(size_of::<SortRadixParams>() == 16);
+// SAFETY: repr(C), four u32, the layout of the CUDA struct (16 bytes, asserted on both sides).
+unsafe impl KernelParams for SortRadixParams {}
+
+/// Mirrors `SortScanParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SortScanParams {
+    /// Number of counts.
+    pub n: u32,
+    /// Counts per thread.
+    pub items_per_thread: u32,
+}
+const _: () = assert!(size_of::<SortScanParams>() == 8);
+// SAFETY: repr(C), two u32, the layout of the CUDA struct (8 bytes, asserted on both sides).
+unsafe impl KernelParams for SortScanParams {}
+
+/// Mirrors `SortSelectParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SortSelectParams {
+    /// Number of values or pairs.
+    pub n: u32,
+    /// 1 for argmax, 0 for argmin.
+    pub largest: u32,
+    /// Inputs per thread.
+    pub items_per_thread: u32,
+}
+const _: () = assert!(size_of::<SortSelectParams>() == 12);
+// SAFETY: repr(C), three u32, the layout of the CUDA struct (12 bytes, asserted on both sides).
+unsafe impl KernelParams for SortSelectParams {}
+
+/// Mirrors `SortTopkParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SortTopkParams {
+    /// Number of values or pairs.
+    pub n: u32,
+    /// Pairs kept per tile.
+    pub k: u32,
+    /// Pairs per tile (a power of two, at least 2k).
+    pub tile: u32,
+}
+const _: () = assert!(size_of::<SortTopkParams>() == 12);
+// SAFETY: repr(C), three u32, the layout of the CUDA struct (12 bytes, asserted on both sides).
+unsafe impl KernelParams for SortTopkParams {}
+
+fn length_mismatch(kernel: &'static str, what: &'static str, got: usize, want: usize) -> Error {
+    Error::invalid_parameter(
+        COMPONENT,
+        what,
+        format!("{got} (in {kernel})"),
+        format!("{want}"),
+    )
+}
+
+fn check_len_eq(kernel: &'static str, what: &'static str, got: usize, want: usize) -> Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(length_mismatch(kernel, what, got, want))
+    }
+}
+
+fn as_u32(kernel: &'static str, what: &'static str, value: usize) -> Result<u32> {
+    u32::try_from(value).map_err(|_| {
+        Error::invalid_parameter(
+            COMPONENT,
+            what,
+            format!("{value} (in {kernel})"),
+            format!("at most {}", u32::MAX),
+        )
+    })
+}
+
+/// Blocks for a grid-stride loop over `n` elements, one per thread.
+fn elementwise_grid(n: usize, block: u32) -> u32 {
+    n.div_ceil(block as usize).clamp(1, MAX_GRID) as u32
+}
+
+/// `sort_segments_bitonic_*`: sorts each segment of `segment_len` (1..=4096) fitness values; writes the local
+/// indices in sorted order to `order` and the values in that order to `sorted`.
+pub(crate) fn segments_bitonic<T: DeviceFitness>(
+    gpu: &Gpu,
+    fitness: &DeviceBuffer<T>,
+    segment_len: usize,
+    order: &mut DeviceBuffer<u32>,
+    sorted: &mut DeviceBuffer<T>,
+    block: u32,
+) -> Result<()> {
+    check_block(T::SEGMENTS, block)?;
+    let segments = crate::limits::check_segments(T::SEGMENTS, fitness.len(), segment_len)?;
+    check_len_eq(T::SEGMENTS, "order length", order.len(), fitness.len())?;
+    check_len_eq(T::SEGMENTS, "sorted length", sorted.len(), fitness.len())?;
+    if segments == 0 {
+        return Ok(());
+    }
+    let padded_len = segment_len.next_power_of_two();
+    debug_assert!(padded_len <= MAX_SEGMENT_LEN);
+    let shared = padded_len * (size_of::<T::Key>() + size_of::<u16>());
+    let params = SortSegmentsParams {
+        segments: segments as u32,
+        segment_len: segment_len as u32,
+        padded_len: padded_len as u32,
+    };
+    let kernel = gpu.kernel(ModuleId::Sort, T::SEGMENTS, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_segments_bitonic_*(const T*, unsigned*, T*, SortSegmentsParams)`;
+    // block b touches entries of its segments only, all below segments · segment_len = the common length of
+    // the three buffers; the shared memory holds padded_len keys and padded_len u16 indices as the kernel
+    // lays them out, and padded_len ≤ 4096 keeps every index in a u16.
+    unsafe {
+        kernel
+            .launch()
+            .input(fitness)
+            .output(order)
+            .output(sorted)
+            .params(&params)
+            .run(LaunchConfig::linear(
+                segments.min(MAX_GRID) as u32,
+                block,
+                shared as u32,
+            ))
+    }
+}
+
+/// `sort_exchange_rows_u32`: `dst` row r = `src` row (segment start + `order[r]`).
+pub(crate) fn exchange_rows(
+    gpu: &Gpu,
+    src: &DeviceBuffer<u32>,
+    order: &DeviceBuffer<u32>,
+    dst: &mut DeviceBuffer<u32>,
+    words_per_row: usize,
+    segment_len: usize,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "sort_exchange_rows_u32";
+    check_block(KERNEL, block)?;
+    crate::limits::check_rows(src.len(), words_per_row, order.len())?;
+    check_len_eq(KERNEL, "destination length", dst.len(), src.len())?;
+    let rows = order.len();
+    if rows == 0 {
+        return Ok(());
+    }
+    if segment_len == 0 || !rows.is_multiple_of(segment_len) {
+        return Err(length_mismatch(
+            KERNEL,
+            "rows",
+            rows,
+            rows.div_ceil(segment_len.max(1)) * segment_len,
+        ));
+    }
+    let params = SortExchangeParams {
+        rows: as_u32(KERNEL, "rows", rows)?,
+        words_per_row: words_per_row as u32,
+        segment_len: segment_len as u32,
+    };
+    let kernel = gpu.kernel(ModuleId::Sort, KERNEL, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_exchange_rows_u32(const unsigned*, const unsigned*, unsigned*,
+    // SortExchangeParams)`; rows · words_per_row = src.len() = dst.len() and `order` has `rows` entries; the
+    // kernel skips any order entry ≥ segment_len, so every source row it reads is below `rows`.
+    unsafe {
+        kernel
+            .launch()
+            .input(src)
+            .input(order)
+            .output(dst)
+            .params(&params)
+            .run(LaunchConfig::linear(rows.min(MAX_GRID) as u32, block, 0))
+    }
+}
+
+/// `sort_radix_prepare_*`: `keys[i]` = order key of `fitness[i]`, `indices[i] = i`.
+pub(crate) fn radix_prepare<T: DeviceFitness>(
+    gpu: &Gpu,
+    fitness: &DeviceBuffer<T>,
+    keys: &mut DeviceBuffer<T::Key>,
+    indices: &mut DeviceBuffer<u32>,
+    block: u32,
+) -> Result<()> {
+    check_block(T::PREPARE, block)?;
+    let n = fitness.len();
+    check_len_eq(T::PREPARE, "keys length", keys.len(), n)?;
+    check_len_eq(T::PREPARE, "indices length", indices.len(), n)?;
+    let params = SortLengthParams {
+        n: as_u32(T::PREPARE, "number of keys", n)?,
+    };
+    let kernel = gpu.kernel(ModuleId::Sort, T::PREPARE, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_radix_prepare_*(const T*, K*, unsigned*, SortLengthParams)`; the
+    // grid-stride loop touches indices below n, the common length of the three buffers.
+    unsafe {
+        kernel
+            .launch()
+            .input(fitness)
+            .output(keys)
+            .output(indices)
+            .params(&params)
+            .run(LaunchConfig::linear(elementwise_grid(n, block), block, 0))
+    }
+}
+
+/// The tiles of a radix pass over `n` pairs with `items_per_thread` pairs per thread.
+pub(crate) fn radix_tiles(n: usize, block: u32, items_per_thread: u32) -> usize {
+    n.div_ceil(block as usize * items_per_thread as usize)
+}
+
+/// `sort_radix_histogram_*`: `counts[d · tiles + t]` = number of keys of tile t whose digit at `shift` is d.
+pub(crate) fn radix_histogram<K: DeviceKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    counts: &mut DeviceBuffer<u32>,
+    shift: u32,
+    items_per_thread: u32,
+    block: u32,
+) -> Result<()> {
+    check_block(K::HISTOGRAM, block)?;
+    let n = keys.len();
+    let tiles = radix_tiles(n, block, items_per_thread);
+    check_len_eq(
+        K::HISTOGRAM,
+        "counts length",
+        counts.len(),
+        RADIX_BINS * tiles,
+    )?;
+    if tiles == 0 {
+        return Ok(());
+    }
+    let params = SortRadixParams {
+        n: as_u32(K::HISTOGRAM, "number of keys", n)?,
+        shift,
+        tiles: tiles as u32,
+        items_per_thread,
+    };
+    let kernel = gpu.kernel(ModuleId::Sort, K::HISTOGRAM, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_radix_histogram_*(const K*, unsigned*, SortRadixParams)`; keys are
+    // read below n and counts written below 256 · tiles = counts.len(); the bins are static shared memory.
+    unsafe {
+        kernel
+            .launch()
+            .input(keys)
+            .output(counts)
+            .params(&params)
+            .run(LaunchConfig::linear(tiles.min(MAX_GRID) as u32, block, 0))
+    }
+}
+
+/// `sort_radix_scatter_*`: moves each pair to `offsets[digit · tiles + tile]` plus its rank among the pairs of
+/// its tile with the same digit, keeping input order (a stable pass).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn radix_scatter<K: DeviceKey>(
+    gpu: &Gpu,
+    keys_in: &DeviceBuffer<K>,
+    indices_in: &DeviceBuffer<u32>,
+    offsets: &DeviceBuffer<u32>,
+    keys_out: &mut DeviceBuffer<K>,
+    indices_out: &mut DeviceBuffer<u32>,
+    shift: u32,
+    items_per_thread: u32,
+    block: u32,
+) -> Result<()> {
+    check_block(K::SCATTER, block)?;
+    let n = keys_in.len();
+    let tiles = radix_tiles(n, block, items_per_thread);
+    check_len_eq(K::SCATTER, "indices length", indices_in.len(), n)?;
+    check_len_eq(K::SCATTER, "output keys length", keys_out.len(), n)?;
+    check_len_eq(K::SCATTER, "output indices length", indices_out.len(), n)?;
+    check_len_eq(
+        K::SCATTER,
+        "offsets length",
+        offsets.len(),
+        RADIX_BINS * tiles,
+    )?;
+    if tiles == 0 {
+        return Ok(());
+    }
+    let params = SortRadixParams {
+        n: as_u32(K::SCATTER, "number of keys", n)?,
+        shift,
+        tiles: tiles as u32,
+        items_per_thread,
+    };
+    let warps = block as usize / 32;
+    let shared = (RADIX_BINS + RADIX_BINS * warps) * size_of::<u32>();
+    let kernel = gpu.kernel(ModuleId::Sort, K::SCATTER, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_radix_scatter_*(const K*, const unsigned*, const unsigned*, K*,
+    // unsigned*, SortRadixParams)`. Inputs are read below n; offsets below 256 · tiles. `offsets` is the
+    // exclusive scan of the histogram of these very keys at this shift, so the positions written form a
+    // permutation of 0..n. The shared memory holds 256 + 256 · warps u32, as the kernel lays them out.
+    unsafe {
+        kernel
+            .launch()
+            .input(keys_in)
+            .input(indices_in)
+            .input(offsets)
+            .output(keys_out)
+            .output(indices_out)
+            .params(&params)
+            .run(LaunchConfig::linear(
+                tiles.min(MAX_GRID) as u32,
+                block,
+                shared as u32,
+            ))
+    }
+}
+
+/// Counts per block of the scan kernels.
+pub(crate) fn scan_chunks(n: usize, block: u32, items_per_thread: u32) -> usize {
+    n.div_ceil(block as usize * items_per_thread as usize)
+}
+
+/// `sort_scan_exclusive_u32`: exclusive scan of each chunk of `counts` into `scanned`; chunk totals into
+/// `chunk_sums`.
+pub(crate) fn scan_exclusive(
+    gpu: &Gpu,
+    counts: &DeviceBuffer<u32>,
+    scanned: &mut DeviceBuffer<u32>,
+    chunk_sums: &mut DeviceBuffer<u32>,
+    items_per_thread: u32,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "sort_scan_exclusive_u32";
+    check_block(KERNEL, block)?;
+    let n = counts.len();
+    let chunks = scan_chunks(n, block, items_per_thread);
+    check_len_eq(KERNEL, "scanned length", scanned.len(), n)?;
+    check_len_eq(KERNEL, "chunk sums length", chunk_sums.len(), chunks)?;
+    if chunks == 0 {
+        return Ok(());
+    }
+    let params = SortScanParams {
+        n: as_u32(KERNEL, "number of counts", n)?,
+        items_per_thread,
+    };
+    let kernel = gpu.kernel(ModuleId::Sort, KERNEL, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_scan_exclusive_u32(const unsigned*, unsigned*, unsigned*,
+    // SortScanParams)`; one block per chunk, so block b writes chunk_sums[b] with b < chunks =
+    // chunk_sums.len(), and reads and writes counts below n only.
+    unsafe {
+        kernel
+            .launch()
+            .input(counts)
+            .output(scanned)
+            .output(chunk_sums)
+            .params(&params)
+            .run(LaunchConfig::linear(
+                as_u32(KERNEL, "chunks", chunks)?,
+                block,
+                0,
+            ))
+    }
+}
+
+/// `sort_scan_add_u32`: adds `chunk_offsets[c]` to every element of chunk c of `scanned`.
+pub(crate) fn scan_add(
+    gpu: &Gpu,
+    scanned: &mut DeviceBuffer<u32>,
+    chunk_offsets: &DeviceBuffer<u32>,
+    items_per_thread: u32,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "sort_scan_add_u32";
+    check_block(KERNEL, block)?;
+    let n = scanned.len();
+    let chunks = scan_chunks(n, block, items_per_thread);
+    check_len_eq(KERNEL, "chunk offsets length", chunk_offsets.len(), chunks)?;
+    if chunks == 0 {
+        return Ok(());
+    }
+    let params = SortScanParams {
+        n: as_u32(KERNEL, "number of counts", n)?,
+        items_per_thread,
+    };
+    let kernel = gpu.kernel(ModuleId::Sort, KERNEL, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_scan_add_u32(unsigned*, const unsigned*, SortScanParams)`; one block
+    // per chunk reads chunk_offsets[b], b < chunks = chunk_offsets.len(), and touches elements below n.
+    unsafe {
+        kernel
+            .launch()
+            .output(scanned)
+            .input(chunk_offsets)
+            .params(&params)
+            .run(LaunchConfig::linear(
+                as_u32(KERNEL, "chunks", chunks)?,
+                block,
+                0,
+            ))
+    }
+}
+
+/// `sort_ranks_from_order_u32`: `ranks[order[r]] = r`.
+pub(crate) fn ranks_from_order(
+    gpu: &Gpu,
+    order: &DeviceBuffer<u32>,
+    ranks: &mut DeviceBuffer<u32>,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "sort_ranks_from_order_u32";
+    check_block(KERNEL, block)?;
+    let n = order.len();
+    check_len_eq(KERNEL, "ranks length", ranks.len(), n)?;
+    let params = SortLengthParams {
+        n: as_u32(KERNEL, "number of entries", n)?,
+    };
+    let kernel = gpu.kernel(ModuleId::Sort, KERNEL, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_ranks_from_order_u32(const unsigned*, unsigned*, SortLengthParams)`;
+    // r < n reads order[r] and the kernel writes ranks[from] only when from < n = ranks.len().
+    unsafe {
+        kernel
+            .launch()
+            .input(order)
+            .output(ranks)
+            .params(&params)
+            .run(LaunchConfig::linear(elementwise_grid(n, block), block, 0))
+    }
+}
+
+/// `sort_gather_*`: `out[r] = values[order[r]]`.
+pub(crate) fn gather<T: DeviceFitness>(
+    gpu: &Gpu,
+    values: &DeviceBuffer<T>,
+    order: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<T>,
+    block: u32,
+) -> Result<()> {
+    check_block(T::GATHER, block)?;
+    let n = values.len();
+    check_len_eq(T::GATHER, "order length", order.len(), n)?;
+    check_len_eq(T::GATHER, "output length", out.len(), n)?;
+    let params = SortLengthParams {
+        n: as_u32(T::GATHER, "number of values", n)?,
+    };
+    let kernel = gpu.kernel(ModuleId::Sort, T::GATHER, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_gather_*(const T*, const unsigned*, T*, SortLengthParams)`; r < n
+    // indexes order and out, and the kernel reads values[from] only when from < n = values.len().
+    unsafe {
+        kernel
+            .launch()
+            .input(values)
+            .input(order)
+            .output(out)
+            .params(&params)
+            .run(LaunchConfig::linear(elementwise_grid(n, block), block, 0))
+    }
+}
+
+/// Blocks of a selection pass over `n` inputs.
+pub(crate) fn select_blocks(n: usize, block: u32, items_per_thread: u32) -> usize {
+    n.div_ceil(block as usize * items_per_thread as usize)
+}
+
+/// `sort_select_first_*`: per block, the first (key, index) pair of its inputs (keys complemented when
+/// `largest`).
+pub(crate) fn select_first<T: DeviceFitness>(
+    gpu: &Gpu,
+    fitness: &DeviceBuffer<T>,
+    keys_out: &mut DeviceBuffer<T::Key>,
+    indices_out: &mut DeviceBuffer<u32>,
+    largest: bool,
+    items_per_thread: u32,
+    block: u32,
+) -> Result<()> {
+    check_block(T::SELECT_FIRST, block)?;
+    let n = fitness.len();
+    let blocks = select_blocks(n, block, items_per_thread);
+    check_len_eq(
+        T::SELECT_FIRST,
+        "output keys length",
+        keys_out.len(),
+        blocks,
+    )?;
+    check_len_eq(
+        T::SELECT_FIRST,
+        "output indices length",
+        indices_out.len(),
+        blocks,
+    )?;
+    if blocks == 0 {
+        return Ok(());
+    }
+    let params = SortSelectParams {
+        n: as_u32(T::SELECT_FIRST, "number of values", n)?,
+        largest: u32::from(largest),
+        items_per_thread,
+    };
+    let shared = block as usize * (size_of::<T::Key>() + size_of::<u32>());
+    let kernel = gpu.kernel(ModuleId::Sort, T::SELECT_FIRST, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_select_first_*(const T*, K*, unsigned*, SortSelectParams)`; block b
+    // reads inputs below n and writes slot b < blocks of both outputs; the shared memory holds `block` keys
+    // and `block` u32 indices as the kernel lays them out.
+    unsafe {
+        kernel
+            .launch()
+            .input(fitness)
+            .output(keys_out)
+            .output(indices_out)
+            .params(&params)
+            .run(LaunchConfig::linear(
+                as_u32(T::SELECT_FIRST, "blocks", blocks)?,
+                block,
+                shared as u32,
+            ))
+    }
+}
+
+/// `sort_select_pairs_*`: per block, the first pair of its input pairs.
+pub(crate) fn select_pairs<K: DeviceKey>(
+    gpu: &Gpu,
+    keys_in: &DeviceBuffer<K>,
+    indices_in: &DeviceBuffer<u32>,
+    keys_out: &mut DeviceBuffer<K>,
+    indices_out: &mut DeviceBuffer<u32>,
+    items_per_thread: u32,
+    block: u32,
+) -> Result<()> {
+    check_block(K::SELECT_PAIRS, block)?;
+    let n = keys_in.len();
+    let blocks = select_blocks(n, block, items_per_thread);
+    check_len_eq(K::SELECT_PAIRS, "indices length", indices_in.len(), n)?;
+    check_len_eq(
+        K::SELECT_PAIRS,
+        "output keys length",
+        keys_out.len(),
+        blocks,
+    )?;
+    check_len_eq(
+        K::SELECT_PAIRS,
+        "output indices length",
+        indices_out.len(),
+        blocks,
+    )?;
+    if blocks == 0 {
+        return Ok(());
+    }
+    let params = SortSelectParams {
+        n: as_u32(K::SELECT_PAIRS, "number of pairs", n)?,
+        largest: 0,
+        items_per_thread,
+    };
+    let shared = block as usize * (size_of::<K>() + size_of::<u32>());
+    let kernel = gpu.kernel(ModuleId::Sort, K::SELECT_PAIRS, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_select_pairs_*(const K*, const unsigned*, K*, unsigned*,
+    // SortSelectParams)`; block b reads pairs below n and writes slot b < blocks of both outputs; the shared
+    // memory holds `block` keys and `block` u32 indices.
+    unsafe {
+        kernel
+            .launch()
+            .input(keys_in)
+            .input(indices_in)
+            .output(keys_out)
+            .output(indices_out)
+            .params(&params)
+            .run(LaunchConfig::linear(
+                as_u32(K::SELECT_PAIRS, "blocks", blocks)?,
+                block,
+                shared as u32,
+            ))
+    }
+}
+
+/// Checks a top-k tile: a power of two, at least 2k, at most 2048 (24 KiB of shared memory for u64 keys).
+fn check_topk_shape(kernel: &'static str, k: usize, tile: usize) -> Result<()> {
+    if tile.is_power_of_two() && tile >= 2 * k && tile <= 2 * crate::limits::MAX_TOP_K && k >= 1 {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            COMPONENT,
+            "top-k tile",
+            format!("{tile} for k = {k} (in {kernel})"),
+            "a power of two in 2k..=2048, with k ≥ 1",
+        ))
+    }
+}
+
+/// `sort_topk_tiles_*`: per tile of `tile` fitness values, its `k` first (key, index) pairs.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn topk_tiles<T: DeviceFitness>(
+    gpu: &Gpu,
+    fitness: &DeviceBuffer<T>,
+    keys_out: &mut DeviceBuffer<T::Key>,
+    indices_out: &mut DeviceBuffer<u32>,
+    k: usize,
+    tile: usize,
+    block: u32,
+) -> Result<()> {
+    check_block(T::TOPK_TILES, block)?;
+    check_topk_shape(T::TOPK_TILES, k, tile)?;
+    let n = fitness.len();
+    let tiles = n.div_ceil(tile);
+    check_len_eq(
+        T::TOPK_TILES,
+        "output keys length",
+        keys_out.len(),
+        tiles * k,
+    )?;
+    check_len_eq(
+        T::TOPK_TILES,
+        "output indices length",
+        indices_out.len(),
+        tiles * k,
+    )?;
+    if tiles == 0 {
+        return Ok(());
+    }
+    let params = SortTopkParams {
+        n: as_u32(T::TOPK_TILES, "number of values", n)?,
+        k: k as u32,
+        tile: tile as u32,
+    };
+    let shared = tile * (size_of::<T::Key>() + size_of::<u32>());
+    let kernel = gpu.kernel(ModuleId::Sort, T::TOPK_TILES, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_topk_tiles_*(const T*, K*, unsigned*, SortTopkParams)`; tile t reads
+    // values below n and writes pairs t·k..(t+1)·k, below tiles · k = the outputs' length; the shared memory
+    // holds `tile` keys and `tile` u32 indices.
+    unsafe {
+        kernel
+            .launch()
+            .input(fitness)
+            .output(keys_out)
+            .output(indices_out)
+            .params(&params)
+            .run(LaunchConfig::linear(
+                tiles.min(MAX_GRID) as u32,
+                block,
+                shared as u32,
+            ))
+    }
+}
+
+/// `sort_topk_pairs_*`: per tile of `tile` pairs, its `k` first pairs.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn topk_pairs<K: DeviceKey>(
+    gpu: &Gpu,
+    keys_in: &DeviceBuffer<K>,
+    indices_in: &DeviceBuffer<u32>,
+    keys_out: &mut DeviceBuffer<K>,
+    indices_out: &mut DeviceBuffer<u32>,
+    k: usize,
+    tile: usize,
+    block: u32,
+) -> Result<()> {
+    check_block(K::TOPK_PAIRS, block)?;
+    check_topk_shape(K::TOPK_PAIRS, k, tile)?;
+    let n = keys_in.len();
+    let tiles = n.div_ceil(tile);
+    check_len_eq(K::TOPK_PAIRS, "indices length", indices_in.len(), n)?;
+    check_len_eq(
+        K::TOPK_PAIRS,
+        "output keys length",
+        keys_out.len(),
+        tiles * k,
+    )?;
+    check_len_eq(
+        K::TOPK_PAIRS,
+        "output indices length",
+        indices_out.len(),
+        tiles * k,
+    )?;
+    if tiles == 0 {
+        return Ok(());
+    }
+    let params = SortTopkParams {
+        n: as_u32(K::TOPK_PAIRS, "number of pairs", n)?,
+        k: k as u32,
+        tile: tile as u32,
+    };
+    let shared = tile * (size_of::<K>() + size_of::<u32>());
+    let kernel = gpu.kernel(ModuleId::Sort, K::TOPK_PAIRS, Profile::Exact)?;
+    // SAFETY: the arguments follow `sort_topk_pairs_*(const K*, const unsigned*, K*, unsigned*,
+    // SortTopkParams)`; tile t reads pairs below n and writes pairs t·k..(t+1)·k, below tiles · k = the
+    // outputs' length; the shared memory holds `tile` keys and `tile` u32 indices.
+    unsafe {
+        kernel
+            .launch()
+            .input(keys_in)
+            .input(indices_in)
+            .output(keys_out)
+            .output(indices_out)
+            .params(&params)
+            .run(LaunchConfig::linear(
+                tiles.min(MAX_GRID) as u32,
+                block,
+                shared as u32,
+            ))
+    }
+}
