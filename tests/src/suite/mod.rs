@@ -4,6 +4,7 @@
 pub mod math;
 pub mod reduce;
 pub mod rng;
+pub mod sort;
 
 use evo_gpu_runtime::Gpu;
 
@@ -74,6 +75,7 @@ impl CheckReport {
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     let mut reports = math::run_all(gpu, math::INPUTS_PER_FUNCTION);
     reports.extend(reduce::run_all(gpu));
+    reports.extend(sort::run_all(gpu));
     reports.extend(rng::run_all(gpu));
     reports
 }
