@@ -32,6 +32,14 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/math/single.cuh"),
     },
     Header {
+        name: "common/problems/functions.cuh",
+        source: include_str!("../common/problems/functions.cuh"),
+    },
+    Header {
+        name: "common/problems/tree.cuh",
+        source: include_str!("../common/problems/tree.cuh"),
+    },
+    Header {
         name: "common/reduce.cuh",
         source: include_str!("../common/reduce.cuh"),
     },

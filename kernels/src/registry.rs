@@ -12,6 +12,8 @@ pub enum ModuleId {
     Sort,
     /// `cuda/rng.cu`: fill kernels of every generator and conversion (evo-rng).
     Rng,
+    /// `cuda/benchmarks_continuous.cu`: batched evaluation of the continuous test problems (evo-benchmarks).
+    BenchmarksContinuous,
 }
 
 impl ModuleId {
@@ -116,6 +118,29 @@ pub static MODULES: &[KernelModule] = &[
             "rng_curand_philox_fill_uniform_f32",
             "rng_curand_philox_fill_uniform_f64",
             "rng_curand_philox_fill_normal_f32",
+        ],
+    },
+    KernelModule {
+        id: ModuleId::BenchmarksContinuous,
+        name: "benchmarks_continuous",
+        file: "cuda/benchmarks_continuous.cu",
+        source: include_str!("../cuda/benchmarks_continuous.cu"),
+        entry_points: &[
+            "benchmarks_continuous_tiles_sphere",
+            "benchmarks_continuous_tiles_rastrigin",
+            "benchmarks_continuous_tiles_step",
+            "benchmarks_continuous_tiles_schwefel",
+            "benchmarks_continuous_tiles_discus",
+            "benchmarks_continuous_tiles_sum_squares",
+            "benchmarks_continuous_tiles_elliptic",
+            "benchmarks_continuous_tiles_griewank",
+            "benchmarks_continuous_tiles_ackley",
+            "benchmarks_continuous_tiles_rosenbrock",
+            "benchmarks_continuous_finish",
+            "benchmarks_continuous_scan_totals_z",
+            "benchmarks_continuous_scan_totals_f64",
+            "benchmarks_continuous_scan_f64",
+            "benchmarks_continuous_scan_squares",
         ],
     },
 ];

@@ -9,14 +9,28 @@
 //!
 //! The families, one module each; each module's docs give the formula, the domain, the optimum and the source.
 
+//!
+//! Continuous problems:
+//!
+//! | module | problems | source |
+//! | --- | --- | --- |
+//! | [`ga_functions`] | the GA paper's 8 functions, over `f32` genes or the paper's 16-bit codes | Oiso et al., Table 1, §4.2 |
+//! | [`shifted`] | MA-SW-Chains' 6 shifted functions, fBias −330, D up to 10⁸ | Lastra et al., §6.3 |
+//! | [`cec2010`] | CEC 2010 LSGO F1–F20 with the official instances | Tang et al. (2009) |
+//! | [`de_rastrigin`] | the DE paper's Rastrigin f2 | Krömer et al., §4.2 |
+//!
+//! Their formulas live in [`functions`] (one file per base function), the fixed-shape product and prefix sum
+//! in [`tree`], and the GPU evaluation in [`cuda`].
+
+pub mod cec2010;
+pub mod cuda;
 pub mod de_rastrigin;
 pub mod functions;
 pub mod ga_functions;
 pub mod shifted;
 pub mod tree;
 
+pub use cec2010::Cec2010Problem;
 pub use de_rastrigin::DeRastrigin;
 pub use ga_functions::{GaBinaryProblem, GaFunction, GaProblem};
 pub use shifted::{ShiftedFunction, ShiftedProblem};
-pub mod cec2010;
-pub use cec2010::Cec2010Problem;

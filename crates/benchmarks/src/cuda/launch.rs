@@ -1,0 +1,443 @@
+//! Typed launch functions of `kernels/cuda/benchmarks_continuous.cu`, one per kernel (STYLE rule 1): each
+//! validates its buffers, derives the launch shape from their lengths and launches through
+//! `evo-gpu-runtime`. The kernels' scalar arguments travel in the `#[repr(C)]` params structs below,
+//! mirrored in the `.cu` with the same sizes asserted on both sides.
+
+use evo_core::{Error, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_kernels::ModuleId;
+
+/// Terms per thread of the tiles kernels (`EVO_ITEMS`).
+pub const ITEMS_PER_THREAD: u32 = 8;
+/// Values per tile of the scan kernels (`EVO_SCAN_TILE`, [`crate::tree::SCAN_TILE`]).
+pub const SCAN_TILE: u64 = crate::tree::SCAN_TILE as u64;
+
+/// Scalar arguments of `benchmarks_continuous_tiles_*`; mirrors `TilesParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TilesParams {
+    /// Coordinates per individual.
+    pub dimension: u64,
+    /// Terms per individual (the dimension, or one less for Rosenbrock).
+    pub terms: u64,
+    /// 0: no shift; 1: `f32` shift; 2: `f64` shift.
+    pub shift: u32,
+    /// Padding to 8 bytes.
+    pub pad: u32,
+}
+const _: () = assert!(size_of::<TilesParams>() == 24);
+// SAFETY: repr(C), plain integers, the layout of the CUDA struct (24 bytes, asserted on both sides).
+unsafe impl KernelParams for TilesParams {}
+
+/// Scalar arguments of `benchmarks_continuous_finish`; mirrors `FinishParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct FinishParams {
+    /// Tile partials per individual.
+    pub tiles: u64,
+    /// Ackley's coordinate count.
+    pub n: u64,
+    /// The bias added when `add_bias` is 1.
+    pub bias: f64,
+    /// 0 sum, 1 Griewank, 2 Ackley, 3 Salomon.
+    pub combine: u32,
+    /// 1: add `bias`.
+    pub add_bias: u32,
+}
+const _: () = assert!(size_of::<FinishParams>() == 32);
+// SAFETY: repr(C), plain numbers, the layout of the CUDA struct (32 bytes, asserted on both sides).
+unsafe impl KernelParams for FinishParams {}
+
+/// Scalar arguments of the scan kernels; mirrors `ScanParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ScanParams {
+    /// Values per row.
+    pub len: u64,
+    /// Tiles of 1024 per row.
+    pub tiles: u64,
+    /// As [`TilesParams::shift`].
+    pub shift: u32,
+    /// 1: add the carries to every tile but the first.
+    pub has_carries: u32,
+}
+const _: () = assert!(size_of::<ScanParams>() == 24);
+// SAFETY: repr(C), plain integers, the layout of the CUDA struct (24 bytes, asserted on both sides).
+unsafe impl KernelParams for ScanParams {}
+
+/// The per-coordinate term of a tiles kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TermKind {
+    /// `z²` (Sphere, Salomon's sum).
+    Sphere,
+    /// Rastrigin's term.
+    Rastrigin,
+    /// Step's term.
+    Step,
+    /// Schwefel's sine term.
+    Schwefel,
+    /// Discus' term.
+    Discus,
+    /// Sum Squares' term.
+    SumSquares,
+    /// The elliptic term.
+    Elliptic,
+    /// Griewank's `z²` and cosine factor (sum and product).
+    Griewank,
+    /// Ackley's `z²` and cosine (two sums).
+    Ackley,
+    /// Rosenbrock's term (one fewer than coordinates).
+    Rosenbrock,
+}
+
+impl TermKind {
+    fn entry(self) -> &'static str {
+        match self {
+            Self::Sphere => "benchmarks_continuous_tiles_sphere",
+            Self::Rastrigin => "benchmarks_continuous_tiles_rastrigin",
+            Self::Step => "benchmarks_continuous_tiles_step",
+            Self::Schwefel => "benchmarks_continuous_tiles_schwefel",
+            Self::Discus => "benchmarks_continuous_tiles_discus",
+            Self::SumSquares => "benchmarks_continuous_tiles_sum_squares",
+            Self::Elliptic => "benchmarks_continuous_tiles_elliptic",
+            Self::Griewank => "benchmarks_continuous_tiles_griewank",
+            Self::Ackley => "benchmarks_continuous_tiles_ackley",
+            Self::Rosenbrock => "benchmarks_continuous_tiles_rosenbrock",
+        }
+    }
+}
+
+/// The shift operand of a kernel reading `x`: which buffer holds `o` (the other is a 1-element dummy).
+pub struct ShiftArgs<'a> {
+    /// The `f32` shift (or a dummy).
+    pub shift32: &'a DeviceBuffer<f32>,
+    /// The `f64` shift (or a dummy).
+    pub shift64: &'a DeviceBuffer<f64>,
+    /// 0, 1 or 2 as [`TilesParams::shift`].
+    pub mode: u32,
+}
+
+fn grid_u32(what: &'static str, value: u64, allowed: &str) -> Result<u32> {
+    u32::try_from(value)
+        .map_err(|_| Error::invalid_parameter("benchmarks_continuous", what, value, allowed))
+}
+
+fn check_rows(rows: u64) -> Result<u32> {
+    if (1..=65_535).contains(&rows) {
+        Ok(rows as u32)
+    } else {
+        Err(Error::invalid_parameter(
+            "benchmarks_continuous",
+            "individuals per launch",
+            rows,
+            "1..=65535",
+        ))
+    }
+}
+
+fn check_len<T: evo_gpu_runtime::DeviceCopy>(
+    what: &'static str,
+    buffer: &DeviceBuffer<T>,
+    needed: u64,
+) -> Result<()> {
+    if buffer.len() as u64 >= needed {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            "benchmarks_continuous",
+            what,
+            buffer.len(),
+            format!("at least {needed} elements"),
+        ))
+    }
+}
+
+/// The padded shared-memory length of `n` values (`evo_pad`).
+const fn padded(n: u32) -> u32 {
+    n + n / 16
+}
+
+/// Tiles of `8 · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
+/// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + t) ..]` and returns `tiles`.
+/// `block` must be a power of two in 32..=256.
+#[allow(clippy::too_many_arguments)]
+pub fn tiles(
+    gpu: &Gpu,
+    kind: TermKind,
+    x: &DeviceBuffer<f32>,
+    shift: &ShiftArgs<'_>,
+    partials: &mut DeviceBuffer<f64>,
+    params: TilesParams,
+    rows: u64,
+    profile: Profile,
+    block: u32,
+) -> Result<u64> {
+    if !(block.is_power_of_two() && (32..=256).contains(&block)) {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous_tiles",
+            "block size",
+            block,
+            "a power of two in 32..=256",
+        ));
+    }
+    let grid_y = check_rows(rows)?;
+    let tile = u64::from(ITEMS_PER_THREAD * block);
+    let tiles = params.terms.div_ceil(tile).max(1);
+    let grid_x = grid_u32("tiles per individual", tiles, "below 2^32")?;
+    check_len("population", x, rows * params.dimension)?;
+    check_len("partials", partials, 2 * rows * tiles)?;
+    if params.shift != 0 {
+        let needed = params.dimension;
+        if params.shift == 1 {
+            check_len("shift", shift.shift32, needed)?;
+        } else {
+            check_len("shift", shift.shift64, needed)?;
+        }
+    }
+    let shared = (2 * padded(ITEMS_PER_THREAD * block) + 32) * 8;
+    let kernel = gpu.kernel(ModuleId::BenchmarksContinuous, kind.entry(), profile)?;
+    // SAFETY: the arguments follow `(const float* x, const float* shift32, const double* shift64,
+    // double* partials, TilesParams)`; block (t, r) reads x[r·D .. (r+1)·D] (checked above), the shift below
+    // D when its mode selects it (checked), and writes partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles
+    // (checked); the dynamic shared memory holds the two padded tiles and 32 doubles of scratch.
+    unsafe {
+        kernel
+            .launch()
+            .input(x)
+            .input(shift.shift32)
+            .input(shift.shift64)
+            .output(partials)
+            .params(&params)
+            .run(LaunchConfig {
+                grid: (grid_x, grid_y, 1),
+                block: (block, 1, 1),
+                shared_bytes: shared,
+            })?;
+    }
+    Ok(tiles)
+}
+
+/// One block per individual: the tree over its `params.tiles` partial pairs and the final combination,
+/// written to `fitness[r]`. `block` must be a power of two in 32..=1024.
+pub fn finish(
+    gpu: &Gpu,
+    partials: &DeviceBuffer<f64>,
+    fitness: &mut DeviceBuffer<f64>,
+    params: FinishParams,
+    rows: u64,
+    profile: Profile,
+    block: u32,
+) -> Result<()> {
+    if !(block.is_power_of_two() && (32..=1024).contains(&block)) {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous_finish",
+            "block size",
+            block,
+            "a power of two in 32..=1024",
+        ));
+    }
+    let grid = grid_u32("individuals", rows, "below 2^32")?;
+    check_len("partials", partials, 2 * rows * params.tiles)?;
+    check_len("fitness", fitness, rows)?;
+    let kernel = gpu.kernel(
+        ModuleId::BenchmarksContinuous,
+        "benchmarks_continuous_finish",
+        profile,
+    )?;
+    // SAFETY: `(const double* partials, double* fitness, FinishParams)`; block r reads
+    // partials[2 r·tiles .. 2 (r+1)·tiles] and writes fitness[r], both checked above; static shared memory.
+    unsafe {
+        kernel
+            .launch()
+            .input(partials)
+            .output(fitness)
+            .params(&params)
+            .run(LaunchConfig::linear(grid, block, 0))
+    }
+}
+
+fn check_scan_block(block: u32) -> Result<()> {
+    if block.is_power_of_two() && (128..=1024).contains(&block) {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            "benchmarks_continuous_scan",
+            "block size",
+            block,
+            "a power of two in 128..=1024",
+        ))
+    }
+}
+
+/// Tile totals (canonical sums of 1024 values) of the `rows` rows of `z = x − o`: `totals[r · tiles + t]`.
+#[allow(clippy::too_many_arguments)]
+pub fn scan_totals_z(
+    gpu: &Gpu,
+    x: &DeviceBuffer<f32>,
+    shift: &ShiftArgs<'_>,
+    totals: &mut DeviceBuffer<f64>,
+    params: ScanParams,
+    rows: u64,
+    profile: Profile,
+    block: u32,
+) -> Result<()> {
+    check_scan_block(block)?;
+    let grid_y = check_rows(rows)?;
+    let grid_x = grid_u32("tiles per row", params.tiles, "below 2^32")?;
+    check_len("population", x, rows * params.len)?;
+    check_len("totals", totals, rows * params.tiles)?;
+    let kernel = gpu.kernel(
+        ModuleId::BenchmarksContinuous,
+        "benchmarks_continuous_scan_totals_z",
+        profile,
+    )?;
+    // SAFETY: `(const float* x, const float* shift32, const double* shift64, double* totals, ScanParams)`;
+    // block (t, r) reads x and the selected shift below the row length and writes totals[r·tiles + t],
+    // all checked above (the shift's length by the caller, `evaluate`).
+    unsafe {
+        kernel
+            .launch()
+            .input(x)
+            .input(shift.shift32)
+            .input(shift.shift64)
+            .output(totals)
+            .params(&ScanParams {
+                shift: shift.mode,
+                ..params
+            })
+            .run(LaunchConfig {
+                grid: (grid_x, grid_y, 1),
+                block: (block, 1, 1),
+                shared_bytes: 0,
+            })
+    }
+}
+
+/// Tile totals of `rows` rows of `params.len` doubles.
+pub fn scan_totals_f64(
+    gpu: &Gpu,
+    values: &DeviceBuffer<f64>,
+    totals: &mut DeviceBuffer<f64>,
+    params: ScanParams,
+    rows: u64,
+    profile: Profile,
+    block: u32,
+) -> Result<()> {
+    check_scan_block(block)?;
+    let grid_y = check_rows(rows)?;
+    let grid_x = grid_u32("tiles per row", params.tiles, "below 2^32")?;
+    check_len("values", values, rows * params.len)?;
+    check_len("totals", totals, rows * params.tiles)?;
+    let kernel = gpu.kernel(
+        ModuleId::BenchmarksContinuous,
+        "benchmarks_continuous_scan_totals_f64",
+        profile,
+    )?;
+    // SAFETY: `(const double* values, double* totals, ScanParams)`; reads below rows·len, writes below
+    // rows·tiles, both checked above.
+    unsafe {
+        kernel
+            .launch()
+            .input(values)
+            .output(totals)
+            .params(&params)
+            .run(LaunchConfig {
+                grid: (grid_x, grid_y, 1),
+                block: (block, 1, 1),
+                shared_bytes: 0,
+            })
+    }
+}
+
+/// Inclusive canonical prefix sums of `rows` rows of doubles, tile by tile, plus the carries (the scanned
+/// totals, `rows × tiles`) when `params.has_carries` is 1.
+#[allow(clippy::too_many_arguments)]
+pub fn scan_f64(
+    gpu: &Gpu,
+    values: &DeviceBuffer<f64>,
+    carries: &DeviceBuffer<f64>,
+    out: &mut DeviceBuffer<f64>,
+    params: ScanParams,
+    rows: u64,
+    profile: Profile,
+    block: u32,
+) -> Result<()> {
+    check_scan_block(block)?;
+    let grid_y = check_rows(rows)?;
+    let grid_x = grid_u32("tiles per row", params.tiles, "below 2^32")?;
+    check_len("values", values, rows * params.len)?;
+    check_len("out", out, rows * params.len)?;
+    if params.has_carries == 1 {
+        check_len("carries", carries, rows * params.tiles)?;
+    }
+    let kernel = gpu.kernel(
+        ModuleId::BenchmarksContinuous,
+        "benchmarks_continuous_scan_f64",
+        profile,
+    )?;
+    // SAFETY: `(const double* values, const double* carries, double* out, ScanParams)`; reads and writes
+    // below rows·len and reads carries below rows·tiles only when has_carries is 1, all checked above.
+    unsafe {
+        kernel
+            .launch()
+            .input(values)
+            .input(carries)
+            .output(out)
+            .params(&params)
+            .run(LaunchConfig {
+                grid: (grid_x, grid_y, 1),
+                block: (block, 1, 1),
+                shared_bytes: 0,
+            })
+    }
+}
+
+/// The Schwefel 1.2 tile partials of `z = x − o` (scan, carry, square, canonical tree) into
+/// `partials[2 (r · tiles + t)]`.
+#[allow(clippy::too_many_arguments)]
+pub fn scan_squares(
+    gpu: &Gpu,
+    x: &DeviceBuffer<f32>,
+    shift: &ShiftArgs<'_>,
+    carries: &DeviceBuffer<f64>,
+    partials: &mut DeviceBuffer<f64>,
+    params: ScanParams,
+    rows: u64,
+    profile: Profile,
+    block: u32,
+) -> Result<()> {
+    check_scan_block(block)?;
+    let grid_y = check_rows(rows)?;
+    let grid_x = grid_u32("tiles per row", params.tiles, "below 2^32")?;
+    check_len("population", x, rows * params.len)?;
+    check_len("partials", partials, 2 * rows * params.tiles)?;
+    if params.has_carries == 1 {
+        check_len("carries", carries, rows * params.tiles)?;
+    }
+    let kernel = gpu.kernel(
+        ModuleId::BenchmarksContinuous,
+        "benchmarks_continuous_scan_squares",
+        profile,
+    )?;
+    // SAFETY: `(const float* x, const float* shift32, const double* shift64, const double* carries,
+    // double* partials, ScanParams)`; every access is below the lengths checked above (the shift's by
+    // `evaluate`).
+    unsafe {
+        kernel
+            .launch()
+            .input(x)
+            .input(shift.shift32)
+            .input(shift.shift64)
+            .input(carries)
+            .output(partials)
+            .params(&ScanParams {
+                shift: shift.mode,
+                ..params
+            })
+            .run(LaunchConfig {
+                grid: (grid_x, grid_y, 1),
+                block: (block, 1, 1),
+                shared_bytes: 0,
+            })
+    }
+}

@@ -1,0 +1,77 @@
+// Block-level fixed-shape trees built from warp shuffles: the same adjacent-pair tree as
+// common/reduce.cuh (`evo_core::reduce`), with fewer barriers. Lane l at level `off` adds lane l + off to
+// itself when l is a multiple of 2*off, so the left subtree is always the left operand. Twins:
+// `evo_core::reduce::pairwise_sum_by` (sum) and `evo_benchmarks::tree::pairwise_product_by` (product).
+#pragma once
+
+#define EVO_FULL_MASK 0xffffffffu
+
+// The tree over the first `width` lanes (a power of two, 1..32) of a warp; the result is in lane 0.
+template <bool PRODUCT>
+__device__ __forceinline__ double evo_warp_tree(double v, unsigned int width)
+{
+    const unsigned int lane = threadIdx.x & 31u;
+    for (unsigned int off = 1; off < width; off <<= 1) {
+        const double other = __shfl_down_sync(EVO_FULL_MASK, v, off);
+        if ((lane & (2u * off - 1u)) == 0u) {
+            v = PRODUCT ? v * other : v + other;
+        }
+    }
+    return v;
+}
+
+// The tree over one value per thread of the block (blockDim.x a power of two, at least 32), in thread order;
+// `scratch` holds 32 doubles of shared memory. The result is returned in thread 0. Every thread must call it.
+template <bool PRODUCT>
+__device__ __forceinline__ double evo_block_tree(double v, double* scratch)
+{
+    const unsigned int warps = blockDim.x >> 5;
+    v = evo_warp_tree<PRODUCT>(v, 32u);
+    if ((threadIdx.x & 31u) == 0u) {
+        scratch[threadIdx.x >> 5] = v;
+    }
+    __syncthreads();
+    double r = PRODUCT ? 1.0 : 0.0;
+    if (threadIdx.x < 32u) {
+        r = threadIdx.x < warps ? scratch[threadIdx.x] : r;
+        r = evo_warp_tree<PRODUCT>(r, warps);
+    }
+    __syncthreads();
+    return r;
+}
+
+// The tree over `count` (a power of two, at most 8) consecutive values of one thread.
+template <bool PRODUCT>
+__device__ __forceinline__ double evo_thread_tree8(double* v, unsigned int count)
+{
+    for (unsigned int width = 1; width < count; width <<= 1) {
+        for (unsigned int j = 0; j < count; j += 2 * width) {
+            v[j] = PRODUCT ? v[j] * v[j + width] : v[j] + v[j + width];
+        }
+    }
+    return v[0];
+}
+
+// Combines completed subtrees left to right, as the stack of `evo_core::reduce::subtree_sum`: push the
+// node of leaf i (a node of a fixed level); after a power-of-two number of pushes, stack[0] is the tree.
+template <bool PRODUCT>
+struct EvoTreeStack {
+    double node[40];
+    unsigned int depth;
+    unsigned long long pushed;
+
+    __device__ __forceinline__ void init() { depth = 0; pushed = 0; }
+
+    __device__ __forceinline__ void push(double value)
+    {
+        unsigned long long closed = pushed;
+        while (closed & 1ull) {
+            depth -= 1;
+            value = PRODUCT ? node[depth] * value : node[depth] + value;
+            closed >>= 1;
+        }
+        node[depth] = value;
+        depth += 1;
+        pushed += 1;
+    }
+};

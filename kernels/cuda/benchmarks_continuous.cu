@@ -1,0 +1,389 @@
+// Batched evaluation of the continuous test problems of evo-benchmarks (GA paper, MA-SW-Chains shifted
+// functions, CEC 2010 F1-F3 / F19 / F20, the DE paper's Rastrigin). Typed launchers:
+// crates/benchmarks/src/cuda/launch.rs. CPU twins: crates/benchmarks/src/functions/ and src/tree.rs.
+//
+// Every fitness is a fixed tree of per-coordinate terms (evo_core::reduce), so the work splits freely:
+// 1. `benchmarks_continuous_tiles_*`: a 2D grid (tile, individual); block b of B threads reduces the aligned tile of
+//    8B terms starting at b * 8B of its individual: thread k computes term k, k + B, ... (coalesced loads)
+//    into shared memory, then thread t adds its 8 adjacent terms and the block adds the threads' sums with
+//    the shuffle tree of common/problems/tree.cuh. One or two accumulators (Griewank: sum and product,
+//    Ackley: two sums). For moderate D the grid is one block per individual.
+// 2. `benchmarks_continuous_finish`: one block per individual reduces its tile partials (aligned subtrees of the same
+//    tree, padded to a power of two) and applies the function's final combination and bias.
+// Schwefel 1.2 / Ridge use the canonical prefix sum of evo_benchmarks::tree (tiles of 1024, Hillis-Steele
+// inside a tile, carries by the same scan of the tile totals): `benchmarks_continuous_scan_totals_*` (tile sums),
+// `benchmarks_continuous_scan_f64` (the scan of the totals, recursively from the host), `benchmarks_continuous_scan_squares`
+// (scan of z plus carry, squared, tile partials for `benchmarks_continuous_finish`).
+#include "common/problems/functions.cuh"
+#include "common/problems/tree.cuh"
+
+// Scalar arguments of `benchmarks_continuous_tiles_*`; mirrored by `TilesParams` in crates/benchmarks/src/cuda/launch.rs.
+struct TilesParams {
+    unsigned long long dimension;  // coordinates per individual
+    unsigned long long terms;      // terms per individual (dimension, or dimension - 1 for Rosenbrock)
+    unsigned int shift;            // 0: z = x; 1: z = x - (double)shift32[i]; 2: z = x - shift64[i]
+    unsigned int pad;
+};
+static_assert(sizeof(TilesParams) == 24, "TilesParams must match its Rust mirror");
+
+// Scalar arguments of `benchmarks_continuous_finish`; mirrored by `FinishParams`.
+struct FinishParams {
+    unsigned long long tiles;  // tile partials per individual
+    unsigned long long n;      // Ackley's count of coordinates
+    double bias;               // added when add_bias is 1 (fBias of the shifted functions)
+    unsigned int combine;      // 0 sum, 1 Griewank, 2 Ackley, 3 Salomon
+    unsigned int add_bias;
+};
+static_assert(sizeof(FinishParams) == 32, "FinishParams must match its Rust mirror");
+
+// Scalar arguments of the scan kernels; mirrored by `ScanParams`.
+struct ScanParams {
+    unsigned long long len;    // values per row
+    unsigned long long tiles;  // tiles of 1024 per row = length of a row of totals
+    unsigned int shift;        // as TilesParams::shift (kernels reading x)
+    unsigned int has_carries;  // 1: add carries[row * tiles + tile - 1] to tiles > 0
+};
+static_assert(sizeof(ScanParams) == 24, "ScanParams must match its Rust mirror");
+
+#define EVO_SCAN_TILE 1024u
+#define EVO_ITEMS 8u
+
+// Term kinds of `benchmarks_continuous_tiles_*`: the second accumulator is a product for Griewank only.
+#define EVO_KIND_SPHERE 0
+#define EVO_KIND_RASTRIGIN 1
+#define EVO_KIND_STEP 2
+#define EVO_KIND_SCHWEFEL 3
+#define EVO_KIND_DISCUS 4
+#define EVO_KIND_SUM_SQUARES 5
+#define EVO_KIND_ELLIPTIC 6
+#define EVO_KIND_GRIEWANK 7
+#define EVO_KIND_ACKLEY 8
+#define EVO_KIND_ROSENBROCK 9
+
+__device__ __forceinline__ double evo_z(const float* row, const float* shift32, const double* shift64,
+                                        unsigned int shift, unsigned long long i)
+{
+    const double x = (double)row[i];
+    if (shift == 1u) {
+        return x - (double)shift32[i];
+    }
+    if (shift == 2u) {
+        return x - shift64[i];
+    }
+    return x;
+}
+
+// Padded shared-memory index: one double of padding every 16 keeps the 8-adjacent reads conflict-free.
+__device__ __forceinline__ unsigned int evo_pad(unsigned int k) { return k + (k >> 4); }
+
+template <int KIND>
+__device__ __forceinline__ void evo_term(const float* row, const float* shift32, const double* shift64,
+                                         const TilesParams& p, unsigned long long i, double* a, double* b)
+{
+    const double z = evo_z(row, shift32, shift64, p.shift, i);
+    *b = KIND == EVO_KIND_GRIEWANK ? 1.0 : 0.0;
+    if (KIND == EVO_KIND_SPHERE) {
+        *a = evo_sphere_term(z);
+    } else if (KIND == EVO_KIND_RASTRIGIN) {
+        *a = evo_rastrigin_term(z);
+    } else if (KIND == EVO_KIND_STEP) {
+        *a = evo_step_term(z);
+    } else if (KIND == EVO_KIND_SCHWEFEL) {
+        *a = evo_schwefel_term(z);
+    } else if (KIND == EVO_KIND_DISCUS) {
+        *a = evo_discus_term(i, z);
+    } else if (KIND == EVO_KIND_SUM_SQUARES) {
+        *a = evo_sum_squares_term(i, z);
+    } else if (KIND == EVO_KIND_ELLIPTIC) {
+        *a = evo_elliptic_term(i, p.dimension, z);
+    } else if (KIND == EVO_KIND_GRIEWANK) {
+        *a = z * z;
+        *b = evo_griewank_factor(i, z);
+    } else if (KIND == EVO_KIND_ACKLEY) {
+        *a = z * z;
+        *b = evo_ackley_cos_term(z);
+    } else if (KIND == EVO_KIND_ROSENBROCK) {
+        *a = evo_rosenbrock_term(z, evo_z(row, shift32, shift64, p.shift, i + 1));
+    }
+}
+
+template <int KIND>
+__device__ void evo_tiles(const float* x, const float* shift32, const double* shift64, double* partials,
+                          const TilesParams& p)
+{
+    constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
+    extern __shared__ double smem[];
+    const unsigned int block = blockDim.x;
+    const unsigned int tile = EVO_ITEMS * block;
+    double* sa = smem;
+    double* sb = smem + evo_pad(tile);
+    double* scratch = sb + evo_pad(tile);
+    const unsigned long long first = (unsigned long long)blockIdx.x * tile;
+    const float* row = x + (unsigned long long)blockIdx.y * p.dimension;
+    // Terms in a coalesced order; missing terms are the identity of their tree.
+    for (unsigned int k = threadIdx.x; k < tile; k += block) {
+        double a = 0.0;
+        double b = PRODUCT ? 1.0 : 0.0;
+        if (first + k < p.terms) {
+            evo_term<KIND>(row, shift32, shift64, p, first + k, &a, &b);
+        }
+        sa[evo_pad(k)] = a;
+        sb[evo_pad(k)] = b;
+    }
+    __syncthreads();
+    double va[EVO_ITEMS];
+    double vb[EVO_ITEMS];
+    for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+        va[j] = sa[evo_pad(EVO_ITEMS * threadIdx.x + j)];
+        vb[j] = sb[evo_pad(EVO_ITEMS * threadIdx.x + j)];
+    }
+    const double ta = evo_block_tree<false>(evo_thread_tree8<false>(va, EVO_ITEMS), scratch);
+    const double tb = evo_block_tree<PRODUCT>(evo_thread_tree8<PRODUCT>(vb, EVO_ITEMS), scratch);
+    if (threadIdx.x == 0) {
+        const unsigned long long slot = (unsigned long long)blockIdx.y * gridDim.x + blockIdx.x;
+        partials[2 * slot] = ta;
+        partials[2 * slot + 1] = tb;
+    }
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_SPHERE>(x, shift32, shift64, partials, p);
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_rastrigin(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_RASTRIGIN>(x, shift32, shift64, partials, p);
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_step(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_STEP>(x, shift32, shift64, partials, p);
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_schwefel(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_SCHWEFEL>(x, shift32, shift64, partials, p);
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_discus(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_DISCUS>(x, shift32, shift64, partials, p);
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_sum_squares(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_SUM_SQUARES>(x, shift32, shift64, partials, p);
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_elliptic(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_ELLIPTIC>(x, shift32, shift64, partials, p);
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_GRIEWANK>(x, shift32, shift64, partials, p);
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_ackley(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_ACKLEY>(x, shift32, shift64, partials, p);
+}
+
+extern "C" __global__ void benchmarks_continuous_tiles_rosenbrock(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_ROSENBROCK>(x, shift32, shift64, partials, p);
+}
+
+
+// One block per individual: the tree over its `tiles` partial pairs, then the final combination. Segments
+// of 2B partials are reduced by the block and combined by thread 0 on a stack; the segment count is padded
+// to a power of two with identity segments, which is the canonical tree's padding.
+extern "C" __global__ void benchmarks_continuous_finish(const double* partials, double* fitness, FinishParams p)
+{
+    __shared__ double scratch[32];
+    const bool product = p.combine == 1u;
+    const double* row = partials + 2ull * blockIdx.x * p.tiles;
+    const unsigned long long per_segment = 2ull * blockDim.x;
+    const unsigned long long segments = (p.tiles + per_segment - 1) / per_segment;
+    unsigned long long padded = 1;
+    while (padded < segments) {
+        padded <<= 1;
+    }
+    EvoTreeStack<false> stack_a;
+    EvoTreeStack<false> stack_b_sum;
+    EvoTreeStack<true> stack_b_product;
+    stack_a.init();
+    stack_b_sum.init();
+    stack_b_product.init();
+    for (unsigned long long s = 0; s < segments; ++s) {
+        const unsigned long long left = s * per_segment + 2ull * threadIdx.x;
+        const double identity_b = product ? 1.0 : 0.0;
+        const double a0 = left < p.tiles ? row[2 * left] : 0.0;
+        const double a1 = left + 1 < p.tiles ? row[2 * (left + 1)] : 0.0;
+        const double b0 = left < p.tiles ? row[2 * left + 1] : identity_b;
+        const double b1 = left + 1 < p.tiles ? row[2 * (left + 1) + 1] : identity_b;
+        const double a = evo_block_tree<false>(a0 + a1, scratch);
+        double b;
+        if (product) {
+            b = evo_block_tree<true>(b0 * b1, scratch);
+        } else {
+            b = evo_block_tree<false>(b0 + b1, scratch);
+        }
+        if (threadIdx.x == 0) {
+            stack_a.push(a);
+            if (product) {
+                stack_b_product.push(b);
+            } else {
+                stack_b_sum.push(b);
+            }
+        }
+    }
+    if (threadIdx.x != 0) {
+        return;
+    }
+    for (unsigned long long s = segments; s < padded; ++s) {
+        stack_a.push(0.0);
+        if (product) {
+            stack_b_product.push(1.0);
+        } else {
+            stack_b_sum.push(0.0);
+        }
+    }
+    const double a = stack_a.node[0];
+    double value = a;
+    if (p.combine == 1u) {
+        value = evo_griewank_combine(a, stack_b_product.node[0]);
+    } else if (p.combine == 2u) {
+        value = evo_ackley_combine(p.n, a, stack_b_sum.node[0]);
+    } else if (p.combine == 3u) {
+        value = evo_salomon_combine(a);
+    }
+    if (p.add_bias == 1u) {
+        value = value + p.bias;
+    }
+    fitness[blockIdx.x] = value;
+}
+
+// ---- canonical prefix sum (tiles of exactly 1024 values; blockDim.x in {128, 256, 512, 1024}) ----
+
+// Thread t holds the 1024/B adjacent values E t .. E t + E - 1 of `tile` (shared) and the block returns
+// their canonical tree in thread 0.
+__device__ __forceinline__ double evo_tile_tree(const double* tile, double* scratch)
+{
+    const unsigned int per_thread = EVO_SCAN_TILE / blockDim.x;
+    double v[EVO_ITEMS];
+    for (unsigned int j = 0; j < per_thread; ++j) {
+        v[j] = tile[evo_pad(per_thread * threadIdx.x + j)];
+    }
+    return evo_block_tree<false>(evo_thread_tree8<false>(v, per_thread), scratch);
+}
+
+// Hillis-Steele over the 1024 values of s0 (ping-pong with s1, unpadded); returns the buffer holding the
+// result. Twin: `scan_tile` in evo_benchmarks::tree.
+__device__ __forceinline__ double* evo_hillis_steele(double* s0, double* s1)
+{
+    double* src = s0;
+    double* dst = s1;
+    for (unsigned int off = 1; off < EVO_SCAN_TILE; off <<= 1) {
+        for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
+            dst[k] = k >= off ? src[k] + src[k - off] : src[k];
+        }
+        __syncthreads();
+        double* t = src;
+        src = dst;
+        dst = t;
+    }
+    return src;
+}
+
+// Tile totals of z (from x and the shift): totals[row * tiles + tile].
+extern "C" __global__ void benchmarks_continuous_scan_totals_z(const float* x, const float* shift32, const double* shift64,
+                                                    double* totals, ScanParams p)
+{
+    __shared__ double tile[EVO_SCAN_TILE + EVO_SCAN_TILE / 16];
+    __shared__ double scratch[32];
+    const unsigned long long first = (unsigned long long)blockIdx.x * EVO_SCAN_TILE;
+    const float* row = x + (unsigned long long)blockIdx.y * p.len;
+    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
+        tile[evo_pad(k)] = first + k < p.len ? evo_z(row, shift32, shift64, p.shift, first + k) : 0.0;
+    }
+    __syncthreads();
+    const double total = evo_tile_tree(tile, scratch);
+    if (threadIdx.x == 0) {
+        totals[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x] = total;
+    }
+}
+
+// Tile totals of rows of doubles.
+extern "C" __global__ void benchmarks_continuous_scan_totals_f64(const double* values, double* totals, ScanParams p)
+{
+    __shared__ double tile[EVO_SCAN_TILE + EVO_SCAN_TILE / 16];
+    __shared__ double scratch[32];
+    const unsigned long long first = (unsigned long long)blockIdx.x * EVO_SCAN_TILE;
+    const double* row = values + (unsigned long long)blockIdx.y * p.len;
+    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
+        tile[evo_pad(k)] = first + k < p.len ? row[first + k] : 0.0;
+    }
+    __syncthreads();
+    const double total = evo_tile_tree(tile, scratch);
+    if (threadIdx.x == 0) {
+        totals[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x] = total;
+    }
+}
+
+// Inclusive canonical prefix sums of rows of doubles: one tile per block, plus the carry of the tiles
+// before it (the inclusive scan of the totals, element tile - 1) when has_carries is 1.
+extern "C" __global__ void benchmarks_continuous_scan_f64(const double* values, const double* carries, double* out,
+                                               ScanParams p)
+{
+    __shared__ double s0[EVO_SCAN_TILE];
+    __shared__ double s1[EVO_SCAN_TILE];
+    const unsigned long long first = (unsigned long long)blockIdx.x * EVO_SCAN_TILE;
+    const unsigned long long base = (unsigned long long)blockIdx.y * p.len;
+    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
+        s0[k] = first + k < p.len ? values[base + first + k] : 0.0;
+    }
+    __syncthreads();
+    const double* q = evo_hillis_steele(s0, s1);
+    const bool carry = p.has_carries == 1u && blockIdx.x > 0;
+    const double c = carry ? carries[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x - 1] : 0.0;
+    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
+        if (first + k < p.len) {
+            out[base + first + k] = carry ? q[k] + c : q[k];
+        }
+    }
+}
+
+// The Schwefel 1.2 tile partials: S = the tile's Hillis-Steele scan of z plus the carry, leaves S_k^2
+// (+0.0 beyond the row), their canonical tree written as partials[2 (row * tiles + tile)] (the second
+// accumulator is 0) for `benchmarks_continuous_finish`.
+extern "C" __global__ void benchmarks_continuous_scan_squares(const float* x, const float* shift32, const double* shift64,
+                                                   const double* carries, double* partials, ScanParams p)
+{
+    __shared__ double s0[EVO_SCAN_TILE + EVO_SCAN_TILE / 16];
+    __shared__ double s1[EVO_SCAN_TILE + EVO_SCAN_TILE / 16];
+    __shared__ double scratch[32];
+    const unsigned long long first = (unsigned long long)blockIdx.x * EVO_SCAN_TILE;
+    const float* row = x + (unsigned long long)blockIdx.y * p.len;
+    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
+        s0[k] = first + k < p.len ? evo_z(row, shift32, shift64, p.shift, first + k) : 0.0;
+    }
+    __syncthreads();
+    double* q = evo_hillis_steele(s0, s1);
+    double* squares = q == s0 ? s1 : s0;
+    const bool carry = p.has_carries == 1u && blockIdx.x > 0;
+    const double c = carry ? carries[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x - 1] : 0.0;
+    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
+        const double s = carry ? q[k] + c : q[k];
+        squares[evo_pad(k)] = first + k < p.len ? s * s : 0.0;
+    }
+    __syncthreads();
+    const double total = evo_tile_tree(squares, scratch);
+    if (threadIdx.x == 0) {
+        const unsigned long long slot = (unsigned long long)blockIdx.y * p.tiles + blockIdx.x;
+        partials[2 * slot] = total;
+        partials[2 * slot + 1] = 0.0;
+    }
+}
