@@ -40,6 +40,7 @@
 mod backend;
 mod buffer;
 pub mod core_kernels;
+mod curand;
 mod device;
 mod device_pool;
 mod driver_error;
@@ -52,6 +53,7 @@ mod timing;
 
 pub use backend::resolve_backend;
 pub use buffer::{BufferPoolStats, DeviceBuffer, DeviceCopy};
+pub use curand::{CurandGenerator, CurandKind, curand_present};
 pub use device::{DeviceInfo, Gpu, device_count, driver_present, driver_version};
 pub use device_pool::DevicePool;
 pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES};

@@ -11,42 +11,49 @@ use evo_core::{Error, Result};
 use rayon::prelude::*;
 
 use crate::addressed::Sequence;
-use crate::convert::below;
+use crate::convert::{below, box_muller};
 
 /// Words per parallel chunk of the addressed fills (a multiple of 4, so chunks start on a lane).
 const CHUNK: usize = 1 << 14;
 
-/// Fills `out` from whole lanes: `lane_values(lane)` gives the `PER_LANE` outputs of one lane.
+/// Fills `out` lane by lane: `lane_values(block)` turns the 4 words of one lane into its `PER_LANE` outputs.
 fn fill_lanes<T: Send + Copy, const PER_LANE: usize>(
+    sequence: &Sequence,
     out: &mut [T],
-    lane_values: impl Fn(u32) -> [T; PER_LANE] + Sync,
+    lane_values: impl Fn([u32; 4]) -> [T; PER_LANE] + Sync,
 ) {
     let chunk = CHUNK / 4 * PER_LANE;
     out.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
-        let first_lane = c * (chunk / PER_LANE);
-        for (l, slot) in part.chunks_mut(PER_LANE).enumerate() {
-            let values = lane_values((first_lane + l) as u32);
-            slot.copy_from_slice(&values[..slot.len()]);
+        let first_lane = (c * (chunk / PER_LANE)) as u32;
+        let mut whole = part.chunks_exact_mut(PER_LANE);
+        let mut lane = first_lane;
+        for slot in &mut whole {
+            slot.copy_from_slice(&lane_values(sequence.block(lane)));
+            lane += 1;
+        }
+        let tail = whole.into_remainder();
+        if !tail.is_empty() {
+            let values = lane_values(sequence.block(lane));
+            tail.copy_from_slice(&values[..tail.len()]);
         }
     });
 }
 
 /// `out[j]` = word `j` (twin of `rng_philox_fill_u32`).
 pub fn philox_u32(sequence: &Sequence, out: &mut [u32]) {
-    fill_lanes(out, |lane| sequence.block(lane));
+    fill_lanes(sequence, out, |block| block);
 }
 
 /// `out[j]` = uniform f32 of word `j` (twin of `rng_philox_fill_uniform_f32`).
 pub fn philox_uniform_f32(sequence: &Sequence, out: &mut [f32]) {
-    fill_lanes(out, |lane| {
-        sequence.block(lane).map(crate::convert::uniform_f32)
+    fill_lanes(sequence, out, |block| {
+        block.map(crate::convert::uniform_f32)
     });
 }
 
 /// `out[q]` = uniform f64 of words `2q`, `2q + 1` (twin of `rng_philox_fill_uniform_f64`).
 pub fn philox_uniform_f64(sequence: &Sequence, out: &mut [f64]) {
-    fill_lanes(out, |lane| {
-        let [w0, w1, w2, w3] = sequence.block(lane);
+    fill_lanes(sequence, out, |[w0, w1, w2, w3]| {
         [
             crate::convert::uniform_f64(w0, w1),
             crate::convert::uniform_f64(w2, w3),
@@ -56,12 +63,16 @@ pub fn philox_uniform_f64(sequence: &Sequence, out: &mut [f64]) {
 
 /// `out[j]` = integer in `[0, bound)` from word `j` (twin of `rng_philox_fill_below`).
 pub fn philox_below(sequence: &Sequence, bound: u32, out: &mut [u32]) {
-    fill_lanes(out, |lane| sequence.block(lane).map(|w| below(w, bound)));
+    fill_lanes(sequence, out, |block| block.map(|w| below(w, bound)));
 }
 
 /// `out[k]` = normal `k` (twin of `rng_philox_fill_normal_f32`).
 pub fn philox_normal_f32(sequence: &Sequence, out: &mut [f32]) {
-    fill_lanes(out, |lane| sequence.normals4(lane));
+    fill_lanes(sequence, out, |[w0, w1, w2, w3]| {
+        let [a, b] = box_muller(w0, w1);
+        let [c, d] = box_muller(w2, w3);
+        [a, b, c, d]
+    });
 }
 
 /// Paper-generator layout: generator `t` draws `per_thread` values with `draw`; value `i` goes to

@@ -1,10 +1,12 @@
 //! The registry of benchmark suites: each suite lives in its own file here and is listed once in [`suites`].
 
 mod core;
+mod rng;
+mod sort;
 
 use super::Suite;
 
 /// Every suite, in the order `cargo xtask bench` runs them.
 pub fn suites() -> Vec<Box<dyn Suite>> {
-    vec![Box::new(core::Core)]
+    vec![Box::new(core::Core), Box::new(rng::Rng), Box::new(sort::Sort)]
 }
