@@ -1,6 +1,7 @@
 //! The equivalence checks as plain functions, so that `#[test]`s (through [`crate::equivalence_test!`]) and
 //! `cargo xtask verify-kernels` (through [`run_all`]) run the same code.
 
+pub mod benchmarks_continuous;
 pub mod math;
 pub mod reduce;
 pub mod rng;
@@ -77,5 +78,6 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     reports.extend(reduce::run_all(gpu));
     reports.extend(sort::run_all(gpu));
     reports.extend(rng::run_all(gpu));
+    reports.extend(benchmarks_continuous::run_all(gpu));
     reports
 }

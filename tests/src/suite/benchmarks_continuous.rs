@@ -1,0 +1,176 @@
+//! The continuous test problems of evo-benchmarks: `CudaEvaluator::evaluate` against the problem's CPU
+//! `evaluate_batch`, bit for bit under the Exact profile, on random individuals drawn uniformly from the
+//! problem's box.
+//!
+//! Sizes: 64 individuals at D = 13, 1000 and 4099 (CEC 2010: 100, 1000, 4100), which exercise one partial
+//! tile, several tiles and several scan tiles; the large cases run 8 individuals at D = 10⁶ (shifted
+//! Rastrigin, Griewank, Schwefel 1.2, CEC 2010 F19) and 2 at D = 1 100 000 (Schwefel 1.2, whose carries then
+//! need a second scan level).
+
+use evo_benchmarks::cec2010::Cec2010Problem;
+use evo_benchmarks::cuda::CudaProblem;
+use evo_benchmarks::{DeRastrigin, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem};
+use evo_core::Result;
+use evo_gpu_runtime::{Gpu, Profile};
+
+use super::{BLOCK_SIZES, CheckReport};
+use crate::compare::compare_slices;
+use crate::inputs::SplitMix64;
+use crate::tolerance::Tolerance;
+
+/// Individuals per small case.
+pub const INDIVIDUALS: usize = 64;
+/// Dimensions of the GA, DE and shifted cases.
+pub const DIMENSIONS: [usize; 3] = [13, 1000, 4099];
+/// Dimensions of the CEC 2010 cases (multiples of 100).
+pub const CEC_DIMENSIONS: [usize; 3] = [100, 1000, 4100];
+/// CEC 2010 functions with a GPU evaluation.
+pub const CEC_FUNCTIONS: [u32; 5] = [1, 2, 3, 19, 20];
+
+/// One problem of the suite.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Case {
+    /// A GA paper function.
+    Ga(GaFunction),
+    /// The DE paper's Rastrigin.
+    DeRastrigin,
+    /// An MA-SW-Chains shifted function.
+    Shifted(ShiftedFunction),
+    /// A CEC 2010 function by number.
+    Cec(u32),
+}
+
+impl Case {
+    /// Every case of the suite.
+    pub fn all() -> Vec<Case> {
+        let mut cases: Vec<Case> = GaFunction::ALL.iter().map(|&f| Case::Ga(f)).collect();
+        cases.push(Case::DeRastrigin);
+        cases.extend(ShiftedFunction::ALL.iter().map(|&f| Case::Shifted(f)));
+        cases.extend(CEC_FUNCTIONS.iter().map(|&f| Case::Cec(f)));
+        cases
+    }
+
+    /// The dimensions this case runs at (small cases).
+    pub fn dimensions(self) -> [usize; 3] {
+        match self {
+            Case::Cec(_) => CEC_DIMENSIONS,
+            _ => DIMENSIONS,
+        }
+    }
+
+    /// The problem at dimension `d`.
+    pub fn build(self, d: usize) -> Result<Box<dyn CudaProblem>> {
+        Ok(match self {
+            Case::Ga(f) => Box::new(GaProblem::new(f, d)?),
+            Case::DeRastrigin => Box::new(DeRastrigin::new(d)?),
+            Case::Shifted(f) => Box::new(ShiftedProblem::new(f, d)?),
+            Case::Cec(f) => Box::new(Cec2010Problem::new(f, d)?),
+        })
+    }
+}
+
+/// `individuals` random points of the problem's box, row-major, from a seed.
+pub fn random_population(problem: &dyn CudaProblem, individuals: usize, seed: u64) -> Vec<f32> {
+    let bounds = problem.bounds();
+    let d = problem.dimension();
+    let mut rng = SplitMix64::new(seed);
+    (0..individuals * d)
+        .map(|k| {
+            let (lo, hi) = (bounds.lower()[k % d], bounds.upper()[k % d]);
+            rng.uniform(f64::from(lo), f64::from(hi)) as f32
+        })
+        .collect()
+}
+
+/// Compares the GPU evaluation of `individuals` random points with the CPU's, under `profile` and
+/// `tolerance`.
+pub fn check_problem(
+    gpu: &Gpu,
+    problem: &dyn CudaProblem,
+    individuals: usize,
+    profile: Profile,
+    tolerance: Tolerance,
+    block: u32,
+) -> CheckReport {
+    let d = problem.dimension();
+    let check = format!(
+        "{} d={d} x{individuals}, {profile:?}, block {block}",
+        problem.name()
+    );
+    let population = random_population(problem, individuals, d as u64 ^ 0x5eed);
+    let mut cpu = vec![0.0f64; individuals];
+    problem.evaluate_batch(&population, &mut cpu);
+    let mut on_gpu = vec![0.0f64; individuals];
+    let result = problem
+        .cuda_evaluator(gpu)
+        .and_then(|evaluator| evaluator.evaluate_host(&population, &mut on_gpu, profile, block));
+    let kernel = "benchmarks_continuous";
+    match result {
+        Ok(()) => {
+            let comparison = compare_slices(&check, 0, 1, &cpu, &on_gpu, tolerance, |i| {
+                format!("individual {i} of seed {}", d as u64 ^ 0x5eed)
+            });
+            CheckReport::from_comparison(check, kernel, &comparison)
+        }
+        Err(error) => CheckReport::from_error(check, kernel, &error),
+    }
+}
+
+/// Every small case of `case` at `block`, Exact profile.
+pub fn check_case(gpu: &Gpu, case: Case, block: u32) -> Vec<CheckReport> {
+    case.dimensions()
+        .iter()
+        .map(|&d| match case.build(d) {
+            Ok(problem) => check_problem(
+                gpu,
+                problem.as_ref(),
+                INDIVIDUALS,
+                Profile::Exact,
+                Tolerance::Exact,
+                block,
+            ),
+            Err(error) => {
+                CheckReport::from_error(format!("{case:?} d={d}"), "benchmarks_continuous", &error)
+            }
+        })
+        .collect()
+}
+
+/// The large cases at `block`, Exact profile.
+pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
+    let cases = [
+        (Case::Shifted(ShiftedFunction::Rastrigin), 1_000_000, 8),
+        (Case::Shifted(ShiftedFunction::Griewank), 1_000_000, 8),
+        (Case::Shifted(ShiftedFunction::Schwefel12), 1_000_000, 8),
+        (Case::Cec(19), 1_000_000, 8),
+        (Case::Shifted(ShiftedFunction::Schwefel12), 1_100_000, 2),
+    ];
+    cases
+        .iter()
+        .map(|&(case, d, individuals)| match case.build(d) {
+            Ok(problem) => check_problem(
+                gpu,
+                problem.as_ref(),
+                individuals,
+                Profile::Exact,
+                Tolerance::Exact,
+                block,
+            ),
+            Err(error) => {
+                CheckReport::from_error(format!("{case:?} d={d}"), "benchmarks_continuous", &error)
+            }
+        })
+        .collect()
+}
+
+/// Every check at every block size (the large cases at the first block size only, to bound the time).
+pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
+    let mut reports = Vec::new();
+    for &block in &BLOCK_SIZES {
+        for case in Case::all() {
+            reports.extend(check_case(gpu, case, block));
+        }
+    }
+    reports.extend(check_large(gpu, BLOCK_SIZES[0]));
+    reports
+}
