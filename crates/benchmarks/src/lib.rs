@@ -24,13 +24,16 @@
 
 pub mod cec2010;
 pub mod cuda;
+pub mod data;
 pub mod de_rastrigin;
 pub mod functions;
 pub mod ga_functions;
+pub mod knapsack;
 pub mod shifted;
 pub mod tree;
 
 pub use cec2010::Cec2010Problem;
 pub use de_rastrigin::DeRastrigin;
 pub use ga_functions::{GaBinaryProblem, GaFunction, GaProblem};
+pub use knapsack::Knapsack;
 pub use shifted::{ShiftedFunction, ShiftedProblem};
