@@ -105,9 +105,14 @@ fn parse_cpu_model(cpuinfo: &str) -> Option<String> {
         .filter(|model| !model.is_empty())
 }
 
-/// The commit being measured: git when it works here, else `$EVO_COMMIT` (set it when copying the binary to a
-/// machine without the repository), else "unknown".
+/// The commit being measured: `$EVO_COMMIT` when set (a binary copied to another machine, whose checkout's
+/// git state may be stale), else git, else "unknown".
 fn commit() -> String {
+    if let Ok(commit) = std::env::var("EVO_COMMIT")
+        && !commit.trim().is_empty()
+    {
+        return commit.trim().to_string();
+    }
     let git = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -116,14 +121,13 @@ fn commit() -> String {
             .filter(|output| output.status.success())
             .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
     };
-    if let Some(hash) = git(&["rev-parse", "--short", "HEAD"]).filter(|h| !h.is_empty()) {
-        let dirty =
-            git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-        return if dirty { format!("{hash}-dirty") } else { hash };
-    }
-    match std::env::var("EVO_COMMIT") {
-        Ok(commit) if !commit.trim().is_empty() => commit.trim().to_string(),
-        _ => "unknown".to_string(),
+    match git(&["rev-parse", "--short", "HEAD"]).filter(|h| !h.is_empty()) {
+        Some(hash) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            if dirty { format!("{hash}-dirty") } else { hash }
+        }
+        None => "unknown".to_string(),
     }
 }
 
