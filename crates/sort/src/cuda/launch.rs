@@ -1,188 +1,23 @@
-//! Typed launch functions, one per kernel of `kernels/cuda/sort.cu`, and the `#[repr(C)]` mirrors of its
-//! parameter structs. Each function checks its buffers and derives the launch shape from their lengths; the
+//! Typed launch functions, one per kernel of `kernels/cuda/sort.cu` (parameter structs in `params.rs`).
+//! Each function checks its buffers and derives the launch shape from their lengths; the
 //! routines of [`crate::cuda`] compose them.
 
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, DeviceCopy, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, LaunchConfig, Profile};
 use evo_kernels::ModuleId;
 
+use super::fitness::{DeviceFitness, DeviceKey};
+use super::params::{
+    SortExchangeParams, SortLengthParams, SortRadixParams, SortScanParams, SortSegmentsParams,
+    SortSelectParams, SortTopkParams,
+};
 use crate::limits::{COMPONENT, MAX_SEGMENT_LEN, check_block};
-use crate::order::SortKey;
 
 /// The largest grid the launchers ask for; the kernels loop over further segments, rows or tiles.
 const MAX_GRID: usize = 1 << 20;
 
 /// Radix digits per pass: 8 bits, 256 bins (`EVO_RADIX_BINS`).
 pub(crate) const RADIX_BINS: usize = 256;
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for u32 {}
-    impl Sealed for u64 {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
-
-/// An order key on the device (`u32`, `u64`): the entry points that work on key pairs.
-pub trait DeviceKey: DeviceCopy + Ord + sealed::Sealed {
-    /// Bits of the key; the radix sort makes `BITS / 8` passes.
-    const BITS: u32;
-    /// `sort_radix_histogram_*`.
-    const HISTOGRAM: &'static str;
-    /// `sort_radix_scatter_*`.
-    const SCATTER: &'static str;
-    /// `sort_select_pairs_*`.
-    const SELECT_PAIRS: &'static str;
-    /// `sort_topk_pairs_*`.
-    const TOPK_PAIRS: &'static str;
-}
-
-impl DeviceKey for u32 {
-    const BITS: u32 = 32;
-    const HISTOGRAM: &'static str = "sort_radix_histogram_u32";
-    const SCATTER: &'static str = "sort_radix_scatter_u32";
-    const SELECT_PAIRS: &'static str = "sort_select_pairs_u32";
-    const TOPK_PAIRS: &'static str = "sort_topk_pairs_u32";
-}
-
-impl DeviceKey for u64 {
-    const BITS: u32 = 64;
-    const HISTOGRAM: &'static str = "sort_radix_histogram_u64";
-    const SCATTER: &'static str = "sort_radix_scatter_u64";
-    const SELECT_PAIRS: &'static str = "sort_select_pairs_u64";
-    const TOPK_PAIRS: &'static str = "sort_topk_pairs_u64";
-}
-
-/// A fitness type with kernels (`f32`, `f64`): the entry points that read fitness values.
-pub trait DeviceFitness: SortKey<Key: DeviceKey> + DeviceCopy + sealed::Sealed {
-    /// `sort_segments_bitonic_*`.
-    const SEGMENTS: &'static str;
-    /// `sort_radix_prepare_*`.
-    const PREPARE: &'static str;
-    /// `sort_gather_*`.
-    const GATHER: &'static str;
-    /// `sort_select_first_*`.
-    const SELECT_FIRST: &'static str;
-    /// `sort_topk_tiles_*`.
-    const TOPK_TILES: &'static str;
-}
-
-impl DeviceFitness for f32 {
-    const SEGMENTS: &'static str = "sort_segments_bitonic_f32";
-    const PREPARE: &'static str = "sort_radix_prepare_f32";
-    const GATHER: &'static str = "sort_gather_f32";
-    const SELECT_FIRST: &'static str = "sort_select_first_f32";
-    const TOPK_TILES: &'static str = "sort_topk_tiles_f32";
-}
-
-impl DeviceFitness for f64 {
-    const SEGMENTS: &'static str = "sort_segments_bitonic_f64";
-    const PREPARE: &'static str = "sort_radix_prepare_f64";
-    const GATHER: &'static str = "sort_gather_f64";
-    const SELECT_FIRST: &'static str = "sort_select_first_f64";
-    const TOPK_TILES: &'static str = "sort_topk_tiles_f64";
-}
-
-/// Mirrors `SortSegmentsParams` in `kernels/cuda/sort.cu`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct SortSegmentsParams {
-    /// Number of segments.
-    pub segments: u32,
-    /// Entries per segment.
-    pub segment_len: u32,
-    /// `segment_len` rounded up to a power of two.
-    pub padded_len: u32,
-}
-const _: () = assert!(size_of::<SortSegmentsParams>() == 12);
-// SAFETY: repr(C), three u32, the layout of the CUDA struct (12 bytes, asserted on both sides).
-unsafe impl KernelParams for SortSegmentsParams {}
-
-/// Mirrors `SortExchangeParams`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct SortExchangeParams {
-    /// Rows of the source and of the destination.
-    pub rows: u32,
-    /// u32 words per row.
-    pub words_per_row: u32,
-    /// Rows per segment.
-    pub segment_len: u32,
-}
-const _: () = assert!(size_of::<SortExchangeParams>() == 12);
-// SAFETY: repr(C), three u32, the layout of the CUDA struct (12 bytes, asserted on both sides).
-unsafe impl KernelParams for SortExchangeParams {}
-
-/// Mirrors `SortLengthParams`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct SortLengthParams {
-    /// Number of elements.
-    pub n: u32,
-}
-const _: () = assert!(size_of::<SortLengthParams>() == 4);
-// SAFETY: repr(C), one u32, the layout of the CUDA struct (4 bytes, asserted on both sides).
-unsafe impl KernelParams for SortLengthParams {}
-
-/// Mirrors `SortRadixParams`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct SortRadixParams {
-    /// Number of pairs.
-    pub n: u32,
-    /// The pass's digit is `(key >> shift) & 255`.
-    pub shift: u32,
-    /// `ceil(n / (block · items_per_thread))`.
-    pub tiles: u32,
-    /// Pairs per thread and tile.
-    pub items_per_thread: u32,
-}
-const _: () = assert!(size_of::<SortRadixParams>() == 16);
-// SAFETY: repr(C), four u32, the layout of the CUDA struct (16 bytes, asserted on both sides).
-unsafe impl KernelParams for SortRadixParams {}
-
-/// Mirrors `SortScanParams`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct SortScanParams {
-    /// Number of counts.
-    pub n: u32,
-    /// Counts per thread.
-    pub items_per_thread: u32,
-}
-const _: () = assert!(size_of::<SortScanParams>() == 8);
-// SAFETY: repr(C), two u32, the layout of the CUDA struct (8 bytes, asserted on both sides).
-unsafe impl KernelParams for SortScanParams {}
-
-/// Mirrors `SortSelectParams`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct SortSelectParams {
-    /// Number of values or pairs.
-    pub n: u32,
-    /// 1 for argmax, 0 for argmin.
-    pub largest: u32,
-    /// Inputs per thread.
-    pub items_per_thread: u32,
-}
-const _: () = assert!(size_of::<SortSelectParams>() == 12);
-// SAFETY: repr(C), three u32, the layout of the CUDA struct (12 bytes, asserted on both sides).
-unsafe impl KernelParams for SortSelectParams {}
-
-/// Mirrors `SortTopkParams`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct SortTopkParams {
-    /// Number of values or pairs.
-    pub n: u32,
-    /// Pairs kept per tile.
-    pub k: u32,
-    /// Pairs per tile (a power of two, at least 2k).
-    pub tile: u32,
-}
-const _: () = assert!(size_of::<SortTopkParams>() == 12);
-// SAFETY: repr(C), three u32, the layout of the CUDA struct (12 bytes, asserted on both sides).
-unsafe impl KernelParams for SortTopkParams {}
 
 fn length_mismatch(kernel: &'static str, what: &'static str, got: usize, want: usize) -> Error {
     Error::invalid_parameter(

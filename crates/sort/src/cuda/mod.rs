@@ -10,13 +10,15 @@
 //! | [`argmin`], [`argmax`] (and `_into`) | `sort_select_*` | 1 to 2^32 − 1 keys |
 //! | [`top_k`] | `sort_topk_*` | 1 ≤ k ≤ min(n, 1024) |
 
+mod fitness;
 mod launch;
+mod params;
 mod permutation;
 mod radix;
 mod segments;
 mod select;
 
-pub use launch::{DeviceFitness, DeviceKey};
+pub use fitness::{DeviceFitness, DeviceKey};
 pub use permutation::DevicePermutation;
 pub use radix::{argsort, gather, ranks, ranks_from_order};
 pub use segments::{exchange_rows, sort_population, sort_segments};

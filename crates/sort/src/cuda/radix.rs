@@ -9,7 +9,8 @@
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu};
 
-use super::launch::{self, DeviceFitness, DeviceKey, RADIX_BINS};
+use super::fitness::{DeviceFitness, DeviceKey};
+use super::launch::{self, RADIX_BINS};
 use super::permutation::DevicePermutation;
 use crate::limits::{COMPONENT, check_len};
 

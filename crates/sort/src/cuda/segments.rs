@@ -4,7 +4,8 @@
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu};
 
-use super::launch::{self, DeviceFitness};
+use super::fitness::DeviceFitness;
+use super::launch;
 use super::permutation::DevicePermutation;
 use crate::limits::{COMPONENT, MAX_SEGMENT_LEN};
 

@@ -3,7 +3,8 @@
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu};
 
-use super::launch::{self, DeviceFitness};
+use super::fitness::DeviceFitness;
+use super::launch;
 use crate::limits::{COMPONENT, MAX_TOP_K, check_block, check_len, check_top_k};
 
 /// Inputs per thread of a selection pass.
