@@ -29,6 +29,7 @@ pub mod de_rastrigin;
 pub mod functions;
 pub mod ga_functions;
 pub mod knapsack;
+pub mod scheduling;
 pub mod shifted;
 pub mod tree;
 
@@ -36,4 +37,5 @@ pub use cec2010::Cec2010Problem;
 pub use de_rastrigin::DeRastrigin;
 pub use ga_functions::{GaBinaryProblem, GaFunction, GaProblem};
 pub use knapsack::Knapsack;
+pub use scheduling::{EtcInstance, EtcProblem};
 pub use shifted::{ShiftedFunction, ShiftedProblem};
