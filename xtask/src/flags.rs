@@ -27,7 +27,16 @@ pub enum Command {
     /// Show or clear the on-disk PTX cache.
     Cache(CacheArgs),
     /// Time process start to driver ready, module ready and first kernel done.
-    FirstLaunch,
+    FirstLaunch(FirstLaunchArgs),
+}
+
+/// Arguments of `first-launch`.
+#[derive(Debug, Args)]
+pub struct FirstLaunchArgs {
+    /// Run two fresh processes on an empty temporary PTX cache (the first compiles, the second reads the
+    /// cache) and print both timings with the ratios.
+    #[arg(long)]
+    pub compare: bool,
 }
 
 /// Arguments of `verify-kernels`.
@@ -220,10 +229,16 @@ mod tests {
     }
 
     #[test]
-    fn first_launch_takes_no_arguments() {
+    fn first_launch_takes_only_compare() {
         assert!(matches!(
             parse(&["first-launch"]).expect("valid").command,
-            Command::FirstLaunch
+            Command::FirstLaunch(FirstLaunchArgs { compare: false })
+        ));
+        assert!(matches!(
+            parse(&["first-launch", "--compare"])
+                .expect("valid")
+                .command,
+            Command::FirstLaunch(FirstLaunchArgs { compare: true })
         ));
         assert!(parse(&["first-launch", "--quick"]).is_err());
     }

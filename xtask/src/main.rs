@@ -34,7 +34,7 @@ fn main() -> ExitCode {
         flags::Command::VerifyKernels(args) => verify_kernels::run(&args),
         flags::Command::Bench(args) => bench::run(&args),
         flags::Command::Cache(args) => cache::run(&args),
-        flags::Command::FirstLaunch => first_launch::run(process_start),
+        flags::Command::FirstLaunch(args) => first_launch::run(&args, process_start),
     };
     match outcome {
         Ok(code) => code,

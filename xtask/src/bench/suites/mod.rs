@@ -1,6 +1,7 @@
 //! The registry of benchmark suites: each suite lives in its own file here and is listed once in [`suites`].
 
 mod core;
+mod eval;
 mod rng;
 mod sort;
 
@@ -8,5 +9,10 @@ use super::Suite;
 
 /// Every suite, in the order `cargo xtask bench` runs them.
 pub fn suites() -> Vec<Box<dyn Suite>> {
-    vec![Box::new(core::Core), Box::new(rng::Rng), Box::new(sort::Sort)]
+    vec![
+        Box::new(core::Core),
+        Box::new(rng::Rng),
+        Box::new(sort::Sort),
+        Box::new(eval::Eval),
+    ]
 }

@@ -1,0 +1,245 @@
+//! Suite `eval`: batched evaluation of the continuous test problems (evo-benchmarks).
+//!
+//! Shifted Rastrigin, Griewank and Schwefel 1.2 (MA-SW-Chains, fBias −330) at D = 10^6 and 10^7, for 1 and
+//! 20 individuals: the GPU evaluator (`evo_benchmarks::cuda`, Exact profile, blocks of 256, population and
+//! fitness resident on the device) in GB/s of compulsory traffic, 4·D·(individuals + 1) bytes (the population
+//! and the shift vector read once), against the device-to-device copy bandwidth measured here; beside it the
+//! CPU reference on a 1-thread rayon pool and on the global pool. Every GPU fitness is compared bit for bit
+//! with the CPU's; a mismatch fails the command.
+
+use evo_benchmarks::cuda::CudaProblem;
+use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
+use evo_core::ContinuousProblem;
+use evo_gpu_runtime::{Gpu, Profile};
+use rayon::prelude::*;
+
+use crate::bench::markdown::format_size;
+use crate::bench::{
+    Backend, BenchContext, Plot, Reference, Row, Series, Suite, SuiteResult, Timing,
+};
+
+/// Threads per block of the evaluation kernels.
+const BLOCK: u32 = 256;
+/// The functions measured.
+const FUNCTIONS: [ShiftedFunction; 3] = [
+    ShiftedFunction::Rastrigin,
+    ShiftedFunction::Griewank,
+    ShiftedFunction::Schwefel12,
+];
+/// Individuals per batch.
+const BATCHES: [usize; 2] = [1, 20];
+
+/// The `eval` suite.
+pub struct Eval;
+
+impl Suite for Eval {
+    fn name(&self) -> &'static str {
+        "eval"
+    }
+
+    fn description(&self) -> &'static str {
+        "batched evaluation of shifted Rastrigin, Griewank, Schwefel 1.2 at D = 10^6, 10^7: GPU GB/s vs copy bandwidth, CPU 1 thread and rayon"
+    }
+
+    fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
+        let mut result = SuiteResult::default();
+        let copy = match ctx.gpu() {
+            Some(gpu) => match copy_bandwidth(ctx, gpu) {
+                Ok(gbs) => Some(gbs),
+                Err(error) => {
+                    result.failures.push(format!("copy bandwidth: {error:#}"));
+                    None
+                }
+            },
+            None => None,
+        };
+        let single = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+        let dimensions = [1_000_000usize, 10_000_000];
+        let bar = ctx.progress((FUNCTIONS.len() * dimensions.len()) as u64, "eval");
+        let mut points: Vec<Series> = Vec::new();
+        for function in FUNCTIONS {
+            let mut lines: Vec<Vec<(f64, f64)>> = vec![Vec::new(); BATCHES.len()];
+            for &d in &dimensions {
+                bar.set_message(format!("{} d={}", function.name(), format_size(d as u64)));
+                if let Err(error) = case(ctx, &single, function, d, copy, &mut result, &mut lines) {
+                    result
+                        .failures
+                        .push(format!("{} d={d}: {error:#}", function.name()));
+                }
+                bar.inc(1);
+            }
+            for (line, individuals) in lines.into_iter().zip(BATCHES) {
+                if !line.is_empty() {
+                    points.push(Series {
+                        name: format!("{} x{individuals}", function.name()),
+                        points: line,
+                    });
+                }
+            }
+        }
+        bar.finish_and_clear();
+        if let Some(gbs) = copy {
+            points.push(Series {
+                name: "copy bandwidth".to_string(),
+                points: dimensions.iter().map(|&d| (d as f64, gbs)).collect(),
+            });
+        }
+        result.plots.push(Plot {
+            title: "GPU evaluation throughput (compulsory traffic)".to_string(),
+            x_label: "dimension".to_string(),
+            y_label: "GB/s".to_string(),
+            log_x: true,
+            categories: None,
+            series: points,
+        });
+        let copy_note = match copy {
+            Some(gbs) => format!(
+                "measured copy bandwidth: {gbs:.0} GB/s (device-to-device copy of 256 MiB, read + write)"
+            ),
+            None => "copy bandwidth not measured (no GPU)".to_string(),
+        };
+        result.notes.push(format!(
+            "Exact profile, blocks of {BLOCK}. GB/s counts 4·D·(individuals + 1) bytes: the f32 population and \
+             the f32 shift vector once. CPU rows: the problem's evaluate_batch on a 1-thread rayon pool and on the \
+             global pool ({} threads). {copy_note}. Every GPU fitness is compared bit for bit with the CPU's.",
+            rayon::current_num_threads()
+        ));
+        Ok(result)
+    }
+}
+
+/// Device-to-device copy bandwidth in GB/s over 256 MiB (bytes read plus bytes written).
+fn copy_bandwidth(ctx: &BenchContext, gpu: &Gpu) -> anyhow::Result<f64> {
+    let n = (256usize << 20) / 4;
+    let source = gpu.alloc_zeroed::<f32>(n)?;
+    let mut target = gpu.alloc::<f32>(n)?;
+    let (timing, ()) = ctx.time_gpu(gpu, || Ok(target.copy_from_device(&source)?))?;
+    Ok(timing.rate(2.0 * (4 * n) as f64, 1e9))
+}
+
+/// SplitMix64's output function, for a deterministic population.
+fn mix(i: u64) -> u64 {
+    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `individuals` points uniform in the problem's box, row-major.
+fn population(problem: &ShiftedProblem, individuals: usize) -> Vec<f32> {
+    let lo = f64::from(problem.bounds().lower()[0]);
+    let hi = f64::from(problem.bounds().upper()[0]);
+    (0..(individuals * problem.dimension()) as u64)
+        .into_par_iter()
+        .map(|i| {
+            let u = (mix(i) >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+            (lo + (hi - lo) * u) as f32
+        })
+        .collect()
+}
+
+fn row(
+    case: String,
+    backend: Backend,
+    device: String,
+    d: usize,
+    timing: &Timing,
+    bytes: f64,
+) -> Row {
+    Row {
+        case,
+        backend,
+        device,
+        size: d as u64,
+        median_ms: timing.median_ms(),
+        samples: timing.count(),
+        throughput: timing.rate(bytes, 1e9),
+        unit: "GB/s".to_string(),
+        reference: None,
+        check: None,
+    }
+}
+
+fn case(
+    ctx: &BenchContext,
+    single: &rayon::ThreadPool,
+    function: ShiftedFunction,
+    d: usize,
+    copy: Option<f64>,
+    result: &mut SuiteResult,
+    lines: &mut [Vec<(f64, f64)>],
+) -> anyhow::Result<()> {
+    let problem = ShiftedProblem::new(function, d)?;
+    let evaluator = match ctx.gpu() {
+        Some(gpu) => Some(problem.cuda_evaluator(gpu)?),
+        None => None,
+    };
+    for (slot, &individuals) in BATCHES.iter().enumerate() {
+        let x = population(&problem, individuals);
+        let bytes = 4.0 * d as f64 * (individuals + 1) as f64;
+        let name = format!("{} x{individuals}", function.name());
+        let mut cpu_fitness = vec![0.0f64; individuals];
+        let mut rayon_rate = None;
+        if ctx.cpu() {
+            let (timing, ()) = ctx.time_cpu(|| {
+                single.install(|| problem.evaluate_batch(&x, &mut cpu_fitness));
+                Ok(())
+            })?;
+            let cpu_name = format!("{} (1 thread)", ctx.cpu_device());
+            result
+                .rows
+                .push(row(name.clone(), Backend::Cpu, cpu_name, d, &timing, bytes));
+            let (timing, ()) = ctx.time_cpu(|| {
+                problem.evaluate_batch(&x, &mut cpu_fitness);
+                Ok(())
+            })?;
+            let rayon_row = row(
+                name.clone(),
+                Backend::Cpu,
+                ctx.cpu_device().to_string(),
+                d,
+                &timing,
+                bytes,
+            );
+            rayon_rate = Some(rayon_row.throughput);
+            result.rows.push(rayon_row);
+        } else {
+            problem.evaluate_batch(&x, &mut cpu_fitness);
+        }
+        if let (Some(gpu), Some(evaluator)) = (ctx.gpu(), evaluator.as_ref()) {
+            let on_device = gpu.upload(&x)?;
+            let mut fitness = gpu.alloc::<f64>(individuals)?;
+            let (timing, ()) = ctx.time_gpu(gpu, || {
+                Ok(evaluator.evaluate(&on_device, &mut fitness, Profile::Exact, BLOCK)?)
+            })?;
+            let gpu_fitness = fitness.to_vec()?;
+            let mut gpu_row = row(
+                name.clone(),
+                Backend::Cuda,
+                ctx.gpu_device(),
+                d,
+                &timing,
+                bytes,
+            );
+            gpu_row.reference = copy
+                .map(|gbs| Reference::new("copy bandwidth", gbs, gpu_row.throughput))
+                .or_else(|| {
+                    rayon_rate.map(|rate| Reference::new("CPU rayon", rate, gpu_row.throughput))
+                });
+            let same = gpu_fitness
+                .iter()
+                .zip(&cpu_fitness)
+                .all(|(g, c)| g.to_bits() == c.to_bits());
+            gpu_row.check = Some(if same {
+                "bit-identical".to_string()
+            } else {
+                let message = format!("MISMATCH: cpu {cpu_fitness:?}, cuda {gpu_fitness:?}");
+                result.failures.push(format!("{name} d={d}: {message}"));
+                message
+            });
+            lines[slot].push((d as f64, gpu_row.throughput));
+            result.rows.push(gpu_row);
+        }
+    }
+    Ok(())
+}
