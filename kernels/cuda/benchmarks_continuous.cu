@@ -19,12 +19,14 @@
 
 // Scalar arguments of `benchmarks_continuous_tiles_*`; mirrored by `TilesParams` in crates/benchmarks/src/cuda/launch.rs.
 struct TilesParams {
-    unsigned long long dimension;  // coordinates per individual
-    unsigned long long terms;      // terms per individual (dimension, or dimension - 1 for Rosenbrock)
-    unsigned int shift;            // 0: z = x; 1: z = x - (double)shift32[i]; 2: z = x - shift64[i]
-    unsigned int pad;
+    unsigned long long dimension;    // coordinates per individual (the row stride)
+    unsigned long long terms;        // terms per individual (dimension, dimension - 1 for Rosenbrock, or the
+                                     // length of a permuted part)
+    unsigned long long perm_offset;  // term i reads coordinate perm[perm_offset + i] when permuted is 1
+    unsigned int shift;              // 0: z = x; 1: z = x - (double)shift32[j]; 2: z = x - shift64[j]
+    unsigned int permuted;
 };
-static_assert(sizeof(TilesParams) == 24, "TilesParams must match its Rust mirror");
+static_assert(sizeof(TilesParams) == 32, "TilesParams must match its Rust mirror");
 
 // Scalar arguments of `benchmarks_continuous_finish`; mirrored by `FinishParams`.
 struct FinishParams {
@@ -76,11 +78,19 @@ __device__ __forceinline__ double evo_z(const float* row, const float* shift32, 
 // Padded shared-memory index: one double of padding every 16 keeps the 8-adjacent reads conflict-free.
 __device__ __forceinline__ unsigned int evo_pad(unsigned int k) { return k + (k >> 4); }
 
+// Coordinate of term i: i itself, or perm[perm_offset + i] for the permuted parts of CEC 2010.
+__device__ __forceinline__ unsigned long long evo_coordinate(const unsigned int* perm, const TilesParams& p,
+                                                             unsigned long long i)
+{
+    return p.permuted == 1u ? (unsigned long long)perm[p.perm_offset + i] : i;
+}
+
 template <int KIND>
 __device__ __forceinline__ void evo_term(const float* row, const float* shift32, const double* shift64,
-                                         const TilesParams& p, unsigned long long i, double* a, double* b)
+                                         const unsigned int* perm, const TilesParams& p, unsigned long long i,
+                                         double* a, double* b)
 {
-    const double z = evo_z(row, shift32, shift64, p.shift, i);
+    const double z = evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i));
     *b = KIND == EVO_KIND_GRIEWANK ? 1.0 : 0.0;
     if (KIND == EVO_KIND_SPHERE) {
         *a = evo_sphere_term(z);
@@ -95,7 +105,7 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
     } else if (KIND == EVO_KIND_SUM_SQUARES) {
         *a = evo_sum_squares_term(i, z);
     } else if (KIND == EVO_KIND_ELLIPTIC) {
-        *a = evo_elliptic_term(i, p.dimension, z);
+        *a = evo_elliptic_term(i, p.terms, z);
     } else if (KIND == EVO_KIND_GRIEWANK) {
         *a = z * z;
         *b = evo_griewank_factor(i, z);
@@ -103,13 +113,13 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
         *a = z * z;
         *b = evo_ackley_cos_term(z);
     } else if (KIND == EVO_KIND_ROSENBROCK) {
-        *a = evo_rosenbrock_term(z, evo_z(row, shift32, shift64, p.shift, i + 1));
+        *a = evo_rosenbrock_term(z, evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i + 1)));
     }
 }
 
 template <int KIND>
-__device__ void evo_tiles(const float* x, const float* shift32, const double* shift64, double* partials,
-                          const TilesParams& p)
+__device__ void evo_tiles(const float* x, const float* shift32, const double* shift64, const unsigned int* perm,
+                          double* partials, const TilesParams& p)
 {
     constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
     extern __shared__ double smem[];
@@ -125,7 +135,7 @@ __device__ void evo_tiles(const float* x, const float* shift32, const double* sh
         double a = 0.0;
         double b = PRODUCT ? 1.0 : 0.0;
         if (first + k < p.terms) {
-            evo_term<KIND>(row, shift32, shift64, p, first + k, &a, &b);
+            evo_term<KIND>(row, shift32, shift64, perm, p, first + k, &a, &b);
         }
         sa[evo_pad(k)] = a;
         sb[evo_pad(k)] = b;
@@ -146,54 +156,54 @@ __device__ void evo_tiles(const float* x, const float* shift32, const double* sh
     }
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_SPHERE>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_SPHERE>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_rastrigin(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_rastrigin(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_RASTRIGIN>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_RASTRIGIN>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_step(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_step(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_STEP>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_STEP>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_schwefel(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_schwefel(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_SCHWEFEL>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_SCHWEFEL>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_discus(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_discus(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_DISCUS>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_DISCUS>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_sum_squares(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_sum_squares(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_SUM_SQUARES>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_SUM_SQUARES>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_elliptic(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_elliptic(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_ELLIPTIC>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_ELLIPTIC>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_GRIEWANK>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_GRIEWANK>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_ackley(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_ackley(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_ACKLEY>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_ACKLEY>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_rosenbrock(const float* x, const float* shift32, const double* shift64, double* partials, TilesParams p)
+extern "C" __global__ void benchmarks_continuous_tiles_rosenbrock(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_ROSENBROCK>(x, shift32, shift64, partials, p);
+    evo_tiles<EVO_KIND_ROSENBROCK>(x, shift32, shift64, perm, partials, p);
 }
 
 
@@ -385,5 +395,133 @@ extern "C" __global__ void benchmarks_continuous_scan_squares(const float* x, co
         const unsigned long long slot = (unsigned long long)blockIdx.y * p.tiles + blockIdx.x;
         partials[2 * slot] = total;
         partials[2 * slot + 1] = 0.0;
+    }
+}
+
+// ---- CEC 2010 groups (F4-F18). Twin: `Cec2010Problem::group_value` and `evaluate_by`. ----
+
+// Scalar arguments of `benchmarks_continuous_cec_groups`; mirrored by `CecGroupsParams`.
+struct CecGroupsParams {
+    unsigned long long dimension;  // coordinates per individual
+    unsigned long long groups;     // groups per individual
+    unsigned int base;             // 0 elliptic, 1 Rastrigin, 2 Ackley, 3 Schwefel 1.2, 4 Rosenbrock
+    unsigned int rotated;          // 1: multiply the group by M
+};
+static_assert(sizeof(CecGroupsParams) == 24, "CecGroupsParams must match its Rust mirror");
+
+// Scalar arguments of `benchmarks_continuous_cec_compose`; mirrored by `CecComposeParams`.
+struct CecComposeParams {
+    unsigned long long individuals;
+    unsigned int structure;  // 1: 1e6 g + s (F4-F8); 2: g + s (F9-F13); 3: g (F14-F18)
+    unsigned int pad;
+};
+static_assert(sizeof(CecComposeParams) == 16, "CecComposeParams must match its Rust mirror");
+
+#define EVO_GROUP 50u
+
+// The canonical tree of the first n (at most 64) values of v, padded with +0.0 to 64 leaves (the tree of 64
+// leaves equals the tree of next_power_of_two(n) leaves plus zero subtrees, as in evo_core::reduce).
+__device__ __forceinline__ double evo_local_tree64(const double* v, unsigned int n)
+{
+    EvoTreeStack<false> stack;
+    stack.init();
+    unsigned int leaves = 1;
+    while (leaves < n) {
+        leaves <<= 1;
+    }
+    for (unsigned int j = 0; j < leaves; ++j) {
+        stack.push(j < n ? v[j] : 0.0);
+    }
+    return stack.node[0];
+}
+
+// One thread per group: gather z[P[50k .. 50k + 49]], rotate (row vector times M, each output a canonical
+// tree of 50 products), apply the base function of 50 values; values[2 (r groups + k)] = (value, 0).
+extern "C" __global__ void benchmarks_continuous_cec_groups(const float* x, const double* shift, const unsigned int* perm, const double* rotation, double* values, CecGroupsParams p)
+{
+    __shared__ double m[EVO_GROUP * EVO_GROUP];
+    for (unsigned int k = threadIdx.x; k < EVO_GROUP * EVO_GROUP; k += blockDim.x) {
+        m[k] = p.rotated == 1u ? rotation[k] : 0.0;
+    }
+    __syncthreads();
+    const unsigned long long group = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (group >= p.groups) {
+        return;
+    }
+    const float* row = x + (unsigned long long)blockIdx.y * p.dimension;
+    double g[EVO_GROUP];
+    for (unsigned int j = 0; j < EVO_GROUP; ++j) {
+        const unsigned long long c = perm[group * EVO_GROUP + j];
+        g[j] = (double)row[c] - shift[c];
+    }
+    double r[EVO_GROUP];
+    double t[EVO_GROUP];
+    for (unsigned int i = 0; i < EVO_GROUP; ++i) {
+        if (p.rotated == 1u) {
+            for (unsigned int j = 0; j < EVO_GROUP; ++j) {
+                t[j] = g[j] * m[j * EVO_GROUP + i];
+            }
+            r[i] = evo_local_tree64(t, EVO_GROUP);
+        } else {
+            r[i] = g[i];
+        }
+    }
+    double value = 0.0;
+    if (p.base == 0u) {
+        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
+            t[j] = evo_elliptic_term(j, EVO_GROUP, r[j]);
+        }
+        value = evo_local_tree64(t, EVO_GROUP);
+    } else if (p.base == 1u) {
+        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
+            t[j] = evo_rastrigin_term(r[j]);
+        }
+        value = evo_local_tree64(t, EVO_GROUP);
+    } else if (p.base == 2u) {
+        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
+            t[j] = r[j] * r[j];
+        }
+        const double s1 = evo_local_tree64(t, EVO_GROUP);
+        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
+            t[j] = evo_ackley_cos_term(r[j]);
+        }
+        value = evo_ackley_combine(EVO_GROUP, s1, evo_local_tree64(t, EVO_GROUP));
+    } else if (p.base == 3u) {
+        // Hillis-Steele on 50 values: offsets of 64 and more do not reach below index 50, so this equals the
+        // padded 1024-value tile of the canonical prefix sum.
+        for (unsigned int off = 1; off < EVO_GROUP; off <<= 1) {
+            for (unsigned int j = EVO_GROUP - 1; j >= off; --j) {
+                r[j] = r[j] + r[j - off];
+            }
+        }
+        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
+            t[j] = r[j] * r[j];
+        }
+        value = evo_local_tree64(t, EVO_GROUP);
+    } else {
+        for (unsigned int j = 0; j + 1 < EVO_GROUP; ++j) {
+            t[j] = evo_rosenbrock_term(r[j], r[j + 1]);
+        }
+        value = evo_local_tree64(t, EVO_GROUP - 1);
+    }
+    const unsigned long long slot = (unsigned long long)blockIdx.y * p.groups + group;
+    values[2 * slot] = value;
+    values[2 * slot + 1] = 0.0;
+}
+
+// fitness[r] from the sum of its group values and its separable part.
+extern "C" __global__ void benchmarks_continuous_cec_compose(const double* group_sums, const double* separable, double* fitness, CecComposeParams p)
+{
+    const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= p.individuals) {
+        return;
+    }
+    const double g = group_sums[r];
+    if (p.structure == 1u) {
+        fitness[r] = 1.0e6 * g + separable[r];
+    } else if (p.structure == 2u) {
+        fitness[r] = g + separable[r];
+    } else {
+        fitness[r] = g;
     }
 }

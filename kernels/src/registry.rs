@@ -141,6 +141,8 @@ pub static MODULES: &[KernelModule] = &[
             "benchmarks_continuous_scan_totals_f64",
             "benchmarks_continuous_scan_f64",
             "benchmarks_continuous_scan_squares",
+            "benchmarks_continuous_cec_groups",
+            "benchmarks_continuous_cec_compose",
         ],
     },
 ];

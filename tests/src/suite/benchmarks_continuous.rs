@@ -24,8 +24,10 @@ pub const INDIVIDUALS: usize = 64;
 pub const DIMENSIONS: [usize; 3] = [13, 1000, 4099];
 /// Dimensions of the CEC 2010 cases (multiples of 100).
 pub const CEC_DIMENSIONS: [usize; 3] = [100, 1000, 4100];
-/// CEC 2010 functions with a GPU evaluation.
-pub const CEC_FUNCTIONS: [u32; 5] = [1, 2, 3, 19, 20];
+/// The CEC 2010 functions (all have a GPU evaluation).
+pub const CEC_FUNCTIONS: [u32; 20] = [
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+];
 
 /// One problem of the suite.
 #[derive(Debug, Clone, Copy, PartialEq)]

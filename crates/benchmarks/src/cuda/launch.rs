@@ -16,17 +16,19 @@ pub const SCAN_TILE: u64 = crate::tree::SCAN_TILE as u64;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TilesParams {
-    /// Coordinates per individual.
+    /// Coordinates per individual (the row stride).
     pub dimension: u64,
-    /// Terms per individual (the dimension, or one less for Rosenbrock).
+    /// Terms per individual (the dimension, one less for Rosenbrock, or a permuted part's length).
     pub terms: u64,
+    /// Term `i` reads coordinate `perm[perm_offset + i]` when `permuted` is 1.
+    pub perm_offset: u64,
     /// 0: no shift; 1: `f32` shift; 2: `f64` shift.
     pub shift: u32,
-    /// Padding to 8 bytes.
-    pub pad: u32,
+    /// 1: coordinates through the permutation.
+    pub permuted: u32,
 }
-const _: () = assert!(size_of::<TilesParams>() == 24);
-// SAFETY: repr(C), plain integers, the layout of the CUDA struct (24 bytes, asserted on both sides).
+const _: () = assert!(size_of::<TilesParams>() == 32);
+// SAFETY: repr(C), plain integers, the layout of the CUDA struct (32 bytes, asserted on both sides).
 unsafe impl KernelParams for TilesParams {}
 
 /// Scalar arguments of `benchmarks_continuous_finish`; mirrors `FinishParams`.
@@ -107,6 +109,38 @@ impl TermKind {
     }
 }
 
+/// Scalar arguments of `benchmarks_continuous_cec_groups`; mirrors `CecGroupsParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CecGroupsParams {
+    /// Coordinates per individual.
+    pub dimension: u64,
+    /// Groups of 50 per individual.
+    pub groups: u64,
+    /// 0 elliptic, 1 Rastrigin, 2 Ackley, 3 Schwefel 1.2, 4 Rosenbrock.
+    pub base: u32,
+    /// 1: groups are multiplied by the rotation.
+    pub rotated: u32,
+}
+const _: () = assert!(size_of::<CecGroupsParams>() == 24);
+// SAFETY: repr(C), plain integers, the layout of the CUDA struct (24 bytes, asserted on both sides).
+unsafe impl KernelParams for CecGroupsParams {}
+
+/// Scalar arguments of `benchmarks_continuous_cec_compose`; mirrors `CecComposeParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CecComposeParams {
+    /// Individuals.
+    pub individuals: u64,
+    /// 1: `10⁶ g + s`; 2: `g + s`; 3: `g`.
+    pub structure: u32,
+    /// Padding to 8 bytes.
+    pub pad: u32,
+}
+const _: () = assert!(size_of::<CecComposeParams>() == 16);
+// SAFETY: repr(C), plain integers, the layout of the CUDA struct (16 bytes, asserted on both sides).
+unsafe impl KernelParams for CecComposeParams {}
+
 /// The shift operand of a kernel reading `x`: which buffer holds `o` (the other is a 1-element dummy).
 pub struct ShiftArgs<'a> {
     /// The `f32` shift (or a dummy).
@@ -115,6 +149,8 @@ pub struct ShiftArgs<'a> {
     pub shift64: &'a DeviceBuffer<f64>,
     /// 0, 1 or 2 as [`TilesParams::shift`].
     pub mode: u32,
+    /// The permutation (or a dummy when no kernel reads it).
+    pub perm: &'a DeviceBuffer<u32>,
 }
 
 fn grid_u32(what: &'static str, value: u64, allowed: &str) -> Result<u32> {
@@ -186,6 +222,9 @@ pub fn tiles(
     let grid_x = grid_u32("tiles per individual", tiles, "below 2^32")?;
     check_len("population", x, rows * params.dimension)?;
     check_len("partials", partials, 2 * rows * tiles)?;
+    if params.permuted == 1 {
+        check_len("permutation", shift.perm, params.perm_offset + params.terms)?;
+    }
     if params.shift != 0 {
         let needed = params.dimension;
         if params.shift == 1 {
@@ -197,15 +236,18 @@ pub fn tiles(
     let shared = (2 * padded(ITEMS_PER_THREAD * block) + 32) * 8;
     let kernel = gpu.kernel(ModuleId::BenchmarksContinuous, kind.entry(), profile)?;
     // SAFETY: the arguments follow `(const float* x, const float* shift32, const double* shift64,
-    // double* partials, TilesParams)`; block (t, r) reads x[r·D .. (r+1)·D] (checked above), the shift below
-    // D when its mode selects it (checked), and writes partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles
-    // (checked); the dynamic shared memory holds the two padded tiles and 32 doubles of scratch.
+    // const unsigned int* perm, double* partials, TilesParams)`; block (t, r) reads x[r·D .. (r+1)·D]
+    // (checked above; the permutation's entries are below D, as `Cec2010Problem` builds it), the shift below
+    // D when its mode selects it (checked), the permutation below perm_offset + terms when permuted (checked),
+    // and writes partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles (checked); the dynamic shared memory
+    // holds the two padded tiles and 32 doubles of scratch.
     unsafe {
         kernel
             .launch()
             .input(x)
             .input(shift.shift32)
             .input(shift.shift64)
+            .input(shift.perm)
             .output(partials)
             .params(&params)
             .run(LaunchConfig {
@@ -439,5 +481,107 @@ pub fn scan_squares(
                 block: (block, 1, 1),
                 shared_bytes: 0,
             })
+    }
+}
+
+/// CEC 2010 group values: one thread per group of 50 (gather through the permutation, rotate when
+/// `params.rotated` is 1, base function), written as pairs `(value, 0)` to `values[2 (r · groups + k)]`.
+#[allow(clippy::too_many_arguments)]
+pub fn cec_groups(
+    gpu: &Gpu,
+    x: &DeviceBuffer<f32>,
+    shift: &DeviceBuffer<f64>,
+    perm: &DeviceBuffer<u32>,
+    rotation: &DeviceBuffer<f64>,
+    values: &mut DeviceBuffer<f64>,
+    params: CecGroupsParams,
+    rows: u64,
+    profile: Profile,
+    block: u32,
+) -> Result<()> {
+    if !(block.is_power_of_two() && (32..=1024).contains(&block)) {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous_cec_groups",
+            "block size",
+            block,
+            "a power of two in 32..=1024",
+        ));
+    }
+    let grid_y = check_rows(rows)?;
+    let grid_x = grid_u32(
+        "group blocks",
+        params.groups.div_ceil(u64::from(block)).max(1),
+        "below 2^32",
+    )?;
+    check_len("population", x, rows * params.dimension)?;
+    check_len("shift", shift, params.dimension)?;
+    check_len("permutation", perm, params.groups * 50)?;
+    if params.rotated == 1 {
+        check_len("rotation", rotation, 2500)?;
+    }
+    check_len("values", values, 2 * rows * params.groups)?;
+    let kernel = gpu.kernel(
+        ModuleId::BenchmarksContinuous,
+        "benchmarks_continuous_cec_groups",
+        profile,
+    )?;
+    // SAFETY: `(const float* x, const double* shift, const unsigned int* perm, const double* rotation,
+    // double* values, CecGroupsParams)`; thread k of row r reads perm[50k .. 50k + 50] (below groups·50,
+    // checked), x and shift at those entries (below D: a permutation of 0..D), the 2500 rotation entries
+    // when rotated (checked), and writes values[2(r·groups + k) + {0,1}] (checked); static shared memory.
+    unsafe {
+        kernel
+            .launch()
+            .input(x)
+            .input(shift)
+            .input(perm)
+            .input(rotation)
+            .output(values)
+            .params(&params)
+            .run(LaunchConfig {
+                grid: (grid_x, grid_y, 1),
+                block: (block, 1, 1),
+                shared_bytes: 0,
+            })
+    }
+}
+
+/// `fitness[r]` from the group sums and the separable parts (`structure` as [`CecComposeParams`]).
+pub fn cec_compose(
+    gpu: &Gpu,
+    group_sums: &DeviceBuffer<f64>,
+    separable: &DeviceBuffer<f64>,
+    fitness: &mut DeviceBuffer<f64>,
+    params: CecComposeParams,
+    profile: Profile,
+) -> Result<()> {
+    let rows = params.individuals;
+    check_len("group sums", group_sums, rows)?;
+    check_len("fitness", fitness, rows)?;
+    if params.structure != 3 {
+        check_len("separable", separable, rows)?;
+    }
+    let block = 128u32;
+    let grid = grid_u32(
+        "individuals",
+        rows.div_ceil(u64::from(block)).max(1),
+        "below 2^32",
+    )?;
+    let kernel = gpu.kernel(
+        ModuleId::BenchmarksContinuous,
+        "benchmarks_continuous_cec_compose",
+        profile,
+    )?;
+    // SAFETY: `(const double* group_sums, const double* separable, double* fitness, CecComposeParams)`;
+    // thread r < individuals reads entry r of each input (separable only for structures 1 and 2) and writes
+    // fitness[r], all checked above.
+    unsafe {
+        kernel
+            .launch()
+            .input(group_sums)
+            .input(separable)
+            .output(fitness)
+            .params(&params)
+            .run(LaunchConfig::linear(grid, block, 0))
     }
 }

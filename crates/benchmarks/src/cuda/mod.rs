@@ -6,14 +6,14 @@
 //! | --- | --- |
 //! | [`GaProblem`], [`DeRastrigin`], [`ShiftedProblem`], [`Cec2010Problem`] F1–F3, F20 | `tiles_*` then `finish` |
 //! | Ridge, shifted Schwefel 1.2, CEC 2010 F19 | `scan_totals_z`, the scan of the totals, `scan_squares`, `finish` |
+//! | CEC 2010 F4–F18 | `cec_groups` (one thread per group of 50) and `finish` for the groups; `tiles_*` through the permutation and `finish` for the separable part; `cec_compose` |
 //!
 //! Work split: a 2D grid of (tile, individual) blocks, each tile an aligned subtree of the canonical tree of
 //! the fitness' terms, and one block per individual for the second stage; for moderate `D` the first grid is
 //! one block per individual. Because tiles are aligned subtrees, the bits do not depend on the block size or
 //! the number of tiles (`kernels/cuda/benchmarks_continuous.cu` explains the kernels).
 //!
-//! Not on the GPU yet: the permuted and rotated CEC 2010 functions F4–F18 ([`CudaProblem::cuda_evaluator`]
-//! returns [`Error::InvalidParameter`] naming them) and the Fast profile's accuracy is not measured.
+//! Not done: the Fast profile's accuracy is not measured against the CPU (the equivalence suite uses Exact).
 //!
 //! ```no_run
 //! use evo_benchmarks::cuda::CudaProblem;
@@ -38,6 +38,7 @@ use crate::ga_functions::{GaFunction, GaProblem};
 use crate::shifted::{F_BIAS, ShiftedFunction, ShiftedProblem};
 use evo_core::{ContinuousProblem, Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
+use launch::{CecComposeParams, CecGroupsParams};
 use launch::{FinishParams, SCAN_TILE, ScanParams, ShiftArgs, TermKind, TilesParams};
 
 /// How the fitness is assembled (the `combine` code of `benchmarks_continuous_finish`).
@@ -65,6 +66,19 @@ pub enum Plan {
     },
     /// Σ (prefix sums of z)²: the scan kernels, then `finish` (sum).
     PrefixSquares,
+    /// A CEC 2010 function built from groups of 50 (F4–F18).
+    Cec {
+        /// The base function of the groups.
+        base: Base,
+        /// Whether groups are rotated.
+        rotated: bool,
+        /// How groups and separable part combine.
+        structure: Structure,
+        /// Where the separable part starts in the permutation.
+        separable_start: usize,
+        /// The separable part's term and combination (absent for F14–F18).
+        separable: Option<(TermKind, Combine)>,
+    },
 }
 
 enum Shift {
@@ -80,8 +94,11 @@ pub struct CudaEvaluator {
     plan: Plan,
     bias: Option<f64>,
     shift: Shift,
+    perm: Option<DeviceBuffer<u32>>,
+    rotation: Option<DeviceBuffer<f64>>,
     dummy32: DeviceBuffer<f32>,
     dummy64: DeviceBuffer<f64>,
+    dummy_u32: DeviceBuffer<u32>,
 }
 
 /// A problem that can be evaluated on the GPU.
@@ -108,8 +125,11 @@ impl CudaEvaluator {
             plan,
             bias,
             shift,
+            perm: None,
+            rotation: None,
             dummy32: gpu.alloc_zeroed::<f32>(1)?,
             dummy64: gpu.alloc_zeroed::<f64>(1)?,
+            dummy_u32: gpu.alloc_zeroed::<u32>(1)?,
         })
     }
 
@@ -124,23 +144,66 @@ impl CudaEvaluator {
     }
 
     fn shift_args(&self) -> ShiftArgs<'_> {
-        match &self.shift {
-            Shift::None => ShiftArgs {
-                shift32: &self.dummy32,
-                shift64: &self.dummy64,
-                mode: 0,
-            },
-            Shift::F32(o) => ShiftArgs {
-                shift32: o,
-                shift64: &self.dummy64,
-                mode: 1,
-            },
-            Shift::F64(o) => ShiftArgs {
-                shift32: &self.dummy32,
-                shift64: o,
-                mode: 2,
-            },
+        let perm = self.perm.as_ref().unwrap_or(&self.dummy_u32);
+        let (shift32, shift64, mode) = match &self.shift {
+            Shift::None => (&self.dummy32, &self.dummy64, 0),
+            Shift::F32(o) => (o, &self.dummy64, 1),
+            Shift::F64(o) => (&self.dummy32, o, 2),
+        };
+        ShiftArgs {
+            shift32,
+            shift64,
+            mode,
+            perm,
         }
+    }
+
+    /// The tiles kernel over `terms` terms (through the permutation from `perm_offset` when given), then
+    /// `finish` with `combine` into `out` (one value per individual).
+    #[allow(clippy::too_many_arguments)]
+    fn tiles_and_finish(
+        &self,
+        population: &DeviceBuffer<f32>,
+        kind: TermKind,
+        combine: Combine,
+        terms: u64,
+        perm_offset: Option<u64>,
+        out: &mut DeviceBuffer<f64>,
+        profile: Profile,
+        block: u32,
+    ) -> Result<()> {
+        let rows = out.len() as u64;
+        let shift = self.shift_args();
+        let tile_block = block.min(256);
+        let tile = u64::from(launch::ITEMS_PER_THREAD * tile_block);
+        let tiles = terms.div_ceil(tile).max(1);
+        let mut partials = self.gpu.alloc::<f64>((2 * rows * tiles) as usize)?;
+        let params = TilesParams {
+            dimension: self.dimension as u64,
+            terms,
+            perm_offset: perm_offset.unwrap_or(0),
+            shift: shift.mode,
+            permuted: u32::from(perm_offset.is_some()),
+        };
+        launch::tiles(
+            &self.gpu,
+            kind,
+            population,
+            &shift,
+            &mut partials,
+            params,
+            rows,
+            profile,
+            tile_block,
+        )?;
+        let params = FinishParams {
+            tiles,
+            n: terms,
+            bias: self.bias.unwrap_or(0.0),
+            combine: combine as u32,
+            add_bias: u32::from(self.bias.is_some()),
+        };
+        launch::finish(&self.gpu, &partials, out, params, rows, profile, block)
     }
 
     /// Evaluates `fitness.len()` individuals, row-major in `population` (`fitness.len() · D` values),
@@ -178,53 +241,148 @@ impl CudaEvaluator {
         if rows == 0 {
             return Ok(());
         }
-        let shift = self.shift_args();
-        let (tiles, partials) = match self.plan {
-            Plan::Tiles { kind, .. } => {
+        match self.plan {
+            Plan::Tiles { kind, combine } => {
                 let terms = if kind == TermKind::Rosenbrock {
                     d.saturating_sub(1)
                 } else {
                     d
                 };
-                let tile_block = block.min(256);
-                let tile = u64::from(launch::ITEMS_PER_THREAD * tile_block);
-                let tiles = terms.div_ceil(tile).max(1);
-                let mut partials = self.gpu.alloc::<f64>((2 * rows * tiles) as usize)?;
-                let params = TilesParams {
-                    dimension: d,
-                    terms,
-                    shift: shift.mode,
-                    pad: 0,
-                };
-                launch::tiles(
-                    &self.gpu,
-                    kind,
-                    population,
-                    &shift,
-                    &mut partials,
-                    params,
-                    rows,
-                    profile,
-                    tile_block,
-                )?;
-                (tiles, partials)
+                self.tiles_and_finish(
+                    population, kind, combine, terms, None, fitness, profile, block,
+                )
             }
             Plan::PrefixSquares => {
-                self.prefix_squares(population, &shift, rows, profile, block.max(128))?
+                let shift = self.shift_args();
+                let (tiles, partials) =
+                    self.prefix_squares(population, &shift, rows, profile, block.max(128))?;
+                let params = FinishParams {
+                    tiles,
+                    n: d,
+                    bias: self.bias.unwrap_or(0.0),
+                    combine: Combine::Sum as u32,
+                    add_bias: u32::from(self.bias.is_some()),
+                };
+                launch::finish(&self.gpu, &partials, fitness, params, rows, profile, block)
             }
+            Plan::Cec {
+                base,
+                rotated,
+                structure,
+                separable_start,
+                separable,
+            } => self.cec(
+                population,
+                fitness,
+                base,
+                rotated,
+                structure,
+                separable_start,
+                separable,
+                profile,
+                block,
+            ),
+        }
+    }
+
+    /// CEC 2010 F4–F18: group values, their canonical sum, the separable part, the composition.
+    #[allow(clippy::too_many_arguments)]
+    fn cec(
+        &self,
+        population: &DeviceBuffer<f32>,
+        fitness: &mut DeviceBuffer<f64>,
+        base: Base,
+        rotated: bool,
+        structure: Structure,
+        separable_start: usize,
+        separable: Option<(TermKind, Combine)>,
+        profile: Profile,
+        block: u32,
+    ) -> Result<()> {
+        let rows = fitness.len() as u64;
+        let d = self.dimension as u64;
+        let groups = match structure {
+            Structure::OneGroup => 1,
+            Structure::HalfGroups => d / 100,
+            _ => d / 50,
         };
-        let (combine, n) = match self.plan {
-            Plan::Tiles { combine, .. } => (combine, d),
-            Plan::PrefixSquares => (Combine::Sum, d),
+        let (Shift::F64(shift), Some(perm)) = (&self.shift, self.perm.as_ref()) else {
+            return Err(Error::invalid_parameter(
+                "CudaEvaluator",
+                "CEC 2010 data",
+                "missing",
+                "shift and permutation",
+            ));
         };
+        let rotation = self.rotation.as_ref().unwrap_or(&self.dummy64);
+        let mut values = self.gpu.alloc::<f64>((2 * rows * groups) as usize)?;
+        let params = CecGroupsParams {
+            dimension: d,
+            groups,
+            base: base as u32,
+            rotated: u32::from(rotated),
+        };
+        launch::cec_groups(
+            &self.gpu,
+            population,
+            shift,
+            perm,
+            rotation,
+            &mut values,
+            params,
+            rows,
+            profile,
+            block.min(128),
+        )?;
+        let mut group_sums = self.gpu.alloc::<f64>(rows as usize)?;
         let params = FinishParams {
-            tiles,
-            n,
-            bias: self.bias.unwrap_or(0.0),
-            combine: combine as u32,
-            add_bias: u32::from(self.bias.is_some()),
+            tiles: groups,
+            n: groups,
+            bias: 0.0,
+            combine: Combine::Sum as u32,
+            add_bias: 0,
         };
-        launch::finish(&self.gpu, &partials, fitness, params, rows, profile, block)
+        launch::finish(
+            &self.gpu,
+            &values,
+            &mut group_sums,
+            params,
+            rows,
+            profile,
+            block,
+        )?;
+        let mut separable_values = self.gpu.alloc::<f64>(rows as usize)?;
+        if let Some((kind, combine)) = separable {
+            let start = separable_start as u64;
+            self.tiles_and_finish(
+                population,
+                kind,
+                combine,
+                d - start,
+                Some(start),
+                &mut separable_values,
+                profile,
+                block,
+            )?;
+        }
+        let code = match structure {
+            Structure::OneGroup => 1,
+            Structure::HalfGroups => 2,
+            _ => 3,
+        };
+        let params = CecComposeParams {
+            individuals: rows,
+            structure: code,
+            pad: 0,
+        };
+        launch::cec_compose(
+            &self.gpu,
+            &group_sums,
+            &separable_values,
+            fitness,
+            params,
+            profile,
+        )
     }
 
     /// The Schwefel 1.2 partials: tile totals of z, their canonical scan (the carries), the squares.
@@ -401,41 +559,65 @@ impl CudaProblem for ShiftedProblem {
     }
 }
 
+/// The tiles term and combination of a CEC 2010 base function.
+fn base_term(base: Base) -> Plan {
+    match base {
+        Base::Elliptic => Plan::Tiles {
+            kind: TermKind::Elliptic,
+            combine: Combine::Sum,
+        },
+        Base::Rastrigin => Plan::Tiles {
+            kind: TermKind::Rastrigin,
+            combine: Combine::Sum,
+        },
+        Base::Ackley => Plan::Tiles {
+            kind: TermKind::Ackley,
+            combine: Combine::Ackley,
+        },
+        Base::Schwefel12 => Plan::PrefixSquares,
+        Base::Rosenbrock => Plan::Tiles {
+            kind: TermKind::Rosenbrock,
+            combine: Combine::Sum,
+        },
+        Base::Sphere => Plan::Tiles {
+            kind: TermKind::Sphere,
+            combine: Combine::Sum,
+        },
+    }
+}
+
 impl CudaProblem for Cec2010Problem {
     fn cuda_evaluator(&self, gpu: &Gpu) -> Result<CudaEvaluator> {
         let recipe = self.recipe();
-        if recipe.structure != Structure::Whole {
-            return Err(Error::invalid_parameter(
-                "Cec2010Problem::cuda_evaluator",
-                "function number",
-                self.number(),
-                "1, 2, 3, 19 or 20 (the permuted and rotated F4-F18 have no GPU evaluation yet)",
-            ));
-        }
-        let plan = match recipe.group_base {
-            Base::Elliptic => Plan::Tiles {
-                kind: TermKind::Elliptic,
-                combine: Combine::Sum,
-            },
-            Base::Rastrigin => Plan::Tiles {
-                kind: TermKind::Rastrigin,
-                combine: Combine::Sum,
-            },
-            Base::Ackley => Plan::Tiles {
-                kind: TermKind::Ackley,
-                combine: Combine::Ackley,
-            },
-            Base::Schwefel12 => Plan::PrefixSquares,
-            Base::Rosenbrock => Plan::Tiles {
-                kind: TermKind::Rosenbrock,
-                combine: Combine::Sum,
-            },
-            Base::Sphere => Plan::Tiles {
-                kind: TermKind::Sphere,
-                combine: Combine::Sum,
-            },
-        };
+        let d = self.dimension();
         let shift = Shift::F64(gpu.upload(self.shift())?);
-        CudaEvaluator::new(gpu, self.dimension(), plan, None, shift)
+        if recipe.structure == Structure::Whole {
+            return CudaEvaluator::new(gpu, d, base_term(recipe.group_base), None, shift);
+        }
+        let separable = match (recipe.structure, base_term(recipe.separable_base)) {
+            (Structure::AllGroups, _) => None,
+            (_, Plan::Tiles { kind, combine }) => Some((kind, combine)),
+            (_, _) => {
+                return Err(Error::invalid_parameter(
+                    "Cec2010Problem::cuda_evaluator",
+                    "separable base",
+                    format!("{:?}", recipe.separable_base),
+                    "a base without prefix sums (every CEC 2010 function has one)",
+                ));
+            }
+        };
+        let plan = Plan::Cec {
+            base: recipe.group_base,
+            rotated: recipe.rotated,
+            structure: recipe.structure,
+            separable_start: recipe.separable_start(d),
+            separable,
+        };
+        let mut evaluator = CudaEvaluator::new(gpu, d, plan, None, shift)?;
+        evaluator.perm = Some(gpu.upload(self.permutation())?);
+        if recipe.rotated {
+            evaluator.rotation = Some(gpu.upload(self.rotation())?);
+        }
+        Ok(evaluator)
     }
 }
