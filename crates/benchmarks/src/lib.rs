@@ -22,6 +22,7 @@
 //! Their formulas live in [`functions`] (one file per base function), the fixed-shape product and prefix sum
 //! in [`tree`], and the GPU evaluation in [`cuda`].
 
+pub mod cec2006;
 pub mod cec2010;
 pub mod cuda;
 pub mod data;
@@ -33,6 +34,7 @@ pub mod scheduling;
 pub mod shifted;
 pub mod tree;
 
+pub use cec2006::Cec2006Problem;
 pub use cec2010::Cec2010Problem;
 pub use de_rastrigin::DeRastrigin;
 pub use ga_functions::{GaBinaryProblem, GaFunction, GaProblem};
