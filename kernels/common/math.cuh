@@ -12,6 +12,11 @@
 // comments name the Rust twin of each function. Never call sinf, __expf, fma and friends here: they
 // differ from the CPU.
 //
+// Under the Fast profile (-DEVO_PROFILE_FAST=1, opt-in, never used by the equivalence suite) every evo_*_f32
+// function is CUDA's intrinsic instead (__sinf, __cosf, __expf, __logf, __powf: a few instructions on the SFU)
+// and every evo_*_f64 function is libdevice's (sin, cos, exp, log, pow); results then differ from the CPU by
+// the error bounds of the CUDA Programming Guide, and every result computed so says it used the Fast profile.
+//
 // The functions live in common/math/{constants,double,pow,single}.cuh, one per Rust file; this header
 // includes them all and adds the MathFunction dispatch used by the `math` kernel module.
 #pragma once

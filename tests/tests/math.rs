@@ -26,3 +26,13 @@ math_test!(cos_f64_should_match_cpu, check_f64, MathFunction::Cos);
 math_test!(exp_f64_should_match_cpu, check_f64, MathFunction::Exp);
 math_test!(log_f64_should_match_cpu, check_f64, MathFunction::Log);
 math_test!(pow_f64_should_match_cpu, check_f64, MathFunction::Pow);
+
+equivalence_test!(
+    fast_profile_math_should_stay_within_the_cuda_bounds,
+    [128, 256],
+    |gpu, block| {
+        for report in evo_equivalence::suite::fast_math::check_at(gpu, block) {
+            report.assert_passed();
+        }
+    }
+);

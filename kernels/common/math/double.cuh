@@ -180,6 +180,10 @@ __device__ __forceinline__ RemPio2 rem_pio2_f64(double x)
 // Rust twin: evo_core::math::sin_f64.
 __device__ inline double evo_sin_f64(double x)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's libdevice function (see common/math.cuh).
+    return sin(x);
+#else
     using namespace evo_math;
     if (isnan(x)) {
         return nan_f64();
@@ -201,11 +205,16 @@ __device__ inline double evo_sin_f64(double x)
     case 2: return -kernel_sin_f64(r.y0, r.y1);
     default: return -kernel_cos_f64(r.y0, r.y1);
     }
+#endif
 }
 
 // Rust twin: evo_core::math::cos_f64.
 __device__ inline double evo_cos_f64(double x)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's libdevice function (see common/math.cuh).
+    return cos(x);
+#else
     using namespace evo_math;
     if (isnan(x)) {
         return nan_f64();
@@ -227,11 +236,16 @@ __device__ inline double evo_cos_f64(double x)
     case 2: return -kernel_cos_f64(r.y0, r.y1);
     default: return kernel_sin_f64(r.y0, r.y1);
     }
+#endif
 }
 
 // Rust twin: evo_core::math::exp_f64.
 __device__ inline double evo_exp_f64(double x)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's libdevice function (see common/math.cuh).
+    return exp(x);
+#else
     using namespace evo_math;
     if (isnan(x)) {
         return nan_f64();
@@ -288,11 +302,16 @@ __device__ inline double evo_exp_f64(double x)
         return y * pow2(k);
     }
     return y * pow2(k + 1000) * TWO_POW_M1000;
+#endif
 }
 
 // Rust twin: evo_core::math::log_f64.
 __device__ inline double evo_log_f64(double x)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's libdevice function (see common/math.cuh).
+    return log(x);
+#else
     using namespace evo_math;
     if (isnan(x)) {
         return nan_f64();
@@ -354,4 +373,5 @@ __device__ inline double evo_log_f64(double x)
         return f - s * (f - r);
     }
     return dk * LN2_HI - ((s * (f - r) - dk * LN2_LO) - f);
+#endif
 }

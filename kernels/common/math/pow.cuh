@@ -131,6 +131,10 @@ __device__ inline double pow_core_f64(double ax, double y)
 // Rust twin: evo_core::math::pow_f64.
 __device__ inline double evo_pow_f64(double x, double y)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's libdevice function (see common/math.cuh).
+    return pow(x, y);
+#else
     using namespace evo_math;
     if (y == 0.0 || x == 1.0) {
         return 1.0;
@@ -187,4 +191,5 @@ __device__ inline double evo_pow_f64(double x, double y)
         return sqrt(x);
     }
     return sign * pow_core_f64(ax, y);
+#endif
 }

@@ -79,6 +79,10 @@ __device__ __forceinline__ float exp_core_f32(double t)
 // Rust twin: evo_core::math::sin_f32.
 __device__ inline float evo_sin_f32(float x)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's intrinsic (see common/math.cuh).
+    return __sinf(x);
+#else
     using namespace evo_math;
     if (isnan(x)) {
         return nan_f32();
@@ -100,11 +104,16 @@ __device__ inline float evo_sin_f32(float x)
     case 2: return -kernel_sin_f32(r.y0);
     default: return -kernel_cos_f32(r.y0);
     }
+#endif
 }
 
 // Rust twin: evo_core::math::cos_f32.
 __device__ inline float evo_cos_f32(float x)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's intrinsic (see common/math.cuh).
+    return __cosf(x);
+#else
     using namespace evo_math;
     if (isnan(x)) {
         return nan_f32();
@@ -126,20 +135,30 @@ __device__ inline float evo_cos_f32(float x)
     case 2: return -kernel_cos_f32(r.y0);
     default: return kernel_sin_f32(r.y0);
     }
+#endif
 }
 
 // Rust twin: evo_core::math::exp_f32.
 __device__ inline float evo_exp_f32(float x)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's intrinsic (see common/math.cuh).
+    return __expf(x);
+#else
     if (isnan(x)) {
         return evo_math::nan_f32();
     }
     return evo_math::exp_core_f32((double)x);
+#endif
 }
 
 // Rust twin: evo_core::math::log_f32.
 __device__ inline float evo_log_f32(float x)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's intrinsic (see common/math.cuh).
+    return __logf(x);
+#else
     using namespace evo_math;
     if (isnan(x) || x < 0.0f) {
         return nan_f32();
@@ -166,11 +185,16 @@ __device__ inline float evo_log_f32(float x)
     const double z = s * s;
     const double p = z * (INV3 + z * (INV5 + z * (INV7 + z * (INV9 + z * INV11))));
     return (float)((double)k * LN2 + 2.0 * (s + s * p));
+#endif
 }
 
 // Rust twin: evo_core::math::pow_f32.
 __device__ inline float evo_pow_f32(float x, float y)
 {
+#if defined(EVO_PROFILE_FAST)
+    // Fast profile: CUDA's intrinsic (see common/math.cuh).
+    return __powf(x, y);
+#else
     using namespace evo_math;
     if (y == 0.0f || x == 1.0f) {
         return 1.0f;
@@ -228,4 +252,5 @@ __device__ inline float evo_pow_f32(float x, float y)
     }
     const double t = (double)y * evo_log_f64((double)ax);
     return sign * exp_core_f32(t);
+#endif
 }

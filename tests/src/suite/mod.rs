@@ -2,6 +2,7 @@
 //! `cargo xtask verify-kernels` (through [`run_all`]) run the same code.
 
 pub mod benchmarks_continuous;
+pub mod fast_math;
 pub mod math;
 pub mod reduce;
 pub mod rng;
@@ -75,6 +76,7 @@ impl CheckReport {
 /// Every registered check at every block size, in a fixed order.
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     let mut reports = math::run_all(gpu, math::INPUTS_PER_FUNCTION);
+    reports.extend(fast_math::run_all(gpu));
     reports.extend(reduce::run_all(gpu));
     reports.extend(sort::run_all(gpu));
     reports.extend(rng::run_all(gpu));
