@@ -14,6 +14,8 @@ pub enum ModuleId {
     Rng,
     /// `cuda/benchmarks_continuous.cu`: batched evaluation of the continuous test problems (evo-benchmarks).
     BenchmarksContinuous,
+    /// `cuda/de.cu`: many-threaded differential evolution, one block per vector (evo-de).
+    De,
 }
 
 impl ModuleId {
@@ -143,6 +145,19 @@ pub static MODULES: &[KernelModule] = &[
             "benchmarks_continuous_scan_squares",
             "benchmarks_continuous_cec_groups",
             "benchmarks_continuous_cec_compose",
+        ],
+    },
+    KernelModule {
+        id: ModuleId::De,
+        name: "de",
+        file: "cuda/de.cu",
+        source: include_str!("../cuda/de.cu"),
+        entry_points: &[
+            "de_init_f32",
+            "de_trial_f32",
+            "de_merge_f32",
+            "de_best_index_f64",
+            "de_etc_fitness_f32",
         ],
     },
 ];

@@ -1,0 +1,215 @@
+//! The CPU engine: determinism across thread counts, snapshot and resume bit for bit, every strategy,
+//! crossover and jDE making progress, the termination rules of the executor, and parameter errors.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use evo_benchmarks::DeRastrigin;
+use evo_benchmarks::scheduling::{
+    Consistency, EtcClass, EtcInstance, EtcProblem, Heterogeneity, min_min,
+};
+use evo_core::{Checkpointing, Engine, Executor, Termination, TerminationReason};
+use evo_de::{Adaptation, Crossover, DeCpu, DeParams, Selection, Strategy};
+use std::time::Duration;
+
+fn rastrigin_engine(params: DeParams, threads: usize) -> DeCpu<DeRastrigin> {
+    DeCpu::new(params, DeRastrigin::new(20).unwrap(), 11, threads).unwrap()
+}
+
+fn run_steps<E: Engine>(engine: &mut E, steps: usize) {
+    for _ in 0..steps {
+        engine.step().unwrap();
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let params = DeParams::default().with_population(16).unwrap();
+    let mut one = rastrigin_engine(params.clone(), 1);
+    let mut three = rastrigin_engine(params, 3);
+    run_steps(&mut one, 30);
+    run_steps(&mut three, 30);
+    assert_eq!(one.snapshot().unwrap(), three.snapshot().unwrap());
+}
+
+#[test]
+fn restoring_a_snapshot_continues_bit_for_bit() {
+    let params = DeParams::default()
+        .with_population(12)
+        .unwrap()
+        .with_adaptation(Adaptation::Jde)
+        .with_crossover(Crossover::Exponential);
+    let mut reference = rastrigin_engine(params.clone(), 2);
+    run_steps(&mut reference, 10);
+    let middle = reference.snapshot().unwrap();
+    run_steps(&mut reference, 10);
+    let mut resumed = rastrigin_engine(params, 1);
+    resumed.restore(&middle).unwrap();
+    run_steps(&mut resumed, 10);
+    assert_eq!(reference.snapshot().unwrap(), resumed.snapshot().unwrap());
+    // A snapshot survives JSON.
+    let json = serde_json::to_string(&middle).unwrap();
+    assert_eq!(
+        serde_json::from_str::<evo_de::DeSnapshot>(&json).unwrap(),
+        middle
+    );
+}
+
+#[test]
+fn a_snapshot_of_another_shape_is_rejected() {
+    let mut small = rastrigin_engine(DeParams::default().with_population(8).unwrap(), 1);
+    let big = rastrigin_engine(DeParams::default().with_population(9).unwrap(), 1);
+    let error = small.restore(&big.snapshot().unwrap()).unwrap_err();
+    assert!(error.to_string().contains("snapshot shape"), "{error}");
+}
+
+#[test]
+fn every_variant_improves_rastrigin() {
+    let strategies = [Strategy::Rand1, Strategy::Best1, Strategy::CurrentToBest1];
+    let crossovers = [
+        Crossover::Binomial,
+        Crossover::PaperLiteral,
+        Crossover::Exponential,
+    ];
+    for strategy in strategies {
+        for crossover in crossovers {
+            for adaptation in [Adaptation::Fixed, Adaptation::Jde] {
+                let params = DeParams::default()
+                    .with_population(32)
+                    .unwrap()
+                    .with_strategy(strategy)
+                    .with_crossover(crossover)
+                    .with_adaptation(adaptation)
+                    .with_selection(Selection::BetterOrEqual);
+                let mut engine = rastrigin_engine(params, 1);
+                let start = engine.progress().best_fitness;
+                run_steps(&mut engine, 100);
+                let end = engine.progress().best_fitness;
+                assert!(
+                    end < 0.7 * start,
+                    "{strategy:?} {crossover:?} {adaptation:?}: {start} -> {end}"
+                );
+                let (best, fitness) = engine.best().unwrap();
+                assert_eq!(best.len(), 20);
+                assert!(best.iter().all(|x| x.abs() <= 5.12));
+                assert_eq!(fitness.to_bits(), end.to_bits());
+            }
+        }
+    }
+}
+
+#[test]
+fn jde_adapts_its_parameters() {
+    let params = DeParams::default()
+        .with_population(16)
+        .unwrap()
+        .with_adaptation(Adaptation::Jde);
+    let mut engine = rastrigin_engine(params, 1);
+    run_steps(&mut engine, 50);
+    let snapshot = engine.snapshot().unwrap();
+    assert!(snapshot.differential_weights.iter().any(|&f| f != 0.5));
+    assert!(
+        snapshot
+            .differential_weights
+            .iter()
+            .all(|&f| (0.1..=1.0).contains(&f) || f == 0.5)
+    );
+    assert!(
+        snapshot
+            .crossover_rates
+            .iter()
+            .all(|&cr| (0.0..=1.0).contains(&cr))
+    );
+}
+
+#[test]
+fn evaluation_and_generation_budgets_stop_the_run() {
+    let params = DeParams::default().with_population(10).unwrap();
+    let report = Executor::new(rastrigin_engine(params.clone(), 1))
+        .with_termination(Termination::new().with_max_evaluations(105))
+        .unwrap()
+        .run()
+        .unwrap();
+    assert_eq!(report.termination, TerminationReason::MaxEvaluations);
+    assert_eq!(report.evaluations, 110);
+    assert_eq!(report.generations, 10);
+    let report = Executor::new(rastrigin_engine(params, 1))
+        .with_termination(
+            Termination::new()
+                .with_max_wall_time(Duration::from_millis(50))
+                .unwrap(),
+        )
+        .unwrap()
+        .run()
+        .unwrap();
+    assert_eq!(report.termination, TerminationReason::WallTime);
+}
+
+#[test]
+fn a_checkpointed_run_resumes_to_the_same_result() {
+    let dir = std::env::temp_dir().join(format!("evo-de-checkpoint-{}", std::process::id()));
+    let path = dir.join("de.json");
+    let params = DeParams::default().with_population(8).unwrap();
+    let straight = Executor::new(rastrigin_engine(params.clone(), 1))
+        .with_termination(Termination::new().with_max_generations(40))
+        .unwrap()
+        .run()
+        .unwrap();
+    Executor::new(rastrigin_engine(params.clone(), 1))
+        .with_termination(Termination::new().with_max_generations(25))
+        .unwrap()
+        .with_checkpointing(Checkpointing::new(&path, 10).unwrap())
+        .run()
+        .unwrap();
+    let resumed = Executor::new(rastrigin_engine(params, 1))
+        .with_termination(Termination::new().with_max_generations(40))
+        .unwrap()
+        .resume_from(&path)
+        .unwrap()
+        .run()
+        .unwrap();
+    assert_eq!(resumed.best, straight.best);
+    assert_eq!(
+        resumed.best_fitness.to_bits(),
+        straight.best_fitness.to_bits()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn min_min_seeding_never_loses_the_seed() {
+    let class = EtcClass {
+        consistency: Consistency::Inconsistent,
+        tasks: Heterogeneity::High,
+        machines: Heterogeneity::High,
+    };
+    let instance = EtcInstance::generate(class, 64, 8, 5).unwrap();
+    let seed_schedule = min_min(&instance).schedule;
+    let seed_fitness = instance.fitness(&seed_schedule, 0.75).unwrap();
+    let problem = EtcProblem::new(instance, 0.75).unwrap();
+    let engine = DeCpu::new(DeParams::default(), problem, 3, 1)
+        .unwrap()
+        .with_initial_vectors(&[evo_de::encode_schedule(&seed_schedule)])
+        .unwrap();
+    assert_eq!(
+        engine.progress().best_fitness.to_bits(),
+        seed_fitness.to_bits()
+    );
+    let mut engine = engine;
+    run_steps(&mut engine, 200);
+    assert!(engine.progress().best_fitness <= seed_fitness);
+}
+
+#[test]
+fn scheduling_improves_on_a_random_population() {
+    let class = EtcClass {
+        consistency: Consistency::SemiConsistent,
+        tasks: Heterogeneity::Low,
+        machines: Heterogeneity::High,
+    };
+    let instance = EtcInstance::generate(class, 128, 16, 9).unwrap();
+    let problem = EtcProblem::new(instance, 0.75).unwrap();
+    let mut engine = DeCpu::new(DeParams::default(), problem, 1, 0).unwrap();
+    let start = engine.progress().best_fitness;
+    run_steps(&mut engine, 300);
+    assert!(engine.progress().best_fitness < 0.8 * start);
+}
