@@ -61,6 +61,9 @@ static_assert(sizeof(ScanParams) == 24, "ScanParams must match its Rust mirror")
 #define EVO_KIND_GRIEWANK 7
 #define EVO_KIND_ACKLEY 8
 #define EVO_KIND_ROSENBROCK 9
+// A user-supplied term `evo_user_term(i, z)` (evo_benchmarks::cuda::UserFunction), compiled into a user module
+// that defines EVO_USER_FUNCTION before this source.
+#define EVO_KIND_USER 10
 
 __device__ __forceinline__ double evo_z(const float* row, const float* shift32, const double* shift64,
                                         unsigned int shift, unsigned long long i)
@@ -115,6 +118,11 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
     } else if (KIND == EVO_KIND_ROSENBROCK) {
         *a = evo_rosenbrock_term(z, evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i + 1)));
     }
+#ifdef EVO_USER_FUNCTION
+    else if (KIND == EVO_KIND_USER) {
+        *a = evo_user_term(i, z);
+    }
+#endif
 }
 
 template <int KIND>
@@ -206,6 +214,13 @@ extern "C" __global__ void benchmarks_continuous_tiles_rosenbrock(const float* x
     evo_tiles<EVO_KIND_ROSENBROCK>(x, shift32, shift64, perm, partials, p);
 }
 
+
+#ifdef EVO_USER_FUNCTION
+extern "C" __global__ void benchmarks_continuous_tiles_user(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_USER>(x, shift32, shift64, perm, partials, p);
+}
+#endif
 
 // One block per individual: the tree over its `tiles` partial pairs, then the final combination. Segments
 // of 2B partials are reduced by the block and combined by thread 0 on a stack; the segment count is padded

@@ -92,6 +92,16 @@ pub enum TermKind {
     Rosenbrock,
 }
 
+/// The kernel of a tiles launch: a built-in term of the registry module, or a user module compiled from a
+/// [`UserFunction`](super::UserFunction).
+#[derive(Debug, Clone, Copy)]
+pub enum TileKernel<'a> {
+    /// `benchmarks_continuous_tiles_<term>` of the registry module.
+    Builtin(TermKind),
+    /// `benchmarks_continuous_tiles_user` of a user module.
+    User(&'a evo_gpu_runtime::Kernel),
+}
+
 impl TermKind {
     fn entry(self) -> &'static str {
         match self {
@@ -199,7 +209,7 @@ const fn padded(n: u32) -> u32 {
 #[allow(clippy::too_many_arguments)]
 pub fn tiles(
     gpu: &Gpu,
-    kind: TermKind,
+    kernel: TileKernel<'_>,
     x: &DeviceBuffer<f32>,
     shift: &ShiftArgs<'_>,
     partials: &mut DeviceBuffer<f64>,
@@ -234,7 +244,14 @@ pub fn tiles(
         }
     }
     let shared = (2 * padded(ITEMS_PER_THREAD * block) + 32) * 8;
-    let kernel = gpu.kernel(ModuleId::BenchmarksContinuous, kind.entry(), profile)?;
+    let builtin;
+    let kernel = match kernel {
+        TileKernel::Builtin(kind) => {
+            builtin = gpu.kernel(ModuleId::BenchmarksContinuous, kind.entry(), profile)?;
+            &builtin
+        }
+        TileKernel::User(kernel) => kernel,
+    };
     // SAFETY: the arguments follow `(const float* x, const float* shift32, const double* shift64,
     // const unsigned int* perm, double* partials, TilesParams)`; block (t, r) reads x[r·D .. (r+1)·D]
     // (checked above; the permutation's entries are below D, as `Cec2010Problem` builds it), the shift below

@@ -31,6 +31,9 @@
 //! ```
 
 pub mod launch;
+mod user;
+
+pub use user::{USER_ENTRY, UserFunction};
 
 use crate::cec2010::{Base, Cec2010Problem, Structure};
 use crate::de_rastrigin::DeRastrigin;
@@ -39,7 +42,7 @@ use crate::shifted::{F_BIAS, ShiftedFunction, ShiftedProblem};
 use evo_core::{ContinuousProblem, Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use launch::{CecComposeParams, CecGroupsParams};
-use launch::{FinishParams, SCAN_TILE, ScanParams, ShiftArgs, TermKind, TilesParams};
+use launch::{FinishParams, SCAN_TILE, ScanParams, ShiftArgs, TermKind, TileKernel, TilesParams};
 
 /// How the fitness is assembled (the `combine` code of `benchmarks_continuous_finish`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +69,8 @@ pub enum Plan {
     },
     /// Σ (prefix sums of z)²: the scan kernels, then `finish` (sum).
     PrefixSquares,
+    /// A [`UserFunction`]'s term through its own tiles kernel, then `finish` (sum).
+    User,
     /// A CEC 2010 function built from groups of 50 (F4–F18).
     Cec {
         /// The base function of the groups.
@@ -96,6 +101,7 @@ pub struct CudaEvaluator {
     shift: Shift,
     perm: Option<DeviceBuffer<u32>>,
     rotation: Option<DeviceBuffer<f64>>,
+    user: Option<(String, String)>,
     dummy32: DeviceBuffer<f32>,
     dummy64: DeviceBuffer<f64>,
     dummy_u32: DeviceBuffer<u32>,
@@ -127,6 +133,7 @@ impl CudaEvaluator {
             shift,
             perm: None,
             rotation: None,
+            user: None,
             dummy32: gpu.alloc_zeroed::<f32>(1)?,
             dummy64: gpu.alloc_zeroed::<f64>(1)?,
             dummy_u32: gpu.alloc_zeroed::<u32>(1)?,
@@ -164,7 +171,7 @@ impl CudaEvaluator {
     fn tiles_and_finish(
         &self,
         population: &DeviceBuffer<f32>,
-        kind: TermKind,
+        kind: Option<TermKind>,
         combine: Combine,
         terms: u64,
         perm_offset: Option<u64>,
@@ -185,9 +192,27 @@ impl CudaEvaluator {
             shift: shift.mode,
             permuted: u32::from(perm_offset.is_some()),
         };
+        let user_kernel = match (&self.user, kind) {
+            (Some((name, source)), None) => {
+                Some(self.gpu.user_kernel(name, source, USER_ENTRY, profile)?)
+            }
+            _ => None,
+        };
+        let kernel = match (kind, user_kernel.as_ref()) {
+            (Some(kind), _) => TileKernel::Builtin(kind),
+            (None, Some(kernel)) => TileKernel::User(kernel),
+            (None, None) => {
+                return Err(Error::invalid_parameter(
+                    "CudaEvaluator",
+                    "term",
+                    "none",
+                    "a built-in term or a user function",
+                ));
+            }
+        };
         launch::tiles(
             &self.gpu,
-            kind,
+            kernel,
             population,
             &shift,
             &mut partials,
@@ -249,9 +274,26 @@ impl CudaEvaluator {
                     d
                 };
                 self.tiles_and_finish(
-                    population, kind, combine, terms, None, fitness, profile, block,
+                    population,
+                    Some(kind),
+                    combine,
+                    terms,
+                    None,
+                    fitness,
+                    profile,
+                    block,
                 )
             }
+            Plan::User => self.tiles_and_finish(
+                population,
+                None,
+                Combine::Sum,
+                d,
+                None,
+                fitness,
+                profile,
+                block,
+            ),
             Plan::PrefixSquares => {
                 let shift = self.shift_args();
                 let (tiles, partials) =
@@ -356,7 +398,7 @@ impl CudaEvaluator {
             let start = separable_start as u64;
             self.tiles_and_finish(
                 population,
-                kind,
+                Some(kind),
                 combine,
                 d - start,
                 Some(start),
