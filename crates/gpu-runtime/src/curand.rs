@@ -54,7 +54,8 @@ impl CurandGenerator {
                 message: "libcurand was not found on the library path".into(),
             });
         }
-        let raw = result::create_generator_kind(kind.raw()).map_err(|e| curand_error("curandCreateGenerator", e))?;
+        let raw = result::create_generator_kind(kind.raw())
+            .map_err(|e| curand_error("curandCreateGenerator", e))?;
         let generator = Self {
             raw,
             gpu: gpu.clone(),
@@ -63,8 +64,10 @@ impl CurandGenerator {
         // SAFETY: `raw` was just created and is destroyed only by Drop; the stream outlives the generator
         // because the generator holds a clone of the Gpu that owns it.
         unsafe {
-            result::set_stream(raw, stream.cu_stream() as _).map_err(|e| curand_error("curandSetStream", e))?;
-            result::set_seed(raw, seed).map_err(|e| curand_error("curandSetPseudoRandomGeneratorSeed", e))?;
+            result::set_stream(raw, stream.cu_stream() as _)
+                .map_err(|e| curand_error("curandSetStream", e))?;
+            result::set_seed(raw, seed)
+                .map_err(|e| curand_error("curandSetPseudoRandomGeneratorSeed", e))?;
         }
         Ok(generator)
     }

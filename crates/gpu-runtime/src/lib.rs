@@ -38,6 +38,7 @@
 //! [`evo_core::Error::KernelCompile`] with NVRTC's log, [`evo_core::Error::KernelLaunch`] naming the kernel.
 
 mod backend;
+mod binary_cache;
 mod buffer;
 pub mod core_kernels;
 mod curand;

@@ -10,9 +10,10 @@ use evo_core::{Error, Result};
 use evo_kernels::ModuleId;
 
 use crate::Gpu;
+use crate::binary_cache;
 use crate::driver_error::driver;
 use crate::nvrtc::Profile;
-use crate::ptx_cache::cached_ptx;
+use crate::ptx_cache::{cached_ptx, ptx_cache_dir};
 
 /// Which source a loaded module came from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -34,7 +35,9 @@ pub(crate) struct ModuleCache {
 pub enum ModuleOrigin {
     /// Already loaded on this device by this process.
     Loaded,
-    /// PTX read from the on-disk cache, then loaded.
+    /// The device binary read from the on-disk cache and loaded: neither NVRTC nor the driver's JIT ran.
+    BinaryCache,
+    /// PTX read from the on-disk cache, then JIT-compiled by the driver (its binary is cached for next time).
     DiskCache,
     /// Compiled by NVRTC now, then loaded (and stored in the disk cache).
     Compiled,
@@ -132,17 +135,50 @@ impl Gpu {
             Source::Registry(id) => (id.name(), id.module().source),
             Source::User { name, text } => (name.as_str(), text.as_str()),
         };
-        let compiled = cached_ptx(name, text, profile, &self.info().arch())?;
+        let arch = self.info().arch();
+        let dir = ptx_cache_dir();
+        // The binary key hashes the PTX text, so the PTX is read from its cache (or compiled) first.
+        let compiled = cached_ptx(name, text, profile, &arch)?;
+        let key = binary_cache::binary_key(&compiled.ptx, &arch, &self.info().driver_version);
+        let cached_binary = dir
+            .as_deref()
+            .and_then(|d| binary_cache::read(d, name, key));
+        let (image, origin) = match cached_binary {
+            Some(binary) => (Ptx::from_binary(binary), ModuleOrigin::BinaryCache),
+            None => {
+                let origin = if compiled.from_cache {
+                    ModuleOrigin::DiskCache
+                } else {
+                    ModuleOrigin::Compiled
+                };
+                self.inner
+                    .context
+                    .bind_to_thread()
+                    .map_err(|e| driver("cuCtxSetCurrent", e))?;
+                match binary_cache::link_ptx(name, &compiled.ptx) {
+                    Ok(binary) => {
+                        if let Some(d) = dir.as_deref()
+                            && let Err(e) = binary_cache::store(d, name, key, &binary)
+                        {
+                            tracing::warn!(dir = %d.display(), "could not write the binary cache: {e}");
+                        }
+                        (Ptx::from_binary(binary), origin)
+                    }
+                    Err(e) => {
+                        tracing::warn!(
+                            module = name,
+                            "linking the PTX failed ({e}); loading the PTX itself"
+                        );
+                        (Ptx::from_src(compiled.ptx), origin)
+                    }
+                }
+            }
+        };
         let module = self
             .inner
             .context
-            .load_module(Ptx::from_src(compiled.ptx))
-            .map_err(|e| driver(format!("load the PTX of module `{name}`"), e))?;
-        let origin = if compiled.from_cache {
-            ModuleOrigin::DiskCache
-        } else {
-            ModuleOrigin::Compiled
-        };
+            .load_module(image)
+            .map_err(|e| driver(format!("load module `{name}`"), e))?;
         tracing::debug!(module = name, ?profile, ?origin, "module loaded");
         loaded.insert((source, profile), module.clone());
         Ok((module, origin))

@@ -32,7 +32,7 @@ pub fn ptx_cache_dir() -> Option<PathBuf> {
     }
 }
 
-/// Deletes every cached PTX file; returns how many were removed.
+/// Deletes every cached PTX and device-binary file; returns how many were removed.
 pub fn clear_ptx_cache() -> Result<usize> {
     let Some(dir) = ptx_cache_dir() else {
         return Ok(0);
@@ -45,7 +45,10 @@ pub fn clear_ptx_cache() -> Result<usize> {
     let mut removed = 0;
     for entry in entries {
         let path = entry.map_err(|e| Error::io(&dir, e))?.path();
-        if path.extension().is_some_and(|ext| ext == "ptx") {
+        if path
+            .extension()
+            .is_some_and(|ext| ext == "ptx" || ext == "cubin")
+        {
             std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
             removed += 1;
         }
@@ -54,17 +57,17 @@ pub fn clear_ptx_cache() -> Result<usize> {
 }
 
 /// 128-bit FNV-1a, fed field by field with a length prefix so that field boundaries cannot shift.
-struct Fnv128(u128);
+pub(crate) struct Fnv128(pub(crate) u128);
 
 impl Fnv128 {
     const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
     const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
 
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self(Self::OFFSET)
     }
 
-    fn bytes(&mut self, bytes: &[u8]) {
+    pub(crate) fn bytes(&mut self, bytes: &[u8]) {
         for &b in (bytes.len() as u64).to_le_bytes().iter().chain(bytes) {
             self.0 ^= u128::from(b);
             self.0 = self.0.wrapping_mul(Self::PRIME);

@@ -6,7 +6,7 @@
 //!
 //! | function | inputs | bound (guide) | bound here |
 //! | --- | --- | --- | --- |
-//! | `__sinf`, `__cosf` | [−π, π] | absolute 2^-21.41 | absolute 2^-21.41 + 1 ulp |
+//! | `__sinf`, `__cosf` | [−π, π] | absolute 2^-21.41 | absolute 2^-21 |
 //! | `__expf` | [−20, 20] | 2 + ⌊1.173·\|x\|⌋ ulp | 3 + ⌊1.173·\|x\|⌋ ulp |
 //! | `__logf` | [0.5, 2] | absolute 2^-21.41 | absolute 2^-21.41 + 1 ulp |
 //! | `__logf` | (2, 10^6] | 3 ulp | 4 ulp |
@@ -14,7 +14,9 @@
 //! | `exp`, `log` (f64) | [−700, 700], (0, 10^300] | 1 ulp | 2 ulp |
 //! | `pow` (f64) | x in (0, 100], y in [−4, 4] | 2 ulp | 3 ulp |
 //!
-//! `__powf` has no stated bound (it is `exp2(y·log2 x)`); it is not checked.
+//! `__powf` has no stated bound (it is `exp2(y·log2 x)`); it is not checked. The guide's bounds come "from
+//! extensive but not exhaustive tests": on an H100 (driver 13.0) `__cosf` reached 3.87e-7 = 2^-21.30 at
+//! x = 1.7566837 (cos x ≈ −0.1848), above 2^-21.41, so sine and cosine are held to 2^-21.
 
 use evo_core::math::MathFunction;
 use evo_gpu_runtime::{Gpu, Profile, core_kernels};
@@ -28,6 +30,8 @@ pub const INPUTS: usize = 1 << 20;
 
 /// 2^-21.41, the guide's absolute bound for `__sinf`, `__cosf` and `__logf` on their reduced ranges.
 pub const INTRINSIC_ABSOLUTE: f64 = 3.585_270_3e-7;
+/// 2^-21, the bound held for `__sinf` and `__cosf` (measured: 2^-21.30, see the module docs).
+pub const SINE_ABSOLUTE: f64 = 4.768_371_6e-7;
 
 /// One case: a function, an input range, and its bound on |gpu − cpu| for input x and reference value r.
 struct Case {
@@ -48,15 +52,15 @@ const F32_CASES: [Case; 5] = [
         function: MathFunction::Sin,
         range: (-std::f64::consts::PI, std::f64::consts::PI),
         y_range: (0.0, 0.0),
-        bound: "abs 2^-21.41 + 1 ulp",
-        within: |_, r, d, _| d <= INTRINSIC_ABSOLUTE + ulp_f32(r),
+        bound: "abs 2^-21",
+        within: |_, _, d, _| d <= SINE_ABSOLUTE,
     },
     Case {
         function: MathFunction::Cos,
         range: (-std::f64::consts::PI, std::f64::consts::PI),
         y_range: (0.0, 0.0),
-        bound: "abs 2^-21.41 + 1 ulp",
-        within: |_, r, d, _| d <= INTRINSIC_ABSOLUTE + ulp_f32(r),
+        bound: "abs 2^-21",
+        within: |_, _, d, _| d <= SINE_ABSOLUTE,
     },
     Case {
         function: MathFunction::Exp,
