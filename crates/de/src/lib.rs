@@ -33,12 +33,18 @@
 //! initial population ([`DeCpu::with_initial_vectors`]).
 
 pub mod cpu;
+pub mod cuda;
 pub mod ops;
 pub mod params;
+pub mod problem;
+mod run;
 pub mod scheduling;
 pub mod snapshot;
 
 pub use cpu::DeCpu;
+pub use cuda::DeCuda;
 pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
+pub use problem::{DeviceEvaluation, DeviceProblem, FnProblem, HostEvaluated};
+pub use run::run;
 pub use scheduling::{encode_schedule, min_min_vector};
 pub use snapshot::DeSnapshot;

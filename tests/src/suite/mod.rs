@@ -2,6 +2,7 @@
 //! `cargo xtask verify-kernels` (through [`run_all`]) run the same code.
 
 pub mod benchmarks_continuous;
+pub mod de;
 pub mod fast_math;
 pub mod math;
 pub mod reduce;
@@ -81,5 +82,6 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     reports.extend(sort::run_all(gpu));
     reports.extend(rng::run_all(gpu));
     reports.extend(benchmarks_continuous::run_all(gpu));
+    reports.extend(de::run_all(gpu));
     reports
 }

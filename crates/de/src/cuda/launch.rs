@@ -1,0 +1,358 @@
+//! One typed launch function per kernel of `kernels/cuda/de.cu`.
+//!
+//! Each function checks the buffer lengths against the parameters, derives the launch shape from them, and
+//! is the only place its kernel is launched.
+
+use crate::params::{ALGORITHM, Crossover, DeParams, Selection, Strategy};
+use evo_core::{Error, Result};
+use evo_gpu_runtime::{DeviceBuffer, DeviceCopy, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_kernels::ModuleId;
+use evo_rng::Stream;
+
+// The kernel hard-codes the DE stream ids of evo-rng's table.
+const _: () = assert!(Stream::DeInit.id() == 0x0400);
+const _: () = assert!(Stream::DeIndices.id() == 0x0401);
+const _: () = assert!(Stream::DeJrand.id() == 0x0402);
+const _: () = assert!(Stream::DeCross.id() == 0x0403);
+const _: () = assert!(Stream::DeJde.id() == 0x0404);
+
+/// Scalar arguments of every de kernel; mirrors `DeKernelParams` in `kernels/cuda/de.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeKernelParams {
+    /// The run's seed.
+    pub seed: u64,
+    /// `M`.
+    pub population: u64,
+    /// `D`.
+    pub dimension: u64,
+    /// ETC: λ.
+    pub lambda: f64,
+    /// The Philox step of this generation.
+    pub generation: u32,
+    /// 0 DE/rand/1, 1 DE/best/1, 2 DE/current-to-best/1.
+    pub strategy: u32,
+    /// 0 binomial, 1 paper-literal, 2 exponential.
+    pub crossover: u32,
+    /// 1 under jDE.
+    pub jde: u32,
+    /// 1 when an equal trial replaces its parent.
+    pub accept_equal: u32,
+    /// ETC: the number of machines.
+    pub machines: u32,
+}
+const _: () = assert!(size_of::<DeKernelParams>() == 56);
+// SAFETY: repr(C), integers and floats only, the layout of `DeKernelParams` (56 bytes, asserted on both
+// sides).
+unsafe impl KernelParams for DeKernelParams {}
+
+impl DeKernelParams {
+    /// The parameters of a run with `M × D` vectors.
+    pub(crate) fn new(params: &DeParams, seed: u64, dimension: usize) -> Self {
+        Self {
+            seed,
+            population: params.population() as u64,
+            dimension: dimension as u64,
+            lambda: 0.0,
+            generation: 0,
+            strategy: match params.strategy() {
+                Strategy::Rand1 => 0,
+                Strategy::Best1 => 1,
+                Strategy::CurrentToBest1 => 2,
+            },
+            crossover: match params.crossover() {
+                Crossover::Binomial => 0,
+                Crossover::PaperLiteral => 1,
+                Crossover::Exponential => 2,
+            },
+            jde: u32::from(params.adaptation() == crate::Adaptation::Jde),
+            accept_equal: u32::from(params.selection() == Selection::BetterOrEqual),
+            machines: 0,
+        }
+    }
+
+    fn rows(&self) -> usize {
+        self.population as usize
+    }
+
+    fn coordinates(&self) -> usize {
+        (self.population * self.dimension) as usize
+    }
+}
+
+/// Threads per block and compile profile of a launch.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Threads per block (a power of two in 32..=1024).
+    pub block: u32,
+    /// The compile profile.
+    pub profile: Profile,
+}
+
+/// The search box on the device.
+pub struct DeviceBounds<'a> {
+    /// Lower limits, one per coordinate.
+    pub lower: &'a DeviceBuffer<f32>,
+    /// Upper limits, one per coordinate.
+    pub upper: &'a DeviceBuffer<f32>,
+}
+
+/// Blocks for one block per vector: `M`, capped at the grid limit (the kernels loop over the rest).
+fn grid_for_rows(rows: u64) -> u32 {
+    rows.clamp(1, 65_535) as u32
+}
+
+fn check_len<T: DeviceCopy>(
+    what: &'static str,
+    buffer: &DeviceBuffer<T>,
+    len: usize,
+) -> Result<()> {
+    if buffer.len() == len {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            ALGORITHM,
+            what,
+            buffer.len(),
+            format!("of length {len}"),
+        ))
+    }
+}
+
+/// Step 1: the initial population on the device (twin: `cpu::initial_row`).
+pub fn init(
+    gpu: &Gpu,
+    population: &mut DeviceBuffer<f32>,
+    bounds: &DeviceBounds<'_>,
+    p: &DeKernelParams,
+    settings: Settings,
+) -> Result<()> {
+    let (lower, upper, block) = (bounds.lower, bounds.upper, settings.block);
+    check_len("population buffer", population, p.coordinates())?;
+    check_len("lower bounds buffer", lower, p.dimension as usize)?;
+    check_len("upper bounds buffer", upper, p.dimension as usize)?;
+    let kernel = gpu.kernel(ModuleId::De, "de_init_f32", settings.profile)?;
+    let cap = u64::from(gpu.info().multiprocessors.max(1)) * 32;
+    let grid = (p.coordinates() as u64)
+        .div_ceil(u64::from(block))
+        .clamp(1, cap) as u32;
+    // SAFETY: arguments follow `de_init_f32(float*, const float*, const float*, DeKernelParams)`; the kernel
+    // writes indices below M·D = population.len() and reads bounds below D, lengths checked above.
+    unsafe {
+        kernel
+            .launch()
+            .output(population)
+            .input(lower)
+            .input(upper)
+            .params(p)
+            .run(LaunchConfig::linear(grid, block, 0))
+    }
+}
+
+/// The device buffers of one generation's trials.
+pub struct Trials<'a> {
+    /// The trial vectors, `M × D`.
+    pub vectors: &'a mut DeviceBuffer<f32>,
+    /// The `F` each trial used.
+    pub weights: &'a mut DeviceBuffer<f32>,
+    /// The `CR` each trial used.
+    pub rates: &'a mut DeviceBuffer<f32>,
+}
+
+/// The device buffers of the parent population.
+pub struct Parents<'a> {
+    /// The vectors, `M × D`.
+    pub vectors: &'a DeviceBuffer<f32>,
+    /// Every vector's `F_i`.
+    pub weights: &'a DeviceBuffer<f32>,
+    /// Every vector's `CR_i`.
+    pub rates: &'a DeviceBuffer<f32>,
+    /// The index of the best vector (one element).
+    pub best: &'a DeviceBuffer<u32>,
+}
+
+/// Steps 3.1–3.3 for the whole population (twin: `cpu::TrialContext::build`).
+pub fn trial(
+    gpu: &Gpu,
+    trials: Trials<'_>,
+    parents: Parents<'_>,
+    bounds: &DeviceBounds<'_>,
+    p: &DeKernelParams,
+    settings: Settings,
+) -> Result<()> {
+    let (lower, upper) = (bounds.lower, bounds.upper);
+    let (m, d) = (p.rows(), p.dimension as usize);
+    check_len("trial buffer", trials.vectors, p.coordinates())?;
+    check_len("trial F buffer", trials.weights, m)?;
+    check_len("trial CR buffer", trials.rates, m)?;
+    check_len("population buffer", parents.vectors, p.coordinates())?;
+    check_len("F buffer", parents.weights, m)?;
+    check_len("CR buffer", parents.rates, m)?;
+    check_len("best index buffer", parents.best, 1)?;
+    check_len("lower bounds buffer", lower, d)?;
+    check_len("upper bounds buffer", upper, d)?;
+    let kernel = gpu.kernel(ModuleId::De, "de_trial_f32", settings.profile)?;
+    // SAFETY: arguments follow `de_trial_f32(float* trials, float* trial_weights, float* trial_rates, const
+    // float* population, const float* weights, const float* rates, const unsigned int* best, const float*
+    // lower, const float* upper, DeKernelParams)`; rows below M and coordinates below D only, lengths checked
+    // above; `best` holds an index below M (written by `best_index`).
+    unsafe {
+        kernel
+            .launch()
+            .output(trials.vectors)
+            .output(trials.weights)
+            .output(trials.rates)
+            .input(parents.vectors)
+            .input(parents.weights)
+            .input(parents.rates)
+            .input(parents.best)
+            .input(lower)
+            .input(upper)
+            .params(p)
+            .run(LaunchConfig::linear(
+                grid_for_rows(p.population),
+                settings.block,
+                0,
+            ))
+    }
+}
+
+/// The merge buffers: the population that receives winners.
+pub struct Population<'a> {
+    /// The vectors, `M × D`.
+    pub vectors: &'a mut DeviceBuffer<f32>,
+    /// Their fitness.
+    pub fitness: &'a mut DeviceBuffer<f64>,
+    /// Every vector's `F_i`.
+    pub weights: &'a mut DeviceBuffer<f32>,
+    /// Every vector's `CR_i`.
+    pub rates: &'a mut DeviceBuffer<f32>,
+}
+
+/// The trials after their evaluation.
+#[derive(Clone, Copy)]
+pub struct EvaluatedTrials<'a> {
+    /// The trial vectors, `M × D`.
+    pub vectors: &'a DeviceBuffer<f32>,
+    /// Their fitness.
+    pub fitness: &'a DeviceBuffer<f64>,
+    /// The `F` each used.
+    pub weights: &'a DeviceBuffer<f32>,
+    /// The `CR` each used.
+    pub rates: &'a DeviceBuffer<f32>,
+}
+
+/// Step 3.4: every trial that wins replaces its parent.
+pub fn merge(
+    gpu: &Gpu,
+    population: Population<'_>,
+    evaluated: &EvaluatedTrials<'_>,
+    p: &DeKernelParams,
+    settings: Settings,
+) -> Result<()> {
+    let EvaluatedTrials {
+        vectors: trials,
+        fitness: trial_fitness,
+        weights: trial_weights,
+        rates: trial_rates,
+    } = *evaluated;
+    let m = p.rows();
+    check_len("population buffer", population.vectors, p.coordinates())?;
+    check_len("fitness buffer", population.fitness, m)?;
+    check_len("F buffer", population.weights, m)?;
+    check_len("CR buffer", population.rates, m)?;
+    check_len("trial buffer", trials, p.coordinates())?;
+    check_len("trial fitness buffer", trial_fitness, m)?;
+    check_len("trial F buffer", trial_weights, m)?;
+    check_len("trial CR buffer", trial_rates, m)?;
+    let kernel = gpu.kernel(ModuleId::De, "de_merge_f32", settings.profile)?;
+    // SAFETY: arguments follow `de_merge_f32(float*, double*, float*, float*, const float*, const double*,
+    // const float*, const float*, DeKernelParams)`; rows below M and coordinates below D, lengths checked.
+    unsafe {
+        kernel
+            .launch()
+            .output(population.vectors)
+            .output(population.fitness)
+            .output(population.weights)
+            .output(population.rates)
+            .input(trials)
+            .input(trial_fitness)
+            .input(trial_weights)
+            .input(trial_rates)
+            .params(p)
+            .run(LaunchConfig::linear(
+                grid_for_rows(p.population),
+                settings.block,
+                0,
+            ))
+    }
+}
+
+/// The best vector's index and fitness under the total order, by one block (twin: `ops::best_index`).
+pub fn best_index(
+    gpu: &Gpu,
+    best: &mut DeviceBuffer<u32>,
+    best_fitness: &mut DeviceBuffer<f64>,
+    fitness: &DeviceBuffer<f64>,
+    p: &DeKernelParams,
+    settings: Settings,
+) -> Result<()> {
+    check_len("best index buffer", best, 1)?;
+    check_len("best fitness buffer", best_fitness, 1)?;
+    check_len("fitness buffer", fitness, p.rows())?;
+    let kernel = gpu.kernel(ModuleId::De, "de_best_index_f64", settings.profile)?;
+    // SAFETY: arguments follow `de_best_index_f64(unsigned int*, double*, const double*, DeKernelParams)`;
+    // one block of a power of two ≤ 1024 threads (the kernel's shared arrays) reads fitness below M.
+    unsafe {
+        kernel
+            .launch()
+            .output(best)
+            .output(best_fitness)
+            .input(fitness)
+            .params(p)
+            .run(LaunchConfig::linear(1, settings.block, 0))
+    }
+}
+
+/// The ETC scheduling fitness of `M` vectors of `n` tasks (twin: evo-benchmarks' `EtcProblem::evaluate`).
+pub fn etc_fitness(
+    gpu: &Gpu,
+    fitness: &mut DeviceBuffer<f64>,
+    vectors: &DeviceBuffer<f32>,
+    etc: &DeviceBuffer<f32>,
+    p: &DeKernelParams,
+    settings: Settings,
+) -> Result<()> {
+    check_len("fitness buffer", fitness, p.rows())?;
+    check_len("vector buffer", vectors, p.coordinates())?;
+    check_len(
+        "ETC buffer",
+        etc,
+        p.dimension as usize * p.machines as usize,
+    )?;
+    if p.machines == 0 {
+        return Err(Error::invalid_parameter(
+            ALGORITHM,
+            "number of machines",
+            0,
+            "at least 1",
+        ));
+    }
+    let kernel = gpu.kernel(ModuleId::De, "de_etc_fitness_f32", settings.profile)?;
+    // SAFETY: arguments follow `de_etc_fitness_f32(double*, const float*, const float*, DeKernelParams)`;
+    // rows below M, tasks below n, ETC entries below n·m, lengths checked; block is a power of two ≤ 1024
+    // (the shared scratch of the block sum).
+    unsafe {
+        kernel
+            .launch()
+            .output(fitness)
+            .input(vectors)
+            .input(etc)
+            .params(p)
+            .run(LaunchConfig::linear(
+                grid_for_rows(p.population),
+                settings.block,
+                0,
+            ))
+    }
+}

@@ -1,0 +1,363 @@
+//! `DeCuda`: the paper's many-threaded design. Population, fitness and the per-vector `F`/`CR` stay on the
+//! GPU; every generation is four launches over the whole population (trials, evaluation, merge, best), and
+//! only the best index and fitness (12 bytes) come back to the host.
+
+pub mod launch;
+
+use crate::cpu::{check_initial_vectors, check_problem};
+use crate::params::{ALGORITHM, DeParams};
+use crate::problem::{DeviceEvaluation, DeviceProblem};
+use crate::snapshot::DeSnapshot;
+use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
+use launch::{
+    DeKernelParams, DeviceBounds, EvaluatedTrials, Parents, Population, Settings, Trials,
+};
+
+/// The DE engine on one CUDA device (see the module docs). Bit-identical to [`DeCpu`](crate::DeCpu) under
+/// [`Profile::Exact`] for the problems with a device evaluation, and for host-evaluated ones.
+pub struct DeCuda<P: DeviceProblem> {
+    gpu: Gpu,
+    params: DeParams,
+    problem: P,
+    kernel_params: DeKernelParams,
+    settings: Settings,
+    evaluation: DeviceEvaluation,
+    lower: DeviceBuffer<f32>,
+    upper: DeviceBuffer<f32>,
+    population: DeviceBuffer<f32>,
+    fitness: DeviceBuffer<f64>,
+    weights: DeviceBuffer<f32>,
+    rates: DeviceBuffer<f32>,
+    trials: DeviceBuffer<f32>,
+    trial_fitness: DeviceBuffer<f64>,
+    trial_weights: DeviceBuffer<f32>,
+    trial_rates: DeviceBuffer<f32>,
+    best: DeviceBuffer<u32>,
+    best_fitness: DeviceBuffer<f64>,
+    generation: u64,
+    evaluations: u64,
+    best_host: (u32, f64),
+    host_vectors: Vec<f32>,
+    host_fitness: Vec<f64>,
+}
+
+/// Evaluates `vectors` into `fitness` with the problem's evaluation.
+#[allow(clippy::too_many_arguments)]
+fn evaluate<P: ContinuousProblem>(
+    gpu: &Gpu,
+    evaluation: &DeviceEvaluation,
+    problem: &P,
+    vectors: &DeviceBuffer<f32>,
+    fitness: &mut DeviceBuffer<f64>,
+    kernel_params: &DeKernelParams,
+    settings: Settings,
+    host: (&mut Vec<f32>, &mut Vec<f64>),
+) -> Result<()> {
+    match evaluation {
+        DeviceEvaluation::Continuous(evaluator) => {
+            evaluator.evaluate(vectors, fitness, settings.profile, settings.block)
+        }
+        DeviceEvaluation::Scheduling {
+            etc,
+            machines,
+            lambda,
+        } => {
+            let p = DeKernelParams {
+                machines: *machines,
+                lambda: *lambda,
+                ..*kernel_params
+            };
+            launch::etc_fitness(gpu, fitness, vectors, etc, &p, settings)
+        }
+        DeviceEvaluation::Host => {
+            let (host_vectors, host_fitness) = host;
+            vectors.copy_to_host(host_vectors)?;
+            problem.evaluate_checked(host_vectors, host_fitness)?;
+            fitness.copy_from_host(host_fitness)
+        }
+    }
+}
+
+impl<P: DeviceProblem> DeCuda<P> {
+    /// A CUDA engine on `gpu` with its initial population drawn and evaluated on the device (steps 1–2),
+    /// compiled under [`Profile::Exact`].
+    ///
+    /// # Errors
+    /// As [`DeCpu::new`](crate::DeCpu::new) for the problem; GPU errors (out of memory with the bytes asked
+    /// for, compilation, launch).
+    pub fn new(params: DeParams, problem: P, seed: u64, gpu: &Gpu) -> Result<Self> {
+        Self::with_profile(params, problem, seed, gpu, Profile::Exact)
+    }
+
+    /// As [`DeCuda::new`] under a chosen compile profile ([`Profile::Fast`] is not bit-identical to the CPU).
+    ///
+    /// # Errors
+    /// As [`DeCuda::new`].
+    pub fn with_profile(
+        params: DeParams,
+        problem: P,
+        seed: u64,
+        gpu: &Gpu,
+        profile: Profile,
+    ) -> Result<Self> {
+        let dimension = check_problem(&problem)?;
+        let m = params.population();
+        let coordinates = m.checked_mul(dimension).ok_or_else(|| {
+            Error::invalid_parameter(ALGORITHM, "population × dimension", m, "M·D < 2^64")
+        })?;
+        let kernel_params = DeKernelParams::new(&params, seed, dimension);
+        let settings = Settings {
+            block: params.block_size(),
+            profile,
+        };
+        let evaluation = problem.device_evaluation(gpu)?;
+        let host = matches!(evaluation, DeviceEvaluation::Host);
+        let mut engine = Self {
+            gpu: gpu.clone(),
+            lower: gpu.upload(problem.bounds().lower())?,
+            upper: gpu.upload(problem.bounds().upper())?,
+            population: gpu.alloc(coordinates)?,
+            fitness: gpu.alloc(m)?,
+            weights: gpu.upload(&vec![params.differential_weight(); m])?,
+            rates: gpu.upload(&vec![params.crossover_rate(); m])?,
+            trials: gpu.alloc(coordinates)?,
+            trial_fitness: gpu.alloc(m)?,
+            trial_weights: gpu.alloc(m)?,
+            trial_rates: gpu.alloc(m)?,
+            best: gpu.alloc_zeroed(1)?,
+            best_fitness: gpu.alloc_zeroed(1)?,
+            generation: 0,
+            evaluations: m as u64,
+            best_host: (0, f64::INFINITY),
+            host_vectors: if host {
+                vec![0.0; coordinates]
+            } else {
+                Vec::new()
+            },
+            host_fitness: if host { vec![0.0; m] } else { Vec::new() },
+            params,
+            problem,
+            kernel_params,
+            settings,
+            evaluation,
+        };
+        let bounds = DeviceBounds {
+            lower: &engine.lower,
+            upper: &engine.upper,
+        };
+        launch::init(
+            gpu,
+            &mut engine.population,
+            &bounds,
+            &engine.kernel_params,
+            settings,
+        )?;
+        engine.evaluate_population()?;
+        Ok(engine)
+    }
+
+    /// A CUDA engine for a [`Backend::Cuda`].
+    ///
+    /// # Errors
+    /// As [`DeCuda::new`]; [`Error::InvalidParameter`] for another backend.
+    pub fn for_backend(params: DeParams, problem: P, seed: u64, backend: Backend) -> Result<Self> {
+        match backend {
+            Backend::Cuda { device } => Self::new(params, problem, seed, &Gpu::open(device)?),
+            other => Err(Error::invalid_parameter(
+                ALGORITHM,
+                "backend of DeCuda",
+                other,
+                "cuda or cuda:<device>",
+            )),
+        }
+    }
+
+    /// Replaces the first vectors of the initial population, as
+    /// [`DeCpu::with_initial_vectors`](crate::DeCpu::with_initial_vectors).
+    ///
+    /// # Errors
+    /// As the CPU twin; GPU errors.
+    pub fn with_initial_vectors(mut self, vectors: &[Vec<f32>]) -> Result<Self> {
+        if self.generation != 0 {
+            return Err(Error::invalid_parameter(
+                ALGORITHM,
+                "initial vectors",
+                format!("given at generation {}", self.generation),
+                "given before the first step",
+            ));
+        }
+        let d = self.problem.dimension();
+        check_initial_vectors(vectors, self.params.population(), d)?;
+        let mut population = self.population.to_vec()?;
+        for (i, v) in vectors.iter().enumerate() {
+            let row = &mut population[i * d..(i + 1) * d];
+            row.copy_from_slice(v);
+            self.problem.bounds().clamp(row);
+        }
+        self.population.copy_from_host(&population)?;
+        self.evaluate_population()?;
+        Ok(self)
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// The problem.
+    pub fn problem(&self) -> &P {
+        &self.problem
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &DeParams {
+        &self.params
+    }
+
+    /// Step 2: evaluates the population, then finds the best vector.
+    fn evaluate_population(&mut self) -> Result<()> {
+        evaluate(
+            &self.gpu,
+            &self.evaluation,
+            &self.problem,
+            &self.population,
+            &mut self.fitness,
+            &self.kernel_params,
+            self.settings,
+            (&mut self.host_vectors, &mut self.host_fitness),
+        )?;
+        self.update_best()
+    }
+
+    /// Finds the best vector on the device and reads its index and fitness.
+    fn update_best(&mut self) -> Result<()> {
+        launch::best_index(
+            &self.gpu,
+            &mut self.best,
+            &mut self.best_fitness,
+            &self.fitness,
+            &self.kernel_params,
+            self.settings,
+        )?;
+        let mut index = [0u32];
+        let mut fitness = [0.0f64];
+        self.best.copy_to_host(&mut index)?;
+        self.best_fitness.copy_to_host(&mut fitness)?;
+        self.best_host = (index[0], fitness[0]);
+        Ok(())
+    }
+}
+
+impl<P: DeviceProblem> Engine for DeCuda<P> {
+    type Solution = Vec<f32>;
+    type Snapshot = DeSnapshot;
+
+    fn algorithm(&self) -> &'static str {
+        ALGORITHM
+    }
+
+    /// One generation: trials (steps 3.1–3.3), their evaluation, the merge (3.4), the best vector.
+    fn step(&mut self) -> Result<()> {
+        let generation = u32::try_from(self.generation).map_err(|_| {
+            Error::invalid_parameter(
+                ALGORITHM,
+                "generation",
+                self.generation,
+                "below 2^32 (the Philox step word)",
+            )
+        })?;
+        self.kernel_params.generation = generation;
+        launch::trial(
+            &self.gpu,
+            Trials {
+                vectors: &mut self.trials,
+                weights: &mut self.trial_weights,
+                rates: &mut self.trial_rates,
+            },
+            Parents {
+                vectors: &self.population,
+                weights: &self.weights,
+                rates: &self.rates,
+                best: &self.best,
+            },
+            &DeviceBounds {
+                lower: &self.lower,
+                upper: &self.upper,
+            },
+            &self.kernel_params,
+            self.settings,
+        )?;
+        evaluate(
+            &self.gpu,
+            &self.evaluation,
+            &self.problem,
+            &self.trials,
+            &mut self.trial_fitness,
+            &self.kernel_params,
+            self.settings,
+            (&mut self.host_vectors, &mut self.host_fitness),
+        )?;
+        launch::merge(
+            &self.gpu,
+            Population {
+                vectors: &mut self.population,
+                fitness: &mut self.fitness,
+                weights: &mut self.weights,
+                rates: &mut self.rates,
+            },
+            &EvaluatedTrials {
+                vectors: &self.trials,
+                fitness: &self.trial_fitness,
+                weights: &self.trial_weights,
+                rates: &self.trial_rates,
+            },
+            &self.kernel_params,
+            self.settings,
+        )?;
+        self.update_best()?;
+        self.generation += 1;
+        self.evaluations += self.params.population() as u64;
+        Ok(())
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            generation: self.generation,
+            evaluations: self.evaluations,
+            best_fitness: self.best_host.1,
+        }
+    }
+
+    fn best(&self) -> Result<(Vec<f32>, f64)> {
+        let d = self.problem.dimension();
+        let population = self.population.to_vec()?;
+        let i = self.best_host.0 as usize;
+        Ok((population[i * d..(i + 1) * d].to_vec(), self.best_host.1))
+    }
+
+    fn snapshot(&self) -> Result<DeSnapshot> {
+        Ok(DeSnapshot {
+            generation: self.generation,
+            evaluations: self.evaluations,
+            population_size: self.params.population(),
+            dimension: self.problem.dimension(),
+            population: self.population.to_vec()?,
+            fitness: self.fitness.to_vec()?,
+            differential_weights: self.weights.to_vec()?,
+            crossover_rates: self.rates.to_vec()?,
+        })
+    }
+
+    fn restore(&mut self, snapshot: &DeSnapshot) -> Result<()> {
+        snapshot.check_shape(self.params.population(), self.problem.dimension())?;
+        self.population.copy_from_host(&snapshot.population)?;
+        self.fitness.copy_from_host(&snapshot.fitness)?;
+        self.weights
+            .copy_from_host(&snapshot.differential_weights)?;
+        self.rates.copy_from_host(&snapshot.crossover_rates)?;
+        self.generation = snapshot.generation;
+        self.evaluations = snapshot.evaluations;
+        self.update_best()
+    }
+}

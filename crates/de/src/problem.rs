@@ -1,0 +1,156 @@
+//! How the CUDA engine evaluates a problem: on the device (evo-benchmarks' continuous problems, the ETC
+//! scheduling kernel) or on the host (any Rust function, ARCHITECTURE §5.3).
+
+use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
+use evo_benchmarks::scheduling::EtcProblem;
+use evo_benchmarks::{Cec2010Problem, DeRastrigin, GaProblem, ShiftedProblem};
+use evo_core::{Bounds, ContinuousProblem, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu};
+
+/// The evaluation the CUDA engine runs after building the trials.
+pub enum DeviceEvaluation {
+    /// evo-benchmarks' GPU evaluation of a continuous problem (bit-identical to its CPU `evaluate`).
+    Continuous(Box<CudaEvaluator>),
+    /// The ETC scheduling fitness (kernel `de_etc_fitness_f32`), bit-identical to
+    /// [`EtcProblem::evaluate`].
+    Scheduling {
+        /// The task-major ETC matrix.
+        etc: DeviceBuffer<f32>,
+        /// The number of machines.
+        machines: u32,
+        /// The makespan weight λ.
+        lambda: f64,
+    },
+    /// The trials are copied to the host, evaluated there with rayon, and the fitness copied back.
+    Host,
+}
+
+/// A problem the CUDA engine can run: it says how its fitness is computed.
+///
+/// Implemented for evo-benchmarks' problems with a GPU evaluation ([`DeRastrigin`], [`ShiftedProblem`],
+/// [`GaProblem`], [`Cec2010Problem`]) and for [`EtcProblem`]; any other [`ContinuousProblem`] runs through
+/// [`HostEvaluated`] or [`FnProblem`].
+pub trait DeviceProblem: ContinuousProblem {
+    /// Uploads what the evaluation needs to `gpu`.
+    ///
+    /// # Errors
+    /// GPU errors; a problem without a GPU evaluation (CEC 2010 F4–F18) says so.
+    fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation>;
+}
+
+macro_rules! continuous_on_device {
+    ($($problem:ty),+) => {
+        $(
+            impl DeviceProblem for $problem {
+                fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
+                    Ok(DeviceEvaluation::Continuous(Box::new(
+                        self.cuda_evaluator(gpu)?,
+                    )))
+                }
+            }
+        )+
+    };
+}
+
+continuous_on_device!(DeRastrigin, ShiftedProblem, GaProblem, Cec2010Problem);
+
+impl DeviceProblem for EtcProblem {
+    fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
+        let instance = self.instance();
+        Ok(DeviceEvaluation::Scheduling {
+            etc: gpu.upload(instance.etc())?,
+            machines: instance.machines() as u32,
+            lambda: self.lambda(),
+        })
+    }
+}
+
+/// Any continuous problem, evaluated on the host when the engine runs on the GPU.
+#[derive(Clone, Debug)]
+pub struct HostEvaluated<P>(pub P);
+
+impl<P: ContinuousProblem> ContinuousProblem for HostEvaluated<P> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn dimension(&self) -> usize {
+        self.0.dimension()
+    }
+
+    fn bounds(&self) -> &Bounds {
+        self.0.bounds()
+    }
+
+    fn evaluate(&self, x: &[f32]) -> f64 {
+        self.0.evaluate(x)
+    }
+
+    fn evaluate_batch(&self, population: &[f32], fitness: &mut [f64]) {
+        self.0.evaluate_batch(population, fitness);
+    }
+
+    fn optimum(&self) -> Option<f64> {
+        self.0.optimum()
+    }
+}
+
+impl<P: ContinuousProblem> DeviceProblem for HostEvaluated<P> {
+    fn device_evaluation(&self, _gpu: &Gpu) -> Result<DeviceEvaluation> {
+        Ok(DeviceEvaluation::Host)
+    }
+}
+
+/// A problem made of a name, a box and a Rust function (evaluated on the host on either backend).
+///
+/// ```
+/// use evo_core::{Bounds, ContinuousProblem};
+/// use evo_de::FnProblem;
+///
+/// let sphere = FnProblem::new("sphere", Bounds::uniform(3, -1.0, 1.0)?, |x: &[f32]| {
+///     x.iter().map(|&v| f64::from(v) * f64::from(v)).sum()
+/// });
+/// assert_eq!(sphere.evaluate(&[1.0, 0.0, 0.5]), 1.25);
+/// # Ok::<(), evo_core::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct FnProblem<F> {
+    name: String,
+    bounds: Bounds,
+    function: F,
+}
+
+impl<F: Fn(&[f32]) -> f64 + Sync> FnProblem<F> {
+    /// The problem `function` on `bounds`.
+    pub fn new(name: impl Into<String>, bounds: Bounds, function: F) -> Self {
+        Self {
+            name: name.into(),
+            bounds,
+            function,
+        }
+    }
+}
+
+impl<F: Fn(&[f32]) -> f64 + Sync> ContinuousProblem for FnProblem<F> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn dimension(&self) -> usize {
+        self.bounds.dimension()
+    }
+
+    fn bounds(&self) -> &Bounds {
+        &self.bounds
+    }
+
+    fn evaluate(&self, x: &[f32]) -> f64 {
+        (self.function)(x)
+    }
+}
+
+impl<F: Fn(&[f32]) -> f64 + Sync> DeviceProblem for FnProblem<F> {
+    fn device_evaluation(&self, _gpu: &Gpu) -> Result<DeviceEvaluation> {
+        Ok(DeviceEvaluation::Host)
+    }
+}

@@ -1,0 +1,325 @@
+//! evo-de: the CPU and CUDA engines, from the same seed, hold identical snapshots (population, fitness, `F_i`,
+//! `CR_i`, counters) at every generation under the Exact profile.
+//!
+//! Runs: DE/rand/1, DE/best/1 and DE/current-to-best/1 (binomial crossover) for 500 generations on the DE
+//! paper's Rastrigin (D = 128, M = 64) and on a generated 512 × 16 ETC instance of class u_i_hihi (M = 64);
+//! the exponential and paper-literal crossovers, jDE and better-or-equal selection for 100 generations; a
+//! host-evaluated closure (the CUDA engine copies the trials to the host); and a CPU snapshot restored on the
+//! GPU (and back) continuing identically.
+
+use evo_benchmarks::DeRastrigin;
+use evo_benchmarks::scheduling::{Consistency, EtcClass, EtcInstance, EtcProblem, Heterogeneity};
+use evo_core::{Bounds, Engine, Result};
+use evo_de::{
+    Adaptation, Crossover, DeCpu, DeCuda, DeParams, DeSnapshot, DeviceProblem, FnProblem,
+    Selection, Strategy,
+};
+use evo_gpu_runtime::Gpu;
+
+use super::{BLOCK_SIZES, CheckReport};
+use crate::compare::{Comparison, compare_slices};
+use crate::tolerance::Tolerance;
+
+/// The seed of every run.
+pub const SEED: u64 = 2011;
+/// Generations of the strategy runs.
+pub const LONG_RUN: u64 = 500;
+/// Generations of the variant runs.
+pub const SHORT_RUN: u64 = 100;
+
+/// The problem of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemCase {
+    /// The DE paper's Rastrigin, D = 128.
+    Rastrigin,
+    /// A generated u_i_hihi instance, 512 tasks × 16 machines (λ = 0.75).
+    Scheduling,
+    /// A sphere written as a Rust closure, D = 40, evaluated on the host.
+    HostClosure,
+}
+
+/// One run of the suite.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunCase {
+    /// The problem.
+    pub problem: ProblemCase,
+    /// The mutation.
+    pub strategy: Strategy,
+    /// The crossover.
+    pub crossover: Crossover,
+    /// Fixed or jDE.
+    pub adaptation: Adaptation,
+    /// The selection rule.
+    pub selection: Selection,
+    /// Generations compared.
+    pub generations: u64,
+}
+
+impl RunCase {
+    fn new(problem: ProblemCase, strategy: Strategy, generations: u64) -> Self {
+        Self {
+            problem,
+            strategy,
+            crossover: Crossover::Binomial,
+            adaptation: Adaptation::Fixed,
+            selection: Selection::StrictlyBetter,
+            generations,
+        }
+    }
+
+    /// Every run of the suite.
+    pub fn all() -> Vec<RunCase> {
+        let mut cases = Vec::new();
+        for problem in [ProblemCase::Rastrigin, ProblemCase::Scheduling] {
+            for strategy in [Strategy::Rand1, Strategy::Best1, Strategy::CurrentToBest1] {
+                cases.push(Self::new(problem, strategy, LONG_RUN));
+            }
+            let short = Self::new(problem, Strategy::Rand1, SHORT_RUN);
+            cases.push(RunCase {
+                crossover: Crossover::Exponential,
+                adaptation: Adaptation::Jde,
+                ..short
+            });
+            cases.push(RunCase {
+                crossover: Crossover::PaperLiteral,
+                selection: Selection::BetterOrEqual,
+                strategy: Strategy::CurrentToBest1,
+                ..short
+            });
+        }
+        cases.push(RunCase {
+            adaptation: Adaptation::Jde,
+            ..Self::new(ProblemCase::HostClosure, Strategy::Best1, SHORT_RUN)
+        });
+        cases
+    }
+
+    fn params(&self, block: u32) -> Result<DeParams> {
+        DeParams::default()
+            .with_population(64)?
+            .with_strategy(self.strategy)
+            .with_crossover(self.crossover)
+            .with_adaptation(self.adaptation)
+            .with_selection(self.selection)
+            .with_block_size(block)
+    }
+
+    fn name(&self, block: u32) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?}, {} generations, block {block}",
+            self.problem,
+            self.strategy,
+            self.crossover,
+            self.adaptation,
+            self.selection,
+            self.generations
+        )
+    }
+}
+
+/// The generated ETC problem of the suite.
+pub fn scheduling_problem() -> Result<EtcProblem> {
+    let class = EtcClass {
+        consistency: Consistency::Inconsistent,
+        tasks: Heterogeneity::High,
+        machines: Heterogeneity::High,
+    };
+    EtcProblem::new(EtcInstance::generate(class, 512, 16, SEED)?, 0.75)
+}
+
+fn sphere(x: &[f32]) -> f64 {
+    x.iter().map(|&v| f64::from(v) * f64::from(v)).sum()
+}
+
+/// Compares two snapshots field by field; `None` when they are identical.
+pub fn compare_snapshots(what: &str, cpu: &DeSnapshot, gpu: &DeSnapshot) -> Option<Comparison> {
+    let generation = cpu.generation;
+    let context = |_| format!("{what}, seed {SEED}");
+    let counters = |name: &str, c: u64, g: u64| {
+        compare_slices(
+            name,
+            generation,
+            1,
+            &[c as f64],
+            &[g as f64],
+            Tolerance::Exact,
+            context,
+        )
+    };
+    let comparisons = [
+        counters("generation", cpu.generation, gpu.generation),
+        counters("evaluations", cpu.evaluations, gpu.evaluations),
+        compare_slices(
+            "population",
+            generation,
+            cpu.dimension,
+            &cpu.population,
+            &gpu.population,
+            Tolerance::Exact,
+            context,
+        ),
+        compare_slices(
+            "fitness",
+            generation,
+            1,
+            &cpu.fitness,
+            &gpu.fitness,
+            Tolerance::Exact,
+            context,
+        ),
+        compare_slices(
+            "F_i",
+            generation,
+            1,
+            &cpu.differential_weights,
+            &gpu.differential_weights,
+            Tolerance::Exact,
+            context,
+        ),
+        compare_slices(
+            "CR_i",
+            generation,
+            1,
+            &cpu.crossover_rates,
+            &gpu.crossover_rates,
+            Tolerance::Exact,
+            context,
+        ),
+    ];
+    comparisons.into_iter().find(|c| !c.passed())
+}
+
+/// Steps both engines `generations` times, comparing snapshots after every generation (and before the first);
+/// returns the number of elements compared or the first difference.
+fn lockstep<P: DeviceProblem>(
+    what: &str,
+    cpu: &mut DeCpu<P>,
+    gpu: &mut DeCuda<P>,
+    generations: u64,
+) -> Result<std::result::Result<u64, Comparison>> {
+    let mut cases = 0;
+    for generation in 0..=generations {
+        if generation > 0 {
+            cpu.step()?;
+            gpu.step()?;
+        }
+        let (c, g) = (cpu.snapshot()?, gpu.snapshot()?);
+        if let Some(mismatch) = compare_snapshots(what, &c, &g) {
+            return Ok(Err(mismatch));
+        }
+        let (pc, pg) = (cpu.progress(), gpu.progress());
+        if pc.best_fitness.to_bits() != pg.best_fitness.to_bits() {
+            return Ok(Err(compare_slices(
+                "best fitness",
+                generation,
+                1,
+                &[pc.best_fitness],
+                &[pg.best_fitness],
+                Tolerance::Exact,
+                |_| what.to_string(),
+            )));
+        }
+        cases += (c.population.len() + 3 * c.fitness.len()) as u64;
+    }
+    Ok(Ok(cases))
+}
+
+fn check_with<P: DeviceProblem + Clone>(
+    gpu: &Gpu,
+    case: RunCase,
+    block: u32,
+    problem: P,
+) -> CheckReport {
+    let check = case.name(block);
+    let kernel = "de_*";
+    let outcome = (|| {
+        let mut cpu = DeCpu::new(case.params(block)?, problem.clone(), SEED, 0)?;
+        let mut on_gpu = DeCuda::new(case.params(block)?, problem, SEED, gpu)?;
+        lockstep(&check, &mut cpu, &mut on_gpu, case.generations)
+    })();
+    match outcome {
+        Ok(Ok(cases)) => CheckReport {
+            check,
+            kernel: kernel.into(),
+            cases,
+            max_difference: "0 ulp".into(),
+            passed: true,
+            detail: String::new(),
+        },
+        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
+        Err(error) => CheckReport::from_error(check, kernel, &error),
+    }
+}
+
+/// One run of the suite at `block`.
+pub fn check_run(gpu: &Gpu, case: RunCase, block: u32) -> CheckReport {
+    match case.problem {
+        ProblemCase::Rastrigin => match DeRastrigin::new(128) {
+            Ok(problem) => check_with(gpu, case, block, problem),
+            Err(error) => CheckReport::from_error(case.name(block), "de_*", &error),
+        },
+        ProblemCase::Scheduling => match scheduling_problem() {
+            Ok(problem) => check_with(gpu, case, block, problem),
+            Err(error) => CheckReport::from_error(case.name(block), "de_*", &error),
+        },
+        ProblemCase::HostClosure => match Bounds::uniform(40, -10.0, 10.0) {
+            Ok(bounds) => {
+                let problem = FnProblem::new("sphere closure", bounds, sphere as fn(&[f32]) -> f64);
+                check_with(gpu, case, block, problem)
+            }
+            Err(error) => CheckReport::from_error(case.name(block), "de_*", &error),
+        },
+    }
+}
+
+/// A CPU snapshot taken at generation 50 restores on the GPU, a GPU snapshot at 100 restores on the CPU, and
+/// both continue identically to generation 150 (ETC, jDE, exponential crossover).
+pub fn check_cross_restore(gpu: &Gpu, block: u32) -> CheckReport {
+    let check = format!("cross-backend restore (ETC, jDE, exponential), block {block}");
+    let kernel = "de_*";
+    let outcome = (|| {
+        let params = DeParams::default()
+            .with_population(32)?
+            .with_adaptation(Adaptation::Jde)
+            .with_crossover(Crossover::Exponential)
+            .with_block_size(block)?;
+        let problem = scheduling_problem()?;
+        let mut cpu = DeCpu::new(params.clone(), problem.clone(), SEED, 0)?;
+        let mut on_gpu = DeCuda::new(params.clone(), problem.clone(), SEED, gpu)?;
+        for _ in 0..50 {
+            cpu.step()?;
+        }
+        on_gpu.restore(&cpu.snapshot()?)?;
+        let first = lockstep(&check, &mut cpu, &mut on_gpu, 50)?;
+        if first.is_err() {
+            return Ok(first);
+        }
+        let mut fresh_cpu = DeCpu::new(params, problem, SEED, 1)?;
+        fresh_cpu.restore(&on_gpu.snapshot()?)?;
+        lockstep(&check, &mut fresh_cpu, &mut on_gpu, 50)
+    })();
+    match outcome {
+        Ok(Ok(cases)) => CheckReport {
+            check,
+            kernel: kernel.into(),
+            cases,
+            max_difference: "0 ulp".into(),
+            passed: true,
+            detail: String::new(),
+        },
+        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
+        Err(error) => CheckReport::from_error(check, kernel, &error),
+    }
+}
+
+/// Every run at every block size, then the cross-backend restore.
+pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
+    let mut reports = Vec::new();
+    for &block in &BLOCK_SIZES {
+        for case in RunCase::all() {
+            reports.push(check_run(gpu, case, block));
+        }
+        reports.push(check_cross_restore(gpu, block));
+    }
+    reports
+}
