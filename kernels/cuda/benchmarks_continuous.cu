@@ -3,8 +3,8 @@
 // crates/benchmarks/src/cuda/launch.rs. CPU twins: crates/benchmarks/src/functions/ and src/tree.rs.
 //
 // Every fitness is a fixed tree of per-coordinate terms (evo_core::reduce), so the work splits freely:
-// 1. `benchmarks_continuous_tiles_*`: a 2D grid (tile, individual); block b of B threads reduces the aligned tile of
-//    8B terms starting at b * 8B of its individual: thread k computes term k, k + B, ... (coalesced loads)
+// 1. `benchmarks_continuous_tiles_*`: a grid of tiles x individuals (linear, individual fastest); the block of
+//    (tile t, individual r) with B threads reduces the aligned tile of 8B terms starting at t * 8B of row r: thread k computes term k, k + B, ... (coalesced loads)
 //    into shared memory, then thread t adds its 8 adjacent terms and the block adds the threads' sums with
 //    the shuffle tree of common/problems/tree.cuh. One or two accumulators (Griewank: sum and product,
 //    Ackley: two sums). For moderate D the grid is one block per individual.
@@ -130,14 +130,23 @@ __device__ void evo_tiles(const float* x, const float* shift32, const double* sh
                           double* partials, const TilesParams& p)
 {
     constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
+    // Only Griewank and Ackley have a second accumulator; the others write 0 there without computing it.
+    constexpr bool TWO = KIND == EVO_KIND_GRIEWANK || KIND == EVO_KIND_ACKLEY;
     extern __shared__ double smem[];
     const unsigned int block = blockDim.x;
     const unsigned int tile = EVO_ITEMS * block;
     double* sa = smem;
     double* sb = smem + evo_pad(tile);
-    double* scratch = sb + evo_pad(tile);
-    const unsigned long long first = (unsigned long long)blockIdx.x * tile;
-    const float* row = x + (unsigned long long)blockIdx.y * p.dimension;
+    double* scratch = TWO ? sb + evo_pad(tile) : sb;
+    // Linear grid, individual fastest: the blocks of one tile of all individuals run together, so the tile
+    // of the shift vector is read from memory once and from L2 for the other individuals.
+    unsigned long long tiles = (p.terms + tile - 1) / tile;
+    tiles = tiles > 0 ? tiles : 1;
+    const unsigned long long rows = gridDim.x / tiles;
+    const unsigned long long r = blockIdx.x % rows;
+    const unsigned long long t = blockIdx.x / rows;
+    const unsigned long long first = t * tile;
+    const float* row = x + r * p.dimension;
     // Terms in a coalesced order; missing terms are the identity of their tree.
     for (unsigned int k = threadIdx.x; k < tile; k += block) {
         double a = 0.0;
@@ -146,19 +155,25 @@ __device__ void evo_tiles(const float* x, const float* shift32, const double* sh
             evo_term<KIND>(row, shift32, shift64, perm, p, first + k, &a, &b);
         }
         sa[evo_pad(k)] = a;
-        sb[evo_pad(k)] = b;
+        if (TWO) {
+            sb[evo_pad(k)] = b;
+        }
     }
     __syncthreads();
-    double va[EVO_ITEMS];
-    double vb[EVO_ITEMS];
+    double v[EVO_ITEMS];
     for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-        va[j] = sa[evo_pad(EVO_ITEMS * threadIdx.x + j)];
-        vb[j] = sb[evo_pad(EVO_ITEMS * threadIdx.x + j)];
+        v[j] = sa[evo_pad(EVO_ITEMS * threadIdx.x + j)];
     }
-    const double ta = evo_block_tree<false>(evo_thread_tree8<false>(va, EVO_ITEMS), scratch);
-    const double tb = evo_block_tree<PRODUCT>(evo_thread_tree8<PRODUCT>(vb, EVO_ITEMS), scratch);
+    const double ta = evo_block_tree<false>(evo_thread_tree8<false>(v, EVO_ITEMS), scratch);
+    double tb = 0.0;
+    if (TWO) {
+        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+            v[j] = sb[evo_pad(EVO_ITEMS * threadIdx.x + j)];
+        }
+        tb = evo_block_tree<PRODUCT>(evo_thread_tree8<PRODUCT>(v, EVO_ITEMS), scratch);
+    }
     if (threadIdx.x == 0) {
-        const unsigned long long slot = (unsigned long long)blockIdx.y * gridDim.x + blockIdx.x;
+        const unsigned long long slot = r * tiles + t;
         partials[2 * slot] = ta;
         partials[2 * slot + 1] = tb;
     }

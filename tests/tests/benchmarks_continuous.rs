@@ -1,9 +1,15 @@
 //! GPU evaluation of the continuous test problems equals the CPU reference bit for bit (Exact profile), at
 //! two block sizes; `suite::benchmarks_continuous` lists the sizes.
 
+use evo_benchmarks::cuda::{CudaProblem, UserFunction};
 use evo_benchmarks::{GaFunction, ShiftedFunction};
+use evo_core::{Bounds, Error};
 use evo_equivalence::equivalence_test;
-use evo_equivalence::suite::benchmarks_continuous::{CEC_FUNCTIONS, Case, check_case, check_large};
+use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
+use evo_equivalence::suite::benchmarks_continuous::{
+    CEC_FUNCTIONS, Case, check_case, check_large, check_user_function, user_term,
+};
+use evo_gpu_runtime::Profile;
 
 fn assert_all(reports: Vec<evo_equivalence::suite::CheckReport>) {
     for report in reports {
@@ -40,3 +46,47 @@ equivalence_test!(cec2010_should_match_cpu, [128, 256], |gpu, block| {
 equivalence_test!(large_dimensions_should_match_cpu, [256], |gpu, block| {
     assert_all(check_large(gpu, block));
 });
+
+equivalence_test!(user_function_should_match_cpu, [128, 256], |gpu, block| {
+    assert_all(check_user_function(gpu, block));
+});
+
+const BROKEN_TERM: &str =
+    "__device__ double evo_user_term(unsigned long long i, double z) { return z * missing; }";
+
+fn broken() -> UserFunction<fn(usize, f64) -> f64> {
+    UserFunction::new(
+        "broken-term",
+        Bounds::uniform(8, -1.0, 1.0).unwrap(),
+        BROKEN_TERM,
+        user_term as fn(usize, f64) -> f64,
+    )
+    .unwrap()
+}
+
+fn assert_compile_error_with_log(result: Result<(), Error>) {
+    match result {
+        Err(Error::KernelCompile { log, kernel, .. }) => {
+            assert_eq!(kernel, "user_broken-term");
+            assert!(
+                log.contains("missing"),
+                "the log names the undefined identifier: {log}"
+            );
+        }
+        other => panic!("expected a KernelCompile error with the NVRTC log, got {other:?}"),
+    }
+}
+
+#[test]
+fn user_function_compile_error_carries_the_nvrtc_log() {
+    if nvrtc_or_skip("user_function_compile_error_carries_the_nvrtc_log") {
+        assert_compile_error_with_log(broken().check_compiles(Profile::Exact, "sm_80"));
+    }
+}
+
+#[test]
+fn user_function_compile_error_on_the_gpu_carries_the_nvrtc_log() {
+    if let Some(gpu) = gpu_or_skip("user_function_compile_error_on_the_gpu_carries_the_nvrtc_log") {
+        assert_compile_error_with_log(broken().cuda_evaluator(&gpu).map(|_| ()));
+    }
+}

@@ -8,9 +8,10 @@
 //! need a second scan level).
 
 use evo_benchmarks::cec2010::Cec2010Problem;
-use evo_benchmarks::cuda::CudaProblem;
+use evo_benchmarks::cuda::{CudaProblem, UserFunction};
 use evo_benchmarks::{DeRastrigin, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem};
-use evo_core::Result;
+use evo_core::math::{cos_f64, exp_f64};
+use evo_core::{Bounds, Result};
 use evo_gpu_runtime::{Gpu, Profile};
 
 use super::{BLOCK_SIZES, CheckReport};
@@ -165,6 +166,42 @@ pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
         .collect()
 }
 
+/// The CUDA source of the user-function check: portable math, so the Exact profile matches the twin.
+pub const USER_TERM: &str = "__device__ double evo_user_term(unsigned long long i, double z)\n{\n    return (double)(i % 5) * (z * z) + evo_exp_f64(-z * z) * evo_cos_f64(z);\n}\n";
+
+/// The Rust twin of [`USER_TERM`].
+pub fn user_term(i: usize, z: f64) -> f64 {
+    (i % 5) as f64 * (z * z) + exp_f64(-z * z) * cos_f64(z)
+}
+
+/// A user-written CUDA term (the contract of `evo_benchmarks::cuda::UserFunction`) against its Rust twin at
+/// D = 13, 1000, 4099 and 10⁵.
+pub fn check_user_function(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
+    [13usize, 1000, 4099, 100_000]
+        .iter()
+        .map(|&d| {
+            let problem = Bounds::uniform(d, -3.0, 3.0).and_then(|bounds| {
+                UserFunction::new("equivalence-user-term", bounds, USER_TERM, user_term)
+            });
+            match problem {
+                Ok(problem) => check_problem(
+                    gpu,
+                    &problem,
+                    INDIVIDUALS,
+                    Profile::Exact,
+                    Tolerance::Exact,
+                    block,
+                ),
+                Err(error) => CheckReport::from_error(
+                    format!("user term d={d}"),
+                    "benchmarks_continuous",
+                    &error,
+                ),
+            }
+        })
+        .collect()
+}
+
 /// Every check at every block size (the large cases at the first block size only, to bound the time).
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     let mut reports = Vec::new();
@@ -172,6 +209,7 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
         for case in Case::all() {
             reports.extend(check_case(gpu, case, block));
         }
+        reports.extend(check_user_function(gpu, block));
     }
     reports.extend(check_large(gpu, BLOCK_SIZES[0]));
     reports

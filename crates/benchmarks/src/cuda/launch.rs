@@ -226,10 +226,20 @@ pub fn tiles(
             "a power of two in 32..=256",
         ));
     }
-    let grid_y = check_rows(rows)?;
+    check_rows(rows)?;
     let tile = u64::from(ITEMS_PER_THREAD * block);
     let tiles = params.terms.div_ceil(tile).max(1);
-    let grid_x = grid_u32("tiles per individual", tiles, "below 2^32")?;
+    let grid = u32::try_from(tiles * rows)
+        .ok()
+        .filter(|&g| g <= i32::MAX as u32)
+        .ok_or_else(|| {
+            Error::invalid_parameter(
+                "benchmarks_continuous_tiles",
+                "tiles x individuals",
+                tiles * rows,
+                "below 2^31",
+            )
+        })?;
     check_len("population", x, rows * params.dimension)?;
     check_len("partials", partials, 2 * rows * tiles)?;
     if params.permuted == 1 {
@@ -243,7 +253,11 @@ pub fn tiles(
             check_len("shift", shift.shift64, needed)?;
         }
     }
-    let shared = (2 * padded(ITEMS_PER_THREAD * block) + 32) * 8;
+    let accumulators = match kernel {
+        TileKernel::Builtin(TermKind::Griewank | TermKind::Ackley) => 2,
+        _ => 1,
+    };
+    let shared = (accumulators * padded(ITEMS_PER_THREAD * block) + 32) * 8;
     let builtin;
     let kernel = match kernel {
         TileKernel::Builtin(kind) => {
@@ -253,11 +267,12 @@ pub fn tiles(
         TileKernel::User(kernel) => kernel,
     };
     // SAFETY: the arguments follow `(const float* x, const float* shift32, const double* shift64,
-    // const unsigned int* perm, double* partials, TilesParams)`; block (t, r) reads x[r·D .. (r+1)·D]
+    // const unsigned int* perm, double* partials, TilesParams)`; the grid is tiles x rows with the tile count
+    // the kernel derives from the same terms and block size; block (t, r) reads x[r·D .. (r+1)·D]
     // (checked above; the permutation's entries are below D, as `Cec2010Problem` builds it), the shift below
     // D when its mode selects it (checked), the permutation below perm_offset + terms when permuted (checked),
     // and writes partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles (checked); the dynamic shared memory
-    // holds the two padded tiles and 32 doubles of scratch.
+    // holds the padded tile of each accumulator the kernel uses and 32 doubles of scratch.
     unsafe {
         kernel
             .launch()
@@ -267,11 +282,7 @@ pub fn tiles(
             .input(shift.perm)
             .output(partials)
             .params(&params)
-            .run(LaunchConfig {
-                grid: (grid_x, grid_y, 1),
-                block: (block, 1, 1),
-                shared_bytes: shared,
-            })?;
+            .run(LaunchConfig::linear(grid, block, shared))?;
     }
     Ok(tiles)
 }
