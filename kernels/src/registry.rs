@@ -14,6 +14,8 @@ pub enum ModuleId {
     Rng,
     /// `cuda/benchmarks_continuous.cu`: batched evaluation of the continuous test problems (evo-benchmarks).
     BenchmarksContinuous,
+    /// `cuda/ga.cu`: the GA paper's per-step kernels (evo-ga).
+    Ga,
     /// `cuda/de.cu`: many-threaded differential evolution, one block per vector (evo-de).
     De,
 }
@@ -145,6 +147,22 @@ pub static MODULES: &[KernelModule] = &[
             "benchmarks_continuous_scan_squares",
             "benchmarks_continuous_cec_groups",
             "benchmarks_continuous_cec_compose",
+        ],
+    },
+    KernelModule {
+        id: ModuleId::Ga,
+        name: "ga",
+        file: "cuda/ga.cu",
+        source: include_str!("../cuda/ga.cu"),
+        entry_points: &[
+            "ga_init_u32",
+            "ga_decode_f32",
+            "ga_best_u32",
+            "ga_tournament_u32",
+            "ga_copy_u32",
+            "ga_crossover_u32",
+            "ga_mutate_u32",
+            "ga_elite_u32",
         ],
     },
     KernelModule {

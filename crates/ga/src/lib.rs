@@ -1,7 +1,106 @@
-//! # evo-ga (planned)
+//! # evo-ga
 //!
-//! This crate will hold the binary genetic algorithm of Oiso et al. (gene-level parallelism on the GPU):
-//! 16 bits per variable, tournament selection, one-point crossover, bit-flip mutation, a CPU engine and a
-//! CUDA engine that produce the same snapshots.
+//! The binary genetic algorithm of Oiso, Matsumura, Yasuda, Ohkura, *Implementing genetic algorithms to CUDA
+//! environment using data parallelization* (spec `ga.md`): one individual per CUDA block, one gene per
+//! thread, every step of every generation on the GPU. A CPU engine ([`GaCpu`], rayon; one thread is the
+//! paper's CPU baseline) and a CUDA engine ([`GaCuda`], the paper's kernel pipeline) produce identical
+//! snapshots at every generation from the same seed (Exact profile).
 //!
-//! Nothing is implemented yet; the work is tracked in the issue "evo-ga: the GA paper on CPU and GPU".
+//! ## The algorithm (step numbers are used in the code's comments)
+//!
+//! 0. Initialisation: every bit of the N × L population uniform (stream GA_INIT, one Philox word per 32 bits).
+//! 1. (Paper mode's RNG kernel: not implemented; every draw below is addressed Philox, spec ga.md §4
+//!    decision 6, so no per-generation random array exists.)
+//! 2. Decode and evaluate: 16 bits per variable, first bit most significant,
+//!    x_i = f32(lo + (hi − lo)·k_i/65535), then f(x) (minimised).
+//! 3. Sort the population best first by (fitness, index) — bitonic sort of the pairs and an exchange of the
+//!    rows on the GPU, a comparison sort on the CPU; the same permutation, since the order is strict.
+//! 4. Tournament: for every slot, draw `size` positions uniformly with replacement; the fittest (lowest
+//!    position in the sorted population) is the champion (GA_TOURNAMENT, word j = draw j).
+//! 5. Copy the champions into the next population.
+//! 6. One-point crossover of the pairs (2k, 2k + 1): with probability p_c, the bits at positions
+//!    ≥ c = 1 + ⌊u·(L − 1)⌋ are exchanged (GA_CROSSOVER, one sequence per pair).
+//! 7. Bit mutation: bit g flips when u_g < p_m (GA_MUTATION, word g of the individual's sequence).
+//! 8. Elitism: rows 0..e of the next population become the e best of the current one, unchanged, fitness
+//!    kept. Then steps 2–3 on the new population and the best-so-far update.
+//!
+//! Step s of the random streams is the number of the generation being produced (initialisation is 0), so a
+//! draw depends only on (seed, stream, generation, individual, word): engines, thread counts and block
+//! sizes read identical numbers, and a checkpoint needs no RNG state.
+//!
+//! ## Parameters ([`GaParams`], Table 2 of the paper)
+//!
+//! | parameter | default | range |
+//! | --- | --- | --- |
+//! | population N | 256 | 2..=4096 |
+//! | tournament size | 2 | 1..=N |
+//! | elite size e | 1 | 0..N |
+//! | crossover rate p_c (one-point) | 1.0 | [0, 1] |
+//! | mutation rate p_m per bit | 1/L | [0, 1] |
+//! | generations ([`run`]) | 5 000 (n = 32; the paper uses 10 000 at n = 128) | ≥ 1 |
+//! | CUDA block size | 256 | power of two in 32..=1024 |
+//!
+//! ## Engines
+//!
+//! | engine | problems | notes |
+//! | --- | --- | --- |
+//! | [`GaCpu`] | any [`BinaryProblem`](evo_core::BinaryProblem) | rayon over individuals; `with_threads(.., 1)` is the paper's CPU |
+//! | [`GaCuda`] | the paper's eight functions ([`PaperFunction`]) | the paper's pipeline, one kernel per step |
+//!
+//! Not implemented yet (issue 6): the paper-mode xor128 RNG kernel, the fused CUDA engine and batched runs
+//! (K runs in one launch), and the `ga` bench suite.
+//!
+//! ## Examples
+//!
+//! Your own binary problem on the CPU (a closure-backed OneMax as a minimisation):
+//!
+//! ```
+//! use evo_core::{BinaryProblem, Bits, Engine, Executor, Termination};
+//! use evo_ga::{GaCpu, GaParams};
+//!
+//! struct Closure<F: Fn(&Bits) -> f64 + Sync>(usize, F);
+//! impl<F: Fn(&Bits) -> f64 + Sync> BinaryProblem for Closure<F> {
+//!     fn name(&self) -> &str { "onemax" }
+//!     fn bit_count(&self) -> usize { self.0 }
+//!     fn evaluate(&self, bits: &Bits) -> f64 { (self.1)(bits) }
+//! }
+//!
+//! let problem = Closure(64, |bits: &Bits| -(bits.count_ones() as f64));
+//! let params = GaParams::new().with_population(64)?;
+//! let engine = GaCpu::new(params, problem, 42)?;
+//! let report = Executor::new(engine)
+//!     .with_termination(Termination::new().with_max_generations(300).with_target_fitness(-64.0)?)?
+//!     .run()?;
+//! assert!(report.best_fitness <= -60.0);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
+//! A built-in function on the best backend available (the GPU when there is one):
+//!
+//! ```
+//! use evo_benchmarks::ga_functions::GaFunction;
+//! use evo_core::Backend;
+//! use evo_ga::{GaParams, PaperFunction};
+//!
+//! let problem = PaperFunction::new(GaFunction::Rastrigin, 4)?;
+//! let params = GaParams::new().with_population(32)?.with_generations(50)?;
+//! let report = evo_ga::run(params, problem, 7, Backend::auto())?;
+//! assert_eq!(report.generations, 50);
+//! println!("best {} on {}", report.best_fitness, report.metadata["backend"]);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+
+pub mod cpu;
+pub mod cuda;
+pub mod ops;
+pub mod params;
+mod problem;
+mod run;
+pub mod snapshot;
+
+pub use cpu::GaCpu;
+pub use cuda::GaCuda;
+pub use params::GaParams;
+pub use problem::PaperFunction;
+pub use run::run;
+pub use snapshot::GaSnapshot;

@@ -1,0 +1,272 @@
+//! The CUDA engine [`GaCuda`]: the paper's kernel pipeline (§3.2), one kernel per step, population resident
+//! on the device; the host only launches kernels and reads back the best fitness (8 bytes) after each
+//! generation for the executor's terminations.
+//!
+//! | step | kernel | launch shape |
+//! | --- | --- | --- |
+//! | 2 decode | `ga_decode_f32` | block per individual, thread per bit, tree over each 16-bit group |
+//! | 2 evaluate | evo-benchmarks `benchmarks_continuous_*` | block per individual, tree reductions |
+//! | 3 sort | evo-sort `sort_segments_bitonic_f64` + `sort_exchange_rows_u32` | one block; block per individual |
+//! | 8 best so far | `ga_best_u32` | one block |
+//! | 4 tournament | `ga_tournament_u32` | thread per slot |
+//! | 5 copy | `ga_copy_u32` | block per individual, thread per word |
+//! | 6 crossover | `ga_crossover_u32` | block per pair, thread per word |
+//! | 7 mutation | `ga_mutate_u32` | block per individual, thread per word (32 genes) |
+//! | elitism | `ga_elite_u32` | block per elite row |
+//!
+//! Genes are bit-packed (32 per word), so the "thread per gene" kernels of the paper run a thread per word.
+//! The elite rows are decoded and evaluated again with the offspring (one launch over all rows); evaluation
+//! is deterministic, so their fitness is the kept value bit for bit, and the evaluation count leaves them
+//! out as the CPU engine does.
+
+pub mod launch;
+
+use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
+use evo_benchmarks::ga_functions::GaProblem;
+use evo_core::{Bits, Engine, Error, Progress, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
+use evo_sort::cuda::DevicePermutation;
+use launch::GaKernelParams;
+
+use crate::cpu::ALGORITHM;
+use crate::params::{COMPONENT, GaParams};
+use crate::problem::PaperFunction;
+use crate::snapshot::GaSnapshot;
+
+/// The paper-faithful CUDA engine over one of the paper's functions ([`PaperFunction`]).
+pub struct GaCuda {
+    gpu: Gpu,
+    params: GaParams,
+    kernel: GaKernelParams,
+    evaluator: CudaEvaluator,
+    profile: Profile,
+    generation: u64,
+    evaluations: u64,
+    best_fitness: f64,
+    /// The population sorted best first (the state between generations).
+    sorted: DeviceBuffer<u32>,
+    sorted_fitness: DeviceBuffer<f64>,
+    /// The population being built, then evaluated.
+    next: DeviceBuffer<u32>,
+    fitness: DeviceBuffer<f64>,
+    decoded: DeviceBuffer<f32>,
+    champions: DeviceBuffer<u32>,
+    order: DevicePermutation,
+    best: DeviceBuffer<u32>,
+    best_fitness_device: DeviceBuffer<f64>,
+}
+
+impl GaCuda {
+    /// Builds the engine on `gpu` under the Exact profile and evaluates the initial population.
+    ///
+    /// # Errors
+    /// Parameter errors as the CPU engine; GPU errors (compilation, memory, launch).
+    pub fn new(params: GaParams, problem: &PaperFunction, seed: u64, gpu: &Gpu) -> Result<Self> {
+        Self::with_profile(params, problem, seed, gpu, Profile::Exact)
+    }
+
+    /// As [`new`](Self::new) with the evaluation compiled under `profile` (Fast: the paper's intrinsics;
+    /// results then differ from the CPU engine's).
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn with_profile(
+        params: GaParams,
+        problem: &PaperFunction,
+        seed: u64,
+        gpu: &Gpu,
+        profile: Profile,
+    ) -> Result<Self> {
+        use evo_core::BinaryProblem;
+        let bits = problem.bit_count();
+        params.check_problem(bits)?;
+        let n = params.population();
+        let words = Bits::word_count(bits);
+        let (lo, hi) = problem.range();
+        let kernel = GaKernelParams {
+            seed,
+            lo,
+            hi,
+            population: n as u32,
+            words: words as u32,
+            bits: bits as u32,
+            variables: problem.variables() as u32,
+            step: 0,
+            tournament: params.tournament_size() as u32,
+            elite: params.elite() as u32,
+            crossover_rate: params.crossover_rate() as f32,
+            mutation_rate: params.mutation_rate(bits) as f32,
+            pad: 0,
+        };
+        let evaluator = GaProblem::with_range(problem.function(), problem.variables(), lo, hi)?
+            .cuda_evaluator(gpu)?;
+        let mut engine = Self {
+            gpu: gpu.clone(),
+            kernel,
+            evaluator,
+            profile,
+            generation: 0,
+            evaluations: 0,
+            best_fitness: f64::INFINITY,
+            sorted: gpu.alloc_zeroed(n * words)?,
+            sorted_fitness: gpu.alloc_zeroed(n)?,
+            next: gpu.alloc_zeroed(n * words)?,
+            fitness: gpu.alloc_zeroed(n)?,
+            decoded: gpu.alloc_zeroed(n * problem.variables())?,
+            champions: gpu.alloc_zeroed(n)?,
+            order: DevicePermutation::for_array(gpu, n)?,
+            best: gpu.alloc_zeroed(words)?,
+            best_fitness_device: gpu.upload(&[f64::INFINITY])?,
+            params,
+        };
+        let block = engine.params.block_size();
+        launch::init(&engine.gpu, &mut engine.next, &engine.kernel, block)?;
+        engine.evaluate_sort_record()?;
+        engine.evaluations = n as u64;
+        Ok(engine)
+    }
+
+    /// Steps 2–3 and 8 on `next`: decode, evaluate, sort into `sorted`, update the best so far.
+    fn evaluate_sort_record(&mut self) -> Result<()> {
+        let block = self.params.block_size();
+        let gpu = &self.gpu;
+        launch::decode(gpu, &self.next, &mut self.decoded, &self.kernel, block)?;
+        self.evaluator.evaluate(
+            &self.decoded,
+            &mut self.fitness,
+            self.profile,
+            block.clamp(128, 256),
+        )?;
+        evo_sort::cuda::sort_population(
+            gpu,
+            &self.fitness,
+            &mut self.order,
+            &mut self.sorted_fitness,
+            block,
+        )?;
+        evo_sort::cuda::exchange_rows(
+            gpu,
+            &self.next,
+            &self.order,
+            &mut self.sorted,
+            self.kernel.words as usize,
+            block,
+        )?;
+        launch::best(
+            gpu,
+            &self.sorted,
+            &self.sorted_fitness,
+            &mut self.best,
+            &mut self.best_fitness_device,
+            &self.kernel,
+            block,
+        )?;
+        let mut best = [0.0f64];
+        self.best_fitness_device.copy_to_host(&mut best)?;
+        if !best[0].is_finite() {
+            return Err(Error::NonFiniteFitness {
+                problem: self.evaluator_name(),
+                individual: 0,
+                value: best[0],
+            });
+        }
+        self.best_fitness = best[0];
+        Ok(())
+    }
+
+    fn evaluator_name(&self) -> String {
+        format!(
+            "GA function on the GPU ({} variables)",
+            self.kernel.variables
+        )
+    }
+
+    /// Steps 4–7, elitism, then steps 2–3 and 8 on the offspring.
+    fn generation(&mut self) -> Result<()> {
+        let step = u32::try_from(self.generation + 1).map_err(|_| {
+            Error::invalid_parameter(
+                COMPONENT,
+                "generation",
+                self.generation + 1,
+                format!("at most {} (the RNG step is 32 bits)", u32::MAX),
+            )
+        })?;
+        self.kernel.step = step;
+        let block = self.params.block_size();
+        let (gpu, p) = (&self.gpu, &self.kernel);
+        launch::tournament(gpu, &mut self.champions, p, block)?;
+        launch::copy(gpu, &self.sorted, &self.champions, &mut self.next, p, block)?;
+        launch::crossover(gpu, &mut self.next, p, block)?;
+        if p.mutation_rate > 0.0 {
+            launch::mutate(gpu, &mut self.next, p, block)?;
+        }
+        launch::elite(gpu, &self.sorted, &mut self.next, p, block)?;
+        self.evaluate_sort_record()?;
+        self.generation += 1;
+        self.evaluations += u64::from(self.kernel.population - self.kernel.elite);
+        Ok(())
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &GaParams {
+        &self.params
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+}
+
+impl Engine for GaCuda {
+    type Solution = Bits;
+    type Snapshot = GaSnapshot;
+
+    fn algorithm(&self) -> &'static str {
+        ALGORITHM
+    }
+
+    fn step(&mut self) -> Result<()> {
+        self.generation()
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            generation: self.generation,
+            evaluations: self.evaluations,
+            best_fitness: self.best_fitness,
+        }
+    }
+
+    fn best(&self) -> Result<(Bits, f64)> {
+        Ok((
+            Bits::from_words(self.best.to_vec()?, self.kernel.bits as usize)?,
+            self.best_fitness,
+        ))
+    }
+
+    fn snapshot(&self) -> Result<GaSnapshot> {
+        Ok(GaSnapshot {
+            generation: self.generation,
+            evaluations: self.evaluations,
+            bits: self.kernel.bits as usize,
+            population: self.sorted.to_vec()?,
+            fitness: self.sorted_fitness.to_vec()?,
+            best: self.best.to_vec()?,
+            best_fitness: self.best_fitness,
+        })
+    }
+
+    fn restore(&mut self, snapshot: &GaSnapshot) -> Result<()> {
+        snapshot.check_shape(self.params.population(), self.kernel.bits as usize)?;
+        self.sorted.copy_from_host(&snapshot.population)?;
+        self.sorted_fitness.copy_from_host(&snapshot.fitness)?;
+        self.best.copy_from_host(&snapshot.best)?;
+        self.best_fitness_device
+            .copy_from_host(&[snapshot.best_fitness])?;
+        self.generation = snapshot.generation;
+        self.evaluations = snapshot.evaluations;
+        self.best_fitness = snapshot.best_fitness;
+        Ok(())
+    }
+}

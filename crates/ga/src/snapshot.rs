@@ -1,0 +1,70 @@
+//! The GA's whole state, shared by the CPU and CUDA engines (a snapshot taken on one restores on the other).
+
+use evo_core::{Bits, Error, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::params::COMPONENT;
+
+/// The state after a generation: the population sorted best first (rows of ⌈L/32⌉ words in the [`Bits`]
+/// layout), its fitness, the best solution so far and the counters. The RNG needs no state: every draw is
+/// addressed by (seed; stream, generation, individual, word), and the seed belongs to the engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GaSnapshot {
+    /// Generations completed (0 after initialisation).
+    pub generation: u64,
+    /// Objective function evaluations so far.
+    pub evaluations: u64,
+    /// The bit count L of every individual.
+    pub bits: usize,
+    /// N rows of ⌈L/32⌉ words, best first; padding bits are zero.
+    pub population: Vec<u32>,
+    /// The fitness of each row, ascending (the workspace order: value, then lower index).
+    pub fitness: Vec<f64>,
+    /// The best individual so far, ⌈L/32⌉ words.
+    pub best: Vec<u32>,
+    /// Its fitness.
+    pub best_fitness: f64,
+}
+
+impl GaSnapshot {
+    /// The number of individuals.
+    pub fn population_size(&self) -> usize {
+        self.fitness.len()
+    }
+
+    /// Words per individual.
+    pub fn words(&self) -> usize {
+        Bits::word_count(self.bits)
+    }
+
+    /// Row `i` of the population.
+    pub fn row(&self, i: usize) -> &[u32] {
+        let w = self.words();
+        &self.population[i * w..(i + 1) * w]
+    }
+
+    /// Checks that the snapshot fits an engine of `population` individuals of `bits` bits.
+    pub(crate) fn check_shape(&self, population: usize, bits: usize) -> Result<()> {
+        let w = Bits::word_count(bits);
+        let fits = self.bits == bits
+            && self.fitness.len() == population
+            && self.population.len() == population * w
+            && self.best.len() == w;
+        if fits {
+            Ok(())
+        } else {
+            Err(Error::invalid_parameter(
+                COMPONENT,
+                "snapshot shape",
+                format!(
+                    "{} individuals of {} bits ({} words, best of {} words)",
+                    self.fitness.len(),
+                    self.bits,
+                    self.population.len(),
+                    self.best.len()
+                ),
+                format!("{population} individuals of {bits} bits"),
+            ))
+        }
+    }
+}

@@ -1,0 +1,239 @@
+// The GA paper's kernels (Oiso et al., §3.2; spec ga.md §3), module `ga`, population resident on the device.
+// Individuals are rows of W = ceil(L/32) u32 words in the evo_core::Bits layout (bit g in word g/32, bit g%32),
+// padding bits zero. One generation (crates/ga/src/cuda/paper.rs runs them in this order):
+//   ga_decode_f32 -> evaluation (evo-benchmarks) -> sort + exchange (evo-sort) -> ga_best_u32 ->
+//   ga_tournament_u32 -> ga_copy_u32 -> ga_crossover_u32 -> ga_mutate_u32 -> ga_elite_u32
+// The device functions ga_op_* are the twins of crates/ga/src/ops.rs, same names, same order of operations.
+#include "common/rng.cuh"
+
+// Stream ids of evo_rng::Stream (crates/rng/src/stream.rs).
+#define GA_STREAM_INIT 0x0100u
+#define GA_STREAM_TOURNAMENT 0x0101u
+#define GA_STREAM_CROSSOVER 0x0102u
+#define GA_STREAM_MUTATION 0x0103u
+
+// Scalar arguments of every ga kernel; mirrored by `GaKernelParams` in crates/ga/src/cuda/launch.rs.
+struct GaKernelParams {
+    unsigned long long seed;     // the run's seed (Philox key)
+    double lo;                   // decode: lower end of the range
+    double hi;                   // decode: upper end of the range
+    unsigned int population;     // N
+    unsigned int words;          // W = ceil(L / 32)
+    unsigned int bits;           // L
+    unsigned int variables;      // decode: n = L / 16 variables
+    unsigned int step;           // the generation being produced (0: initialisation)
+    unsigned int tournament;     // tournament size
+    unsigned int elite;          // elite size
+    float crossover_rate;        // p_c
+    float mutation_rate;         // p_m
+    unsigned int pad;            // keeps the size a multiple of 8
+};
+static_assert(sizeof(GaKernelParams) == 64, "GaKernelParams must match its Rust mirror (64 bytes)");
+
+// ---- Operators (twins of crates/ga/src/ops.rs).
+
+__device__ __forceinline__ unsigned int ga_op_valid_mask(unsigned int word, unsigned int bits)
+{
+    const unsigned int first = word * 32u;
+    if (first + 32u <= bits) return 0xFFFFFFFFu;
+    if (first >= bits) return 0u;
+    return (1u << (bits - first)) - 1u;
+}
+
+__device__ __forceinline__ unsigned int ga_op_init_word(unsigned long long seed, unsigned int individual,
+                                                        unsigned int word, unsigned int bits)
+{
+    const EvoSequence s = evo_sequence(seed, GA_STREAM_INIT, 0u, individual);
+    return evo_sequence_word(s, word) & ga_op_valid_mask(word, bits);
+}
+
+__device__ __forceinline__ unsigned int ga_op_tournament(unsigned long long seed, unsigned int step,
+                                                         unsigned int slot, unsigned int population,
+                                                         unsigned int size)
+{
+    const EvoSequence s = evo_sequence(seed, GA_STREAM_TOURNAMENT, step, slot);
+    unsigned int champion = evo_sequence_below(s, 0u, population);
+    for (unsigned int j = 1; j < size; ++j) {
+        champion = min(champion, evo_sequence_below(s, j, population));
+    }
+    return champion;
+}
+
+// Returns the crossover point c in [1, L-1], or 0 when the pair is not crossed.
+__device__ __forceinline__ unsigned int ga_op_crossover_point(unsigned long long seed, unsigned int step,
+                                                              unsigned int pair, unsigned int bits, float rate)
+{
+    const EvoSequence s = evo_sequence(seed, GA_STREAM_CROSSOVER, step, pair);
+    if (evo_sequence_uniform_f32(s, 1u) <= rate) {
+        return 1u + evo_sequence_below(s, 0u, bits - 1u);
+    }
+    return 0u;
+}
+
+__device__ __forceinline__ void ga_op_crossover_word(unsigned int* first, unsigned int* second, unsigned int word,
+                                                     unsigned int c)
+{
+    const unsigned int start = word * 32u;
+    unsigned int swapped;
+    if (c <= start) {
+        swapped = 0xFFFFFFFFu;
+    } else if (c >= start + 32u) {
+        swapped = 0u;
+    } else {
+        swapped = ~((1u << (c - start)) - 1u);
+    }
+    const unsigned int difference = (*first ^ *second) & swapped;
+    *first ^= difference;
+    *second ^= difference;
+}
+
+__device__ __forceinline__ unsigned int ga_op_mutation_mask(unsigned long long seed, unsigned int step,
+                                                            unsigned int individual, unsigned int word,
+                                                            unsigned int bits, float rate)
+{
+    const EvoSequence s = evo_sequence(seed, GA_STREAM_MUTATION, step, individual);
+    const unsigned int valid = ga_op_valid_mask(word, bits);
+    unsigned int mask = 0u;
+    for (unsigned int lane_in_word = 0; lane_in_word < 8u; ++lane_in_word) {
+        const uint4 b = evo_sequence_block(s, word * 8u + lane_in_word);
+        for (unsigned int k = 0; k < 4u; ++k) {
+            const unsigned int bit = lane_in_word * 4u + k;
+            if (evo_uniform_f32(evo_uint4_word(b, k)) < rate) {
+                mask |= 1u << bit;
+            }
+        }
+    }
+    return mask & valid;
+}
+
+// ---- Kernels.
+
+// Steps 0-1: the random initial population, one thread per word (grid-stride).
+extern "C" __global__ void ga_init_u32(unsigned int* population, GaKernelParams p)
+{
+    const unsigned long long total = (unsigned long long)p.population * p.words;
+    for (unsigned long long k = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; k < total;
+         k += (unsigned long long)blockDim.x * gridDim.x) {
+        const unsigned int individual = (unsigned int)(k / p.words);
+        const unsigned int word = (unsigned int)(k % p.words);
+        population[k] = ga_op_init_word(p.seed, individual, word, p.bits);
+    }
+}
+
+// Step 2: decode by parallel reduction (paper §4.3). Block per individual, thread per bit: bit b of a
+// variable contributes bit * 2^(15-b) to shared memory, a tree over each aligned group of 16 sums them
+// (integers, so the order does not matter), and the group's first thread writes
+// x = f32(lo + (hi - lo) * k / 65535) in double (benchmarks.md (a) item 4; no FMA can form: the sum's
+// operand is a quotient). Dynamic shared memory: blockDim.x unsigned ints; blockDim.x is a multiple of 16.
+extern "C" __global__ void ga_decode_f32(const unsigned int* population, float* x, GaKernelParams p)
+{
+    extern __shared__ unsigned int ga_contribution[];
+    const unsigned int coded = p.variables * 16u;
+    for (unsigned int individual = blockIdx.x; individual < p.population; individual += gridDim.x) {
+        const unsigned int* row = population + (unsigned long long)individual * p.words;
+        for (unsigned int base = 0; base < coded; base += blockDim.x) {
+            const unsigned int g = base + threadIdx.x;
+            unsigned int value = 0u;
+            if (g < coded) {
+                const unsigned int bit = (row[g / 32u] >> (g % 32u)) & 1u;
+                value = bit << (15u - g % 16u);
+            }
+            ga_contribution[threadIdx.x] = value;
+            __syncthreads();
+            for (unsigned int stride = 8u; stride > 0u; stride >>= 1) {
+                if (threadIdx.x % 16u < stride) {
+                    ga_contribution[threadIdx.x] += ga_contribution[threadIdx.x + stride];
+                }
+                __syncthreads();
+            }
+            if (g < coded && g % 16u == 0u) {
+                const double k = (double)ga_contribution[threadIdx.x];
+                x[(unsigned long long)individual * p.variables + g / 16u] =
+                    (float)(p.lo + (p.hi - p.lo) * k / 65535.0);
+            }
+            __syncthreads();
+        }
+    }
+}
+
+// Step 8 (best so far): one block. When the sorted population's first fitness is below the best so far,
+// its row becomes the best. best_fitness holds +inf before the first call.
+extern "C" __global__ void ga_best_u32(const unsigned int* sorted, const double* sorted_fitness,
+                                       unsigned int* best, double* best_fitness, GaKernelParams p)
+{
+    const bool better = sorted_fitness[0] < best_fitness[0];
+    __syncthreads();
+    if (better) {
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            best[j] = sorted[j];
+        }
+        if (threadIdx.x == 0) {
+            best_fitness[0] = sorted_fitness[0];
+        }
+    }
+}
+
+// Step 4 (tournament, paper §3.2.3 first kernel): one thread per slot writes the champion's position in the
+// sorted population.
+extern "C" __global__ void ga_tournament_u32(unsigned int* champions, GaKernelParams p)
+{
+    for (unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x; slot < p.population;
+         slot += blockDim.x * gridDim.x) {
+        champions[slot] = ga_op_tournament(p.seed, p.step, slot, p.population, p.tournament);
+    }
+}
+
+// Step 5 (copy, second selection kernel): block per individual, threads over its words.
+extern "C" __global__ void ga_copy_u32(const unsigned int* sorted, const unsigned int* champions,
+                                       unsigned int* next, GaKernelParams p)
+{
+    for (unsigned int slot = blockIdx.x; slot < p.population; slot += gridDim.x) {
+        const unsigned int* from = sorted + (unsigned long long)champions[slot] * p.words;
+        unsigned int* to = next + (unsigned long long)slot * p.words;
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            to[j] = from[j];
+        }
+    }
+}
+
+// Step 6 (one-point crossover, §3.2.4): block per pair (2k, 2k+1), threads over words.
+extern "C" __global__ void ga_crossover_u32(unsigned int* next, GaKernelParams p)
+{
+    const unsigned int pairs = p.population / 2u;
+    for (unsigned int pair = blockIdx.x; pair < pairs; pair += gridDim.x) {
+        const unsigned int c = ga_op_crossover_point(p.seed, p.step, pair, p.bits, p.crossover_rate);
+        if (c == 0u) continue;
+        unsigned int* first = next + (unsigned long long)(2u * pair) * p.words;
+        unsigned int* second = first + p.words;
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            unsigned int a = first[j];
+            unsigned int b = second[j];
+            ga_op_crossover_word(&a, &b, j, c);
+            first[j] = a;
+            second[j] = b;
+        }
+    }
+}
+
+// Step 7 (bit mutation, §3.2.5): block per individual, thread per word (32 genes, 8 Philox lanes).
+extern "C" __global__ void ga_mutate_u32(unsigned int* next, GaKernelParams p)
+{
+    for (unsigned int individual = blockIdx.x; individual < p.population; individual += gridDim.x) {
+        unsigned int* row = next + (unsigned long long)individual * p.words;
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            row[j] ^= ga_op_mutation_mask(p.seed, p.step, individual, j, p.bits, p.mutation_rate);
+        }
+    }
+}
+
+// Elitism (spec ga.md §4 decision 2): rows 0..elite of the next population become the sorted current best,
+// unchanged. Block per elite row, threads over words.
+extern "C" __global__ void ga_elite_u32(const unsigned int* sorted, unsigned int* next, GaKernelParams p)
+{
+    for (unsigned int row = blockIdx.x; row < p.elite; row += gridDim.x) {
+        const unsigned long long offset = (unsigned long long)row * p.words;
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            next[offset + j] = sorted[offset + j];
+        }
+    }
+}
