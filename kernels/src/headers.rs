@@ -32,8 +32,20 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/math/single.cuh"),
     },
     Header {
+        name: "common/problems/cec2006.cuh",
+        source: include_str!("../common/problems/cec2006.cuh"),
+    },
+    Header {
+        name: "common/problems/etc.cuh",
+        source: include_str!("../common/problems/etc.cuh"),
+    },
+    Header {
         name: "common/problems/functions.cuh",
         source: include_str!("../common/problems/functions.cuh"),
+    },
+    Header {
+        name: "common/problems/knapsack.cuh",
+        source: include_str!("../common/problems/knapsack.cuh"),
     },
     Header {
         name: "common/problems/tree.cuh",

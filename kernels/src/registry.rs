@@ -18,6 +18,9 @@ pub enum ModuleId {
     Ga,
     /// `cuda/de.cu`: many-threaded differential evolution, one block per vector (evo-de).
     De,
+    /// `cuda/benchmarks_discrete.cu`: batched evaluation of the knapsack, ETC scheduling and CEC 2006 problems
+    /// (evo-benchmarks).
+    BenchmarksDiscrete,
 }
 
 impl ModuleId {
@@ -176,6 +179,18 @@ pub static MODULES: &[KernelModule] = &[
             "de_merge_f32",
             "de_best_index_f64",
             "de_etc_fitness_f32",
+        ],
+    },
+    KernelModule {
+        id: ModuleId::BenchmarksDiscrete,
+        name: "benchmarks_discrete",
+        file: "cuda/benchmarks_discrete.cu",
+        source: include_str!("../cuda/benchmarks_discrete.cu"),
+        entry_points: &[
+            "benchmarks_discrete_knapsack_repair",
+            "benchmarks_discrete_etc_schedules",
+            "benchmarks_discrete_etc_real",
+            "benchmarks_discrete_cec2006",
         ],
     },
 ];

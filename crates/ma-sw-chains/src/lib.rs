@@ -1,6 +1,66 @@
-//! # evo-ma-sw-chains (planned)
+//! # evo-ma-sw-chains
 //!
-//! This crate will hold MA-SW-Chains, the memetic algorithm with Solis–Wets local-search chains, on the CPU
-//! and the GPU, from 10^3 to 10^8 variables.
+//! MA-SW-Chains, the memetic algorithm with Solis–Wets local-search chains, for problems of up to 10^8
+//! variables: Lastra, Molina, Benítez, *A high performance memetic algorithm for extremely
+//! high-dimensional problems*, Information Sciences 293 (2015), following the reference implementation
+//! librealea (spec `ma-sw-chains.md`).
 //!
-//! Nothing is implemented yet; the work is tracked in the issue "evo-ma-sw-chains: MA-SW-Chains on CPU and GPU".
+//! # Algorithm (the numbered steps that code comments refer to)
+//!
+//! 1. Minimisation over a box `[a_i, b_i]`; every candidate is clipped to the box; comparisons are strict.
+//! 2. Initialisation: each gene uniform in `[a_i, b_i]`; the N evaluations are charged to the first SSGA
+//!    phase.
+//! 3. SSGA mating: a uniform mother and n_ass = 3 distinct candidates; the father is the candidate farthest
+//!    from the mother (negative assortative mating; ties: first drawn).
+//! 4. BLX-α (α = 0.5), one child: each gene uniform in `[l − I, h + I] ∩ [a_i, b_i]`, `I = α(h − l)`.
+//! 5. BGA mutation with probability 0.125: one gene moves by `±0.1(b_i − a_i)·Σ α_k 2^{−k}`.
+//! 6. Replacement: children per crossover step (20, the paper's GPU variant) are made from the same
+//!    population and the best N of the N + 20 survive (1 child per step = replace the worst if strictly
+//!    better); an overwritten slot loses its chain.
+//! 7. Memetic cycle: n_frec = ⌊r·I_str/(1 − r)⌋ = 500 SSGA evaluations, then
+//! 8. c_LS = the best individual never failed by an LS (S_LS), or a uniform one if S_LS is empty;
+//! 9. its stored chain (ρ, bias, counters) is resumed, or a fresh one started (ρ0 = 0.2);
+//! 10. Solis–Wets for I_str = 500 evaluations;
+//! 11. "Improved enough": the new fitness is lower by at least 1e-9;
+//! 12. if so, the result and the chain are stored in place; otherwise the individual leaves S_LS and its
+//!     chain is deleted;
+//! 13. restart: when S_LS was empty and the population's best did not improve, every individual but the
+//!     best is drawn again.
+//! 14. Solis–Wets iteration: `d ~ N(0, ρ²)^D`; `x' = clip(x + b + d)`; if better accept, `b ← 0.2b + 0.4(d+b)`;
+//!     else `x'' = clip(x − b − d)`, if better accept, `b ← b − 0.4(d + b)`; else `b ← b/2`. Five
+//!     successes double ρ, three failures halve it.
+//! 15. ρ has no lower bound and is never reset.
+//!
+//! The run stops as soon as the evaluation budget is spent, even inside a local search.
+//!
+//! # Parameters
+//!
+//! See [`MaParams`] (defaults and allowed ranges).
+//!
+//! # Randomness
+//!
+//! Every draw is addressed (`evo_rng::Philox`, stream `Ma*`): the initial population by (step 0, individual
+//! = slot, word = variable); a child's draws by (step = global child index); the Solis–Wets noise by (step =
+//! global LS iteration, lane = variable div 4, four normals per counter), so the backward probe regenerates
+//! d instead of storing it; c_LS by (step = cycle); a restart by (step = restart index, individual = slot).
+//!
+//! # Modules
+//!
+//! | module | what it holds |
+//! | --- | --- |
+//! | [`params`] | [`MaParams`] |
+//! | [`ops`] | the scalar operators, twins of `kernels/cuda/ma.cu` |
+//! | [`plan`] | the host decisions shared by both engines (draws, father, replacement, c_LS) |
+//! | [`snapshot`] | [`MaSnapshot`], [`Chain`] |
+//! | [`cpu`] | [`MaCpu`] |
+
+pub mod cpu;
+mod cycle;
+pub mod ops;
+pub mod params;
+pub mod plan;
+pub mod snapshot;
+
+pub use cpu::MaCpu;
+pub use params::MaParams;
+pub use snapshot::{Chain, MaSnapshot};
