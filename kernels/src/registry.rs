@@ -21,6 +21,8 @@ pub enum ModuleId {
     /// `cuda/benchmarks_discrete.cu`: batched evaluation of the knapsack, ETC scheduling and CEC 2006 problems
     /// (evo-benchmarks).
     BenchmarksDiscrete,
+    /// `cuda/qiga.cu`: the quantum-inspired GA, one block per independent run (evo-qiga).
+    Qiga,
 }
 
 impl ModuleId {
@@ -192,6 +194,13 @@ pub static MODULES: &[KernelModule] = &[
             "benchmarks_discrete_etc_real",
             "benchmarks_discrete_cec2006",
         ],
+    },
+    KernelModule {
+        id: ModuleId::Qiga,
+        name: "qiga",
+        file: "cuda/qiga.cu",
+        source: include_str!("../cuda/qiga.cu"),
+        entry_points: &["qiga_run_generations"],
     },
 ];
 

@@ -48,11 +48,13 @@
 //! (A file in the format of the paper's instances loads with `Knapsack::from_file`.)
 
 pub mod cpu;
+pub mod cuda;
 pub mod ops;
 pub mod params;
 pub mod snapshot;
 
 pub use cpu::QigaCpu;
+pub use cuda::QigaCuda;
 pub use params::{MAX_ANGLE, QigaParams, QuadrantRule, RotationAngles, SignChoice};
 pub use snapshot::{QigaSnapshot, RunConfig, RunState};
 
@@ -81,10 +83,20 @@ pub fn run(
                 .with_metadata("problem", problem.instance_name())
                 .run()
         }
-        other => Err(evo_core::Error::NoGpu {
-            reason: format!(
-                "the QIGA CUDA engine is not built in this version (asked for {other})"
-            ),
+        Backend::Cuda { device } => {
+            let gpu = evo_gpu_runtime::Gpu::open(device)?;
+            let engine = QigaCuda::new(params, problem, seed, &gpu)?;
+            Executor::new(engine)
+                .with_termination(termination)?
+                .with_metadata("backend", Backend::Cuda { device })
+                .with_metadata("device", &gpu.info().name)
+                .with_metadata("profile", "exact")
+                .with_metadata("seed", seed)
+                .with_metadata("problem", problem.instance_name())
+                .run()
+        }
+        Backend::Auto => Err(evo_core::Error::NoGpu {
+            reason: "Backend::Auto was not resolved".into(),
         }),
     }
 }

@@ -5,6 +5,7 @@ pub mod benchmarks_continuous;
 pub mod de;
 pub mod fast_math;
 pub mod math;
+pub mod qiga;
 pub mod reduce;
 pub mod rng;
 pub mod sort;
@@ -83,5 +84,6 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     reports.extend(rng::run_all(gpu));
     reports.extend(benchmarks_continuous::run_all(gpu));
     reports.extend(de::run_all(gpu));
+    reports.extend(qiga::run_all(gpu));
     reports
 }

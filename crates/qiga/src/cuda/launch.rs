@@ -1,0 +1,151 @@
+//! The typed launch function of `qiga_run_generations` (`kernels/cuda/qiga.cu`).
+
+use evo_core::{Error, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_kernels::ModuleId;
+use evo_rng::Stream;
+
+use crate::params::{ALGORITHM, QigaParams, QuadrantRule, SignChoice};
+
+/// Scalar arguments of `qiga_run_generations`; mirrors `QigaRunParams` in `kernels/cuda/qiga.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunParams {
+    /// Knapsack capacity C.
+    pub capacity: f64,
+    /// Runs (blocks).
+    pub runs: u32,
+    /// Items n.
+    pub items: u32,
+    /// Quantum individuals per run.
+    pub population: u32,
+    /// The generation index of the launch's first generation.
+    pub first_generation: u32,
+    /// Generations run by the launch.
+    pub generations: u32,
+    /// 0: the ±1 cells are +1; 1: drawn from the sign stream.
+    pub sign_choice: u32,
+    /// 0: true sign; 1: Nowotniak's quirk.
+    pub quadrant_rule: u32,
+    /// `Stream::QigaObserve`.
+    pub observe_stream: u32,
+    /// `Stream::QigaSign`.
+    pub sign_stream: u32,
+    /// Keeps the size a multiple of 8.
+    pub padding: u32,
+}
+const _: () = assert!(size_of::<RunParams>() == 48);
+// SAFETY: repr(C), plain numbers only, the layout of `QigaRunParams` (48 bytes, asserted on both sides).
+unsafe impl KernelParams for RunParams {}
+
+/// The device state of a batch, run-major (see `qiga.cu`).
+pub struct DeviceState {
+    /// Weights `w_j`.
+    pub weights: DeviceBuffer<f32>,
+    /// Profits `p_j`.
+    pub profits: DeviceBuffer<f32>,
+    /// One seed per run.
+    pub seeds: DeviceBuffer<u64>,
+    /// Five angles per run.
+    pub angles: DeviceBuffer<f32>,
+    /// θ, `runs × population × items`.
+    pub theta: DeviceBuffer<f32>,
+    /// Repaired observations as bytes, `runs × population × items`.
+    pub observed: DeviceBuffer<u8>,
+    /// Profits of the observations, `runs × population`.
+    pub fitness: DeviceBuffer<f64>,
+    /// b as bytes, `runs × items`.
+    pub best: DeviceBuffer<u8>,
+    /// f(b), one per run.
+    pub best_profit: DeviceBuffer<f64>,
+}
+
+/// Runs generations `first .. first + count` of every run of `state` in one launch (one block per run,
+/// `params.block_size()` threads).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when the buffers do not have the batch's shape or the generation range passes
+/// `u32::MAX`; launch and compile errors of the runtime.
+pub fn run_generations(
+    gpu: &Gpu,
+    params: &QigaParams,
+    capacity: f64,
+    state: &mut DeviceState,
+    first: u32,
+    count: u32,
+) -> Result<()> {
+    let runs = state.seeds.len();
+    let items = state.weights.len();
+    let population = params.population();
+    let genes = runs * population * items;
+    let shaped = state.profits.len() == items
+        && state.angles.len() == 5 * runs
+        && state.theta.len() == genes
+        && state.observed.len() == genes
+        && state.fitness.len() == runs * population
+        && state.best.len() == runs * items
+        && state.best_profit.len() == runs;
+    if !shaped || runs == 0 || u32::try_from(runs).is_err() {
+        return Err(Error::invalid_parameter(
+            ALGORITHM,
+            "device state",
+            format!("{runs} runs × {population} × {items}"),
+            "buffers of one batch shape with 1 ..= 2^32 − 1 runs",
+        ));
+    }
+    if population * items > u32::MAX as usize || first.checked_add(count).is_none() {
+        return Err(Error::invalid_parameter(
+            ALGORITHM,
+            "generation range",
+            format!(
+                "{first} + {count} (population × items = {})",
+                population * items
+            ),
+            "generation indices and genes per run below 2^32",
+        ));
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    let p = RunParams {
+        capacity,
+        runs: runs as u32,
+        items: items as u32,
+        population: population as u32,
+        first_generation: first,
+        generations: count,
+        sign_choice: match params.sign_choice() {
+            SignChoice::Plus => 0,
+            SignChoice::Random => 1,
+        },
+        quadrant_rule: match params.quadrant_rule() {
+            QuadrantRule::TrueSign => 0,
+            QuadrantRule::NowotniakQuirk => 1,
+        },
+        observe_stream: Stream::QigaObserve.id(),
+        sign_stream: Stream::QigaSign.id(),
+        padding: 0,
+    };
+    // The block must hold one repair thread per individual; the population is at most 64 ≤ 32·2.
+    let block = params
+        .block_size()
+        .max(population.next_power_of_two() as u32);
+    let kernel = gpu.kernel(ModuleId::Qiga, "qiga_run_generations", Profile::Exact)?;
+    // SAFETY: the arguments follow `qiga_run_generations`' parameter list in order and type; every buffer has
+    // the batch's shape (checked above) and the kernel indexes block `run < runs` within it only.
+    unsafe {
+        kernel
+            .launch()
+            .input(&state.weights)
+            .input(&state.profits)
+            .input(&state.seeds)
+            .input(&state.angles)
+            .output(&mut state.theta)
+            .output(&mut state.observed)
+            .output(&mut state.fitness)
+            .output(&mut state.best)
+            .output(&mut state.best_profit)
+            .params(&p)
+            .run(LaunchConfig::linear(runs as u32, block, 0))
+    }
+}

@@ -1,0 +1,235 @@
+//! evo-qiga: the CUDA engine's snapshot equals the CPU engine's at every generation, bit for bit (Exact
+//! profile): θ of every qubit, the repaired observations, their profits, b and f(b) of every run.
+//!
+//! Cases (spec qiga.md; issue "evo-qiga" must-show): knapsack-250 (the shipped instance when the data folder
+//! is present, otherwise a generated strongly correlated instance of 250 items, named in the check), 500
+//! generations after the initial one, for
+//! - one run with the original angles;
+//! - a batch of 100 runs, each with its own seed and its own angles (drawn uniformly in [0, 0.349]);
+//! - a batch of 10 runs with random ±1 signs and Nowotniak's quadrant quirk (50 generations), for the
+//!   options' paths.
+
+use evo_benchmarks::Knapsack;
+use evo_benchmarks::data::shared_data_dir;
+use evo_core::{Engine, Result};
+use evo_gpu_runtime::Gpu;
+use evo_qiga::{
+    QigaCpu, QigaCuda, QigaParams, QigaSnapshot, QuadrantRule, RotationAngles, RunConfig,
+    SignChoice,
+};
+use evo_rng::{Philox, Stream};
+
+use super::{BLOCK_SIZES, CheckReport};
+use crate::compare::{Comparison, compare_slices};
+use crate::tolerance::Tolerance;
+
+/// The kernel every check exercises.
+pub const KERNEL: &str = "qiga_run_generations";
+
+/// Generations after the initial one in the main cases (the paper's run length).
+pub const GENERATIONS: u64 = 500;
+
+/// Runs in the batch case.
+pub const BATCH_RUNS: usize = 100;
+
+/// knapsack-250 from the data folder, or a generated instance of 250 items; the name says which.
+///
+/// # Errors
+/// When the shipped file exists but does not load.
+pub fn knapsack_250() -> Result<Knapsack> {
+    match shared_data_dir().map(|dir| dir.join("knapsack/knapsack-250.txt")) {
+        Some(path) if path.is_file() => Knapsack::from_file(path),
+        _ => Knapsack::generate(250, 250),
+    }
+}
+
+/// `runs` angle sets drawn uniformly in `[0, 0.349]` from stream `MetaInit` of seed `seed`.
+pub fn random_angles(seed: u64, runs: usize) -> Vec<RotationAngles> {
+    let rng = Philox::new(seed);
+    (0..runs)
+        .map(|r| {
+            let sequence = rng.sequence(Stream::MetaInit, 0, r as u32);
+            let angles: [f32; 5] = std::array::from_fn(|k| {
+                evo_rng::convert::uniform_in(sequence.word(k as u32), 0.0, evo_qiga::MAX_ANGLE)
+            });
+            RotationAngles::new(angles).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Steps the CPU and the CUDA engine of the same batch side by side for `generations` generations and
+/// compares their snapshots after every one (generation 0 included).
+pub fn check_runs(
+    gpu: &Gpu,
+    problem: &Knapsack,
+    params: &QigaParams,
+    runs: Vec<RunConfig>,
+    generations: u64,
+    label: &str,
+) -> CheckReport {
+    let check = format!(
+        "{label} on {}, {} run(s), {generations} generations, block {}",
+        problem.instance_name(),
+        runs.len(),
+        params.block_size()
+    );
+    match compare_runs(gpu, problem, params, runs, generations) {
+        Ok(comparison) => CheckReport::from_comparison(check, KERNEL, &comparison),
+        Err(error) => CheckReport::from_error(check, KERNEL, &error),
+    }
+}
+
+fn compare_runs(
+    gpu: &Gpu,
+    problem: &Knapsack,
+    params: &QigaParams,
+    runs: Vec<RunConfig>,
+    generations: u64,
+) -> Result<Comparison> {
+    let mut cpu = QigaCpu::batch(params, problem, runs.clone(), 0)?;
+    let mut cuda = QigaCuda::batch(params, problem, runs, gpu)?;
+    let mut total = compare_snapshots(&cpu.snapshot()?, &cuda.snapshot()?);
+    for _ in 0..generations {
+        if !total.passed() {
+            break;
+        }
+        cpu.step()?;
+        cuda.step()?;
+        let comparison = compare_snapshots(&cpu.snapshot()?, &cuda.snapshot()?);
+        total = merge(total, comparison);
+    }
+    Ok(total)
+}
+
+fn merge(a: Comparison, b: Comparison) -> Comparison {
+    Comparison {
+        cases: a.cases + b.cases,
+        max_ulps: a.max_ulps.max(b.max_ulps),
+        mismatches: a.mismatches + b.mismatches,
+        first_mismatch: a.first_mismatch.or(b.first_mismatch),
+    }
+}
+
+/// Compares two snapshots field by field; bit rows are compared as exact integers widened to `f64` (every
+/// `u32` is exact in `f64`, so "same value" is "same bits").
+pub fn compare_snapshots(cpu: &QigaSnapshot, gpu: &QigaSnapshot) -> Comparison {
+    let generation = cpu.generation;
+    let mut total = compare_slices(
+        "generation",
+        generation,
+        1,
+        &[cpu.generation as f64, cpu.runs.len() as f64],
+        &[gpu.generation as f64, gpu.runs.len() as f64],
+        Tolerance::Exact,
+        |_| "generation counter and run count".into(),
+    );
+    for (r, (c, g)) in cpu.runs.iter().zip(&gpu.runs).enumerate() {
+        let context = |i: usize| format!("run {r} (seed {}), element {i}", c.config.seed);
+        let widen = |words: &[u32]| words.iter().map(|&w| f64::from(w)).collect::<Vec<_>>();
+        let parts = [
+            compare_slices(
+                "θ",
+                generation,
+                cpu.items,
+                &c.theta,
+                &g.theta,
+                Tolerance::Exact,
+                context,
+            ),
+            compare_slices(
+                "repaired observation words",
+                generation,
+                c.observed.len() / cpu.population.max(1),
+                &widen(&c.observed),
+                &widen(&g.observed),
+                Tolerance::Exact,
+                context,
+            ),
+            compare_slices(
+                "profit",
+                generation,
+                1,
+                &c.profits,
+                &g.profits,
+                Tolerance::Exact,
+                context,
+            ),
+            compare_slices(
+                "best b words",
+                generation,
+                1,
+                &widen(&c.best),
+                &widen(&g.best),
+                Tolerance::Exact,
+                context,
+            ),
+            compare_slices(
+                "f(b)",
+                generation,
+                1,
+                &[c.best_profit],
+                &[g.best_profit],
+                Tolerance::Exact,
+                context,
+            ),
+        ];
+        for part in parts {
+            total = merge(total, part);
+        }
+    }
+    total
+}
+
+/// The three cases at one block size.
+pub fn run_at(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
+    let problem = match knapsack_250() {
+        Ok(problem) => problem,
+        Err(error) => {
+            return vec![CheckReport::from_error(
+                "loading knapsack-250".into(),
+                KERNEL,
+                &error,
+            )];
+        }
+    };
+    let params = match QigaParams::default().with_block_size(block) {
+        Ok(params) => params,
+        Err(error) => return vec![CheckReport::from_error("block size".into(), KERNEL, &error)],
+    };
+    let single = vec![RunConfig {
+        seed: 2026,
+        angles: RotationAngles::ORIGINAL,
+    }];
+    let batch = RunConfig::batch(7_000, &random_angles(8, BATCH_RUNS));
+    let options = params
+        .clone()
+        .with_sign_choice(SignChoice::Random)
+        .with_quadrant_rule(QuadrantRule::NowotniakQuirk);
+    vec![
+        check_runs(gpu, &problem, &params, single, GENERATIONS, "single run"),
+        check_runs(
+            gpu,
+            &problem,
+            &params,
+            batch,
+            GENERATIONS,
+            "batch, per-run angles",
+        ),
+        check_runs(
+            gpu,
+            &problem,
+            &options,
+            RunConfig::batch(31, &random_angles(9, 10)),
+            50,
+            "random signs + quirk",
+        ),
+    ]
+}
+
+/// Every case at both block sizes.
+pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
+    BLOCK_SIZES
+        .iter()
+        .flat_map(|&block| run_at(gpu, block))
+        .collect()
+}
