@@ -30,7 +30,11 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 
+pub mod cec2006;
+mod discrete;
+pub mod knapsack;
 pub mod launch;
+pub mod scheduling;
 mod user;
 
 pub use user::{USER_ENTRY, UserFunction};

@@ -24,7 +24,8 @@ impl EtcProblem {
     /// The problem of `instance` with fitness weight `lambda`.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] when `lambda` is not in `[0, 1]`.
+    /// [`Error::InvalidParameter`] when `lambda` is not in `[0, 1]` or the instance has more than 2^24
+    /// machines.
     pub fn new(instance: EtcInstance, lambda: f64) -> Result<Self> {
         if !(0.0..=1.0).contains(&lambda) {
             return Err(Error::invalid_parameter(
@@ -32,6 +33,14 @@ impl EtcProblem {
                 "lambda",
                 lambda,
                 "in [0, 1]",
+            ));
+        }
+        if instance.machines() > 1 << 24 {
+            return Err(Error::invalid_parameter(
+                "EtcProblem",
+                "machine count",
+                instance.machines(),
+                "at most 2^24 (so that m and the coordinates are exact in f32)",
             ));
         }
         let bounds = Bounds::uniform(instance.tasks(), 0.0, instance.machines() as f32)?;
