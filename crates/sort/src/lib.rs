@@ -27,7 +27,7 @@
 //!
 //! | routine (CPU twin) | GPU method | work | limits |
 //! | --- | --- | --- | --- |
-//! | [`cuda::sort_population`] ([`cpu::sort_population`]) | bitonic network in shared memory, one block | p log²p / 4 compare-exchanges, p = next power of two ≥ n | 1 ≤ n ≤ 4096 |
+//! | [`cuda::sort_population`] ([`cpu::sort_population`]) | bitonic network, one block: strides ≤ 32 in registers (warp shuffles), larger ones in shared memory | p·log2 p·(log2 p + 1)/4 compare-exchanges, p = max(64, next power of two ≥ n) | 1 ≤ n ≤ 4096 |
 //! | [`cuda::sort_segments`] ([`cpu::sort_segments`]) | the same, one block per segment | segments × the above | segment length 1..=4096 |
 //! | [`cuda::exchange_rows`] ([`cpu::exchange_rows`]) | one block per row, threads over its u32 words | 2 × rows × words × 4 bytes | order from this crate |
 //! | [`cuda::argsort`] ([`cpu::argsort`]) | LSD radix sort, 8-bit digits, stable | 4 passes (f32) or 8 (f64) over n | n ≤ 2^32 − 1 |

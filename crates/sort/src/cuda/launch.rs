@@ -16,6 +16,9 @@ use crate::limits::{COMPONENT, MAX_SEGMENT_LEN, check_block};
 /// The largest grid the launchers ask for; the kernels loop over further segments, rows or tiles.
 const MAX_GRID: usize = 1 << 20;
 
+/// The bitonic network's smallest length: one chunk of 64 pairs, sorted in registers by one warp.
+const BITONIC_CHUNK: usize = 64;
+
 /// Radix digits per pass: 8 bits, 256 bins (`EVO_RADIX_BINS`).
 pub(crate) const RADIX_BINS: usize = 256;
 
@@ -69,7 +72,8 @@ pub(crate) fn segments_bitonic<T: DeviceFitness>(
     if segments == 0 {
         return Ok(());
     }
-    let padded_len = segment_len.next_power_of_two();
+    // The network needs at least one 64-element chunk (`EVO_BITONIC_CHUNK`).
+    let padded_len = segment_len.next_power_of_two().max(BITONIC_CHUNK);
     debug_assert!(padded_len <= MAX_SEGMENT_LEN);
     let shared = padded_len * (size_of::<T::Key>() + size_of::<u16>());
     let params = SortSegmentsParams {
@@ -532,14 +536,18 @@ pub(crate) fn select_pairs<K: DeviceKey>(
 
 /// Checks a top-k tile: a power of two, at least 2k, at most 2048 (24 KiB of shared memory for u64 keys).
 fn check_topk_shape(kernel: &'static str, k: usize, tile: usize) -> Result<()> {
-    if tile.is_power_of_two() && tile >= 2 * k && tile <= 2 * crate::limits::MAX_TOP_K && k >= 1 {
+    if tile.is_power_of_two()
+        && tile >= (2 * k).max(BITONIC_CHUNK)
+        && tile <= 2 * crate::limits::MAX_TOP_K
+        && k >= 1
+    {
         Ok(())
     } else {
         Err(Error::invalid_parameter(
             COMPONENT,
             "top-k tile",
             format!("{tile} for k = {k} (in {kernel})"),
-            "a power of two in 2k..=2048, with k ≥ 1",
+            "a power of two in max(2k, 64)..=2048, with k ≥ 1",
         ))
     }
 }

@@ -11,8 +11,9 @@ use crate::limits::{COMPONENT, MAX_SEGMENT_LEN};
 
 /// Sorts every segment of `fitness` (segments of `order.segment_len()` entries, 1..=4096) independently:
 /// `order` receives each segment's local indices in sorted order and `sorted` the values in that order. One
-/// block per segment runs the bitonic network over the segment padded to a power of two p:
-/// p·log2(p)·(log2(p)+1)/4 compare-exchanges in shared memory, log2(p)(log2(p)+1)/2 stages.
+/// block per segment runs the bitonic network over the segment padded to p = max(64, next power of two):
+/// p·log2(p)·(log2(p)+1)/4 compare-exchanges in log2(p)(log2(p)+1)/2 stages, those of stride ≤ 32 in
+/// registers and warp shuffles, the others (log2(p/64)(log2(p/64)+1)/2 stages) in shared memory.
 /// Twin: [`crate::cpu::sort_segments`].
 pub fn sort_segments<T: DeviceFitness>(
     gpu: &Gpu,
