@@ -90,7 +90,7 @@ impl Suite for Sort {
             None => "copy bandwidth not measured (no GPU)".to_string(),
         };
         result.notes.push(format!(
-            "f64 keys, uniform in [0, 1) with a tenth of them repeated; blocks of {BLOCK}. GPU times are medians of \
+            "f64 keys, uniform in [0, 1) with a tenth of them repeated; blocks of {BLOCK} (single population sorts: n/4 threads, 128 to 1024). GPU times are medians of \
              event-timed runs after warm-up, launches only (inputs already on the device). CPU: evo_sort::cpu in a \
              1-thread rayon pool and in the global pool. {bandwidth_note}. Traffic rows count the bytes each routine \
              must move: sort n·(8 read + 4 + 8 written); exchange 2·rows·words·4; ranking with the radix passes \
@@ -98,6 +98,12 @@ impl Suite for Sort {
         ));
         Ok(result)
     }
+}
+
+/// Threads per block of a single population sort: a quarter of the keys, at least 128, at most 1024, so that
+/// large populations get the warps their register stages need (the kernel takes any power of two).
+fn population_block(n: usize) -> u32 {
+    (n / 4).clamp(128, 1024) as u32
 }
 
 /// SplitMix64's output function: a well-mixed 64-bit value for index `i` of stream `stream`.
@@ -231,7 +237,8 @@ impl Bench<'_> {
     }
 
     fn population(&mut self, n: usize) -> anyhow::Result<()> {
-        let name = format!("sort_population f64 n={n}");
+        let block = population_block(n);
+        let name = format!("sort_population f64 n={n} (block {block})");
         let case = Case {
             name: &name,
             size: n as u64,
@@ -253,7 +260,7 @@ impl Bench<'_> {
                 &on_device,
                 &mut order,
                 &mut sorted,
-                BLOCK,
+                block,
             )?)
         })?;
         let check = self.verdict(&name, order.to_vec()? == expected);
