@@ -1,0 +1,65 @@
+//! Time per generation of the GA engines on the paper's settings (N = 256, n = 32 and 128):
+//! CPU 1 thread, CPU rayon (all cores), and the paper-faithful CUDA engine when a GPU is present.
+//!
+//! `cargo run --release -p evo-ga --example per_generation [generations]`
+//!
+//! Each figure is the wall time of `generations` steps after 5 warm-up steps, divided by the steps; the CUDA
+//! engine synchronises every step (it reads the best fitness back), so its figure includes that round trip.
+
+use std::time::Instant;
+
+use evo_benchmarks::ga_functions::GaFunction;
+use evo_core::{Engine, Result};
+use evo_ga::{GaCpu, GaCuda, GaParams, PaperFunction};
+use evo_gpu_runtime::Gpu;
+
+fn per_step(engine: &mut impl Engine, steps: u64) -> Result<f64> {
+    for _ in 0..5 {
+        engine.step()?;
+    }
+    let start = Instant::now();
+    for _ in 0..steps {
+        engine.step()?;
+    }
+    Ok(start.elapsed().as_secs_f64() / steps as f64 * 1e6)
+}
+
+fn main() -> Result<()> {
+    let steps: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(200);
+    let gpu = Gpu::first_available()?;
+    println!(
+        "| function | n | CPU 1 thread µs | CPU rayon µs | CUDA µs | speed-up 1 thread / CUDA |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for n in [32, 128] {
+        for function in GaFunction::ALL {
+            let problem = PaperFunction::new(function, n)?;
+            let params = GaParams::new();
+            let one = per_step(
+                &mut GaCpu::with_threads(params.clone(), problem.clone(), 1, 1)?,
+                steps,
+            )?;
+            let all = per_step(
+                &mut GaCpu::with_threads(params.clone(), problem.clone(), 1, 0)?,
+                steps,
+            )?;
+            let cuda = match &gpu {
+                Some(gpu) => Some(per_step(
+                    &mut GaCuda::new(params, &problem, 1, gpu)?,
+                    steps * 5,
+                )?),
+                None => None,
+            };
+            let cuda_text = cuda.map_or("-".to_string(), |t| format!("{t:.1}"));
+            let ratio = cuda.map_or("-".to_string(), |t| format!("{:.1}", one / t));
+            println!(
+                "| {} | {n} | {one:.1} | {all:.1} | {cuda_text} | {ratio} |",
+                function.name()
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! The paper-faithful CUDA engine equals the CPU engine bit for bit: the whole snapshot (sorted population,
+//! fitness, best, counters) after every generation, on all eight functions, Exact profile, at two block
+//! sizes. Skips (printing SKIPPED) without a GPU; fails instead under `EVO_REQUIRE_GPU=1`.
+
+// Helpers outside `#[test]` functions unwrap too: a failure there is a failed test, not a user-facing path.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Write;
+
+use evo_benchmarks::ga_functions::GaFunction;
+use evo_core::Engine;
+use evo_ga::{GaCpu, GaCuda, GaParams, GaSnapshot, PaperFunction};
+use evo_gpu_runtime::Gpu;
+
+fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    match Gpu::first_available() {
+        Ok(Some(gpu)) => Some(gpu),
+        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
+        }
+        Ok(None) => {
+            let _ = writeln!(std::io::stderr().lock(), "SKIPPED (no CUDA device): {test}");
+            None
+        }
+        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
+    }
+}
+
+/// Panics at the first difference, naming the generation, the row, the word or fitness, and both values
+/// with their bits.
+fn assert_same(context: &str, cpu: &GaSnapshot, gpu: &GaSnapshot) {
+    let g = cpu.generation;
+    assert_eq!(
+        (cpu.generation, cpu.evaluations),
+        (gpu.generation, gpu.evaluations),
+        "{context}: counters"
+    );
+    let w = cpu.words();
+    for (k, (a, b)) in cpu.population.iter().zip(&gpu.population).enumerate() {
+        assert_eq!(
+            a,
+            b,
+            "{context}: generation {g}, individual {}, word {}: cpu {a:#010x}, gpu {b:#010x}",
+            k / w,
+            k % w
+        );
+    }
+    for (i, (a, b)) in cpu.fitness.iter().zip(&gpu.fitness).enumerate() {
+        assert_eq!(
+            a.to_bits(),
+            b.to_bits(),
+            "{context}: generation {g}, fitness of individual {i}: cpu {a:e} ({:#018x}), gpu {b:e} ({:#018x})",
+            a.to_bits(),
+            b.to_bits()
+        );
+    }
+    assert_eq!(
+        cpu.best, gpu.best,
+        "{context}: generation {g}, best individual"
+    );
+    assert_eq!(
+        cpu.best_fitness.to_bits(),
+        gpu.best_fitness.to_bits(),
+        "{context}: generation {g}, best fitness"
+    );
+    assert_eq!(cpu, gpu, "{context}: generation {g}, snapshot");
+}
+
+fn check(gpu: &Gpu, function: GaFunction, n: usize, generations: u64, params: GaParams, seed: u64) {
+    let problem = PaperFunction::new(function, n).unwrap();
+    let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
+    let mut cuda = GaCuda::new(params.clone(), &problem, seed, gpu).unwrap();
+    let context = format!("{} n={n} block {}", function.name(), params.block_size());
+    assert_same(
+        &context,
+        &cpu.snapshot().unwrap(),
+        &cuda.snapshot().unwrap(),
+    );
+    for _ in 0..generations {
+        cpu.step().unwrap();
+        cuda.step().unwrap();
+        assert_same(
+            &context,
+            &cpu.snapshot().unwrap(),
+            &cuda.snapshot().unwrap(),
+        );
+        assert_eq!(cpu.progress(), cuda.progress(), "{context}: progress");
+    }
+}
+
+#[test]
+fn cuda_engine_should_match_cpu_for_200_generations_on_all_eight_functions() {
+    let Some(gpu) =
+        gpu_or_skip("cuda_engine_should_match_cpu_for_200_generations_on_all_eight_functions")
+    else {
+        return;
+    };
+    for (k, function) in GaFunction::ALL.into_iter().enumerate() {
+        for block in [128, 256] {
+            let params = GaParams::new().with_block_size(block).unwrap();
+            check(&gpu, function, 32, 200, params, 1000 + k as u64);
+        }
+    }
+}
+
+#[test]
+fn cuda_engine_should_match_cpu_at_n_128() {
+    let Some(gpu) = gpu_or_skip("cuda_engine_should_match_cpu_at_n_128") else {
+        return;
+    };
+    for function in GaFunction::ALL {
+        check(&gpu, function, 128, 30, GaParams::new(), 77);
+    }
+}
+
+#[test]
+fn cuda_engine_should_match_cpu_with_other_parameters() {
+    let Some(gpu) = gpu_or_skip("cuda_engine_should_match_cpu_with_other_parameters") else {
+        return;
+    };
+    let params = GaParams::new()
+        .with_population(37)
+        .unwrap()
+        .with_tournament_size(3)
+        .unwrap()
+        .with_elite(2)
+        .unwrap()
+        .with_crossover_rate(0.7)
+        .unwrap()
+        .with_mutation_rate(0.01)
+        .unwrap()
+        .with_block_size(64)
+        .unwrap();
+    check(&gpu, GaFunction::Ridge, 5, 60, params.clone(), 5);
+    check(
+        &gpu,
+        GaFunction::Ackley,
+        3,
+        60,
+        params.with_elite(0).unwrap(),
+        6,
+    );
+}
+
+#[test]
+fn snapshots_move_between_backends() {
+    let Some(gpu) = gpu_or_skip("snapshots_move_between_backends") else {
+        return;
+    };
+    let problem = PaperFunction::new(GaFunction::Griewank, 32).unwrap();
+    let params = GaParams::new();
+    let mut cpu = GaCpu::new(params.clone(), problem.clone(), 9).unwrap();
+    for _ in 0..10 {
+        cpu.step().unwrap();
+    }
+    let mut cuda = GaCuda::new(params, &problem, 9, &gpu).unwrap();
+    cuda.restore(&cpu.snapshot().unwrap()).unwrap();
+    for _ in 0..10 {
+        cpu.step().unwrap();
+        cuda.step().unwrap();
+    }
+    assert_same(
+        "griewank restored on the GPU",
+        &cpu.snapshot().unwrap(),
+        &cuda.snapshot().unwrap(),
+    );
+    assert_eq!(cpu.best().unwrap(), cuda.best().unwrap());
+}
