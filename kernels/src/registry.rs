@@ -23,6 +23,8 @@ pub enum ModuleId {
     BenchmarksDiscrete,
     /// `cuda/qiga.cu`: the quantum-inspired GA, one block per independent run (evo-qiga).
     Qiga,
+    /// `cuda/ma.cu`: MA-SW-Chains' crossover, distance and Solis-Wets kernels (evo-ma-sw-chains).
+    Ma,
 }
 
 impl ModuleId {
@@ -201,6 +203,21 @@ pub static MODULES: &[KernelModule] = &[
         file: "cuda/qiga.cu",
         source: include_str!("../cuda/qiga.cu"),
         entry_points: &["qiga_run_generations"],
+    },
+    KernelModule {
+        id: ModuleId::Ma,
+        name: "ma",
+        file: "cuda/ma.cu",
+        source: include_str!("../cuda/ma.cu"),
+        entry_points: &[
+            "ma_init_rows_f32",
+            "ma_distance_tiles_f64",
+            "ma_distance_finish_f64",
+            "ma_crossover_f32",
+            "ma_copy_f32",
+            "ma_sw_probe_f32",
+            "ma_sw_bias_f32",
+        ],
     },
 ];
 

@@ -44,6 +44,22 @@
 //! global LS iteration, lane = variable div 4, four normals per counter), so the backward probe regenerates
 //! d instead of storing it; c_LS by (step = cycle); a restart by (step = restart index, individual = slot).
 //!
+//! # Example: 10^6 variables on the best backend
+//!
+//! ```no_run
+//! use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
+//! use evo_core::Backend;
+//! use evo_ma_sw_chains::{MaParams, run};
+//!
+//! let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, 1_000_000)?;
+//! let params = MaParams::new().with_max_evaluations(500_000)?;
+//! let report = run(params, &problem, 42, Backend::auto())?;
+//! println!("best {} after {} evaluations in {:.1} s", report.best_fitness, report.evaluations, report.wall_time_s);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
+//! The same as a program: `cargo run --release -p evo-ma-sw-chains --example million` (auto backend).
+//!
 //! # Modules
 //!
 //! | module | what it holds |
@@ -53,14 +69,21 @@
 //! | [`plan`] | the host decisions shared by both engines (draws, father, replacement, c_LS) |
 //! | [`snapshot`] | [`MaSnapshot`], [`Chain`] |
 //! | [`cpu`] | [`MaCpu`] |
+//! | [`cuda`] | [`MaCuda`], with `cuda::launch` (one typed launch function per kernel) |
+//! | [`memory`] | the device memory need, checked before any allocation |
 
 pub mod cpu;
+pub mod cuda;
 mod cycle;
+pub mod memory;
 pub mod ops;
 pub mod params;
 pub mod plan;
+mod run;
 pub mod snapshot;
 
 pub use cpu::MaCpu;
+pub use cuda::MaCuda;
 pub use params::MaParams;
+pub use run::run;
 pub use snapshot::{Chain, MaSnapshot};

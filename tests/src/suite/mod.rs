@@ -4,6 +4,7 @@
 pub mod benchmarks_continuous;
 pub mod de;
 pub mod fast_math;
+pub mod ma;
 pub mod math;
 pub mod qiga;
 pub mod reduce;
@@ -85,5 +86,6 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     reports.extend(benchmarks_continuous::run_all(gpu));
     reports.extend(de::run_all(gpu));
     reports.extend(qiga::run_all(gpu));
+    reports.extend(ma::run_all(gpu));
     reports
 }

@@ -1,0 +1,390 @@
+//! Typed launch functions, one per kernel of `kernels/cuda/ma.cu`. Each checks its buffers against the
+//! parameters and derives the launch shape; [`super::MaCuda`] composes them.
+
+use evo_core::{Error, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_kernels::ModuleId;
+
+use crate::params::ALGORITHM;
+
+/// Threads per block of every `ma_*` kernel (a power of two; each thread handles one lane of 4 variables).
+pub const BLOCK: u32 = 256;
+
+/// Variables per distance tile: 4 per thread.
+pub const TILE: u64 = 4 * BLOCK as u64;
+
+/// The largest grid y (rows, pairs, children of one launch).
+const MAX_GRID_Y: usize = 65_535;
+
+/// Scalar arguments of every `ma_*` kernel; mirrors `MaKernelParams` in `kernels/cuda/ma.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MaKernelParams {
+    /// The run's seed.
+    pub seed: u64,
+    /// D.
+    pub dimension: u64,
+    /// `ma_copy_f32`: first element read.
+    pub src_offset: u64,
+    /// `ma_copy_f32`: first element written.
+    pub dst_offset: u64,
+    /// Philox stream id.
+    pub stream: u32,
+    /// Philox step.
+    pub step: u32,
+    /// Rows, pairs or children of the launch.
+    pub count: u32,
+    /// Distance tiles per pair.
+    pub tiles: u32,
+    /// Solis–Wets ρ.
+    pub rho: f32,
+    /// BLX-α.
+    pub alpha: f32,
+    /// BGA range fraction.
+    pub range: f32,
+    /// Probe: 1 = forward; bias: the outcome.
+    pub flag: u32,
+}
+const _: () = assert!(size_of::<MaKernelParams>() == 64);
+// SAFETY: repr(C), plain numbers, the layout of the CUDA struct `MaKernelParams` (64 bytes, asserted on both
+// sides).
+unsafe impl KernelParams for MaKernelParams {}
+
+/// One child of a crossover step; mirrors `MaChild` in `kernels/cuda/ma.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ChildGpu {
+    /// Mother's slot.
+    pub mother: u32,
+    /// Father's slot.
+    pub father: u32,
+    /// The child's global index.
+    pub counter: u32,
+    /// The mutated variable.
+    pub gene: u32,
+    /// The BGA sum.
+    pub s: f32,
+    /// 1: plus.
+    pub plus: u32,
+    /// 1: mutate.
+    pub mutate: u32,
+    /// Padding.
+    pub pad: u32,
+}
+const _: () = assert!(size_of::<ChildGpu>() == 32);
+// SAFETY: repr(C), plain numbers, the layout of `MaChild` (32 bytes, asserted on both sides); any bit pattern
+// is a valid value.
+unsafe impl evo_gpu_runtime::DeviceCopy for ChildGpu {}
+
+fn check(
+    kernel: &'static str,
+    what: &'static str,
+    ok: bool,
+    got: usize,
+    want: String,
+) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            ALGORITHM,
+            what,
+            format!("{got} (in {kernel})"),
+            want,
+        ))
+    }
+}
+
+fn lanes_grid(dimension: u64) -> u32 {
+    dimension.div_ceil(4).div_ceil(u64::from(BLOCK)) as u32
+}
+
+fn config(grid_x: u32, grid_y: usize, shared_bytes: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid: (grid_x.max(1), grid_y as u32, 1),
+        block: (BLOCK, 1, 1),
+        shared_bytes,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+/// `ma_init_rows_f32`: fills `rows` of `population` with uniform genes.
+pub fn init_rows(
+    gpu: &Gpu,
+    population: &mut DeviceBuffer<f32>,
+    rows: &DeviceBuffer<u32>,
+    lower: &DeviceBuffer<f32>,
+    upper: &DeviceBuffer<f32>,
+    params: MaKernelParams,
+    slots: usize,
+    profile: Profile,
+) -> Result<()> {
+    const K: &str = "ma_init_rows_f32";
+    let d = params.dimension as usize;
+    check(
+        K,
+        "population length",
+        population.len() == slots * d,
+        population.len(),
+        format!("{slots} x {d}"),
+    )?;
+    check(
+        K,
+        "bounds length",
+        lower.len() == d && upper.len() == d,
+        lower.len(),
+        format!("{d}"),
+    )?;
+    check(
+        K,
+        "rows",
+        rows.len() <= MAX_GRID_Y && !rows.is_empty(),
+        rows.len(),
+        format!("1..={MAX_GRID_Y}"),
+    )?;
+    // Row indices are checked on the host by the caller (every index < slots).
+    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    // SAFETY: argument order and types match `ma_init_rows_f32`; the grid covers ceil(D/4) lanes per row and
+    // the kernel writes only variables < D of rows < slots (the caller's rows), within `population`.
+    unsafe {
+        kernel
+            .launch()
+            .output(population)
+            .input(rows)
+            .input(lower)
+            .input(upper)
+            .params(&params)
+            .run(config(lanes_grid(params.dimension), rows.len(), 0))
+    }
+}
+
+/// `ma_distance_tiles_f64` then `ma_distance_finish_f64`: the squared distances of `pairs.len() / 2`
+/// pairs of slots into `distances`.
+pub fn squared_distances(
+    gpu: &Gpu,
+    population: &DeviceBuffer<f32>,
+    pairs: &DeviceBuffer<u32>,
+    partials: &mut DeviceBuffer<f64>,
+    distances: &mut DeviceBuffer<f64>,
+    params: MaKernelParams,
+    profile: Profile,
+) -> Result<()> {
+    const K: &str = "ma_distance_tiles_f64";
+    let d = params.dimension;
+    let count = pairs.len() / 2;
+    let tiles = d.div_ceil(TILE);
+    check(
+        K,
+        "pairs",
+        pairs.len().is_multiple_of(2) && (1..=MAX_GRID_Y).contains(&count),
+        count,
+        format!("1..={MAX_GRID_Y}"),
+    )?;
+    check(
+        K,
+        "population length",
+        (population.len() as u64).is_multiple_of(d),
+        population.len(),
+        format!("a multiple of {d}"),
+    )?;
+    check(
+        K,
+        "partials length",
+        partials.len() as u64 >= tiles * count as u64,
+        partials.len(),
+        format!("at least {}", tiles * count as u64),
+    )?;
+    check(
+        K,
+        "distances length",
+        distances.len() >= count,
+        distances.len(),
+        format!("at least {count}"),
+    )?;
+    check(
+        K,
+        "tiles",
+        tiles <= u64::from(u32::MAX),
+        tiles as usize,
+        "below 2^32".into(),
+    )?;
+    let params = MaKernelParams {
+        tiles: tiles as u32,
+        count: count as u32,
+        ..params
+    };
+    let shared = BLOCK * 8;
+    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    // SAFETY: argument order and types match; pair slots are < N (checked by the caller), the grid is
+    // (tiles, pairs) and thread leaves beyond D read nothing; partials holds tiles x pairs doubles.
+    unsafe {
+        kernel
+            .launch()
+            .input(population)
+            .input(pairs)
+            .output(partials)
+            .params(&params)
+            .run(config(tiles as u32, count, shared))?;
+    }
+    let finish = gpu.kernel(ModuleId::Ma, "ma_distance_finish_f64", profile)?;
+    // SAFETY: one block per pair reads its `tiles` partials and writes distances[pair]; shared memory holds
+    // one double per thread.
+    unsafe {
+        finish
+            .launch()
+            .input(partials)
+            .output(distances)
+            .params(&params)
+            .run(LaunchConfig::linear(count as u32, BLOCK, shared))
+    }
+}
+
+/// `ma_crossover_f32`: the `plans.len()` children of one step into the first rows of `children`.
+#[allow(clippy::too_many_arguments)]
+pub fn crossover(
+    gpu: &Gpu,
+    population: &DeviceBuffer<f32>,
+    children: &mut DeviceBuffer<f32>,
+    plans: &DeviceBuffer<ChildGpu>,
+    lower: &DeviceBuffer<f32>,
+    upper: &DeviceBuffer<f32>,
+    params: MaKernelParams,
+    profile: Profile,
+) -> Result<()> {
+    const K: &str = "ma_crossover_f32";
+    let d = params.dimension as usize;
+    let k = plans.len();
+    check(
+        K,
+        "children",
+        (1..=MAX_GRID_Y).contains(&k) && children.len() >= k * d,
+        k,
+        format!("1..={MAX_GRID_Y} rows of the children area"),
+    )?;
+    check(
+        K,
+        "bounds length",
+        lower.len() == d && upper.len() == d,
+        lower.len(),
+        format!("{d}"),
+    )?;
+    check(
+        K,
+        "population length",
+        population.len().is_multiple_of(d),
+        population.len(),
+        format!("a multiple of {d}"),
+    )?;
+    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    // SAFETY: argument order and types match; parent slots are < N (drawn below N on the host), child rows
+    // < plans.len() fit in `children`, variables < D.
+    unsafe {
+        kernel
+            .launch()
+            .input(population)
+            .output(children)
+            .input(plans)
+            .input(lower)
+            .input(upper)
+            .params(&params)
+            .run(config(lanes_grid(params.dimension), k, 0))
+    }
+}
+
+/// `ma_copy_f32`: D values from `src[src_offset..]` to `dst[dst_offset..]`.
+pub fn copy(
+    gpu: &Gpu,
+    src: &DeviceBuffer<f32>,
+    dst: &mut DeviceBuffer<f32>,
+    params: MaKernelParams,
+    profile: Profile,
+) -> Result<()> {
+    const K: &str = "ma_copy_f32";
+    let d = params.dimension;
+    check(
+        K,
+        "source range",
+        params.src_offset + d <= src.len() as u64,
+        src.len(),
+        format!("at least {}", params.src_offset + d),
+    )?;
+    check(
+        K,
+        "destination range",
+        params.dst_offset + d <= dst.len() as u64,
+        dst.len(),
+        format!("at least {}", params.dst_offset + d),
+    )?;
+    let blocks = d.div_ceil(u64::from(BLOCK)).clamp(1, 65_535) as u32;
+    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    // SAFETY: argument order and types match; both ranges were checked against the buffer lengths.
+    unsafe {
+        kernel
+            .launch()
+            .input(src)
+            .output(dst)
+            .params(&params)
+            .run(LaunchConfig::linear(blocks, BLOCK, 0))
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+/// `ma_sw_probe_f32`: the probe of LS iteration `params.step` into `probe`.
+pub fn sw_probe(
+    gpu: &Gpu,
+    x: &DeviceBuffer<f32>,
+    bias: &DeviceBuffer<f32>,
+    probe: &mut DeviceBuffer<f32>,
+    lower: &DeviceBuffer<f32>,
+    upper: &DeviceBuffer<f32>,
+    params: MaKernelParams,
+    profile: Profile,
+) -> Result<()> {
+    const K: &str = "ma_sw_probe_f32";
+    let d = params.dimension as usize;
+    let ok = [x.len(), bias.len(), probe.len(), lower.len(), upper.len()]
+        .iter()
+        .all(|&l| l == d);
+    check(K, "vector length", ok, x.len(), format!("{d}"))?;
+    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    // SAFETY: argument order and types match; every vector holds D values and the kernel touches only
+    // variables < D.
+    unsafe {
+        kernel
+            .launch()
+            .input(x)
+            .input(bias)
+            .output(probe)
+            .input(lower)
+            .input(upper)
+            .params(&params)
+            .run(config(lanes_grid(params.dimension), 1, 0))
+    }
+}
+
+/// `ma_sw_bias_f32`: the bias after LS iteration `params.step` with outcome `params.flag`.
+pub fn sw_bias(
+    gpu: &Gpu,
+    bias: &mut DeviceBuffer<f32>,
+    params: MaKernelParams,
+    profile: Profile,
+) -> Result<()> {
+    const K: &str = "ma_sw_bias_f32";
+    let d = params.dimension as usize;
+    check(
+        K,
+        "bias length",
+        bias.len() == d,
+        bias.len(),
+        format!("{d}"),
+    )?;
+    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    // SAFETY: argument order and types match; the kernel touches only variables < D of `bias`.
+    unsafe {
+        kernel
+            .launch()
+            .output(bias)
+            .params(&params)
+            .run(config(lanes_grid(params.dimension), 1, 0))
+    }
+}

@@ -1,0 +1,458 @@
+//! [`MaCuda`]: the CUDA engine. The state (population, children area, chain biases, LS point) stays on the
+//! device; the host keeps the N fitness values and the chain scalars and runs the same cycle as
+//! [`MaCpu`](crate::MaCpu) (`cycle.rs`), so every decision is made from the same numbers.
+//!
+//! Per crossover step: the NAM distances (2 kernels), the K children (one kernel over a 2D grid of lanes
+//! × children), their evaluation (evo-benchmarks' kernels), and a row copy per adopted child. Per
+//! Solis–Wets iteration: the probe kernel, its evaluation, and the bias kernel. Individuals never move
+//! (index-based replacement: an adopted child is copied into the evicted slot).
+
+pub mod launch;
+
+use crate::cpu::{host_of, snapshot_of};
+use crate::cycle::{HostState, Workspace};
+use crate::memory::device_bytes;
+use crate::ops::SwOutcome;
+use crate::params::{ALGORITHM, MaParams, check_dimension};
+use crate::plan::ChildPlan;
+use crate::snapshot::MaSnapshot;
+use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
+use evo_core::{Engine, Error, Progress, Result, check_fitness};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
+use evo_rng::{Philox, Stream};
+use launch::{ChildGpu, MaKernelParams, TILE};
+
+/// The evaluator's block size.
+const EVAL_BLOCK: u32 = 256;
+
+struct CudaWorkspace {
+    gpu: Gpu,
+    evaluator: CudaEvaluator,
+    name: String,
+    profile: Profile,
+    rng: Philox,
+    seed: u64,
+    dimension: usize,
+    blx_alpha: f32,
+    mutation_range: f32,
+    lower: DeviceBuffer<f32>,
+    upper: DeviceBuffer<f32>,
+    population: DeviceBuffer<f32>,
+    children: DeviceBuffer<f32>,
+    bias: DeviceBuffer<f32>,
+    ls_point: DeviceBuffer<f32>,
+    ls_bias: DeviceBuffer<f32>,
+    probe: DeviceBuffer<f32>,
+    population_fitness: DeviceBuffer<f64>,
+    children_fitness: DeviceBuffer<f64>,
+    probe_fitness: DeviceBuffer<f64>,
+    partials: DeviceBuffer<f64>,
+    distances: DeviceBuffer<f64>,
+}
+
+impl CudaWorkspace {
+    fn params(&self) -> MaKernelParams {
+        MaKernelParams {
+            seed: self.seed,
+            dimension: self.dimension as u64,
+            ..MaKernelParams::default()
+        }
+    }
+}
+
+/// Copies row `from_row` of `from` into row `to_row` of `to` (rows of D values).
+fn copy_row(
+    gpu: &Gpu,
+    profile: Profile,
+    params: MaKernelParams,
+    from: &DeviceBuffer<f32>,
+    from_row: usize,
+    to: &mut DeviceBuffer<f32>,
+    to_row: usize,
+) -> Result<()> {
+    let d = params.dimension;
+    let params = MaKernelParams {
+        src_offset: from_row as u64 * d,
+        dst_offset: to_row as u64 * d,
+        ..params
+    };
+    launch::copy(gpu, from, to, params, profile)
+}
+
+impl Workspace for CudaWorkspace {
+    fn init_rows(&mut self, rows: &[u32], stream: Stream, step: u32) -> Result<Vec<f64>> {
+        let device_rows = self.gpu.upload(rows)?;
+        let params = MaKernelParams {
+            stream: stream.id(),
+            step,
+            ..self.params()
+        };
+        let slots = self.population_fitness.len();
+        launch::init_rows(
+            &self.gpu,
+            &mut self.population,
+            &device_rows,
+            &self.lower,
+            &self.upper,
+            params,
+            slots,
+            self.profile,
+        )?;
+        self.evaluator.evaluate(
+            &self.population,
+            &mut self.population_fitness,
+            self.profile,
+            EVAL_BLOCK,
+        )?;
+        let all = self.population_fitness.to_vec()?;
+        rows.iter()
+            .map(|&row| check_fitness(&self.name, row as usize, all[row as usize]))
+            .collect()
+    }
+
+    fn squared_distances(&mut self, pairs: &[(u32, u32)]) -> Result<Vec<f64>> {
+        let flat: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let device_pairs = self.gpu.upload(&flat)?;
+        let params = self.params();
+        launch::squared_distances(
+            &self.gpu,
+            &self.population,
+            &device_pairs,
+            &mut self.partials,
+            &mut self.distances,
+            params,
+            self.profile,
+        )?;
+        let mut all = self.distances.to_vec()?;
+        all.truncate(pairs.len());
+        Ok(all)
+    }
+
+    fn make_children(&mut self, plans: &[ChildPlan]) -> Result<Vec<f64>> {
+        let device_plans: Vec<ChildGpu> = plans
+            .iter()
+            .map(|p| ChildGpu {
+                mother: p.mother,
+                father: p.father,
+                counter: p.counter,
+                gene: p.mutation.map_or(0, |m| m.gene),
+                s: p.mutation.map_or(0.0, |m| m.s),
+                plus: p.mutation.map_or(0, |m| u32::from(m.plus)),
+                mutate: u32::from(p.mutation.is_some()),
+                pad: 0,
+            })
+            .collect();
+        let device_plans = self.gpu.upload(&device_plans)?;
+        let params = MaKernelParams {
+            stream: Stream::MaCrossover.id(),
+            alpha: self.blx_alpha,
+            range: self.mutation_range,
+            ..self.params()
+        };
+        launch::crossover(
+            &self.gpu,
+            &self.population,
+            &mut self.children,
+            &device_plans,
+            &self.lower,
+            &self.upper,
+            params,
+            self.profile,
+        )?;
+        // The whole children area is evaluated (rows past plans.len() hold earlier, valid children).
+        self.evaluator.evaluate(
+            &self.children,
+            &mut self.children_fitness,
+            self.profile,
+            EVAL_BLOCK,
+        )?;
+        let all = self.children_fitness.to_vec()?;
+        (0..plans.len())
+            .map(|k| check_fitness(&self.name, k, all[k]))
+            .collect()
+    }
+
+    fn adopt_child(&mut self, child: usize, slot: usize) -> Result<()> {
+        let params = self.params();
+        copy_row(
+            &self.gpu,
+            self.profile,
+            params,
+            &self.children,
+            child,
+            &mut self.population,
+            slot,
+        )
+    }
+
+    fn ls_begin(&mut self, slot: usize, resume_bias: bool) -> Result<()> {
+        let params = self.params();
+        copy_row(
+            &self.gpu,
+            self.profile,
+            params,
+            &self.population,
+            slot,
+            &mut self.ls_point,
+            0,
+        )?;
+        if resume_bias {
+            copy_row(
+                &self.gpu,
+                self.profile,
+                params,
+                &self.bias,
+                slot,
+                &mut self.ls_bias,
+                0,
+            )
+        } else {
+            self.ls_bias.fill_zero()
+        }
+    }
+
+    fn ls_probe(&mut self, iteration: u32, rho: f32, forward: bool) -> Result<f64> {
+        let params = MaKernelParams {
+            stream: Stream::MaSwNoise.id(),
+            step: iteration,
+            rho,
+            flag: u32::from(forward),
+            ..self.params()
+        };
+        launch::sw_probe(
+            &self.gpu,
+            &self.ls_point,
+            &self.ls_bias,
+            &mut self.probe,
+            &self.lower,
+            &self.upper,
+            params,
+            self.profile,
+        )?;
+        self.evaluator.evaluate(
+            &self.probe,
+            &mut self.probe_fitness,
+            self.profile,
+            EVAL_BLOCK,
+        )?;
+        let mut value = [0.0f64];
+        self.probe_fitness.copy_to_host(&mut value)?;
+        check_fitness(&self.name, 0, value[0])
+    }
+
+    fn ls_update(&mut self, iteration: u32, rho: f32, outcome: SwOutcome) -> Result<()> {
+        let params = MaKernelParams {
+            stream: Stream::MaSwNoise.id(),
+            step: iteration,
+            rho,
+            flag: outcome as u32,
+            ..self.params()
+        };
+        launch::sw_bias(&self.gpu, &mut self.ls_bias, params, self.profile)?;
+        if outcome != SwOutcome::Failure {
+            std::mem::swap(&mut self.ls_point, &mut self.probe);
+        }
+        Ok(())
+    }
+
+    fn ls_write_back(&mut self, slot: usize) -> Result<()> {
+        let params = self.params();
+        copy_row(
+            &self.gpu,
+            self.profile,
+            params,
+            &self.ls_point,
+            0,
+            &mut self.population,
+            slot,
+        )?;
+        copy_row(
+            &self.gpu,
+            self.profile,
+            params,
+            &self.ls_bias,
+            0,
+            &mut self.bias,
+            slot,
+        )
+    }
+}
+
+/// The CUDA engine of MA-SW-Chains; one [`step`](Engine::step) is one memetic cycle. Under
+/// [`Profile::Exact`] its snapshots equal [`MaCpu`](crate::MaCpu)'s bit for bit.
+///
+/// ```no_run
+/// use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
+/// use evo_core::Engine;
+/// use evo_gpu_runtime::Gpu;
+/// use evo_ma_sw_chains::{MaCuda, MaParams};
+///
+/// let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, 1_000_000)?;
+/// if let Some(gpu) = Gpu::first_available()? {
+///     let mut engine = MaCuda::new(MaParams::new(), &problem, 1, &gpu)?;
+///     engine.step()?;
+///     println!("{}", engine.progress().best_fitness);
+/// }
+/// # Ok::<(), evo_core::Error>(())
+/// ```
+pub struct MaCuda<'p, P: CudaProblem + ?Sized> {
+    params: MaParams,
+    seed: u64,
+    problem: &'p P,
+    workspace: CudaWorkspace,
+    host: HostState,
+}
+
+impl<'p, P: CudaProblem + ?Sized> MaCuda<'p, P> {
+    /// Builds the engine on `gpu` under [`Profile::Exact`] and initialises the population.
+    ///
+    /// # Errors
+    /// As [`with_profile`](Self::with_profile).
+    pub fn new(params: MaParams, problem: &'p P, seed: u64, gpu: &Gpu) -> Result<Self> {
+        Self::with_profile(params, problem, seed, gpu, Profile::Exact)
+    }
+
+    /// Builds the engine under `profile`. The memory need ([`device_bytes`]) is checked against the
+    /// device's free memory before anything is allocated.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for D = 0; [`Error::GpuOutOfMemory`] when the need exceeds the free
+    /// memory; a problem without a GPU evaluation; GPU errors; a non-finite fitness.
+    pub fn with_profile(
+        params: MaParams,
+        problem: &'p P,
+        seed: u64,
+        gpu: &Gpu,
+        profile: Profile,
+    ) -> Result<Self> {
+        let d = problem.dimension();
+        check_dimension(d)?;
+        let need = device_bytes(&params, d);
+        let (free, total) = gpu.memory()?;
+        if need > free {
+            return Err(Error::GpuOutOfMemory {
+                device: gpu.index(),
+                requested: need,
+                free,
+                total,
+            });
+        }
+        let n = params.population();
+        let k = params.children_per_step();
+        let pairs = k * params.nam_candidates();
+        let tiles = (d as u64).div_ceil(TILE) as usize;
+        let bounds = problem.bounds();
+        let mut workspace = CudaWorkspace {
+            gpu: gpu.clone(),
+            evaluator: problem.cuda_evaluator(gpu)?,
+            name: problem.name().to_string(),
+            profile,
+            rng: Philox::new(seed),
+            seed,
+            dimension: d,
+            blx_alpha: params.blx_alpha(),
+            mutation_range: params.mutation_range(),
+            lower: gpu.upload(bounds.lower())?,
+            upper: gpu.upload(bounds.upper())?,
+            population: gpu.alloc(n * d)?,
+            children: gpu.alloc_zeroed(k * d)?,
+            bias: gpu.alloc_zeroed(n * d)?,
+            ls_point: gpu.alloc(d)?,
+            ls_bias: gpu.alloc(d)?,
+            probe: gpu.alloc(d)?,
+            population_fitness: gpu.alloc(n)?,
+            children_fitness: gpu.alloc(k)?,
+            probe_fitness: gpu.alloc(1)?,
+            partials: gpu.alloc(pairs * tiles)?,
+            distances: gpu.alloc(pairs)?,
+        };
+        let host = HostState::initialise(&mut workspace, n)?;
+        Ok(Self {
+            params,
+            seed,
+            problem,
+            workspace,
+            host,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &MaParams {
+        &self.params
+    }
+
+    /// The problem.
+    pub fn problem(&self) -> &P {
+        self.problem
+    }
+}
+
+impl<P: CudaProblem + ?Sized> Engine for MaCuda<'_, P> {
+    type Solution = Vec<f32>;
+    type Snapshot = MaSnapshot;
+
+    fn algorithm(&self) -> &'static str {
+        ALGORITHM
+    }
+
+    fn step(&mut self) -> Result<()> {
+        let d = self.workspace.dimension as u32;
+        let rng = self.workspace.rng.clone();
+        self.host.cycle(&mut self.workspace, &self.params, &rng, d)
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            generation: self.host.cycles,
+            evaluations: self.host.evaluations,
+            best_fitness: self.host.best_fitness(),
+        }
+    }
+
+    fn best(&self) -> Result<(Vec<f32>, f64)> {
+        let slot = crate::plan::best_slot(&self.host.fitness);
+        let d = self.workspace.dimension;
+        let w = &self.workspace;
+        let mut row = w.gpu.alloc::<f32>(d)?;
+        copy_row(
+            &w.gpu,
+            w.profile,
+            w.params(),
+            &w.population,
+            slot,
+            &mut row,
+            0,
+        )?;
+        Ok((row.to_vec()?, self.host.fitness[slot]))
+    }
+
+    fn snapshot(&self) -> Result<MaSnapshot> {
+        let d = self.workspace.dimension;
+        let population = self.workspace.population.to_vec()?;
+        let bias = if self.host.chains.iter().any(Option::is_some) {
+            self.workspace.bias.to_vec()?
+        } else {
+            Vec::new()
+        };
+        Ok(snapshot_of(&self.host, self.seed, d, population, |slot| {
+            bias[slot * d..(slot + 1) * d].to_vec()
+        }))
+    }
+
+    fn restore(&mut self, snapshot: &MaSnapshot) -> Result<()> {
+        let d = self.workspace.dimension;
+        let host = host_of(snapshot, self.seed, d, self.params.population())?;
+        self.workspace
+            .population
+            .copy_from_host(&snapshot.population)?;
+        let mut bias = vec![0.0f32; self.params.population() * d];
+        for (slot, chain) in snapshot.chains.iter().enumerate() {
+            if let Some(chain) = chain {
+                bias[slot * d..(slot + 1) * d].copy_from_slice(&chain.bias);
+            }
+        }
+        self.workspace.bias.copy_from_host(&bias)?;
+        self.host = host;
+        Ok(())
+    }
+}

@@ -1,0 +1,251 @@
+// MA-SW-Chains (kernel module `ma`): the vector work of the memetic cycle. The host (crates/ma-sw-chains,
+// `cycle.rs`) makes every decision; these kernels do the per-variable work with the same scalar operators as
+// `evo_ma_sw_chains::ops` (twins named `ma_*`, same order of operations), so under the Exact profile the CUDA
+// engine's snapshots equal the CPU engine's bit for bit.
+//
+// Mapping (the paper's §5): a 2D grid of (chunk of variables, individual); thread i of a block handles one
+// lane of 4 consecutive variables (one Philox block), consecutive threads consecutive lanes, so a warp reads
+// and writes 512 consecutive bytes. Distances use the canonical tree: blocks reduce aligned tiles of
+// blockDim.x leaves, then one block per pair reduces the tile sums (padded with +0.0 to a power of two).
+#include "common/rng.cuh"
+#include "common/reduce.cuh"
+#include "common/problems/tree.cuh"
+
+// Scalar arguments of every `ma_*` kernel; mirrored by `MaKernelParams` in crates/ma-sw-chains/src/cuda/launch.rs.
+struct MaKernelParams {
+    unsigned long long seed;        // the run's seed (Philox key)
+    unsigned long long dimension;   // D
+    unsigned long long src_offset;  // ma_copy_f32: first element read
+    unsigned long long dst_offset;  // ma_copy_f32: first element written
+    unsigned int stream;            // Philox stream id (counter word 3)
+    unsigned int step;              // Philox step (counter word 2)
+    unsigned int count;             // rows, pairs or children in the launch
+    unsigned int tiles;             // distance tiles per pair
+    float rho;                      // Solis-Wets step size
+    float alpha;                    // BLX-alpha
+    float range;                    // BGA range as a fraction of b - a
+    unsigned int flag;              // probe: 1 = forward; bias: the outcome (0 forward, 1 backward, 2 failure)
+};
+static_assert(sizeof(MaKernelParams) == 64, "MaKernelParams must match its Rust mirror (64 bytes)");
+
+// One child of a crossover step; mirrored by `ChildGpu` in crates/ma-sw-chains/src/cuda/launch.rs.
+struct MaChild {
+    unsigned int mother;   // slot
+    unsigned int father;   // slot
+    unsigned int counter;  // global child index: the step of its crossover draws
+    unsigned int gene;     // the mutated variable (when mutate = 1)
+    float s;               // the BGA sum
+    unsigned int plus;     // 1: x += rang*s
+    unsigned int mutate;   // 1: one BGA mutation
+    unsigned int pad;
+};
+static_assert(sizeof(MaChild) == 32, "MaChild must match its Rust mirror (32 bytes)");
+
+// Twin: ops::clip.
+__device__ __forceinline__ float ma_clip(float v, float lo, float hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+// Twin: ops::init_gene.
+__device__ __forceinline__ float ma_init_gene(float lo, float hi, float u)
+{
+    return ma_clip(lo + (hi - lo) * u, lo, hi);
+}
+
+// Twin: ops::blx_gene.
+__device__ __forceinline__ float ma_blx_gene(float x, float y, float alpha, float a, float b, float u)
+{
+    const float l = y < x ? y : x;
+    const float h = y < x ? x : y;
+    const float spread = alpha * (h - l);
+    const float low = ma_clip(l - spread, a, b);
+    const float up = ma_clip(h + spread, a, b);
+    return ma_clip(low + (up - low) * u, low, up);
+}
+
+// Twin: ops::bga_gene.
+__device__ __forceinline__ float ma_bga_gene(float x, float a, float b, float range, float s, bool plus)
+{
+    const float rang = range * (b - a);
+    const float step = rang * s;
+    return ma_clip(plus ? x + step : x - step, a, b);
+}
+
+// Twin: ops::sw_move.
+__device__ __forceinline__ float ma_sw_move(float bias, float rho, float normal)
+{
+    return bias + rho * normal;
+}
+
+// Twin: ops::sw_probe.
+__device__ __forceinline__ float ma_sw_probe(float x, float t, bool forward, float lo, float hi)
+{
+    return ma_clip(forward ? x + t : x - t, lo, hi);
+}
+
+// Twin: ops::sw_bias.
+__device__ __forceinline__ float ma_sw_bias(float bias, float t, unsigned int outcome)
+{
+    if (outcome == 0u) {
+        return 0.2f * bias + 0.4f * t;
+    }
+    if (outcome == 1u) {
+        return bias - 0.4f * t;
+    }
+    return 0.5f * bias;
+}
+
+// Twin: ops::distance_term.
+__device__ __forceinline__ double ma_distance_term(float x, float y)
+{
+    const double d = (double)x - (double)y;
+    return d * d;
+}
+
+__device__ __forceinline__ float ma_word_of(uint4 b, unsigned int q)
+{
+    return evo_uniform_f32(q == 0u ? b.x : (q == 1u ? b.y : (q == 2u ? b.z : b.w)));
+}
+
+__device__ __forceinline__ float ma_normal_of(float4 n, unsigned int q)
+{
+    return q == 0u ? n.x : (q == 1u ? n.y : (q == 2u ? n.z : n.w));
+}
+
+// Spec step 2 (and the restart of step 13): row rows[blockIdx.y], variable j = uniform word j of the sequence
+// (seed; stream, step, individual = row). Twin: CpuWorkspace::init_rows.
+extern "C" __global__ void ma_init_rows_f32(float* population, const unsigned int* rows, const float* lower, const float* upper, MaKernelParams p)
+{
+    const unsigned int row = rows[blockIdx.y];
+    const unsigned long long lane = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long first = lane * 4ull;
+    if (first >= p.dimension) {
+        return;
+    }
+    const uint4 b = evo_sequence_block(evo_sequence(p.seed, p.stream, p.step, row), (unsigned int)lane);
+    float* x = population + (unsigned long long)row * p.dimension;
+    for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
+        const unsigned long long i = first + q;
+        x[i] = ma_init_gene(lower[i], upper[i], ma_word_of(b, q));
+    }
+}
+
+// Spec step 3: tile blockIdx.x (4·blockDim.x leaves) of the squared distance of pair blockIdx.y (slots
+// pairs[2k], pairs[2k+1]); each thread first adds its lane's 4 leaves as the aligned subtree they are.
+// Twin: the leaves of CpuWorkspace::squared_distances.
+extern "C" __global__ void ma_distance_tiles_f64(const float* population, const unsigned int* pairs, double* partials, MaKernelParams p)
+{
+    extern __shared__ double ma_scratch[];
+    const unsigned int pair = blockIdx.y;
+    const float* x = population + (unsigned long long)pairs[2u * pair] * p.dimension;
+    const float* y = population + (unsigned long long)pairs[2u * pair + 1u] * p.dimension;
+    const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 4ull;
+    double t[4];
+    for (unsigned int q = 0; q < 4u; ++q) {
+        t[q] = first + q < p.dimension ? ma_distance_term(x[first + q], y[first + q]) : 0.0;
+    }
+    const double lane = (t[0] + t[1]) + (t[2] + t[3]);
+    const double sum = evo_block_pairwise_sum_f64(lane, ma_scratch);
+    if (threadIdx.x == 0u) {
+        partials[(unsigned long long)pair * p.tiles + blockIdx.x] = sum;
+    }
+}
+
+// The rest of the canonical tree over the p.tiles tile sums of pair blockIdx.x, padded with +0.0 to a power
+// of two: each thread reduces an aligned run of leaves with the stack of `evo_core::reduce`, then the block
+// tree joins the runs (blockDim.x a power of two).
+extern "C" __global__ void ma_distance_finish_f64(const double* partials, double* distances, MaKernelParams p)
+{
+    extern __shared__ double ma_scratch[];
+    const double* leaves = partials + (unsigned long long)blockIdx.x * p.tiles;
+    unsigned long long padded = 1ull;
+    while (padded < p.tiles) {
+        padded <<= 1;
+    }
+    double value = 0.0;
+    if (padded <= blockDim.x) {
+        value = threadIdx.x < p.tiles ? leaves[threadIdx.x] : 0.0;
+    } else {
+        const unsigned long long per = padded / blockDim.x;
+        EvoTreeStack<false> stack;
+        stack.init();
+        for (unsigned long long j = 0; j < per; ++j) {
+            const unsigned long long leaf = threadIdx.x * per + j;
+            stack.push(leaf < p.tiles ? leaves[leaf] : 0.0);
+        }
+        value = stack.node[0];
+    }
+    const double sum = evo_block_pairwise_sum_f64(value, ma_scratch);
+    if (threadIdx.x == 0u) {
+        distances[blockIdx.x] = sum;
+    }
+}
+
+// Spec steps 4-5: child blockIdx.y of the step, one lane of 4 variables per thread: BLX-alpha with the
+// crossover sequence (step = the child's counter) and, at the mutated variable, BGA. Twin:
+// CpuWorkspace::make_children.
+extern "C" __global__ void ma_crossover_f32(const float* population, float* children, const MaChild* plans, const float* lower, const float* upper, MaKernelParams p)
+{
+    const MaChild c = plans[blockIdx.y];
+    const unsigned long long lane = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long first = lane * 4ull;
+    if (first >= p.dimension) {
+        return;
+    }
+    const uint4 b = evo_sequence_block(evo_sequence(p.seed, p.stream, c.counter, 0u), (unsigned int)lane);
+    const float* mother = population + (unsigned long long)c.mother * p.dimension;
+    const float* father = population + (unsigned long long)c.father * p.dimension;
+    float* child = children + (unsigned long long)blockIdx.y * p.dimension;
+    for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
+        const unsigned long long i = first + q;
+        float v = ma_blx_gene(mother[i], father[i], p.alpha, lower[i], upper[i], ma_word_of(b, q));
+        if (c.mutate != 0u && (unsigned long long)c.gene == i) {
+            v = ma_bga_gene(v, lower[i], upper[i], p.range, c.s, c.plus != 0u);
+        }
+        child[i] = v;
+    }
+}
+
+// dst[dst_offset + i] = src[src_offset + i] for i < D (row moves: child adoption, LS start and write-back).
+extern "C" __global__ void ma_copy_f32(const float* src, float* dst, MaKernelParams p)
+{
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.dimension; i += stride) {
+        dst[p.dst_offset + i] = src[p.src_offset + i];
+    }
+}
+
+// Spec step 14: the probe clip(x +- (b + rho*n)) of LS iteration p.step, n = normal i of the noise sequence
+// (lane = i div 4). Twin: CpuWorkspace::ls_probe.
+extern "C" __global__ void ma_sw_probe_f32(const float* x, const float* bias, float* probe, const float* lower, const float* upper, MaKernelParams p)
+{
+    const unsigned long long lane = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long first = lane * 4ull;
+    if (first >= p.dimension) {
+        return;
+    }
+    const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, p.step, 0u), (unsigned int)lane);
+    for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
+        const unsigned long long i = first + q;
+        const float t = ma_sw_move(bias[i], p.rho, ma_normal_of(n, q));
+        probe[i] = ma_sw_probe(x[i], t, p.flag != 0u, lower[i], upper[i]);
+    }
+}
+
+// Spec step 14: the bias after LS iteration p.step with outcome p.flag; d is drawn again from its counters.
+// Twin: CpuWorkspace::ls_update.
+extern "C" __global__ void ma_sw_bias_f32(float* bias, MaKernelParams p)
+{
+    const unsigned long long lane = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long first = lane * 4ull;
+    if (first >= p.dimension) {
+        return;
+    }
+    const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, p.step, 0u), (unsigned int)lane);
+    for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
+        const unsigned long long i = first + q;
+        const float t = ma_sw_move(bias[i], p.rho, ma_normal_of(n, q));
+        bias[i] = ma_sw_bias(bias[i], t, p.flag);
+    }
+}
