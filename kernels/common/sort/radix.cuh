@@ -17,7 +17,8 @@ __device__ __forceinline__ unsigned int evo_radix_digit(K key, unsigned int shif
     return (unsigned int)(key >> shift) & (EVO_RADIX_BINS - 1u);
 }
 
-// Step 1 for tiles blockIdx.x, blockIdx.x + gridDim.x, ...; `bins` is 256 unsigned ints of shared memory.
+// Step 1 for tiles blockIdx.x, blockIdx.x + gridDim.x, ...; `bins` is 256 unsigned ints of shared memory;
+// blockDim.x must be a multiple of 32.
 template <typename K>
 __device__ void evo_radix_histogram(const K* keys, unsigned int* counts, unsigned int* bins, unsigned int n,
                                     unsigned int shift, unsigned int tiles, unsigned int items_per_thread)
@@ -31,8 +32,12 @@ __device__ void evo_radix_histogram(const K* keys, unsigned int* counts, unsigne
         const unsigned long long start = (unsigned long long)tile * tile_size;
         for (unsigned int k = 0; k < items_per_thread; ++k) {
             const unsigned long long i = start + (unsigned long long)k * blockDim.x + threadIdx.x;
-            if (i < n) {
-                atomicAdd(&bins[evo_radix_digit(keys[i], shift)], 1u);
+            // One atomic per digit and warp: the lanes of a digit add their count through their lowest lane,
+            // which matters for the high digits of fitness keys, nearly constant across a tile.
+            const unsigned int digit = i < n ? evo_radix_digit(keys[i], shift) : EVO_RADIX_BINS;
+            const unsigned int peers = __match_any_sync(0xffffffffu, digit);
+            if (i < n && (threadIdx.x & 31u) == __ffs(peers) - 1u) {
+                atomicAdd(&bins[digit], __popc(peers));
             }
         }
         __syncthreads();
