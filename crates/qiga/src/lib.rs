@@ -51,11 +51,13 @@ pub mod cpu;
 pub mod cuda;
 pub mod ops;
 pub mod params;
+pub mod sga;
 pub mod snapshot;
 
 pub use cpu::QigaCpu;
 pub use cuda::QigaCuda;
 pub use params::{MAX_ANGLE, QigaParams, QuadrantRule, RotationAngles, SignChoice};
+pub use sga::{SgaCpu, SgaParams, SgaSnapshot};
 pub use snapshot::{QigaSnapshot, RunConfig, RunState};
 
 use evo_benchmarks::Knapsack;

@@ -1,0 +1,311 @@
+//! The simple GA baseline the paper compares the QIGA with (its §4; spec qiga.md §7): binary strings,
+//! roulette-wheel selection on profit, one-point crossover, per-bit mutation, the same index-order repair
+//! (kept), elitism of one. CPU engine [`SgaCpu`], batches of runs over rayon.
+//!
+//! One generation t ≥ 1 of a run:
+//! 1. **Select** slot s: [`ops::roulette_pick`] with u = uniform f64 of (SgaSelection, t, s).
+//! 2. **Cross** pair k (slots 2k, 2k+1) when u < P_c (word 0 of (SgaCrossover, t, k)) at
+//!    [`ops::crossover_point`] (word 1).
+//! 3. **Mutate** bit j of slot i when u < P_m (word j of (SgaMutation, t, i)).
+//! 4. **Repair and evaluate** every child (kept).
+//! 5. **Elitism**: the previous generation's best (first on ties) replaces the new worst (first on ties)
+//!    when strictly better.
+//! 6. **Best so far**: the generation's best replaces the run's best when strictly better.
+//!
+//! Generation 0: bits uniform (word w of (SgaInit, 0, i) is bits 32w..32w+31 of individual i), repaired
+//! and evaluated.
+
+pub mod ops;
+pub mod params;
+
+pub use params::SgaParams;
+
+use evo_benchmarks::Knapsack;
+use evo_core::backend::thread_pool;
+use evo_core::{Bits, Engine, Error, Progress, Result};
+use evo_rng::{Philox, Stream};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use params::SGA;
+
+/// The state of one SGA run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SgaRunState {
+    /// The run's Philox seed.
+    pub seed: u64,
+    /// The population, packed [`Bits`] rows.
+    pub individuals: Vec<u32>,
+    /// Their profits.
+    pub profits: Vec<f64>,
+    /// The best so far, one packed row.
+    pub best: Vec<u32>,
+    /// Its profit.
+    pub best_profit: f64,
+}
+
+/// The state of a batch of SGA runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SgaSnapshot {
+    /// The last completed generation (0 = the initial population).
+    pub generation: u64,
+    /// Individuals per run.
+    pub population: usize,
+    /// Items.
+    pub items: usize,
+    /// The runs.
+    pub runs: Vec<SgaRunState>,
+}
+
+impl SgaSnapshot {
+    /// The best profit of every run.
+    pub fn best_profits(&self) -> Vec<f64> {
+        self.runs.iter().map(|run| run.best_profit).collect()
+    }
+}
+
+/// The SGA baseline on the CPU: a batch of independent runs (run r of base seed s has seed s + r).
+pub struct SgaCpu {
+    problem: Knapsack,
+    params: SgaParams,
+    state: SgaSnapshot,
+    pool: rayon::ThreadPool,
+}
+
+impl SgaCpu {
+    /// `runs` runs from `base_seed` (run r: seed `base_seed + r`), generation 0 done, on `threads` threads.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for no runs; [`Error::ThreadPool`].
+    pub fn batch(
+        params: &SgaParams,
+        problem: &Knapsack,
+        base_seed: u64,
+        runs: usize,
+        threads: usize,
+    ) -> Result<Self> {
+        if runs == 0 {
+            return Err(Error::invalid_parameter(
+                SGA,
+                "number of runs",
+                0,
+                "at least 1",
+            ));
+        }
+        let (population, items) = (params.population(), problem.len());
+        let words = Bits::word_count(items);
+        let pool = thread_pool(threads)?;
+        let states = pool.install(|| {
+            (0..runs)
+                .into_par_iter()
+                .map(|r| initial_run(base_seed.wrapping_add(r as u64), population, words, problem))
+                .collect()
+        });
+        Ok(Self {
+            problem: problem.clone(),
+            params: params.clone(),
+            state: SgaSnapshot {
+                generation: 0,
+                population,
+                items,
+                runs: states,
+            },
+            pool,
+        })
+    }
+
+    /// The state.
+    pub fn state(&self) -> &SgaSnapshot {
+        &self.state
+    }
+}
+
+fn initial_run(seed: u64, population: usize, words: usize, problem: &Knapsack) -> SgaRunState {
+    let rng = Philox::new(seed);
+    let mut individuals = vec![0u32; population * words];
+    let mut profits = vec![0.0; population];
+    for (i, row) in individuals.chunks_mut(words).enumerate() {
+        let sequence = rng.sequence(Stream::SgaInit, 0, i as u32);
+        for (w, word) in row.iter_mut().enumerate() {
+            *word = sequence.word(w as u32);
+        }
+        profits[i] = problem.repair_row(row).profit;
+    }
+    let mut run = SgaRunState {
+        seed,
+        individuals,
+        profits,
+        best: vec![0; words],
+        best_profit: -1.0,
+    };
+    keep_best(&mut run, words);
+    run
+}
+
+/// Step 6: the generation's best (first on ties) replaces the best so far when strictly better.
+fn keep_best(run: &mut SgaRunState, words: usize) {
+    let leader = first_max(&run.profits);
+    if run.profits[leader] > run.best_profit {
+        run.best_profit = run.profits[leader];
+        run.best
+            .copy_from_slice(&run.individuals[leader * words..(leader + 1) * words]);
+    }
+}
+
+fn first_max(values: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &v) in values.iter().enumerate() {
+        if v > values[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+fn first_min(values: &[f64]) -> usize {
+    let mut worst = 0;
+    for (i, &v) in values.iter().enumerate() {
+        if v < values[worst] {
+            worst = i;
+        }
+    }
+    worst
+}
+
+/// One generation of one run (steps 1–6 of the module docs).
+fn sga_generation(run: &mut SgaRunState, t: u32, params: &SgaParams, problem: &Knapsack) {
+    let items = problem.len();
+    let words = Bits::word_count(items);
+    let population = run.profits.len();
+    let rng = Philox::new(run.seed);
+    let mut cumulative = Vec::with_capacity(population);
+    let mut total = 0.0f64;
+    for &p in &run.profits {
+        total += p;
+        cumulative.push(total);
+    }
+    // Step 1: selection.
+    let mut next = vec![0u32; population * words];
+    for (slot, row) in next.chunks_mut(words).enumerate() {
+        let u = rng
+            .sequence(Stream::SgaSelection, t, slot as u32)
+            .uniform_f64(0);
+        let parent = ops::roulette_pick(&cumulative, u);
+        row.copy_from_slice(&run.individuals[parent * words..(parent + 1) * words]);
+    }
+    // Step 2: one-point crossover of consecutive pairs.
+    for pair in 0..population / 2 {
+        let sequence = rng.sequence(Stream::SgaCrossover, t, pair as u32);
+        if sequence.uniform_f32(0) < params.crossover_rate()
+            && let Some(point) = ops::crossover_point(sequence.word(1), items)
+        {
+            let (first, second) =
+                next[2 * pair * words..(2 * pair + 2) * words].split_at_mut(words);
+            ops::swap_tails(first, second, point);
+        }
+    }
+    // Steps 3–4: mutation, repair, evaluation.
+    let mut profits = vec![0.0; population];
+    for (i, row) in next.chunks_mut(words).enumerate() {
+        let sequence = rng.sequence(Stream::SgaMutation, t, i as u32);
+        for j in 0..items {
+            if sequence.uniform_f32(j as u32) < params.mutation_rate() {
+                row[j / 32] ^= 1 << (j % 32);
+            }
+        }
+        profits[i] = problem.repair_row(row).profit;
+    }
+    // Step 5: elitism of one.
+    let elite = first_max(&run.profits);
+    let worst = first_min(&profits);
+    if run.profits[elite] > profits[worst] {
+        next[worst * words..(worst + 1) * words]
+            .copy_from_slice(&run.individuals[elite * words..(elite + 1) * words]);
+        profits[worst] = run.profits[elite];
+    }
+    run.individuals = next;
+    run.profits = profits;
+    keep_best(run, words);
+}
+
+impl Engine for SgaCpu {
+    type Solution = Bits;
+    type Snapshot = SgaSnapshot;
+
+    fn algorithm(&self) -> &'static str {
+        SGA
+    }
+
+    fn step(&mut self) -> Result<()> {
+        let t = crate::cpu::next_generation(self.state.generation)?;
+        let (params, problem) = (&self.params, &self.problem);
+        let runs = &mut self.state.runs;
+        self.pool.install(|| {
+            runs.par_iter_mut()
+                .for_each(|run| sga_generation(run, t, params, problem));
+        });
+        self.state.generation = u64::from(t);
+        Ok(())
+    }
+
+    fn progress(&self) -> Progress {
+        let best = self
+            .state
+            .runs
+            .iter()
+            .map(|run| run.best_profit)
+            .reduce(f64::max);
+        Progress {
+            generation: self.state.generation,
+            evaluations: (self.state.runs.len() * self.state.population) as u64
+                * (self.state.generation + 1),
+            best_fitness: best.map_or(f64::INFINITY, |profit| -profit),
+        }
+    }
+
+    fn best(&self) -> Result<(Bits, f64)> {
+        let profits = self.state.best_profits();
+        let r = first_max(&profits);
+        let run = &self.state.runs[r];
+        Ok((
+            Bits::from_words(run.best.clone(), self.state.items)?,
+            -run.best_profit,
+        ))
+    }
+
+    fn snapshot(&self) -> Result<SgaSnapshot> {
+        Ok(self.state.clone())
+    }
+
+    fn restore(&mut self, snapshot: &SgaSnapshot) -> Result<()> {
+        let words = Bits::word_count(self.state.items);
+        let fits = snapshot.runs.len() == self.state.runs.len()
+            && snapshot.population == self.state.population
+            && snapshot.items == self.state.items
+            && snapshot.runs.iter().all(|run| {
+                run.individuals.len() == snapshot.population * words
+                    && run.profits.len() == snapshot.population
+                    && run.best.len() == words
+            });
+        if !fits {
+            return Err(Error::invalid_parameter(
+                SGA,
+                "snapshot shape",
+                format!(
+                    "{} runs × {} × {}",
+                    snapshot.runs.len(),
+                    snapshot.population,
+                    snapshot.items
+                ),
+                format!(
+                    "{} runs × {} × {} (the engine's shape)",
+                    self.state.runs.len(),
+                    self.state.population,
+                    self.state.items
+                ),
+            ));
+        }
+        self.state = snapshot.clone();
+        Ok(())
+    }
+}
