@@ -2,6 +2,7 @@
 //! `cargo xtask verify-kernels` (through [`run_all`]) run the same code.
 
 pub mod benchmarks_continuous;
+pub mod benchmarks_discrete;
 pub mod de;
 pub mod fast_math;
 pub mod ma;
@@ -84,6 +85,7 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     reports.extend(sort::run_all(gpu));
     reports.extend(rng::run_all(gpu));
     reports.extend(benchmarks_continuous::run_all(gpu));
+    reports.extend(benchmarks_discrete::run_all(gpu));
     reports.extend(de::run_all(gpu));
     reports.extend(qiga::run_all(gpu));
     reports.extend(ma::run_all(gpu));
