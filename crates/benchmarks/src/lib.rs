@@ -21,6 +21,17 @@
 //!
 //! Their formulas live in [`functions`] (one file per base function), the fixed-shape product and prefix sum
 //! in [`tree`], and the GPU evaluation in [`cuda`].
+//!
+//! Discrete and constrained problems:
+//!
+//! | module | problems | source |
+//! | --- | --- | --- |
+//! | [`cec2006`] | CEC 2006 g01–g24, objective, constraints, violation (ε = 1e-4) | Liang et al. (2006); esa/pagmo2 |
+//! | [`knapsack`] | strongly correlated 0/1 knapsack: generator, file loader, index-order repair | Nowotniak, Kucharski; rnowotniak/qopt |
+//! | [`scheduling`] | ETC independent-task scheduling: Braun loader and generator, makespan, flowtime, fitness, Min-Min | Braun et al. (2001); Krömer et al., §4.1 |
+//!
+//! Instance files are read from the data folder of [`data`] (`$EVO_DATA_DIR` or `../shared/data`); their
+//! GPU evaluation is in [`cuda::knapsack`], [`cuda::scheduling`] and [`cuda::cec2006`].
 
 pub mod cec2006;
 pub mod cec2010;

@@ -31,7 +31,7 @@
 //! `f64` points (the best-known points need more than `f32` to reproduce `f(x*)`).
 //!
 //! Violation: the [`ConstrainedValue`](evo_core::ConstrainedValue) of a point uses the workspace's
-//! [`total_violation`](evo_core::total_violation) `Σ max(0, g_k) + Σ max(0, |h_j| − ε)`; the report's own
+//! [`total_violation`](evo_core::problem::total_violation) `Σ max(0, g_k) + Σ max(0, |h_j| − ε)`; the report's own
 //! measures (mean violation `v̄` and the counts `c`) are [`Cec2006Violation`].
 //!
 //! Bounds are stored as `f32` for the [`ConstrainedProblem::bounds`] box (e.g. g16's 704.4148 becomes the

@@ -1,6 +1,6 @@
 //! GPU evaluation of CEC 2006 g01–g24 (`benchmarks_discrete_cec2006`): one thread per individual widens its
 //! `f32` genes to `f64` and evaluates the formula of `kernels/common/problems/cec2006.cuh`, the line-by-line
-//! twin of the CPU's, then the total violation in the order of [`evo_core::total_violation`]. Under
+//! twin of the CPU's, then the total violation in the order of [`evo_core::problem::total_violation`]. Under
 //! [`Profile::Exact`] objective, violation and every constraint value equal the CPU's bit for bit; under
 //! [`Profile::Fast`] sin/cos/exp/log/pow are libdevice's and the values differ in the last bits.
 
