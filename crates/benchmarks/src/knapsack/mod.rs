@@ -15,6 +15,20 @@
 //! optimization problem*, eq. (3)–(4); the instance files and repair of rnowotniak/qopt (`knapsack.py`,
 //! `C/knapsack.cpp`). The shipped instances `knapsack-{100,250,500}.txt` load with
 //! [`Knapsack::from_file`].
+//!
+//! ```
+//! use evo_benchmarks::Knapsack;
+//! use evo_core::{BinaryProblem, Bits};
+//!
+//! // w = (3, 4, 5), p = w + 5, C = 7.
+//! let problem = Knapsack::new("small", 7.0, vec![3.0, 4.0, 5.0], vec![8.0, 9.0, 10.0])?;
+//! let mut x = Bits::from_bools(&[true, true, true]);
+//! let packing = problem.repair(&mut x)?;
+//! assert_eq!(x.to_bools(), [false, false, true]);
+//! assert_eq!((packing.weight, packing.profit), (5.0, 10.0));
+//! assert_eq!(problem.evaluate(&Bits::from_bools(&[false; 3])), -17.0); // repaired to {0, 1}
+//! # Ok::<(), evo_core::Error>(())
+//! ```
 
 mod generator;
 mod loader;

@@ -24,6 +24,18 @@
 //! onto heterogeneous distributed computing systems*, JPDC 61 (2001) 810–837; Krömer, Snášel, Platoš,
 //! Abraham, *Many-threaded implementation of differential evolution for the CUDA platform*, §4.1,
 //! eq. (1)–(5); instances of chgogos/hcsp.
+//!
+//! ```
+//! use evo_benchmarks::scheduling::{DEFAULT_LAMBDA, EtcClass, EtcInstance, min_min};
+//!
+//! let instance = EtcInstance::generate(EtcClass::all()[3], 512, 16, 7)?; // u_c_lolo, 512 x 16
+//! let baseline = min_min(&instance);
+//! let objectives = instance.objectives(&baseline.schedule)?;
+//! assert!((objectives.makespan - baseline.makespan).abs() < 1e-6 * baseline.makespan);
+//! let fitness = objectives.fitness(DEFAULT_LAMBDA, instance.machines());
+//! assert!(fitness <= objectives.makespan);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
 
 mod generator;
 mod loader;
