@@ -2,6 +2,7 @@
 
 mod core;
 mod eval;
+mod qiga;
 mod rng;
 mod sort;
 
@@ -14,5 +15,6 @@ pub fn suites() -> Vec<Box<dyn Suite>> {
         Box::new(rng::Rng),
         Box::new(sort::Sort),
         Box::new(eval::Eval),
+        Box::new(qiga::Qiga),
     ]
 }
