@@ -1,8 +1,8 @@
 //! The registry of benchmark suites: each suite lives in its own file here and is listed once in [`suites`].
 
 mod core;
+mod de;
 mod eval;
-mod qiga;
 mod rng;
 mod sort;
 
@@ -15,6 +15,6 @@ pub fn suites() -> Vec<Box<dyn Suite>> {
         Box::new(rng::Rng),
         Box::new(sort::Sort),
         Box::new(eval::Eval),
-        Box::new(qiga::Qiga),
+        Box::new(de::De),
     ]
 }
