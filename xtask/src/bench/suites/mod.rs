@@ -3,6 +3,7 @@
 mod core;
 mod de;
 mod eval;
+mod qiga;
 mod rng;
 mod sort;
 
@@ -15,6 +16,7 @@ pub fn suites() -> Vec<Box<dyn Suite>> {
         Box::new(rng::Rng),
         Box::new(sort::Sort),
         Box::new(eval::Eval),
+        Box::new(qiga::Qiga),
         Box::new(de::De),
     ]
 }
