@@ -1,6 +1,6 @@
 // The GA paper's kernels (Oiso et al., §3.2; spec ga.md §3), module `ga`, population resident on the device.
 // Individuals are rows of W = ceil(L/32) u32 words in the evo_core::Bits layout (bit g in word g/32, bit g%32),
-// padding bits zero. One generation (crates/ga/src/cuda/paper.rs runs them in this order):
+// padding bits zero. One generation (crates/ga/src/cuda/mod.rs runs them in this order):
 //   ga_decode_f32 -> evaluation (evo-benchmarks) -> sort + exchange (evo-sort) -> ga_best_u32 ->
 //   ga_tournament_u32 -> ga_copy_u32 -> ga_crossover_u32 -> ga_mutate_u32 -> ga_elite_u32
 // The device functions ga_op_* are the twins of crates/ga/src/ops.rs, same names, same order of operations.
@@ -26,7 +26,7 @@ struct GaKernelParams {
     unsigned int elite;          // elite size
     float crossover_rate;        // p_c
     float mutation_rate;         // p_m
-    unsigned int pad;            // keeps the size a multiple of 8
+    unsigned int runs;           // batched kernels: runs in this launch (run r has seed seed + r)
 };
 static_assert(sizeof(GaKernelParams) == 64, "GaKernelParams must match its Rust mirror (64 bytes)");
 
@@ -235,5 +235,95 @@ extern "C" __global__ void ga_elite_u32(const unsigned int* sorted, unsigned int
         for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
             next[offset + j] = sorted[offset + j];
         }
+    }
+}
+
+// ---- The fused, batched path (crates/ga/src/cuda/batch.rs): K independent runs, run r with seed
+// p.seed + r (evo_rng::Philox::for_batch_run), in each launch. One generation is
+//   ga_batch_reproduce_u32 -> evaluation (evo-benchmarks) -> sort_segments + exchange (evo-sort) -> ga_batch_best_u32
+// with the tournament, copy, crossover, mutation, elitism and decoding of steps 2 and 4-8 fused into one kernel.
+
+// Decodes the 16-bit variable held in the low 16 bits of `half` (its first bit in bit 0): the code reads the
+// bits first-most-significant, i.e. the bit-reversed half.
+__device__ __forceinline__ float ga_decode_half(unsigned int half, double lo, double hi)
+{
+    const double k = (double)(__brev(half & 0xFFFFu) >> 16);
+    return (float)(lo + (hi - lo) * k / 65535.0);
+}
+
+// Writes the decoded variables 2j and 2j + 1 of word j of an individual (16 | 32, so every variable lies in one
+// word; the same values as ga_decode_f32's reduction).
+__device__ __forceinline__ void ga_decode_word(float* x, unsigned int word, unsigned int value, GaKernelParams p)
+{
+    const unsigned int v = 2u * word;
+    if (v < p.variables) x[v] = ga_decode_half(value, p.lo, p.hi);
+    if (v + 1u < p.variables) x[v + 1u] = ga_decode_half(value >> 16, p.lo, p.hi);
+}
+
+// Steps 4-8 and decoding, fused: block (pair, run) builds slots 2*pair and 2*pair + 1 of run `run`'s next
+// population from its sorted population, threads over words. Step 0 (p.step == 0) builds the initial
+// population instead.
+extern "C" __global__ void ga_batch_reproduce_u32(const unsigned int* sorted, unsigned int* next, float* x,
+                                                  GaKernelParams p)
+{
+    const unsigned int run = blockIdx.y;
+    const unsigned long long seed = p.seed + run;
+    const unsigned long long base = (unsigned long long)run * p.population;
+    const unsigned int pairs = (p.population + 1u) / 2u;
+    for (unsigned int pair = blockIdx.x; pair < pairs; pair += gridDim.x) {
+        const unsigned int s0 = 2u * pair;
+        const unsigned int s1 = s0 + 1u;
+        const bool has_partner = s1 < p.population;
+        unsigned int c0 = 0u, c1 = 0u, c = 0u;
+        if (p.step > 0u) {
+            c0 = ga_op_tournament(seed, p.step, s0, p.population, p.tournament);
+            if (has_partner) {
+                c1 = ga_op_tournament(seed, p.step, s1, p.population, p.tournament);
+                c = ga_op_crossover_point(seed, p.step, pair, p.bits, p.crossover_rate);
+            }
+        }
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            unsigned int a, b = 0u;
+            if (p.step == 0u) {
+                a = ga_op_init_word(seed, s0, j, p.bits);
+                if (has_partner) b = ga_op_init_word(seed, s1, j, p.bits);
+            } else {
+                a = sorted[(base + c0) * p.words + j];
+                if (has_partner) b = sorted[(base + c1) * p.words + j];
+                if (c != 0u) ga_op_crossover_word(&a, &b, j, c);
+                if (p.mutation_rate > 0.0f) {
+                    a ^= ga_op_mutation_mask(seed, p.step, s0, j, p.bits, p.mutation_rate);
+                    if (has_partner) b ^= ga_op_mutation_mask(seed, p.step, s1, j, p.bits, p.mutation_rate);
+                }
+                if (s0 < p.elite) a = sorted[(base + s0) * p.words + j];
+                if (has_partner && s1 < p.elite) b = sorted[(base + s1) * p.words + j];
+            }
+            next[(base + s0) * p.words + j] = a;
+            ga_decode_word(x + (base + s0) * p.variables, j, a, p);
+            if (has_partner) {
+                next[(base + s1) * p.words + j] = b;
+                ga_decode_word(x + (base + s1) * p.variables, j, b, p);
+            }
+        }
+    }
+}
+
+// The best so far of every run (as ga_best_u32), block per run.
+extern "C" __global__ void ga_batch_best_u32(const unsigned int* sorted, const double* sorted_fitness,
+                                             unsigned int* best, double* best_fitness, GaKernelParams p)
+{
+    for (unsigned int run = blockIdx.x; run < p.runs; run += gridDim.x) {
+        const unsigned long long first = (unsigned long long)run * p.population;
+        const bool better = sorted_fitness[first] < best_fitness[run];
+        __syncthreads();
+        if (better) {
+            for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+                best[(unsigned long long)run * p.words + j] = sorted[first * p.words + j];
+            }
+            if (threadIdx.x == 0) {
+                best_fitness[run] = sorted_fitness[first];
+            }
+        }
+        __syncthreads();
     }
 }

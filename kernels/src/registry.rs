@@ -170,6 +170,8 @@ pub static MODULES: &[KernelModule] = &[
             "ga_crossover_u32",
             "ga_mutate_u32",
             "ga_elite_u32",
+            "ga_batch_reproduce_u32",
+            "ga_batch_best_u32",
         ],
     },
     KernelModule {

@@ -1,5 +1,6 @@
 //! Time per generation of the GA engines on the paper's settings (N = 256, n = 32 and 128):
-//! CPU 1 thread, CPU rayon (all cores), and the paper-faithful CUDA engine when a GPU is present.
+//! CPU 1 thread, CPU rayon (all cores), and the paper-faithful CUDA engine when a GPU is present; then the
+//! batched engine with K = 1 and K = 1000 runs in generations of all runs per second.
 //!
 //! `cargo run --release -p evo-ga --example per_generation [generations]`
 //!
@@ -10,7 +11,7 @@ use std::time::Instant;
 
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::{Engine, Result};
-use evo_ga::{GaCpu, GaCuda, GaParams, PaperFunction};
+use evo_ga::{GaBatchCuda, GaCpu, GaCuda, GaParams, PaperFunction};
 use evo_gpu_runtime::Gpu;
 
 fn per_step(engine: &mut impl Engine, steps: u64) -> Result<f64> {
@@ -59,6 +60,37 @@ fn main() -> Result<()> {
                 "| {} | {n} | {one:.1} | {all:.1} | {cuda_text} | {ratio} |",
                 function.name()
             );
+        }
+    }
+    if let Some(gpu) = &gpu {
+        println!();
+        println!(
+            "| batched runs K | function | n | µs per generation of all K | run-generations/s |"
+        );
+        println!("| --- | --- | --- | --- | --- |");
+        for n in [32, 128] {
+            for function in [GaFunction::Hypersphere, GaFunction::Griewank] {
+                let problem = PaperFunction::new(function, n)?;
+                for runs in [1usize, 1000] {
+                    let mut batch = GaBatchCuda::new(GaParams::new(), &problem, 1, runs, gpu)?;
+                    for _ in 0..3 {
+                        batch.step()?;
+                    }
+                    batch.synchronize()?;
+                    let start = Instant::now();
+                    for _ in 0..steps {
+                        batch.step()?;
+                    }
+                    batch.synchronize()?;
+                    let seconds = start.elapsed().as_secs_f64();
+                    println!(
+                        "| {runs} | {} | {n} | {:.1} | {:.0} |",
+                        function.name(),
+                        seconds / steps as f64 * 1e6,
+                        (runs as u64 * steps) as f64 / seconds
+                    );
+                }
+            }
         }
     }
     Ok(())

@@ -99,7 +99,7 @@ mod run;
 pub mod snapshot;
 
 pub use cpu::GaCpu;
-pub use cuda::GaCuda;
+pub use cuda::{GaBatchCuda, GaCuda};
 pub use params::GaParams;
 pub use problem::PaperFunction;
 pub use run::run;

@@ -166,3 +166,61 @@ fn snapshots_move_between_backends() {
     );
     assert_eq!(cpu.best().unwrap(), cuda.best().unwrap());
 }
+
+#[test]
+fn batched_runs_should_match_separate_cpu_runs() {
+    let Some(gpu) = gpu_or_skip("batched_runs_should_match_separate_cpu_runs") else {
+        return;
+    };
+    for (function, n) in [(GaFunction::Rastrigin, 32), (GaFunction::Ridge, 128)] {
+        let problem = PaperFunction::new(function, n).unwrap();
+        let params = GaParams::new();
+        let base = u64::MAX - 1; // runs 0, 1, 2 have seeds 2^64 − 2, 2^64 − 1 and 0 (wrapping).
+        let mut batch = evo_ga::GaBatchCuda::new(params.clone(), &problem, base, 3, &gpu).unwrap();
+        let mut cpus: Vec<_> = (0..3u64)
+            .map(|r| GaCpu::new(params.clone(), problem.clone(), base.wrapping_add(r)).unwrap())
+            .collect();
+        for generation in 0..=60 {
+            if generation > 0 {
+                batch.step().unwrap();
+                cpus.iter_mut().for_each(|cpu| cpu.step().unwrap());
+            }
+            for (run, cpu) in cpus.iter().enumerate() {
+                let context = format!("batch run {run}, {} n={n}", function.name());
+                assert_same(
+                    &context,
+                    &cpu.snapshot().unwrap(),
+                    &batch.snapshot(run).unwrap(),
+                );
+            }
+        }
+        let best: Vec<f64> = cpus.iter().map(|c| c.progress().best_fitness).collect();
+        assert_eq!(batch.best_fitness().unwrap(), best);
+    }
+}
+
+#[test]
+fn batched_runs_spanning_several_groups_should_match_cpu() {
+    let Some(gpu) = gpu_or_skip("batched_runs_spanning_several_groups_should_match_cpu") else {
+        return;
+    };
+    // N = 2048: 31 runs per evaluator launch, so 33 runs make two groups.
+    let problem = PaperFunction::new(GaFunction::Step, 2).unwrap();
+    let params = GaParams::new().with_population(2048).unwrap();
+    let mut batch = evo_ga::GaBatchCuda::new(params.clone(), &problem, 40, 33, &gpu).unwrap();
+    for _ in 0..5 {
+        batch.step().unwrap();
+    }
+    for run in [0usize, 30, 31, 32] {
+        let mut cpu = GaCpu::new(params.clone(), problem.clone(), 40 + run as u64).unwrap();
+        for _ in 0..5 {
+            cpu.step().unwrap();
+        }
+        assert_same(
+            &format!("group test, run {run}"),
+            &cpu.snapshot().unwrap(),
+            &batch.snapshot(run).unwrap(),
+        );
+    }
+    assert!(batch.snapshot(33).is_err());
+}

@@ -38,8 +38,8 @@ pub struct GaKernelParams {
     pub crossover_rate: f32,
     /// p_m.
     pub mutation_rate: f32,
-    /// Padding to 64 bytes.
-    pub pad: u32,
+    /// Batched kernels: runs in this launch (run r has seed `seed + r`); 1 for the single-run kernels.
+    pub runs: u32,
 }
 const _: () = assert!(size_of::<GaKernelParams>() == 64);
 // SAFETY: repr(C), plain numbers, the layout of the CUDA struct `GaKernelParams` (64 bytes, asserted on both
@@ -313,5 +313,88 @@ pub fn elite(
             .output(next)
             .params(p)
             .run(LaunchConfig::linear(grid(p.elite as usize), block, 0))
+    }
+}
+
+/// `ga_batch_reproduce_u32`: steps 4–8 and decoding fused, for `p.runs` runs (step 0: initialisation).
+pub fn batch_reproduce(
+    gpu: &Gpu,
+    sorted: &DeviceBuffer<u32>,
+    next: &mut DeviceBuffer<u32>,
+    x: &mut DeviceBuffer<f32>,
+    p: &GaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "ga_batch_reproduce_u32";
+    let runs = p.runs as usize;
+    check_len(KERNEL, "population length", sorted.len(), runs * rows(p))?;
+    check_len(KERNEL, "next population length", next.len(), runs * rows(p))?;
+    check_len(
+        KERNEL,
+        "decoded length",
+        x.len(),
+        runs * p.population as usize * p.variables as usize,
+    )?;
+    if p.variables as usize * 16 > p.bits as usize || !(1..=MAX_GRID).contains(&runs) {
+        return Err(Error::invalid_parameter(
+            COMPONENT,
+            "batch shape",
+            format!("{runs} runs, {} variables in {} bits", p.variables, p.bits),
+            format!("1..={MAX_GRID} runs and 16 n ≤ L"),
+        ));
+    }
+    let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
+    let pairs = (p.population as usize).div_ceil(2);
+    // SAFETY: `ga_batch_reproduce_u32(const unsigned*, unsigned*, float*, GaKernelParams)`; block (pair, run)
+    // touches rows of run `run` < runs only (grid.y = runs), champions and elites are positions below
+    // population, and every buffer holds runs · population rows (checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(sorted)
+            .output(next)
+            .output(x)
+            .params(p)
+            .run(LaunchConfig {
+                grid: (grid(pairs), runs as u32, 1),
+                block: (block, 1, 1),
+                shared_bytes: 0,
+            })
+    }
+}
+
+/// `ga_batch_best_u32`: the best so far of each of `p.runs` runs.
+pub fn batch_best(
+    gpu: &Gpu,
+    sorted: &DeviceBuffer<u32>,
+    sorted_fitness: &DeviceBuffer<f64>,
+    best: &mut DeviceBuffer<u32>,
+    best_fitness: &mut DeviceBuffer<f64>,
+    p: &GaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "ga_batch_best_u32";
+    let runs = p.runs as usize;
+    check_len(KERNEL, "population length", sorted.len(), runs * rows(p))?;
+    check_len(
+        KERNEL,
+        "fitness length",
+        sorted_fitness.len(),
+        runs * p.population as usize,
+    )?;
+    check_len(KERNEL, "best length", best.len(), runs * p.words as usize)?;
+    check_len(KERNEL, "best fitness length", best_fitness.len(), runs)?;
+    let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
+    // SAFETY: `ga_batch_best_u32(const unsigned*, const double*, unsigned*, double*, GaKernelParams)`; block
+    // loop over runs < p.runs, each touching its own row 0, fitness 0 and best slot (lengths checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(sorted)
+            .input(sorted_fitness)
+            .output(best)
+            .output(best_fitness)
+            .params(p)
+            .run(LaunchConfig::linear(grid(runs), block, 0))
     }
 }

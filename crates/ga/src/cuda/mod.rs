@@ -19,7 +19,10 @@
 //! is deterministic, so their fitness is the kept value bit for bit, and the evaluation count leaves them
 //! out as the CPU engine does.
 
+mod batch;
 pub mod launch;
+
+pub use batch::GaBatchCuda;
 
 use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
 use evo_benchmarks::ga_functions::GaProblem;
@@ -96,7 +99,7 @@ impl GaCuda {
             elite: params.elite() as u32,
             crossover_rate: params.crossover_rate() as f32,
             mutation_rate: params.mutation_rate(bits) as f32,
-            pad: 0,
+            runs: 1,
         };
         let evaluator = GaProblem::with_range(problem.function(), problem.variables(), lo, hi)?
             .cuda_evaluator(gpu)?;
