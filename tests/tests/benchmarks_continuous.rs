@@ -7,7 +7,8 @@ use evo_core::{Bounds, Error};
 use evo_equivalence::equivalence_test;
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::benchmarks_continuous::{
-    CEC_FUNCTIONS, Case, check_case, check_large, check_user_function, user_term,
+    CEC_FUNCTIONS, Case, check_case, check_fast_profile, check_large, check_user_function,
+    user_term,
 };
 use evo_gpu_runtime::Profile;
 
@@ -46,6 +47,17 @@ equivalence_test!(cec2010_should_match_cpu, [128, 256], |gpu, block| {
 equivalence_test!(large_dimensions_should_match_cpu, [256], |gpu, block| {
     assert_all(check_large(gpu, block));
 });
+
+equivalence_test!(
+    fast_profile_should_stay_within_documented_ulps,
+    [256],
+    |gpu, block| {
+        for report in check_fast_profile(gpu, block) {
+            eprintln!("{}: max {}", report.check, report.max_difference);
+            report.assert_passed();
+        }
+    }
+);
 
 equivalence_test!(user_function_should_match_cpu, [128, 256], |gpu, block| {
     assert_all(check_user_function(gpu, block));
