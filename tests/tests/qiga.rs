@@ -10,3 +10,7 @@ equivalence_test!(qiga_runs_should_match_cpu, [128, 256], |gpu, block| {
         report.assert_passed();
     }
 });
+
+equivalence_test!(qiga_meta_on_gpus_should_match_cpu, [256], |gpu, block| {
+    evo_equivalence::suite::qiga::check_meta(gpu, block).assert_passed();
+});

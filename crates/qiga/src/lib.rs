@@ -49,6 +49,7 @@
 
 pub mod cpu;
 pub mod cuda;
+pub mod meta;
 pub mod ops;
 pub mod params;
 pub mod sga;

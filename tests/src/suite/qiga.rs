@@ -12,7 +12,8 @@
 use evo_benchmarks::Knapsack;
 use evo_benchmarks::data::shared_data_dir;
 use evo_core::{Engine, Result};
-use evo_gpu_runtime::Gpu;
+use evo_gpu_runtime::{DevicePool, Gpu};
+use evo_qiga::meta::{CpuEvaluator, GpuEvaluator, MetaParams, meta_optimise};
 use evo_qiga::{
     QigaCpu, QigaCuda, QigaParams, QigaSnapshot, QuadrantRule, RotationAngles, RunConfig,
     SignChoice,
@@ -226,10 +227,55 @@ pub fn run_at(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
     ]
 }
 
+/// The meta-optimisation with its inner runs on every visible GPU ([`GpuEvaluator`] over
+/// `DevicePool::all`) equals the one on the CPU: same genomes and meta-fitness at every outer generation
+/// (population 4, 2 outer generations, 5 runs of 60 generations per genome, knapsack-250).
+pub fn check_meta(_gpu: &Gpu, block: u32) -> CheckReport {
+    let check = format!("meta-optimisation over DevicePool::all vs CPU, block {block}");
+    let outcome = (|| -> Result<Comparison> {
+        let problem = knapsack_250()?;
+        let inner = QigaParams::default()
+            .with_block_size(block)?
+            .with_generations(60)?;
+        let params = MetaParams::default()
+            .with_population(4)?
+            .with_generations(2)?
+            .with_runs_per_candidate(5)?
+            .with_inner(inner);
+        let cpu = meta_optimise(&params, &problem, 3, &CpuEvaluator::new(0))?;
+        let gpu = meta_optimise(&params, &problem, 3, &GpuEvaluator::new(DevicePool::all()?))?;
+        let flatten = |result: &evo_qiga::meta::MetaResult| -> Vec<f64> {
+            result
+                .history
+                .iter()
+                .flat_map(|g| {
+                    g.population.iter().flat_map(|(angles, f)| {
+                        angles.angles().into_iter().map(f64::from).chain([*f])
+                    })
+                })
+                .collect()
+        };
+        Ok(compare_slices(
+            "meta genomes and fitness",
+            0,
+            6,
+            &flatten(&cpu),
+            &flatten(&gpu),
+            Tolerance::Exact,
+            |i| format!("history element {i} (θ1..θ5, f̃ per genome)"),
+        ))
+    })();
+    match outcome {
+        Ok(comparison) => CheckReport::from_comparison(check, KERNEL, &comparison),
+        Err(error) => CheckReport::from_error(check, KERNEL, &error),
+    }
+}
+
 /// Every case at both block sizes.
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     BLOCK_SIZES
         .iter()
         .flat_map(|&block| run_at(gpu, block))
+        .chain([check_meta(gpu, 256)])
         .collect()
 }
