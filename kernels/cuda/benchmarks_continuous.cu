@@ -555,3 +555,34 @@ extern "C" __global__ void benchmarks_continuous_cec_compose(const double* group
         fitness[r] = g;
     }
 }
+
+// ---- the GA paper's 16-bit encoding (evo_benchmarks::ga_functions::decode) ----
+
+// Scalar arguments of `benchmarks_continuous_decode16`; mirrored by `DecodeParams`.
+struct DecodeParams {
+    unsigned long long variables;  // variables per individual
+    unsigned long long words;      // u32 words per individual (ceil(16 variables / 32))
+    unsigned long long rows;       // individuals
+    double lo;                     // range of every variable
+    double hi;
+};
+static_assert(sizeof(DecodeParams) == 40, "DecodeParams must match its Rust mirror");
+
+// One thread per (individual, variable): k = the 16 bits 16i .. 16i + 15 (first most significant, bit j at
+// position j % 32 of word j / 32), x = (float)(lo + (hi - lo) * k / 65535). Twin: `decode_variable`.
+extern "C" __global__ void benchmarks_continuous_decode16(const unsigned int* bits, float* x, DecodeParams p)
+{
+    const unsigned long long index = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (index >= p.rows * p.variables) {
+        return;
+    }
+    const unsigned long long r = index / p.variables;
+    const unsigned long long i = index % p.variables;
+    const unsigned int* row = bits + r * p.words;
+    unsigned int k = 0;
+    for (unsigned int b = 0; b < 16u; ++b) {
+        const unsigned long long j = i * 16ull + b;
+        k = (k << 1) | ((row[j / 32] >> (j % 32)) & 1u);
+    }
+    x[index] = (float)(p.lo + (p.hi - p.lo) * (double)k / 65535.0);
+}

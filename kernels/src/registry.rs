@@ -154,6 +154,7 @@ pub static MODULES: &[KernelModule] = &[
             "benchmarks_continuous_scan_squares",
             "benchmarks_continuous_cec_groups",
             "benchmarks_continuous_cec_compose",
+            "benchmarks_continuous_decode16",
         ],
     },
     KernelModule {

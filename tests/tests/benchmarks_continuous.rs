@@ -7,8 +7,8 @@ use evo_core::{Bounds, Error};
 use evo_equivalence::equivalence_test;
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::benchmarks_continuous::{
-    CEC_FUNCTIONS, Case, check_case, check_fast_profile, check_large, check_user_function,
-    user_term,
+    CEC_FUNCTIONS, Case, check_binary, check_case, check_fast_profile, check_large,
+    check_user_function, user_term,
 };
 use evo_gpu_runtime::Profile;
 
@@ -21,6 +21,12 @@ fn assert_all(reports: Vec<evo_equivalence::suite::CheckReport>) {
 equivalence_test!(ga_functions_should_match_cpu, [128, 256], |gpu, block| {
     for function in GaFunction::ALL {
         assert_all(check_case(gpu, Case::Ga(function), block));
+    }
+});
+
+equivalence_test!(ga_binary_should_match_cpu, [128, 256], |gpu, block| {
+    for function in GaFunction::ALL {
+        assert_all(check_binary(gpu, function, block));
     }
 });
 

@@ -9,9 +9,11 @@
 
 use evo_benchmarks::cec2010::Cec2010Problem;
 use evo_benchmarks::cuda::{CudaProblem, UserFunction};
-use evo_benchmarks::{DeRastrigin, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem};
+use evo_benchmarks::{
+    DeRastrigin, GaBinaryProblem, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem,
+};
 use evo_core::math::{cos_f64, exp_f64};
-use evo_core::{Bounds, Result};
+use evo_core::{BinaryProblem, Bits, Bounds, Result};
 use evo_gpu_runtime::{Gpu, Profile};
 
 use super::{BLOCK_SIZES, CheckReport};
@@ -166,6 +168,56 @@ pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
         .collect()
 }
 
+/// The GA paper's 16-bit encoded problems (`GaBinaryProblem`): decoding and evaluation on the GPU against
+/// the CPU's `BinaryProblem::evaluate_batch`, 64 random bit strings at n = 13, 128 and 1000 variables.
+pub fn check_binary(gpu: &Gpu, function: GaFunction, block: u32) -> Vec<CheckReport> {
+    [13usize, 128, 1000]
+        .iter()
+        .map(|&n| {
+            let check = format!(
+                "{} (16-bit codes) n={n} x{INDIVIDUALS}, block {block}",
+                function.name()
+            );
+            let kernel = "benchmarks_continuous_decode16";
+            let problem = match GaBinaryProblem::new(function, n) {
+                Ok(problem) => problem,
+                Err(error) => return CheckReport::from_error(check, kernel, &error),
+            };
+            let bit_count = problem.bit_count();
+            let words = Bits::word_count(bit_count);
+            let mut rng = SplitMix64::new(n as u64 ^ 0xb175);
+            let bits: Vec<u32> = (0..INDIVIDUALS * words)
+                .map(|k| {
+                    let word = rng.next_u64() as u32;
+                    // Padding bits of the last word stay zero, as in `Bits`.
+                    let used = bit_count - (k % words) * 32;
+                    if used >= 32 {
+                        word
+                    } else {
+                        word & ((1u32 << used) - 1)
+                    }
+                })
+                .collect();
+            let mut cpu = vec![0.0f64; INDIVIDUALS];
+            problem.evaluate_batch(&bits, &mut cpu);
+            let mut on_gpu = vec![0.0f64; INDIVIDUALS];
+            let result = problem.cuda_evaluator(gpu).and_then(|evaluator| {
+                evaluator.evaluate_host(&bits, &mut on_gpu, Profile::Exact, block)
+            });
+            match result {
+                Ok(()) => {
+                    let comparison =
+                        compare_slices(&check, 0, 1, &cpu, &on_gpu, Tolerance::Exact, |i| {
+                            format!("bit string {i}")
+                        });
+                    CheckReport::from_comparison(check, kernel, &comparison)
+                }
+                Err(error) => CheckReport::from_error(check, kernel, &error),
+            }
+        })
+        .collect()
+}
+
 /// The bound of the Fast-profile check, in ulps of the CPU's (Exact) fitness. Under `--use_fast_math` NVRTC
 /// contracts `a * b + c` into fused multiply-adds in the f64 code too, so the low bits move; the portable math
 /// functions keep their own operation sequence apart from that contraction. Measured on an H100
@@ -245,6 +297,9 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
             reports.extend(check_case(gpu, case, block));
         }
         reports.extend(check_user_function(gpu, block));
+        for function in GaFunction::ALL {
+            reports.extend(check_binary(gpu, function, block));
+        }
     }
     reports.extend(check_large(gpu, BLOCK_SIZES[0]));
     reports.extend(check_fast_profile(gpu, BLOCK_SIZES[0]));

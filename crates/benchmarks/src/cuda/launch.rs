@@ -613,3 +613,75 @@ pub fn cec_compose(
             .run(LaunchConfig::linear(grid, block, 0))
     }
 }
+
+/// Scalar arguments of `benchmarks_continuous_decode16`; mirrors `DecodeParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct DecodeParams {
+    /// Variables per individual.
+    pub variables: u64,
+    /// `u32` words per individual.
+    pub words: u64,
+    /// Individuals.
+    pub rows: u64,
+    /// Lower end of the range.
+    pub lo: f64,
+    /// Upper end of the range.
+    pub hi: f64,
+}
+const _: () = assert!(size_of::<DecodeParams>() == 40);
+// SAFETY: repr(C), plain numbers, the layout of the CUDA struct (40 bytes, asserted on both sides).
+unsafe impl KernelParams for DecodeParams {}
+
+/// Decodes `params.rows` packed 16-bit-per-variable rows into `f32` coordinates (one thread per variable).
+pub fn decode16(
+    gpu: &Gpu,
+    bits: &DeviceBuffer<u32>,
+    x: &mut DeviceBuffer<f32>,
+    params: DecodeParams,
+    profile: Profile,
+    block: u32,
+) -> Result<()> {
+    if !(block.is_power_of_two() && (32..=1024).contains(&block)) {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous_decode16",
+            "block size",
+            block,
+            "a power of two in 32..=1024",
+        ));
+    }
+    if params.words * 32 < 16 * params.variables {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous_decode16",
+            "words per row",
+            params.words,
+            format!("at least {}", (16 * params.variables).div_ceil(32)),
+        ));
+    }
+    let values = params.rows * params.variables;
+    check_len("bits", bits, params.rows * params.words)?;
+    check_len("population", x, values)?;
+    if values == 0 {
+        return Ok(());
+    }
+    let grid = grid_u32(
+        "decode blocks",
+        values.div_ceil(u64::from(block)),
+        "below 2^32",
+    )?;
+    let kernel = gpu.kernel(
+        ModuleId::BenchmarksContinuous,
+        "benchmarks_continuous_decode16",
+        profile,
+    )?;
+    // SAFETY: `(const unsigned int* bits, float* x, DecodeParams)`; thread (r, i) reads words of row r below
+    // rows·words (16 i + 15 < 32 words, checked) and writes x[r·variables + i] below rows·variables (checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(bits)
+            .output(x)
+            .params(&params)
+            .run(LaunchConfig::linear(grid, block, 0))
+    }
+}

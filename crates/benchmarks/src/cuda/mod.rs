@@ -6,9 +6,10 @@
 //! | --- | --- |
 //! | [`GaProblem`], [`DeRastrigin`], [`ShiftedProblem`], [`Cec2010Problem`] F1–F3, F20 | `tiles_*` then `finish` |
 //! | Ridge, shifted Schwefel 1.2, CEC 2010 F19 | `scan_totals_z`, the scan of the totals, `scan_squares`, `finish` |
+//! | [`GaBinaryProblem`](crate::GaBinaryProblem) (16-bit codes) | `decode16`, then as [`GaProblem`] |
 //! | CEC 2010 F4–F18 | `cec_groups` (one thread per group of 50) and `finish` for the groups; `tiles_*` through the permutation and `finish` for the separable part; `cec_compose` |
 //!
-//! Work split: a 2D grid of (tile, individual) blocks, each tile an aligned subtree of the canonical tree of
+//! Work split: a grid of (tile, individual) blocks (individual fastest), each tile an aligned subtree of the canonical tree of
 //! the fitness' terms, and one block per individual for the second stage; for moderate `D` the first grid is
 //! one block per individual. Because tiles are aligned subtrees, the bits do not depend on the block size or
 //! the number of tiles (`kernels/cuda/benchmarks_continuous.cu` explains the kernels).
@@ -30,6 +31,7 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 
+mod binary;
 pub mod cec2006;
 mod discrete;
 pub mod knapsack;
@@ -37,6 +39,7 @@ pub mod launch;
 pub mod scheduling;
 mod user;
 
+pub use binary::CudaBinaryEvaluator;
 pub use user::{USER_ENTRY, UserFunction};
 
 use crate::cec2010::{Base, Cec2010Problem, Structure};

@@ -212,6 +212,16 @@ impl GaBinaryProblem {
         self.n
     }
 
+    /// Which of the eight functions.
+    pub fn function(&self) -> GaFunction {
+        self.function
+    }
+
+    /// The range `[lo, hi]` the codes are mapped onto.
+    pub fn range(&self) -> (f64, f64) {
+        (self.lo, self.hi)
+    }
+
     /// The decoded point of a bit string.
     pub fn decode(&self, bits: &Bits) -> Vec<f32> {
         super::decode(bits, self.n, self.lo, self.hi)
