@@ -45,10 +45,19 @@
 //! | engine | problems | notes |
 //! | --- | --- | --- |
 //! | [`GaCpu`] | any [`BinaryProblem`](evo_core::BinaryProblem) | rayon over individuals; `with_threads(.., 1)` is the paper's CPU |
-//! | [`GaCuda`] | the paper's eight functions ([`PaperFunction`]) | the paper's pipeline, one kernel per step |
+//! | [`GaCuda`] | the paper's eight functions ([`PaperFunction`]) | the paper's pipeline, one kernel per step (module [`cuda`]) |
+//! | [`GaBatchCuda`] | the paper's eight functions | K runs (seeds s, s + 1, …) per launch; steps 4–8 and decoding fused in one kernel |
 //!
-//! Not implemented yet (issue 6): the paper-mode xor128 RNG kernel, the fused CUDA engine and batched runs
-//! (K runs in one launch), and the `ga` bench suite.
+//! All three give the same snapshots for the same seed (tests/cuda.rs checks every generation of 200 on
+//! all eight functions). [`GaCpu`] and [`GaCuda`] implement [`Engine`](evo_core::Engine), so an
+//! [`Executor`](evo_core::Executor) drives them with terminations, observers and checkpoints; a
+//! [`GaSnapshot`] taken on one restores on the other.
+//!
+//! Not implemented yet (issue 6): the paper-mode RNG (an xor128 kernel filling a per-generation random
+//! array, spec ga.md §4 decision 7); a persistent kernel keeping the population in shared memory for many
+//! generations (the batched engine still launches the evaluation, the sort and the best-so-far update per
+//! generation); the `ga` suite of `cargo xtask bench` (the examples `per_generation` and `quality` measure
+//! the same figures); the accuracy of the Fast profile.
 //!
 //! ## Examples
 //!

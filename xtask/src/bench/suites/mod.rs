@@ -3,6 +3,7 @@
 mod core;
 mod de;
 mod eval;
+mod ga;
 mod qiga;
 mod rng;
 mod sort;
@@ -18,5 +19,6 @@ pub fn suites() -> Vec<Box<dyn Suite>> {
         Box::new(eval::Eval),
         Box::new(qiga::Qiga),
         Box::new(de::De),
+        Box::new(ga::Ga),
     ]
 }
