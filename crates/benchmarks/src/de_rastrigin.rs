@@ -6,7 +6,7 @@
 //! f2(x) = Σ_{i=1}^{n} [x_i² − 10 cos(2π x_i) + 10],   minimum 0 at x = 0 (unshifted)
 //! ```
 //!
-//! n = 100 (ref. [5]), 128, 256, 512 in the paper. Domain: not given in the paper; our decision is
+//! n = 100 (the paper's ref. 5), 128, 256, 512 in the paper. Domain: not given in the paper; our decision is
 //! [−5.12, 5.12] (spec benchmarks.md §(g)). The formula is [`crate::functions::rastrigin`].
 //!
 //! ```
