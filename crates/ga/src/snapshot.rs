@@ -43,6 +43,24 @@ impl GaSnapshot {
         &self.population[i * w..(i + 1) * w]
     }
 
+    /// Whether two snapshots hold the same state bit for bit (fitness compared by their bits, so `-0.0` and
+    /// `0.0` differ and the check never relies on float equality).
+    pub fn bit_identical(&self, other: &Self) -> bool {
+        let same_fitness = self.fitness.len() == other.fitness.len()
+            && self
+                .fitness
+                .iter()
+                .zip(&other.fitness)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+        self.generation == other.generation
+            && self.evaluations == other.evaluations
+            && self.bits == other.bits
+            && self.population == other.population
+            && self.best == other.best
+            && self.best_fitness.to_bits() == other.best_fitness.to_bits()
+            && same_fitness
+    }
+
     /// Checks that the snapshot fits an engine of `population` individuals of `bits` bits.
     pub(crate) fn check_shape(&self, population: usize, bits: usize) -> Result<()> {
         let w = Bits::word_count(bits);

@@ -152,7 +152,7 @@ impl Suite for Ga {
                 let expected = one.snapshot()?;
                 let mut cuda = GaCuda::new(params.clone(), &problem, SEED, gpu)?;
                 let cuda_t = time_engine(ctx, generations, || Ok(cuda.step()?))?;
-                let same = cuda.snapshot()? == expected;
+                let same = cuda.snapshot()?.bit_identical(&expected);
                 let mut batch = GaBatchCuda::new(params.clone(), &problem, SEED, 1, gpu)?;
                 let batch_t = time_engine(ctx, generations, || {
                     batch.step()?;
@@ -161,7 +161,7 @@ impl Suite for Ga {
                     }
                     Ok(())
                 })?;
-                let batch_same = batch.snapshot(0)? == expected;
+                let batch_same = batch.snapshot(0)?.bit_identical(&expected);
                 for (ok, engine) in [(same, "paper-faithful"), (batch_same, "batched")] {
                     if !ok {
                         result.failures.push(format!(
