@@ -16,7 +16,7 @@ pub const HEADROOM_BYTES: u64 = 256 << 20;
 /// | LS point, LS bias, probe | 3·D |
 /// | bounds | 2·D |
 ///
-/// plus the problem's data (at most 8·D bytes: a shift vector in f64), the distance partials
+/// plus the problem's data (at most 16·D bytes: a shift vector in f64 and a permutation), the distance partials
 /// (8·K·n_ass·⌈D/1024⌉ bytes), the evaluator's partial sums of K rows (32·K·⌈D/1024⌉ bytes) and
 /// [`HEADROOM_BYTES`]. Each large buffer may be rounded up by the buffer pool's size classes (at most 1/8),
 /// which is included.
@@ -30,7 +30,7 @@ pub fn device_bytes(params: &MaParams, dimension: usize) -> u64 {
         .iter()
         .map(|&values| rounded(4 * values))
         .sum::<u64>();
-    let problem = rounded(8 * d);
+    let problem = rounded(16 * d);
     let distances = rounded(8 * k * params.nam_candidates() as u64 * tiles);
     let evaluator = rounded(32 * k * tiles);
     vectors + problem + distances + evaluator + HEADROOM_BYTES

@@ -4,6 +4,7 @@ mod core;
 mod de;
 mod eval;
 mod ga;
+mod ma;
 mod qiga;
 mod rng;
 mod sort;
@@ -20,5 +21,6 @@ pub fn suites() -> Vec<Box<dyn Suite>> {
         Box::new(qiga::Qiga),
         Box::new(de::De),
         Box::new(ga::Ga),
+        Box::new(ma::Ma),
     ]
 }

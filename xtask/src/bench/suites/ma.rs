@@ -1,0 +1,533 @@
+//! Suite `ma`: the MA-SW-Chains paper (Lastra, Molina, Benítez 2015), Tables 1–12 and 21–30, beside our
+//! CUDA engine; the scale runs (10^7, 10^8 variables, time and device memory); the CPU engine on 1 thread
+//! and on all cores at 10^5 variables with a reduced budget.
+//!
+//! Full: the six shifted functions at D = 10^5, 5·10^5, 10^6, 1.5·10^6, 3·10^6 with 500 000 evaluations,
+//! 10 runs (20 for Schwefel 1.2, as the paper); the CEC 2010 subset F1, F2, F3, F4, F6, F8, F13, F18, F20 at
+//! 10^5 and 10^6 (10 runs); 10^7 and 10^8 with 50 000 evaluations; CPU at 10^5 with 20 000 evaluations.
+//! `--quick`: one run each, D = 10^5 and 10^6 with 50 000 evaluations, CEC F1 and F2 at 10^5, 10^7 with
+//! 5 000 evaluations, CPU at 10^5 with 5 000 evaluations. Times include the engine's construction (upload,
+//! initial population); the kernels are compiled by a warm-up run first.
+
+use std::time::Instant;
+
+use evo_benchmarks::cuda::CudaProblem;
+use evo_benchmarks::{Cec2010Problem, ShiftedFunction, ShiftedProblem};
+use evo_core::Engine;
+use evo_gpu_runtime::Gpu;
+use evo_ma_sw_chains::memory::device_bytes;
+use evo_ma_sw_chains::{MaCpu, MaCuda, MaParams};
+
+use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
+
+const SEED: u64 = 2015;
+const DIMS: [usize; 5] = [100_000, 500_000, 1_000_000, 1_500_000, 3_000_000];
+
+/// Tables 1–11: (CPU s, GPU s) per dimension.
+const PAPER_TIME: [(ShiftedFunction, [(f64, f64); 5]); 6] = [
+    (
+        ShiftedFunction::Rastrigin,
+        [
+            (53_543.0, 851.8),
+            (273_517.0, 3188.3),
+            (547_424.0, 4150.4),
+            (823_475.0, 5404.2),
+            (1_632_003.0, 8776.9),
+        ],
+    ),
+    (
+        ShiftedFunction::Griewank,
+        [
+            (49_258.0, 1086.7),
+            (240_820.0, 3460.8),
+            (479_457.0, 4332.5),
+            (727_870.0, 5519.2),
+            (1_444_441.0, 8639.8),
+        ],
+    ),
+    (
+        ShiftedFunction::Salomon,
+        [
+            (26_957.0, 826.6),
+            (136_214.0, 3250.7),
+            (291_457.0, 3825.5),
+            (454_624.0, 4781.4),
+            (813_716.0, 7637.1),
+        ],
+    ),
+    (
+        ShiftedFunction::SumSquares,
+        [
+            (28_983.0, 881.6),
+            (142_000.0, 3320.0),
+            (312_872.0, 3991.9),
+            (454_497.0, 4994.7),
+            (877_941.0, 8119.1),
+        ],
+    ),
+    (
+        ShiftedFunction::Discus,
+        [
+            (27_233.0, 862.5),
+            (136_382.0, 3275.0),
+            (282_043.0, 3874.8),
+            (406_658.0, 4850.1),
+            (805_641.0, 7836.7),
+        ],
+    ),
+    (
+        ShiftedFunction::Schwefel12,
+        [
+            (32_743.0, 1197.7),
+            (165_456.0, 4386.6),
+            (331_086.0, 5334.2),
+            (467_190.0, 6681.7),
+            (939_027.0, 10_849.4),
+        ],
+    ),
+];
+
+/// Tables 2–12, GPU column: (mean best objective, mean distance to the optimum) per dimension.
+const PAPER_QUALITY: [(ShiftedFunction, [(f64, f64); 5]); 6] = [
+    (
+        ShiftedFunction::Rastrigin,
+        [
+            (5.1e5, 3.4e2),
+            (4.1e6, 7.2e2),
+            (9.0e6, 9.9e2),
+            (1.4e7, 1.2e3),
+            (2.9e7, 1.7e3),
+        ],
+    ),
+    (
+        ShiftedFunction::Griewank,
+        [
+            (-3.2e2, 2.1e2),
+            (-2.4e2, 5.9e2),
+            (-1.4e2, 8.8e2),
+            (-3.2e1, 1.1e3),
+            (2.9e2, 1.6e3),
+        ],
+    ),
+    (
+        ShiftedFunction::Salomon,
+        [
+            (-3e2, 2.8e2),
+            (-2.7e2, 6.4e2),
+            (-2.4e2, 9.1e2),
+            (-2.2e2, 1.1e3),
+            (-1.7e2, 1.6e3),
+        ],
+    ),
+    (
+        ShiftedFunction::SumSquares,
+        [
+            (1.5e9, 2.2e2),
+            (8.4e10, 6.1e2),
+            (3.7e11, 8.9e2),
+            (8.7e11, 1.1e3),
+            (3.6e12, 1.6e3),
+        ],
+    ),
+    (
+        ShiftedFunction::Discus,
+        [
+            (7.7e4, 2.8e2),
+            (4.1e5, 6.4e2),
+            (8.3e5, 9.1e2),
+            (1.3e6, 1.1e3),
+            (2.5e6, 1.6e3),
+        ],
+    ),
+    (
+        ShiftedFunction::Schwefel12,
+        [
+            (6.8e6, 3.8e2),
+            (2.7e8, 9.7e2),
+            (8.7e10, 1.4e3),
+            (4.9e11, 1.8e3),
+            (1.0e15, 2.4e3),
+        ],
+    ),
+];
+
+/// Tables 21–29: CEC 2010 mean best at 10^5 and 10^6 (GPU, 20 runs).
+const PAPER_CEC: [(u32, f64, f64); 9] = [
+    (1, 1.4e13, 2.6e14),
+    (2, 1.9e6, 2.0e7),
+    (3, 2.1e1, 2.2e1),
+    (4, 2.5e13, 2.8e14),
+    (6, 2.2e1, 2.2e1),
+    (8, 4.3e7, 1.1e8),
+    (13, 1.3e14, 2.0e15),
+    (18, 3.2e14, 4.2e15),
+    (20, 3.2e14, 4.2e15),
+];
+
+/// The `ma` suite.
+pub struct Ma;
+
+/// One run's outcome.
+struct Outcome {
+    seconds: f64,
+    best: f64,
+    distance: f64,
+    held_bytes: u64,
+}
+
+fn distance_to(best: &[f32], optimum: impl Fn(usize) -> f64) -> f64 {
+    best.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let d = f64::from(x) - optimum(i);
+            d * d
+        })
+        .sum::<f64>()
+        .sqrt()
+}
+
+fn run_gpu<P: CudaProblem>(
+    gpu: &Gpu,
+    problem: &P,
+    params: &MaParams,
+    seed: u64,
+    optimum: impl Fn(usize) -> f64,
+) -> anyhow::Result<Outcome> {
+    let (free_before, _) = gpu.memory()?;
+    let start = Instant::now();
+    let mut engine = MaCuda::new(params.clone(), problem, seed, gpu)?;
+    while engine.progress().evaluations < params.max_evaluations() {
+        engine.step()?;
+    }
+    gpu.synchronize()?;
+    let seconds = start.elapsed().as_secs_f64();
+    let (free_after, _) = gpu.memory()?;
+    let (best, fitness) = engine.best()?;
+    Ok(Outcome {
+        seconds,
+        best: fitness,
+        distance: distance_to(&best, optimum),
+        held_bytes: free_before.saturating_sub(free_after),
+    })
+}
+
+fn run_cpu(problem: &ShiftedProblem, params: &MaParams, threads: usize) -> anyhow::Result<Outcome> {
+    let start = Instant::now();
+    let mut engine = MaCpu::new(params.clone(), problem, SEED, threads)?;
+    while engine.progress().evaluations < params.max_evaluations() {
+        engine.step()?;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let (best, fitness) = engine.best()?;
+    let shift = problem.shift();
+    Ok(Outcome {
+        seconds,
+        best: fitness,
+        distance: distance_to(&best, |i| f64::from(shift[i])),
+        held_bytes: 0,
+    })
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    sum / n.max(1) as f64
+}
+
+#[allow(clippy::too_many_arguments)]
+fn row(
+    case: String,
+    backend: Backend,
+    device: String,
+    dimension: usize,
+    seconds: f64,
+    runs: usize,
+    evaluations: u64,
+    reference: Option<(&str, f64)>,
+) -> Row {
+    let throughput = evaluations as f64 / seconds;
+    Row {
+        case,
+        backend,
+        device,
+        size: dimension as u64,
+        median_ms: seconds * 1e3,
+        samples: runs,
+        throughput,
+        unit: "evaluations/s".to_string(),
+        reference: reference.map(|(source, value)| Reference::new(source, value, throughput)),
+        check: None,
+    }
+}
+
+impl Ma {
+    fn shifted_gpu(
+        &self,
+        ctx: &BenchContext,
+        gpu: &Gpu,
+        result: &mut SuiteResult,
+    ) -> anyhow::Result<()> {
+        let quick = ctx.quick();
+        let budget: u64 = if quick { 50_000 } else { 500_000 };
+        let params = MaParams::new().with_max_evaluations(budget)?;
+        let dims: Vec<usize> = if quick {
+            vec![DIMS[0], DIMS[2]]
+        } else {
+            DIMS.to_vec()
+        };
+        let mut table = vec![
+            "| function | D | paper CPU s | paper GPU s | ours GPU s | vs paper GPU | paper GPU best | ours best | paper GPU distance | ours distance | runs |".to_string(),
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+        ];
+        let bar = ctx.progress((dims.len() * PAPER_TIME.len()) as u64, "ma");
+        for (function, times) in PAPER_TIME {
+            let quality = PAPER_QUALITY
+                .iter()
+                .find(|(f, _)| *f == function)
+                .map(|(_, q)| *q)
+                .unwrap_or_default();
+            for &d in &dims {
+                let at = DIMS.iter().position(|&x| x == d).unwrap_or(0);
+                bar.set_message(format!("{} D={d}", function.name()));
+                let runs = match (quick, function) {
+                    (true, _) => 1,
+                    (false, ShiftedFunction::Schwefel12) => 20,
+                    (false, _) => 10,
+                };
+                let problem = ShiftedProblem::new(function, d)?;
+                let shift = problem.shift().to_vec();
+                let outcomes = (0..runs)
+                    .map(|r| {
+                        run_gpu(gpu, &problem, &params, SEED + r as u64, |i| {
+                            f64::from(shift[i])
+                        })
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                let seconds = mean(outcomes.iter().map(|o| o.seconds));
+                let best = mean(outcomes.iter().map(|o| o.best));
+                let distance = mean(outcomes.iter().map(|o| o.distance));
+                let (paper_cpu, paper_gpu) = times[at];
+                let (paper_best, paper_distance) = quality[at];
+                // The paper's figures are for 500 000 evaluations; scale its time to our budget for the ratio.
+                let paper_gpu_scaled = paper_gpu * budget as f64 / 500_000.0;
+                result.rows.push(row(
+                    format!(
+                        "CUDA {} D={d} {budget} evaluations, mean of {runs}",
+                        function.name()
+                    ),
+                    Backend::Cuda,
+                    ctx.gpu_device(),
+                    d,
+                    seconds,
+                    runs,
+                    budget,
+                    Some(("paper GPU (GTX Titan)", 500_000.0 / paper_gpu)),
+                ));
+                table.push(format!(
+                    "| {} | {d} | {paper_cpu:.0} | {paper_gpu:.1} | {seconds:.2} | {:.0}x | {paper_best:.2e} | {best:.3e} | {paper_distance:.2e} | {distance:.3e} | {runs} |",
+                    function.name(),
+                    paper_gpu_scaled / seconds,
+                ));
+                bar.inc(1);
+            }
+        }
+        bar.finish_and_clear();
+        result.notes.push(format!(
+            "Six shifted functions on the GPU, {budget} evaluations per run (paper: 500 000; with a smaller budget the \
+             paper's time is scaled by budget/500 000 for the ratio, and the quality columns are not comparable). \
+             Ours: MaCuda, Exact profile, N = 60, 20 children per crossover step, seeds {SEED}.. (one per run).\n\n{}",
+            table.join("\n")
+        ));
+        Ok(())
+    }
+
+    fn cec_gpu(
+        &self,
+        ctx: &BenchContext,
+        gpu: &Gpu,
+        result: &mut SuiteResult,
+    ) -> anyhow::Result<()> {
+        let quick = ctx.quick();
+        let budget: u64 = if quick { 50_000 } else { 500_000 };
+        let runs = if quick { 1 } else { 10 };
+        let params = MaParams::new().with_max_evaluations(budget)?;
+        let mut table = vec![
+            "| F | D | paper GPU mean best | ours mean best | ours s | runs |".to_string(),
+            "| --- | --- | --- | --- | --- | --- |".to_string(),
+        ];
+        for (number, at_1e5, at_1e6) in PAPER_CEC {
+            if quick && number > 2 {
+                continue;
+            }
+            let dims: &[(usize, f64)] = if quick {
+                &[(100_000, at_1e5)]
+            } else {
+                &[(100_000, at_1e5), (1_000_000, at_1e6)]
+            };
+            for &(d, paper) in dims {
+                let problem = Cec2010Problem::new(number, d)?;
+                let optimum = problem.optimum_point();
+                let outcomes = (0..runs)
+                    .map(|r| run_gpu(gpu, &problem, &params, SEED + r as u64, |i| optimum[i]))
+                    .collect::<anyhow::Result<Vec<_>>>();
+                match outcomes {
+                    Ok(outcomes) => {
+                        let seconds = mean(outcomes.iter().map(|o| o.seconds));
+                        let best = mean(outcomes.iter().map(|o| o.best));
+                        result.rows.push(row(
+                            format!(
+                                "CUDA cec2010-f{number} D={d} {budget} evaluations, mean of {runs}"
+                            ),
+                            Backend::Cuda,
+                            ctx.gpu_device(),
+                            d,
+                            seconds,
+                            runs,
+                            budget,
+                            None,
+                        ));
+                        table.push(format!(
+                            "| F{number} | {d} | {paper:.1e} | {best:.3e} | {seconds:.2} | {runs} |"
+                        ));
+                    }
+                    Err(error) => table.push(format!(
+                        "| F{number} | {d} | {paper:.1e} | not run: {error:#} | | |"
+                    )),
+                }
+            }
+        }
+        result.notes.push(format!(
+            "CEC 2010 subset on the GPU, {budget} evaluations per run (paper: 500 000, 20 runs; its run times were not \
+             published).\n\n{}",
+            table.join("\n")
+        ));
+        Ok(())
+    }
+
+    fn scale_gpu(
+        &self,
+        ctx: &BenchContext,
+        gpu: &Gpu,
+        result: &mut SuiteResult,
+    ) -> anyhow::Result<()> {
+        let quick = ctx.quick();
+        let budget: u64 = if quick { 5_000 } else { 50_000 };
+        let params = MaParams::new().with_max_evaluations(budget)?;
+        let dims: &[usize] = if quick {
+            &[10_000_000]
+        } else {
+            &[10_000_000, 100_000_000]
+        };
+        let mut table = vec![
+            "| D | evaluations | s | evaluations/s | computed need GB | held by the run GB |"
+                .to_string(),
+            "| --- | --- | --- | --- | --- | --- |".to_string(),
+        ];
+        for &d in dims {
+            let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, d)?;
+            let shift = problem.shift().to_vec();
+            let outcome = run_gpu(gpu, &problem, &params, SEED, |i| f64::from(shift[i]))?;
+            result.rows.push(row(
+                format!("CUDA shifted-rastrigin D={d} {budget} evaluations (scale)"),
+                Backend::Cuda,
+                ctx.gpu_device(),
+                d,
+                outcome.seconds,
+                1,
+                budget,
+                None,
+            ));
+            table.push(format!(
+                "| {d} | {budget} | {:.2} | {:.0} | {:.1} | {:.1} |",
+                outcome.seconds,
+                budget as f64 / outcome.seconds,
+                device_bytes(&params, d) as f64 / 1e9,
+                outcome.held_bytes as f64 / 1e9
+            ));
+        }
+        result.notes.push(format!(
+            "Scale: shifted Rastrigin, one run each; \"held by the run\" = free device memory before the engine was \
+             built minus free memory after the run (the engine's resident buffers, pool included).\n\n{}",
+            table.join("\n")
+        ));
+        Ok(())
+    }
+
+    fn cpu(&self, ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Result<()> {
+        let budget: u64 = if ctx.quick() { 5_000 } else { 20_000 };
+        let d = DIMS[0];
+        let params = MaParams::new().with_max_evaluations(budget)?;
+        let mut table = vec![
+            "| function | D | evaluations | paper CPU s (500 000 evaluations) | paper CPU s scaled | ours 1 thread s | ours rayon s | best (1 thread = rayon) |".to_string(),
+            "| --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+        ];
+        for (function, times) in PAPER_TIME {
+            let problem = ShiftedProblem::new(function, d)?;
+            let one = run_cpu(&problem, &params, 1)?;
+            let all = run_cpu(&problem, &params, 0)?;
+            let paper = times[0].0;
+            let scaled = paper * budget as f64 / 500_000.0;
+            for (outcome, label) in [(&one, "1 thread"), (&all, "rayon")] {
+                result.rows.push(row(
+                    format!("CPU {label} {} D={d} {budget} evaluations", function.name()),
+                    Backend::Cpu,
+                    ctx.cpu_device().to_string(),
+                    d,
+                    outcome.seconds,
+                    1,
+                    budget,
+                    Some(("paper CPU (i7-930)", 500_000.0 / paper)),
+                ));
+            }
+            if one.best.to_bits() != all.best.to_bits() {
+                result.failures.push(format!(
+                    "{}: 1-thread and rayon CPU runs differ",
+                    function.name()
+                ));
+            }
+            table.push(format!(
+                "| {} | {d} | {budget} | {paper:.0} | {scaled:.0} | {:.2} | {:.2} | {:.4e} |",
+                function.name(),
+                one.seconds,
+                all.seconds,
+                one.best
+            ));
+        }
+        result.notes.push(format!(
+            "CPU engine at D = 10^5 with a reduced budget.\n\n{}",
+            table.join("\n")
+        ));
+        Ok(())
+    }
+}
+
+impl Suite for Ma {
+    fn name(&self) -> &'static str {
+        "ma"
+    }
+
+    fn description(&self) -> &'static str {
+        "MA-SW-Chains paper Tables 1-30: six shifted functions and CEC 2010 on the GPU, 10^7-10^8 scale runs, CPU at 10^5"
+    }
+
+    fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
+        let mut result = SuiteResult::default();
+        if let Some(gpu) = ctx.gpu().cloned() {
+            // Warm-up: compiles the ma and evaluation modules so the first timed run does not pay for NVRTC.
+            let warm = ShiftedProblem::new(ShiftedFunction::Rastrigin, 1_000)?;
+            run_gpu(
+                &gpu,
+                &warm,
+                &MaParams::new().with_max_evaluations(1_000)?,
+                SEED,
+                |_| 0.0,
+            )?;
+            self.shifted_gpu(ctx, &gpu, &mut result)?;
+            self.cec_gpu(ctx, &gpu, &mut result)?;
+            self.scale_gpu(ctx, &gpu, &mut result)?;
+        }
+        if ctx.cpu() {
+            self.cpu(ctx, &mut result)?;
+        }
+        Ok(result)
+    }
+}
