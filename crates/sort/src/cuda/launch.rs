@@ -19,6 +19,9 @@ const MAX_GRID: usize = 1 << 20;
 /// The bitonic network's smallest length: one chunk of 64 pairs, sorted in registers by one warp.
 const BITONIC_CHUNK: usize = 64;
 
+/// Dynamic shared memory a block may use without opting in.
+const MAX_SHARED_BYTES: usize = 48 * 1024;
+
 /// Radix digits per pass: 8 bits, 256 bins (`EVO_RADIX_BINS`).
 pub(crate) const RADIX_BINS: usize = 256;
 
@@ -257,12 +260,25 @@ pub(crate) fn radix_scatter<K: DeviceKey>(
         items_per_thread,
     };
     let warps = block as usize / 32;
-    let shared = (RADIX_BINS + RADIX_BINS * warps) * size_of::<u32>();
+    let tile = block as usize * items_per_thread as usize;
+    let shared = tile * (size_of::<K>() + size_of::<u32>())
+        + (3 * RADIX_BINS + RADIX_BINS * warps) * size_of::<u32>();
+    if shared > MAX_SHARED_BYTES {
+        return Err(Error::invalid_parameter(
+            COMPONENT,
+            "radix tile",
+            format!("{tile} pairs at block {block} (in {})", K::SCATTER),
+            format!(
+                "a tile whose scatter needs at most {MAX_SHARED_BYTES} bytes of shared memory, not {shared}"
+            ),
+        ));
+    }
     let kernel = gpu.kernel(ModuleId::Sort, K::SCATTER, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_radix_scatter_*(const K*, const unsigned*, const unsigned*, K*,
     // unsigned*, SortRadixParams)`. Inputs are read below n; offsets below 256 · tiles. `offsets` is the
     // exclusive scan of the histogram of these very keys at this shift, so the positions written form a
-    // permutation of 0..n. The shared memory holds 256 + 256 · warps u32, as the kernel lays them out.
+    // permutation of 0..n. The shared memory holds the tile's keys and indices and 3 · 256 + 256 · warps u32,
+    // as the kernel lays them out.
     unsafe {
         kernel
             .launch()

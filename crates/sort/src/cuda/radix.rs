@@ -14,8 +14,11 @@ use super::launch::{self, RADIX_BINS};
 use super::permutation::DevicePermutation;
 use crate::limits::{COMPONENT, check_len};
 
-/// Pairs per thread and tile of the radix passes.
-const RADIX_ITEMS: u32 = 16;
+/// Pairs per thread and tile of the radix passes: tiles of 2048 pairs (1024 for blocks of 1024 threads), whose
+/// keys, indices and counters fit the scatter's 48 KiB of shared memory.
+fn radix_items(block: u32) -> u32 {
+    if block >= 1024 { 1 } else { 2048 / block }
+}
 /// Counts per thread of the scan.
 const SCAN_ITEMS: u32 = 8;
 
@@ -76,11 +79,12 @@ pub fn argsort<T: DeviceFitness>(
     let mut keys_spare = gpu.alloc::<T::Key>(n)?;
     let mut indices_spare = gpu.alloc::<u32>(n)?;
     launch::radix_prepare(gpu, fitness, &mut keys, order.indices_mut(), block)?;
-    let tiles = launch::radix_tiles(n, block, RADIX_ITEMS);
+    let items = radix_items(block);
+    let tiles = launch::radix_tiles(n, block, items);
     let mut counts = gpu.alloc::<u32>(RADIX_BINS * tiles)?;
     let mut offsets = gpu.alloc::<u32>(RADIX_BINS * tiles)?;
     for shift in (0..<T::Key as DeviceKey>::BITS).step_by(8) {
-        launch::radix_histogram(gpu, &keys, &mut counts, shift, RADIX_ITEMS, block)?;
+        launch::radix_histogram(gpu, &keys, &mut counts, shift, items, block)?;
         exclusive_scan(gpu, &counts, &mut offsets, block)?;
         launch::radix_scatter(
             gpu,
@@ -90,7 +94,7 @@ pub fn argsort<T: DeviceFitness>(
             &mut keys_spare,
             &mut indices_spare,
             shift,
-            RADIX_ITEMS,
+            items,
             block,
         )?;
         std::mem::swap(&mut keys, &mut keys_spare);
