@@ -5,6 +5,7 @@ pub mod benchmarks_continuous;
 pub mod benchmarks_discrete;
 pub mod de;
 pub mod fast_math;
+pub mod ga;
 pub mod ma;
 pub mod math;
 pub mod qiga;
@@ -89,5 +90,6 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     reports.extend(de::run_all(gpu));
     reports.extend(qiga::run_all(gpu));
     reports.extend(ma::run_all(gpu));
+    reports.extend(ga::run_all(gpu));
     reports
 }
