@@ -4,7 +4,7 @@
 
 use evo_benchmarks::ShiftedFunction;
 use evo_equivalence::equivalence_test;
-use evo_equivalence::suite::ma::{check_cross_restore, check_run};
+use evo_equivalence::suite::ma::{check_cross_restore, check_run, check_variants};
 
 equivalence_test!(ma_runs_d1000_should_match_cpu, [256], |gpu, _block| {
     for function in ShiftedFunction::ALL {
@@ -15,6 +15,12 @@ equivalence_test!(ma_runs_d1000_should_match_cpu, [256], |gpu, _block| {
 equivalence_test!(ma_runs_d100000_should_match_cpu, [256], |gpu, _block| {
     for function in ShiftedFunction::ALL {
         check_run(gpu, function, 100_000).assert_passed();
+    }
+});
+
+equivalence_test!(ma_variants_should_match_cpu, [256], |gpu, _block| {
+    for report in check_variants(gpu) {
+        report.assert_passed();
     }
 });
 

@@ -96,7 +96,7 @@ impl HostState {
         let phase = phase.min(budget - self.evaluations);
         self.ssga_phase(workspace, params, rng, dimension, phase)?;
         if self.evaluations < budget {
-            self.local_search(workspace, params, rng)?;
+            self.local_search(workspace, params, rng, dimension)?;
         }
         self.cycles += 1;
         Ok(())
@@ -148,11 +148,47 @@ impl HostState {
         Ok(())
     }
 
+    /// Decision 1: ρ0 of a fresh chain, `ρ_init` or (option) min(ρ_init, ½·‖x − y‖₂/D) over the nearest other
+    /// member y at non-zero distance (distances in f64 with the canonical tree, so both backends agree).
+    fn initial_rho(
+        &self,
+        workspace: &mut impl Workspace,
+        params: &MaParams,
+        slot: usize,
+        dimension: u32,
+    ) -> Result<f32> {
+        if !params.rho_half_nearest() {
+            return Ok(params.rho_init());
+        }
+        let pairs: Vec<(u32, u32)> = (0..self.fitness.len() as u32)
+            .filter(|&other| other as usize != slot)
+            .map(|other| (slot as u32, other))
+            .collect();
+        let nearest = workspace
+            .squared_distances(&pairs)?
+            .into_iter()
+            .filter(|&d| d > 0.0)
+            .min_by(f64::total_cmp);
+        Ok(match nearest {
+            Some(squared) => {
+                // A half distance that rounds to 0 in f32 would freeze the chain: keep ρ_init then.
+                let half = (0.5 * squared.sqrt() / f64::from(dimension)) as f32;
+                if half > 0.0 {
+                    half.min(params.rho_init())
+                } else {
+                    params.rho_init()
+                }
+            }
+            None => params.rho_init(),
+        })
+    }
+
     fn local_search(
         &mut self,
         workspace: &mut impl Workspace,
         params: &MaParams,
         rng: &Philox,
+        dimension: u32,
     ) -> Result<()> {
         // Step 8.
         let (slot, s_ls_empty) =
@@ -160,11 +196,14 @@ impl HostState {
         let best_before = self.best_fitness();
         // Step 9.
         let stored = self.chains[slot];
-        let mut chain = stored.unwrap_or(ChainMeta {
-            rho: params.rho_init(),
-            successes: 0,
-            failures: 0,
-        });
+        let mut chain = match stored {
+            Some(chain) => chain,
+            None => ChainMeta {
+                rho: self.initial_rho(workspace, params, slot, dimension)?,
+                successes: 0,
+                failures: 0,
+            },
+        };
         workspace.ls_begin(slot, stored.is_some())?;
         // Step 10: Solis–Wets for I_str evaluations (fewer when the budget ends first).
         let start = self.fitness[slot];

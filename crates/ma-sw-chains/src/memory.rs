@@ -17,7 +17,7 @@ pub const HEADROOM_BYTES: u64 = 256 << 20;
 /// | bounds | 2·D |
 ///
 /// plus the problem's data (at most 16·D bytes: a shift vector in f64 and a permutation), the distance partials
-/// (8·K·n_ass·⌈D/1024⌉ bytes), the evaluator's partial sums of K rows (32·K·⌈D/1024⌉ bytes) and
+/// (8·max(K·n_ass, N − 1)·⌈D/1024⌉ bytes), the evaluator's partial sums of K rows (32·K·⌈D/1024⌉ bytes) and
 /// [`HEADROOM_BYTES`]. Each large buffer may be rounded up by the buffer pool's size classes (at most 1/8),
 /// which is included.
 pub fn device_bytes(params: &MaParams, dimension: usize) -> u64 {
@@ -31,7 +31,8 @@ pub fn device_bytes(params: &MaParams, dimension: usize) -> u64 {
         .map(|&values| rounded(4 * values))
         .sum::<u64>();
     let problem = rounded(16 * d);
-    let distances = rounded(8 * k * params.nam_candidates() as u64 * tiles);
+    let pairs = (k * params.nam_candidates() as u64).max(n - 1);
+    let distances = rounded(8 * pairs * tiles);
     let evaluator = rounded(32 * k * tiles);
     vectors + problem + distances + evaluator + HEADROOM_BYTES
 }

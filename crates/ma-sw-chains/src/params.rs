@@ -19,6 +19,7 @@ pub const ALGORITHM: &str = "MA-SW-Chains";
 /// | I_str (FEs per LS application) | 500 | ≥ 1 |
 /// | minimum LS improvement | 1e-9 | finite, ≥ 0 |
 /// | Solis–Wets ρ0 | 0.2 | finite, > 0 |
+/// | ρ0 capped by half the nearest distance (librealea option) | off | on, off |
 /// | success / failure limits | 5 / 3 | ≥ 1 |
 /// | ρ expansion / contraction | 2 / 0.5 | > 1 / in (0, 1) |
 /// | restart | on | on, off |
@@ -35,6 +36,7 @@ pub struct MaParams {
     ls_intensity: u64,
     min_improvement: f64,
     rho_init: f32,
+    rho_half_nearest: bool,
     success_limit: u32,
     failure_limit: u32,
     rho_expand: f32,
@@ -56,6 +58,7 @@ impl Default for MaParams {
             ls_intensity: 500,
             min_improvement: 1e-9,
             rho_init: 0.2,
+            rho_half_nearest: false,
             success_limit: 5,
             failure_limit: 3,
             rho_expand: 2.0,
@@ -232,6 +235,14 @@ impl MaParams {
         Ok(self)
     }
 
+    /// Decision 1's option `HalfNearest` (librealea `SolisWets::getInitOptions`): a fresh chain starts with
+    /// ρ0 = min(ρ_init, ½·dist(x, nearest other member at non-zero distance)), dist(x, y) = ‖x − y‖₂ / D.
+    /// Off by default (ρ0 = ρ_init, the paper's §4.2).
+    pub fn with_rho_half_nearest(mut self, enabled: bool) -> Self {
+        self.rho_half_nearest = enabled;
+        self
+    }
+
     /// Consecutive successes before ρ expands and failures before it contracts.
     ///
     /// # Errors
@@ -348,6 +359,10 @@ impl MaParams {
     /// ρ0.
     pub fn rho_init(&self) -> f32 {
         self.rho_init
+    }
+    /// Whether a fresh chain's ρ0 is capped by half the distance to the nearest member.
+    pub fn rho_half_nearest(&self) -> bool {
+        self.rho_half_nearest
     }
     /// Success limit.
     pub fn success_limit(&self) -> u32 {

@@ -183,3 +183,24 @@ fn a_snapshot_of_another_shape_is_rejected() {
     let mut b = MaCpu::new(MaParams::new(), &large, 1, 1).unwrap();
     assert!(b.restore(&a.snapshot().unwrap()).is_err());
 }
+
+#[test]
+fn half_nearest_rho_starts_chains_below_rho_init_at_large_d() {
+    // At D = 2000 on [-100, 100] the nearest member is about 2600 away: ½·2600/2000 ≈ 0.65 > 0.2, so use a
+    // narrow domain where the cap binds: Rastrigin on [-5.12, 5.12], nearest ≈ 130, ½·130/2000 ≈ 0.03.
+    let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, 2_000).unwrap();
+    let params = MaParams::new()
+        .with_max_evaluations(1_000)
+        .unwrap()
+        .with_rho_half_nearest(true);
+    let mut engine = MaCpu::new(params, &problem, 8, 1).unwrap();
+    run_to(&mut engine, 1_000);
+    let snapshot = engine.snapshot().unwrap();
+    let chain = snapshot
+        .chains
+        .iter()
+        .flatten()
+        .next()
+        .expect("the first LS improved");
+    assert!(chain.rho < 0.2, "rho {}", chain.rho);
+}

@@ -1,7 +1,7 @@
 //! evo-ma-sw-chains: the CPU and CUDA engines, from the same seed, hold identical snapshots (population,
 //! fitness, non-improved counters, chains with their bias vectors, RNG counters) after every memetic cycle
 //! under the Exact profile, on the paper's six shifted functions at D = 1000 and D = 100 000 for 20 000
-//! evaluations; and a snapshot crosses backends (CPU → GPU → CPU) and both continue identically.
+//! evaluations; the ρ0 and sequential-SSGA variants; and a snapshot crosses backends (CPU → GPU → CPU) and both continue identically.
 
 use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
 use evo_core::{Engine, Result};
@@ -167,6 +167,35 @@ pub fn check_run(gpu: &Gpu, function: ShiftedFunction, dimension: usize) -> Chec
     report(check, outcome)
 }
 
+/// Builds the parameters of one variant.
+type ParamsMaker = fn() -> Result<MaParams>;
+
+/// The variants: ρ0 capped by half the nearest distance, the sequential SSGA (1 child per step) without
+/// restart (shifted Griewank, D = 1000).
+pub fn check_variants(gpu: &Gpu) -> Vec<CheckReport> {
+    let variants: [(&str, ParamsMaker); 2] = [
+        ("rho0 half nearest", || {
+            Ok(params()?.with_rho_half_nearest(true))
+        }),
+        ("sequential SSGA, no restart", || {
+            Ok(params()?.with_children_per_step(1)?.with_restart(false))
+        }),
+    ];
+    variants
+        .iter()
+        .map(|(name, make)| {
+            let check = format!("shifted-griewank, D = 1000, {name}, every cycle");
+            let outcome = (|| {
+                let problem = ShiftedProblem::new(ShiftedFunction::Griewank, 1_000)?;
+                let mut cpu = MaCpu::new(make()?, &problem, SEED, 0)?;
+                let mut on_gpu = MaCuda::new(make()?, &problem, SEED, gpu)?;
+                lockstep(&mut cpu, &mut on_gpu)
+            })();
+            report(check, outcome)
+        })
+        .collect()
+}
+
 /// A CPU snapshot after 3 cycles restores on the GPU; a GPU snapshot 3 cycles later restores on a fresh CPU
 /// engine; each pair then runs identically to the budget (Rastrigin, D = 1000).
 pub fn check_cross_restore(gpu: &Gpu) -> CheckReport {
@@ -198,6 +227,7 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
             reports.push(check_run(gpu, function, dimension));
         }
     }
+    reports.extend(check_variants(gpu));
     reports.push(check_cross_restore(gpu));
     reports
 }

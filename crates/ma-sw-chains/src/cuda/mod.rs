@@ -339,7 +339,8 @@ impl<'p, P: CudaProblem + ?Sized> MaCuda<'p, P> {
         }
         let n = params.population();
         let k = params.children_per_step();
-        let pairs = k * params.nam_candidates();
+        // NAM needs K·n_ass pairs per step; the HalfNearest ρ0 needs N − 1.
+        let pairs = (k * params.nam_candidates()).max(n - 1);
         let tiles = (d as u64).div_ceil(TILE) as usize;
         let bounds = problem.bounds();
         let mut workspace = CudaWorkspace {
