@@ -14,3 +14,15 @@ equivalence_test!(qiga_runs_should_match_cpu, [128, 256], |gpu, block| {
 equivalence_test!(qiga_meta_on_gpus_should_match_cpu, [256], |gpu, block| {
     evo_equivalence::suite::qiga::check_meta(gpu, block).assert_passed();
 });
+
+equivalence_test!(sga_runs_should_match_cpu, [128], |gpu, _block| {
+    evo_equivalence::suite::qiga::check_sga(gpu).assert_passed();
+});
+
+equivalence_test!(
+    qiga_restore_across_backends_should_match_cpu,
+    [256],
+    |gpu, _block| {
+        evo_equivalence::suite::qiga::check_restore_across_backends(gpu).assert_passed();
+    }
+);

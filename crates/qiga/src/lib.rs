@@ -57,6 +57,7 @@ pub mod snapshot;
 
 pub use cpu::QigaCpu;
 pub use cuda::QigaCuda;
+pub use cuda::sga::SgaCuda;
 pub use params::{MAX_ANGLE, QigaParams, QuadrantRule, RotationAngles, SignChoice};
 pub use sga::{SgaCpu, SgaParams, SgaSnapshot};
 pub use snapshot::{QigaSnapshot, RunConfig, RunState};

@@ -15,8 +15,8 @@ use evo_core::{Engine, Result};
 use evo_gpu_runtime::{DevicePool, Gpu};
 use evo_qiga::meta::{CpuEvaluator, GpuEvaluator, MetaParams, meta_optimise};
 use evo_qiga::{
-    QigaCpu, QigaCuda, QigaParams, QigaSnapshot, QuadrantRule, RotationAngles, RunConfig,
-    SignChoice,
+    QigaCpu, QigaCuda, QigaParams, QigaSnapshot, QuadrantRule, RotationAngles, RunConfig, SgaCpu,
+    SgaCuda, SgaParams, SgaSnapshot, SignChoice,
 };
 use evo_rng::{Philox, Stream};
 
@@ -271,11 +271,98 @@ pub fn check_meta(_gpu: &Gpu, block: u32) -> CheckReport {
     }
 }
 
+/// The SGA baseline: CPU and CUDA snapshots (population words, profits, best, f(best)) after every one of
+/// 50 generations for 100 runs on knapsack-250.
+pub fn check_sga(gpu: &Gpu) -> CheckReport {
+    let check = "SGA, 100 runs, 50 generations".to_string();
+    let outcome = (|| -> Result<Comparison> {
+        let problem = knapsack_250()?;
+        let params = SgaParams::default();
+        let mut cpu = SgaCpu::batch(&params, &problem, 500, 100, 0)?;
+        let mut cuda = SgaCuda::batch(&params, &problem, 500, 100, gpu)?;
+        let mut total = compare_sga(&cpu.snapshot()?, &cuda.snapshot()?);
+        for _ in 0..params.generations() {
+            cpu.step()?;
+            cuda.step()?;
+            total = merge(total, compare_sga(&cpu.snapshot()?, &cuda.snapshot()?));
+        }
+        Ok(total)
+    })();
+    match outcome {
+        Ok(comparison) => {
+            CheckReport::from_comparison(check, "qiga_sga_run_generations", &comparison)
+        }
+        Err(error) => CheckReport::from_error(check, "qiga_sga_run_generations", &error),
+    }
+}
+
+fn compare_sga(cpu: &SgaSnapshot, gpu: &SgaSnapshot) -> Comparison {
+    let flatten = |s: &SgaSnapshot| -> Vec<f64> {
+        s.runs
+            .iter()
+            .flat_map(|run| {
+                run.individuals
+                    .iter()
+                    .chain(&run.best)
+                    .map(|&w| f64::from(w))
+                    .chain(run.profits.iter().copied())
+                    .chain([run.best_profit])
+                    .collect::<Vec<_>>()
+            })
+            .chain([s.generation as f64])
+            .collect()
+    };
+    compare_slices(
+        "SGA state (population words, best words, profits, f(best))",
+        cpu.generation,
+        1,
+        &flatten(cpu),
+        &flatten(gpu),
+        Tolerance::Exact,
+        |i| format!("flattened state element {i}"),
+    )
+}
+
+/// A CPU snapshot after 10 generations restored into the CUDA engine continues as the CPU engine does
+/// (QIGA, 20 runs, to generation 40).
+pub fn check_restore_across_backends(gpu: &Gpu) -> CheckReport {
+    let check = "QIGA snapshot from the CPU restored on the GPU".to_string();
+    let outcome = (|| -> Result<Comparison> {
+        let problem = knapsack_250()?;
+        let params = QigaParams::default();
+        let runs = RunConfig::batch(90, &random_angles(10, 20));
+        let mut cpu = QigaCpu::batch(&params, &problem, runs.clone(), 0)?;
+        for _ in 0..10 {
+            cpu.step()?;
+        }
+        let mut cuda = QigaCuda::batch(
+            &params,
+            &problem,
+            RunConfig::batch(1, &random_angles(11, 20)),
+            gpu,
+        )?;
+        cuda.restore(&cpu.snapshot()?)?;
+        for _ in 0..30 {
+            cpu.step()?;
+            cuda.step()?;
+        }
+        Ok(compare_snapshots(&cpu.snapshot()?, &cuda.snapshot()?))
+    })();
+    match outcome {
+        Ok(comparison) => CheckReport::from_comparison(check, KERNEL, &comparison),
+        Err(error) => CheckReport::from_error(check, KERNEL, &error),
+    }
+}
+
 /// Every case at both block sizes.
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     BLOCK_SIZES
         .iter()
         .flat_map(|&block| run_at(gpu, block))
-        .chain([check_meta(gpu, 256)])
+        .chain([
+            check_meta(gpu, 256),
+            check_sga(gpu),
+            check_restore_across_backends(gpu),
+        ])
         .collect()
 }

@@ -3,6 +3,7 @@
 //! copy it to the host in the [`QigaSnapshot`] form the CPU engine uses.
 
 pub mod launch;
+pub mod sga;
 
 use evo_benchmarks::Knapsack;
 use evo_core::{Bits, Engine, Error, Progress, Result};
@@ -125,7 +126,7 @@ impl QigaCuda {
 }
 
 /// Packs rows of 0/1 bytes into [`Bits`] rows.
-fn pack(bytes: &[u8], items: usize) -> Vec<u32> {
+pub(crate) fn pack(bytes: &[u8], items: usize) -> Vec<u32> {
     let words = Bits::word_count(items);
     let rows = bytes.len() / items;
     let mut packed = vec![0u32; rows * words];
@@ -140,7 +141,7 @@ fn pack(bytes: &[u8], items: usize) -> Vec<u32> {
 }
 
 /// Unpacks [`Bits`] rows into 0/1 bytes.
-fn unpack(packed: &[u32], items: usize) -> Vec<u8> {
+pub(crate) fn unpack(packed: &[u32], items: usize) -> Vec<u8> {
     let words = Bits::word_count(items);
     packed
         .chunks(words)

@@ -1,6 +1,7 @@
 //! The simple GA baseline the paper compares the QIGA with (its §4; spec qiga.md §7): binary strings,
 //! roulette-wheel selection on profit, one-point crossover, per-bit mutation, the same index-order repair
-//! (kept), elitism of one. CPU engine [`SgaCpu`], batches of runs over rayon.
+//! (kept), elitism of one. CPU engine [`SgaCpu`] (batches of runs over rayon) and CUDA engine
+//! [`SgaCuda`](crate::SgaCuda) (one block per run, kernel `qiga_sga_run_generations`), equal bit for bit.
 //!
 //! One generation t ≥ 1 of a run:
 //! 1. **Select** slot s: [`ops::roulette_pick`] with u = uniform f64 of (SgaSelection, t, s).

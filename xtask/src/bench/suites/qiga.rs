@@ -19,7 +19,9 @@ use evo_benchmarks::Knapsack;
 use evo_benchmarks::data::shared_data_dir;
 use evo_core::Engine;
 use evo_gpu_runtime::Gpu;
-use evo_qiga::{QigaCpu, QigaCuda, QigaParams, RotationAngles, RunConfig, SgaCpu, SgaParams};
+use evo_qiga::{
+    QigaCpu, QigaCuda, QigaParams, RotationAngles, RunConfig, SgaCpu, SgaCuda, SgaParams,
+};
 
 use crate::bench::{Backend, BenchContext, Plot, Reference, Row, Series, Suite, SuiteResult};
 
@@ -158,7 +160,7 @@ impl Suite for Qiga {
                 }
             }
         }
-        if ctx.cpu() {
+        let sga_cpu_bests = if ctx.cpu() {
             let (seconds, bests) = sga_cpu(ctx, &problem, runs)?;
             result.rows.push(row(
                 ctx,
@@ -170,7 +172,42 @@ impl Suite for Qiga {
                 "paper's QIGA, ANSI C",
             ));
             judge(&SGA, "cpu", &bests, &mut table, &mut result);
-            samples.push(("SGA (cpu)".into(), bests));
+            samples.push(("SGA (cpu)".into(), bests.clone()));
+            Some(bests)
+        } else {
+            None
+        };
+        if let Some(gpu) = ctx.gpu() {
+            let gpu = gpu.clone();
+            let (seconds, bests) = sga_cuda(&gpu, &problem, runs)?;
+            let mut r = row(
+                ctx,
+                &SGA,
+                Backend::Cuda,
+                runs,
+                seconds,
+                PAPER_GPU_RATE,
+                "paper's QIGA, GTX 295",
+            );
+            if let Some(cpu) = &sga_cpu_bests {
+                let same = cpu
+                    .iter()
+                    .zip(&bests)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                r.check = Some(if same {
+                    "final bests bit-identical to the CPU's".into()
+                } else {
+                    "DIFFERS from the CPU".into()
+                });
+                if !same {
+                    result
+                        .failures
+                        .push("SGA: GPU final bests differ from the CPU's".into());
+                }
+            }
+            result.rows.push(r);
+            judge(&SGA, "cuda", &bests, &mut table, &mut result);
+            samples.push(("SGA (cuda)".into(), bests));
         }
         result.notes.push(format!(
             "Final best profit over {runs} runs on knapsack-250 (optimum in [1533.82, 1533.87]); published: \
@@ -184,7 +221,7 @@ impl Suite for Qiga {
         result.notes.push(
             "Speed: evolutions/s = runs / wall time of the whole batch (CPU: rayon over runs on every core; CUDA: \
              one launch of 500 generations, one block of 256 threads per run, Exact profile, device synchronized). \
-             The SGA has no CUDA engine in this version; its row compares with the paper's QIGA CPU rate."
+             The paper gives no SGA speed; its rows compare with the paper's QIGA rates."
                 .into(),
         );
         result.plots.push(histogram_plot(&samples));
@@ -250,6 +287,17 @@ fn qiga_cuda(
     let bests = engine.best_profits()?;
     let seconds = start.elapsed().as_secs_f64();
     Ok((seconds, bests))
+}
+
+fn sga_cuda(gpu: &Gpu, problem: &Knapsack, runs: usize) -> anyhow::Result<(f64, Vec<f64>)> {
+    let params = SgaParams::default();
+    SgaCuda::batch(&params, problem, SEED, 1, gpu)?;
+    gpu.synchronize()?;
+    let start = Instant::now();
+    let mut engine = SgaCuda::batch(&params, problem, SEED, runs, gpu)?;
+    engine.run_generations(u32::try_from(params.generations())?)?;
+    let bests = engine.best_profits()?;
+    Ok((start.elapsed().as_secs_f64(), bests))
 }
 
 fn sga_cpu(ctx: &BenchContext, problem: &Knapsack, runs: usize) -> anyhow::Result<(f64, Vec<f64>)> {
