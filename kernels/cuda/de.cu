@@ -1,13 +1,13 @@
 // Many-threaded differential evolution (kernel module `de`, crate evo-de), after Krömer et al., GECCO'11:
 // one thread block per vector, the block's threads stride over the coordinates, and every kernel processes
 // the whole population in one launch (initial population; trial vectors = mutation, range repair and
-// crossover; fitness of the ETC scheduling problem; merge of parents and trials; index of the best vector).
+// crossover; merge of parents and trials; index of the best vector). The fitness evaluation is evo-benchmarks'
+// (modules benchmarks_continuous and benchmarks_discrete).
 //
 // Every scalar operation is the twin of a function of crates/de/src/ops.rs with the same name (de_<name>)
 // and the same order of operations; explicit _rn intrinsics keep that order under every compile profile.
 // Random words come from the addressed Philox (common/rng.cuh): (stream, step = generation, individual =
 // vector), so the draws do not depend on the block size.
-#include "common/reduce.cuh"
 #include "common/rng.cuh"
 
 // Stream ids of evo_rng::Stream (checked against the Rust table by crates/de/src/cuda/launch.rs).
@@ -30,15 +30,14 @@ struct DeKernelParams {
     unsigned long long seed;        // the run's seed (Philox key)
     unsigned long long population;  // M
     unsigned long long dimension;   // D (< 2^31)
-    double lambda;                  // ETC fitness: weight of the makespan
     unsigned int generation;        // the Philox step of this generation's draws
     unsigned int strategy;          // DE_STRATEGY_*
     unsigned int crossover;         // DE_CROSSOVER_*
     unsigned int jde;               // 1: jDE self-adaptation of F and CR
     unsigned int accept_equal;      // 1: a trial as good as its parent replaces it
-    unsigned int machines;          // ETC: number of machines m
+    unsigned int pad;               // keeps the size a multiple of 8
 };
-static_assert(sizeof(DeKernelParams) == 56, "DeKernelParams must match its Rust mirror (56 bytes)");
+static_assert(sizeof(DeKernelParams) == 48, "DeKernelParams must match its Rust mirror (48 bytes)");
 
 // ---- Scalar operators (twins in crates/de/src/ops.rs).
 
@@ -129,41 +128,6 @@ __device__ __forceinline__ long long de_total_order_key(double v)
 {
     const long long bits = __double_as_longlong(v);
     return bits ^ (long long)(((unsigned long long)(bits >> 63)) >> 1);
-}
-
-// Twin of the ETC problem's machine_of (evo_benchmarks::scheduling::EtcProblem::machine_of):
-// min(floor(clamp(x, 0, m)), m - 1); NaN gives 0.
-__device__ __forceinline__ unsigned int de_machine_of(float x, unsigned int machines)
-{
-    const float m = (float)machines;
-    const float clamped = x > 0.0f ? (x < m ? x : m) : 0.0f;
-    const unsigned int machine = (unsigned int)floorf(clamped);
-    return machine < machines - 1 ? machine : machines - 1;
-}
-
-// Pushes the next leaf of a canonical pairwise tree onto a stack of completed subtrees (the stack walk of
-// evo_core::reduce): each trailing one bit of the leaf count closes a subtree.
-__device__ __forceinline__ void de_tree_push(double* stack, unsigned long long* count, double value)
-{
-    unsigned long long closed = *count;
-    int depth = __popcll(closed);
-    double node = value;
-    while (closed & 1ull) {
-        depth -= 1;
-        node = __dadd_rn(stack[depth], node);
-        closed >>= 1;
-    }
-    stack[depth] = node;
-    *count += 1;
-}
-
-// Pads the tree with +0.0 leaves up to a power of two and returns its root.
-__device__ __forceinline__ double de_tree_finish(double* stack, unsigned long long* count)
-{
-    while ((*count & (*count - 1)) != 0) {
-        de_tree_push(stack, count, 0.0);
-    }
-    return stack[0];
 }
 
 // ---- Kernels.
@@ -293,7 +257,8 @@ extern "C" __global__ void de_merge_f32(float* population, double* fitness, floa
 }
 
 // The smallest fitness under the total order (f64::total_cmp, then the lower index), in one block of a
-// power-of-two size; writes its index and value. Twin: ops::best_index.
+// power-of-two size; writes its index to best[0] (read by de_trial_f32) and (fitness, index) to best_fitness
+// so that the host reads both in one copy. Twin: ops::best_index.
 extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fitness, const double* fitness, DeKernelParams p)
 {
     __shared__ long long s_key[1024];
@@ -324,51 +289,6 @@ extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fi
     if (threadIdx.x == 0) {
         best[0] = s_index[0];
         best_fitness[0] = fitness[s_index[0]];
-    }
-}
-
-// Step 3.4's evaluation for the ETC scheduling problem, one block per vector (power-of-two size), one
-// thread per task. Twin: evo_benchmarks::scheduling (EtcInstance::objectives_unchecked, Objectives::fitness):
-// the load of machine j is the canonical tree over all tasks of ETC[t][j] (task on j) or +0.0, the makespan
-// their maximum, the flowtime the canonical tree of ETC[t][s_t]; chunks of blockDim.x tasks are aligned
-// subtrees, which thread 0 combines with the stack walk.
-extern "C" __global__ void de_etc_fitness_f32(double* fitness, const float* population, const float* etc, DeKernelParams p)
-{
-    __shared__ double scratch[1024];
-    const unsigned long long n = p.dimension;
-    const unsigned int m = p.machines;
-    double stack[65];
-    for (unsigned long long i = blockIdx.x; i < p.population; i += gridDim.x) {
-        const float* x = population + i * n;
-        double makespan = 0.0;
-        // Machine m (one past the last) stands for the flowtime's tree.
-        for (unsigned int j = 0; j <= m; ++j) {
-            unsigned long long count = 0;
-            for (unsigned long long base = 0; base < n; base += blockDim.x) {
-                const unsigned long long t = base + threadIdx.x;
-                double leaf = 0.0;
-                if (t < n) {
-                    const unsigned int machine = de_machine_of(x[t], m);
-                    if (j == m) {
-                        leaf = (double)etc[t * m + machine];
-                    } else if (machine == j) {
-                        leaf = (double)etc[t * m + j];
-                    }
-                }
-                const double chunk = evo_block_pairwise_sum_f64(leaf, scratch);
-                if (threadIdx.x == 0) {
-                    de_tree_push(stack, &count, chunk);
-                }
-            }
-            if (threadIdx.x == 0) {
-                const double total = de_tree_finish(stack, &count);
-                if (j < m) {
-                    // f64::max of non-negative loads.
-                    makespan = total > makespan ? total : makespan;
-                } else {
-                    fitness[i] = __dadd_rn(__dmul_rn(p.lambda, makespan), __dmul_rn(__dsub_rn(1.0, p.lambda), __ddiv_rn(total, (double)m)));
-                }
-            }
-        }
+        best_fitness[1] = (double)s_index[0];
     }
 }

@@ -185,7 +185,6 @@ pub static MODULES: &[KernelModule] = &[
             "de_trial_f32",
             "de_merge_f32",
             "de_best_index_f64",
-            "de_etc_fitness_f32",
         ],
     },
     KernelModule {

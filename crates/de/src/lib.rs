@@ -7,30 +7,101 @@
 //!
 //! ## Algorithm 1 (the numbered steps the code refers to)
 //!
-//! 1. Initialise the population of `M` vectors uniformly in the box (stream `DeInit`).
+//! 1. Initialise the population of `M` vectors: coordinate `j` of vector `i` uniform in `[lower_j, upper_j]`
+//!    from word `j` of the Philox sequence (`DeInit`, step 0, individual `i`).
 //! 2. Evaluate every vector.
-//! 3. Until the termination holds, for every vector `i` (all from the same parents, generation-synchronous):
-//!    1. mutation: `v = x_r1 + F·(x_r2 − x_r3)` with `r1, r2, r3` distinct and `≠ i` ([`Strategy`]);
-//!    2. range repair: clamp every coordinate into the box;
-//!    3. crossover with `x_i` ([`Crossover`]; binomial by default, forcing coordinate `j_rand`);
-//!    4. evaluate the trial; it replaces `x_i` when better ([`Selection`]).
+//! 3. Until the termination holds, build a whole offspring population from the same parents
+//!    (generation-synchronous, the paper's GPU design), then merge it one-to-one:
+//!    1. mutation ([`Strategy`]): DE/rand/1 `v = x_r1 + F·(x_r2 − x_r3)` with `r1, r2, r3` mutually distinct
+//!       and `≠ i` (three words of `DeIndices`, rng.md §5.3); DE/best/1 `v = x_best + F·(x_r1 − x_r2)`;
+//!       DE/current-to-best/1 `v = x_i + F·(x_best − x_i) + F·(x_r1 − x_r2)`;
+//!    2. range repair: clamp every coordinate into the box (NaN → lower limit);
+//!    3. crossover with `x_i` ([`Crossover`]): binomial (coordinate `j` from `v` when `j = j_rand` or
+//!       `u_j < CR`), the paper's literal reading, or exponential (`L` consecutive coordinates from `j_rand`);
+//!       `j_rand` from `DeJrand`, `u_j` from word `j` of `DeCross`;
+//!    4. evaluate the trial; it replaces `x_i` when strictly better ([`Selection`]). Under jDE
+//!       ([`Adaptation::Jde`]) the trial's `F_i', CR_i'` (four words of `DeJde`) are kept when it wins.
+//!
+//! Every random word is addressed by (seed; stream, step = generation, individual = vector), so the CPU loop
+//! and any GPU grid draw the same numbers.
 //!
 //! ## Parameters
 //!
-//! See [`DeParams`]: `M = 64`, `F = 0.5`, `CR = 0.9` (the paper gives neither; spec §3), DE/rand/1/bin,
-//! strictly-better selection, fixed `F` and `CR` (or [`Adaptation::Jde`]).
+//! [`DeParams`], validated by `with_*` setters: population `M = 64` (4 ..= 2^31), `F = 0.5` ([0, 2]),
+//! `CR = 0.9` ([0, 1]) — the paper gives neither (spec §3) —, DE/rand/1, binomial crossover, strictly-better
+//! selection, fixed `F` and `CR`, CUDA block size 256 (results do not depend on it). For ETC scheduling a low
+//! `CR` (≈ 0.005–0.02, a few tasks moved per trial) works far better than 0.9.
 //!
 //! ## Engines
 //!
-//! [`DeCpu`] runs on a rayon pool (one thread or all cores) and is the reference. Both engines implement
-//! [`evo_core::Engine`], so the [`evo_core::Executor`] runs them to any termination (generations,
-//! evaluations, wall time as in the paper's 30 s, target, stagnation) with observers and checkpoints.
+//! | | CPU ([`DeCpu`]) | CUDA ([`DeCuda`]) |
+//! | --- | --- | --- |
+//! | threads | a rayon pool (1 thread or all cores), one vector per task | one block per vector, one thread per coordinate (block-stride loop, so `D` up to 2^31 − 1; 10^7 needs 2·M·D·4 bytes) |
+//! | state | host vectors | population, fitness, `F_i`, `CR_i` resident on the device; 16 bytes read back per generation |
+//! | evaluation | the problem's `evaluate_batch` (rayon) | evo-benchmarks' GPU evaluation, the ETC kernel, or the host for closures ([`DeviceProblem`]) |
 //!
-//! ## Scheduling
+//! Both implement [`evo_core::Engine`] with one snapshot type ([`DeSnapshot`]), and under the Exact profile
+//! they hold identical snapshots at every generation (checked by the equivalence suite for 500 generations).
+//! The [`evo_core::Executor`] runs either to any termination — generations, evaluations, wall time (the paper
+//! reports the best after 30 s), target, stagnation, Ctrl-C — with observers and checkpoints (resume is bit
+//! for bit, on either backend).
 //!
-//! The ETC problem, its instances (files or the generator) and Min-Min come from
-//! [`evo_benchmarks::scheduling`]; [`min_min_vector`] encodes the Min-Min schedule so that it can seed the
-//! initial population ([`DeCpu::with_initial_vectors`]).
+//! ## Scheduling a user's ETC matrix
+//!
+//! The ETC problem, file loader, generator and Min-Min come from [`evo_benchmarks::scheduling`];
+//! [`min_min_vector`] encodes the Min-Min schedule to seed the initial population.
+//!
+//! ```
+//! use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
+//! use evo_core::{Executor, Termination};
+//! use evo_de::{DeCpu, DeParams, min_min_vector};
+//!
+//! // 6 tasks on 3 machines, task-major: ETC[t][j] = times[3 t + j].
+//! let times = vec![
+//!     4.0, 8.0, 9.0, 2.0, 3.0, 7.0, 6.0, 1.0, 5.0, //
+//!     3.0, 3.5, 4.0, 9.0, 2.0, 2.5, 5.0, 6.0, 1.5,
+//! ];
+//! let problem = EtcProblem::new(EtcInstance::new("mine", 6, 3, times)?, 0.75)?;
+//! let seed = min_min_vector(&problem);
+//! let params = DeParams::default().with_population(16)?.with_crossover_rate(0.2)?;
+//! let engine = DeCpu::new(params, problem.clone(), 42, 1)?.with_initial_vectors(&[seed])?;
+//! let report = Executor::new(engine)
+//!     .with_termination(Termination::new().with_max_evaluations(2_000))?
+//!     .run()?;
+//! let schedule = problem.schedule_of(&report.best);
+//! let min_min = evo_benchmarks::scheduling::min_min(problem.instance());
+//! assert!(problem.instance().makespan(&schedule)? <= min_min.makespan + 1e-9 || report.best_fitness
+//!     <= problem.instance().fitness(&min_min.schedule, 0.75)?);
+//! println!("fitness {} with machines {schedule:?}", report.best_fitness);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
+//! ## Optimizing a user's CPU closure
+//!
+//! [`run`] picks the engine from a [`Backend`](evo_core::Backend); a [`FnProblem`] runs on either (on the
+//! GPU, the trials are copied to the host and evaluated with rayon).
+//!
+//! ```
+//! use evo_core::{Backend, Bounds, Termination};
+//! use evo_de::{DeParams, FnProblem, run};
+//!
+//! let rosenbrock = FnProblem::new("rosenbrock", Bounds::uniform(4, -2.0, 2.0)?, |x: &[f32]| {
+//!     x.windows(2)
+//!         .map(|w| {
+//!             let (a, b) = (f64::from(w[0]), f64::from(w[1]));
+//!             100.0 * (b - a * a).powi(2) + (1.0 - a).powi(2)
+//!         })
+//!         .sum()
+//! });
+//! let termination = Termination::new().with_max_generations(600);
+//! let report = run(DeParams::default().with_population(32)?, rosenbrock, 7, Backend::cpu(), termination)?;
+//! assert!(report.best_fitness < 1.0, "{}", report.best_fitness);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
+//! Not in this version: the paper mode with cuRAND XORWOW batches (spec §3 item 7) and batched independent
+//! runs in one launch (spec §3 item 10); the Fast profile is available ([`DeCuda::with_profile`]) but not
+//! measured.
 
 pub mod cpu;
 pub mod cuda;

@@ -1,26 +1,20 @@
-//! How the CUDA engine evaluates a problem: on the device (evo-benchmarks' continuous problems, the ETC
-//! scheduling kernel) or on the host (any Rust function, ARCHITECTURE §5.3).
+//! How the CUDA engine evaluates a problem: on the device (evo-benchmarks' GPU evaluations of the continuous
+//! problems and of ETC scheduling) or on the host (any Rust function, ARCHITECTURE §5.3).
 
+use evo_benchmarks::cuda::scheduling::CudaEtc;
 use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
 use evo_benchmarks::scheduling::EtcProblem;
 use evo_benchmarks::{Cec2010Problem, DeRastrigin, GaProblem, ShiftedProblem};
 use evo_core::{Bounds, ContinuousProblem, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu};
+use evo_gpu_runtime::Gpu;
 
 /// The evaluation the CUDA engine runs after building the trials.
 pub enum DeviceEvaluation {
     /// evo-benchmarks' GPU evaluation of a continuous problem (bit-identical to its CPU `evaluate`).
     Continuous(Box<CudaEvaluator>),
-    /// The ETC scheduling fitness (kernel `de_etc_fitness_f32`), bit-identical to
-    /// [`EtcProblem::evaluate`].
-    Scheduling {
-        /// The task-major ETC matrix.
-        etc: DeviceBuffer<f32>,
-        /// The number of machines.
-        machines: u32,
-        /// The makespan weight λ.
-        lambda: f64,
-    },
+    /// evo-benchmarks' GPU evaluation of the ETC scheduling problem on real-coded rows (bit-identical to
+    /// [`EtcProblem::evaluate`]).
+    Scheduling(Box<CudaEtc>),
     /// The trials are copied to the host, evaluated there with rayon, and the fitness copied back.
     Host,
 }
@@ -56,12 +50,9 @@ continuous_on_device!(DeRastrigin, ShiftedProblem, GaProblem, Cec2010Problem);
 
 impl DeviceProblem for EtcProblem {
     fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
-        let instance = self.instance();
-        Ok(DeviceEvaluation::Scheduling {
-            etc: gpu.upload(instance.etc())?,
-            machines: instance.machines() as u32,
-            lambda: self.lambda(),
-        })
+        Ok(DeviceEvaluation::Scheduling(Box::new(
+            self.cuda_evaluator(gpu)?,
+        )))
     }
 }
 

@@ -26,8 +26,6 @@ pub struct DeKernelParams {
     pub population: u64,
     /// `D`.
     pub dimension: u64,
-    /// ETC: λ.
-    pub lambda: f64,
     /// The Philox step of this generation.
     pub generation: u32,
     /// 0 DE/rand/1, 1 DE/best/1, 2 DE/current-to-best/1.
@@ -38,12 +36,11 @@ pub struct DeKernelParams {
     pub jde: u32,
     /// 1 when an equal trial replaces its parent.
     pub accept_equal: u32,
-    /// ETC: the number of machines.
-    pub machines: u32,
+    /// Padding to a multiple of 8 bytes.
+    pub pad: u32,
 }
-const _: () = assert!(size_of::<DeKernelParams>() == 56);
-// SAFETY: repr(C), integers and floats only, the layout of `DeKernelParams` (56 bytes, asserted on both
-// sides).
+const _: () = assert!(size_of::<DeKernelParams>() == 48);
+// SAFETY: repr(C), integers only, the layout of `DeKernelParams` (48 bytes, asserted on both sides).
 unsafe impl KernelParams for DeKernelParams {}
 
 impl DeKernelParams {
@@ -53,7 +50,6 @@ impl DeKernelParams {
             seed,
             population: params.population() as u64,
             dimension: dimension as u64,
-            lambda: 0.0,
             generation: 0,
             strategy: match params.strategy() {
                 Strategy::Rand1 => 0,
@@ -67,7 +63,7 @@ impl DeKernelParams {
             },
             jde: u32::from(params.adaptation() == crate::Adaptation::Jde),
             accept_equal: u32::from(params.selection() == Selection::BetterOrEqual),
-            machines: 0,
+            pad: 0,
         }
     }
 
@@ -288,7 +284,8 @@ pub fn merge(
     }
 }
 
-/// The best vector's index and fitness under the total order, by one block (twin: `ops::best_index`).
+/// The best vector's index and fitness under the total order, by one block (twin: `ops::best_index`):
+/// `best = [index]` for the trial kernel, `best_fitness = [fitness, index as f64]` for one host read.
 pub fn best_index(
     gpu: &Gpu,
     best: &mut DeviceBuffer<u32>,
@@ -298,7 +295,7 @@ pub fn best_index(
     settings: Settings,
 ) -> Result<()> {
     check_len("best index buffer", best, 1)?;
-    check_len("best fitness buffer", best_fitness, 1)?;
+    check_len("best fitness buffer", best_fitness, 2)?;
     check_len("fitness buffer", fitness, p.rows())?;
     let kernel = gpu.kernel(ModuleId::De, "de_best_index_f64", settings.profile)?;
     // SAFETY: arguments follow `de_best_index_f64(unsigned int*, double*, const double*, DeKernelParams)`;
@@ -311,48 +308,5 @@ pub fn best_index(
             .input(fitness)
             .params(p)
             .run(LaunchConfig::linear(1, settings.block, 0))
-    }
-}
-
-/// The ETC scheduling fitness of `M` vectors of `n` tasks (twin: evo-benchmarks' `EtcProblem::evaluate`).
-pub fn etc_fitness(
-    gpu: &Gpu,
-    fitness: &mut DeviceBuffer<f64>,
-    vectors: &DeviceBuffer<f32>,
-    etc: &DeviceBuffer<f32>,
-    p: &DeKernelParams,
-    settings: Settings,
-) -> Result<()> {
-    check_len("fitness buffer", fitness, p.rows())?;
-    check_len("vector buffer", vectors, p.coordinates())?;
-    check_len(
-        "ETC buffer",
-        etc,
-        p.dimension as usize * p.machines as usize,
-    )?;
-    if p.machines == 0 {
-        return Err(Error::invalid_parameter(
-            ALGORITHM,
-            "number of machines",
-            0,
-            "at least 1",
-        ));
-    }
-    let kernel = gpu.kernel(ModuleId::De, "de_etc_fitness_f32", settings.profile)?;
-    // SAFETY: arguments follow `de_etc_fitness_f32(double*, const float*, const float*, DeKernelParams)`;
-    // rows below M, tasks below n, ETC entries below n·m, lengths checked; block is a power of two ≤ 1024
-    // (the shared scratch of the block sum).
-    unsafe {
-        kernel
-            .launch()
-            .output(fitness)
-            .input(vectors)
-            .input(etc)
-            .params(p)
-            .run(LaunchConfig::linear(
-                grid_for_rows(p.population),
-                settings.block,
-                0,
-            ))
     }
 }

@@ -1,6 +1,6 @@
 //! `DeCuda`: the paper's many-threaded design. Population, fitness and the per-vector `F`/`CR` stay on the
 //! GPU; every generation is four launches over the whole population (trials, evaluation, merge, best), and
-//! only the best index and fitness (12 bytes) come back to the host.
+//! only the best fitness and index (16 bytes, one copy) come back to the host.
 
 pub mod launch;
 
@@ -8,6 +8,7 @@ use crate::cpu::{check_initial_vectors, check_problem};
 use crate::params::{ALGORITHM, DeParams};
 use crate::problem::{DeviceEvaluation, DeviceProblem};
 use crate::snapshot::DeSnapshot;
+use evo_benchmarks::cuda::scheduling::EtcOutputs;
 use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use launch::{
@@ -35,6 +36,8 @@ pub struct DeCuda<P: DeviceProblem> {
     trial_rates: DeviceBuffer<f32>,
     best: DeviceBuffer<u32>,
     best_fitness: DeviceBuffer<f64>,
+    /// The ETC evaluation's makespans and flowtimes (length M; length 1 for other evaluations).
+    scratch: [DeviceBuffer<f64>; 2],
     generation: u64,
     evaluations: u64,
     best_host: (u32, f64),
@@ -42,33 +45,29 @@ pub struct DeCuda<P: DeviceProblem> {
     host_fitness: Vec<f64>,
 }
 
-/// Evaluates `vectors` into `fitness` with the problem's evaluation.
-#[allow(clippy::too_many_arguments)]
+/// Evaluates `vectors` into `fitness` with the problem's evaluation; `scratch` receives the ETC makespans and
+/// flowtimes, `host` the host copies of a host evaluation.
 fn evaluate<P: ContinuousProblem>(
-    gpu: &Gpu,
     evaluation: &DeviceEvaluation,
     problem: &P,
     vectors: &DeviceBuffer<f32>,
     fitness: &mut DeviceBuffer<f64>,
-    kernel_params: &DeKernelParams,
     settings: Settings,
+    scratch: [&mut DeviceBuffer<f64>; 2],
     host: (&mut Vec<f32>, &mut Vec<f64>),
 ) -> Result<()> {
     match evaluation {
         DeviceEvaluation::Continuous(evaluator) => {
             evaluator.evaluate(vectors, fitness, settings.profile, settings.block)
         }
-        DeviceEvaluation::Scheduling {
-            etc,
-            machines,
-            lambda,
-        } => {
-            let p = DeKernelParams {
-                machines: *machines,
-                lambda: *lambda,
-                ..*kernel_params
+        DeviceEvaluation::Scheduling(evaluator) => {
+            let [makespan, flowtime] = scratch;
+            let outputs = EtcOutputs {
+                makespan,
+                flowtime,
+                fitness,
             };
-            launch::etc_fitness(gpu, fitness, vectors, etc, &p, settings)
+            evaluator.evaluate_real(vectors, outputs, settings.profile, settings.block)
         }
         DeviceEvaluation::Host => {
             let (host_vectors, host_fitness) = host;
@@ -113,6 +112,11 @@ impl<P: DeviceProblem> DeCuda<P> {
         };
         let evaluation = problem.device_evaluation(gpu)?;
         let host = matches!(evaluation, DeviceEvaluation::Host);
+        let scratch_len = if matches!(evaluation, DeviceEvaluation::Scheduling(_)) {
+            m
+        } else {
+            1
+        };
         let mut engine = Self {
             gpu: gpu.clone(),
             lower: gpu.upload(problem.bounds().lower())?,
@@ -126,7 +130,8 @@ impl<P: DeviceProblem> DeCuda<P> {
             trial_weights: gpu.alloc(m)?,
             trial_rates: gpu.alloc(m)?,
             best: gpu.alloc_zeroed(1)?,
-            best_fitness: gpu.alloc_zeroed(1)?,
+            best_fitness: gpu.alloc_zeroed(2)?,
+            scratch: [gpu.alloc(scratch_len)?, gpu.alloc(scratch_len)?],
             generation: 0,
             evaluations: m as u64,
             best_host: (0, f64::INFINITY),
@@ -217,14 +222,14 @@ impl<P: DeviceProblem> DeCuda<P> {
 
     /// Step 2: evaluates the population, then finds the best vector.
     fn evaluate_population(&mut self) -> Result<()> {
+        let [makespan, flowtime] = &mut self.scratch;
         evaluate(
-            &self.gpu,
             &self.evaluation,
             &self.problem,
             &self.population,
             &mut self.fitness,
-            &self.kernel_params,
             self.settings,
+            [makespan, flowtime],
             (&mut self.host_vectors, &mut self.host_fitness),
         )?;
         self.update_best()
@@ -240,11 +245,10 @@ impl<P: DeviceProblem> DeCuda<P> {
             &self.kernel_params,
             self.settings,
         )?;
-        let mut index = [0u32];
-        let mut fitness = [0.0f64];
-        self.best.copy_to_host(&mut index)?;
-        self.best_fitness.copy_to_host(&mut fitness)?;
-        self.best_host = (index[0], fitness[0]);
+        // One copy (and one wait) per generation: the fitness and the index (exact in f64, M < 2^31).
+        let mut pair = [0.0f64; 2];
+        self.best_fitness.copy_to_host(&mut pair)?;
+        self.best_host = (pair[1] as u32, pair[0]);
         Ok(())
     }
 }
@@ -288,14 +292,14 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
             &self.kernel_params,
             self.settings,
         )?;
+        let [makespan, flowtime] = &mut self.scratch;
         evaluate(
-            &self.gpu,
             &self.evaluation,
             &self.problem,
             &self.trials,
             &mut self.trial_fitness,
-            &self.kernel_params,
             self.settings,
+            [makespan, flowtime],
             (&mut self.host_vectors, &mut self.host_fitness),
         )?;
         launch::merge(
