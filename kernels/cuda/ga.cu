@@ -27,8 +27,11 @@ struct GaKernelParams {
     float crossover_rate;        // p_c
     float mutation_rate;         // p_m
     unsigned int runs;           // batched kernels: runs in this launch (run r has seed seed + r)
+    unsigned long long array_len;  // paper RNG mode: words of the per-generation random array
+    unsigned int xor_threads;    // paper RNG mode: xor128 generator threads T
+    unsigned int pad;            // keeps the size a multiple of 8
 };
-static_assert(sizeof(GaKernelParams) == 64, "GaKernelParams must match its Rust mirror (64 bytes)");
+static_assert(sizeof(GaKernelParams) == 80, "GaKernelParams must match its Rust mirror (80 bytes)");
 
 // ---- Operators (twins of crates/ga/src/ops.rs).
 
@@ -325,5 +328,108 @@ extern "C" __global__ void ga_batch_best_u32(const unsigned int* sorted, const d
             }
         }
         __syncthreads();
+    }
+}
+
+// ---- Paper RNG mode (spec ga.md §4 decision 7): step 1's RNG kernel fills one array of random words per
+// generation, [mutation N*L | tournament k*N | crossover ceil(N/2)], and the operators read their words from it.
+
+__device__ __forceinline__ unsigned int ga_op_tournament_words(const unsigned int* draws, unsigned int size,
+                                                               unsigned int population)
+{
+    unsigned int champion = evo_below(draws[0], population);
+    for (unsigned int j = 1; j < size; ++j) {
+        champion = min(champion, evo_below(draws[j], population));
+    }
+    return champion;
+}
+
+__device__ __forceinline__ unsigned int ga_op_crossover_point_word(unsigned int word, unsigned int bits)
+{
+    return 1u + evo_below(word, bits - 1u);
+}
+
+__device__ __forceinline__ unsigned int ga_op_mutation_mask_words(const unsigned int* draws, unsigned int count,
+                                                                  unsigned int word, unsigned int bits, float rate)
+{
+    unsigned int mask = 0u;
+    for (unsigned int k = 0; k < count && k < 32u; ++k) {
+        if (evo_uniform_f32(draws[k]) < rate) {
+            mask |= 1u << k;
+        }
+    }
+    return mask & ga_op_valid_mask(word, bits);
+}
+
+// Step 1: thread t advances its xor128 state (x, y, z, w at states[4t..4t+3]) over entries t, t + T, ... of the
+// array (coalesced across threads) and stores it back. An all-zero state restarts from the standard start, as
+// evo_rng::Xor128::from_words_or_standard does.
+extern "C" __global__ void ga_xor128_fill_u32(unsigned int* states, unsigned int* array, GaKernelParams p)
+{
+    for (unsigned int t = blockIdx.x * blockDim.x + threadIdx.x; t < p.xor_threads; t += blockDim.x * gridDim.x) {
+        EvoXor128 s;
+        s.x = states[4u * t];
+        s.y = states[4u * t + 1u];
+        s.z = states[4u * t + 2u];
+        s.w = states[4u * t + 3u];
+        if ((s.x | s.y | s.z | s.w) == 0u) {
+            s.x = 123456789u;
+            s.y = 362436069u;
+            s.z = 521288629u;
+            s.w = 88675123u;
+        }
+        for (unsigned long long i = t; i < p.array_len; i += p.xor_threads) {
+            array[i] = evo_xor128_next(&s);
+        }
+        states[4u * t] = s.x;
+        states[4u * t + 1u] = s.y;
+        states[4u * t + 2u] = s.z;
+        states[4u * t + 3u] = s.w;
+    }
+}
+
+// Step 4 from the array: thread per slot.
+extern "C" __global__ void ga_tournament_paper_u32(const unsigned int* array, unsigned int* champions,
+                                                   GaKernelParams p)
+{
+    const unsigned long long base = (unsigned long long)p.population * p.bits;
+    for (unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x; slot < p.population;
+         slot += blockDim.x * gridDim.x) {
+        champions[slot] =
+            ga_op_tournament_words(array + base + (unsigned long long)p.tournament * slot, p.tournament, p.population);
+    }
+}
+
+// Step 6 from the array: block per pair, threads over words.
+extern "C" __global__ void ga_crossover_paper_u32(const unsigned int* array, unsigned int* next, GaKernelParams p)
+{
+    const unsigned long long base =
+        (unsigned long long)p.population * p.bits + (unsigned long long)p.tournament * p.population;
+    const unsigned int pairs = p.population / 2u;
+    for (unsigned int pair = blockIdx.x; pair < pairs; pair += gridDim.x) {
+        const unsigned int c = ga_op_crossover_point_word(array[base + pair], p.bits);
+        unsigned int* first = next + (unsigned long long)(2u * pair) * p.words;
+        unsigned int* second = first + p.words;
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            unsigned int a = first[j];
+            unsigned int b = second[j];
+            ga_op_crossover_word(&a, &b, j, c);
+            first[j] = a;
+            second[j] = b;
+        }
+    }
+}
+
+// Step 7 from the array: block per individual, thread per word; bit g of individual i reads entry i*L + g.
+extern "C" __global__ void ga_mutate_paper_u32(const unsigned int* array, unsigned int* next, GaKernelParams p)
+{
+    for (unsigned int individual = blockIdx.x; individual < p.population; individual += gridDim.x) {
+        unsigned int* row = next + (unsigned long long)individual * p.words;
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            const unsigned int first_bit = 32u * j;
+            const unsigned int count = min(32u, p.bits - first_bit);
+            const unsigned int* draws = array + (unsigned long long)individual * p.bits + first_bit;
+            row[j] ^= ga_op_mutation_mask_words(draws, count, j, p.bits, p.mutation_rate);
+        }
     }
 }

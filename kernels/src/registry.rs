@@ -173,6 +173,10 @@ pub static MODULES: &[KernelModule] = &[
             "ga_elite_u32",
             "ga_batch_reproduce_u32",
             "ga_batch_best_u32",
+            "ga_xor128_fill_u32",
+            "ga_tournament_paper_u32",
+            "ga_crossover_paper_u32",
+            "ga_mutate_paper_u32",
         ],
     },
     KernelModule {

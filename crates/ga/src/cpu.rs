@@ -6,7 +6,7 @@ use evo_rng::Philox;
 use rayon::prelude::*;
 
 use crate::ops;
-use crate::params::{COMPONENT, GaParams};
+use crate::params::{COMPONENT, GaParams, GaRng};
 use crate::snapshot::GaSnapshot;
 
 /// The algorithm name in reports and checkpoints (shared with the CUDA engines).
@@ -58,6 +58,7 @@ impl<P: BinaryProblem + Send> GaCpu<P> {
         params.check_problem(bits)?;
         let mutation_rate = params.mutation_rate(bits) as f32;
         let rng = Philox::new(seed);
+        let (params_rng, rng_for_seeds) = (params.rng(), rng.clone());
         let shape = Shape {
             population: params.population(),
             words: Bits::word_count(bits),
@@ -77,6 +78,12 @@ impl<P: BinaryProblem + Send> GaCpu<P> {
                 fitness: Vec::new(),
                 best: vec![0; shape.words],
                 best_fitness: f64::INFINITY,
+                xor128: match params_rng {
+                    GaRng::Philox => Vec::new(),
+                    GaRng::PaperXor128 { threads } => (0..threads)
+                        .map(|t| ops::xor128_seed(&rng_for_seeds, t))
+                        .collect(),
+                },
             },
         };
         engine.in_pool(|engine| engine.initialise(shape))?;
@@ -155,18 +162,36 @@ impl<P: BinaryProblem + Send> GaCpu<P> {
                 format!("at most {} (the RNG step is 32 bits)", u32::MAX),
             )
         })?;
-        let rng = &self.rng;
-        let sorted = &self.state.population;
         let (n, w) = (shape.population, shape.words);
         let tournament_size = self.params.tournament_size() as u32;
         let crossover_rate = self.params.crossover_rate() as f32;
         let mutation_rate = self.mutation_rate;
 
+        // Step 1 (paper RNG mode only): this generation's array of random words.
+        let paper = match self.params.rng() {
+            GaRng::Philox => None,
+            GaRng::PaperXor128 { .. } => {
+                let mut array = vec![0u32; self.params.paper_array_len(shape.bits as usize)];
+                ops::xor128_fill(&mut self.state.xor128, &mut array);
+                Some(array)
+            }
+        };
+        let rng = &self.rng;
+        let sorted = &self.state.population;
+        let l = shape.bits as usize;
+        let k = tournament_size as usize;
+        let (tournament_words, crossover_words) = (n * l, n * l + k * n);
+
         // Steps 4 (tournament) and 5 (copy of the champions).
         let mut next = vec![0u32; n * w];
         next.par_chunks_mut(w).enumerate().for_each(|(slot, row)| {
-            let champion =
-                ops::tournament(rng, step, slot as u32, n as u32, tournament_size) as usize;
+            let champion = match &paper {
+                None => ops::tournament(rng, step, slot as u32, n as u32, tournament_size),
+                Some(array) => {
+                    let first = tournament_words + k * slot;
+                    ops::tournament_from_words(&array[first..first + k], n as u32)
+                }
+            } as usize;
             row.copy_from_slice(&sorted[champion * w..(champion + 1) * w]);
         });
 
@@ -174,9 +199,16 @@ impl<P: BinaryProblem + Send> GaCpu<P> {
         next.par_chunks_exact_mut(2 * w)
             .enumerate()
             .for_each(|(pair, rows)| {
-                if let Some(c) =
-                    ops::crossover_point(rng, step, pair as u32, shape.bits, crossover_rate)
-                {
+                let point = match &paper {
+                    None => {
+                        ops::crossover_point(rng, step, pair as u32, shape.bits, crossover_rate)
+                    }
+                    Some(array) => Some(ops::crossover_point_from_word(
+                        array[crossover_words + pair],
+                        shape.bits,
+                    )),
+                };
+                if let Some(c) = point {
                     let (first, second) = rows.split_at_mut(w);
                     for (j, (a, b)) in first.iter_mut().zip(second.iter_mut()).enumerate() {
                         (*a, *b) = ops::crossover_word(*a, *b, j as u32, c);
@@ -188,14 +220,26 @@ impl<P: BinaryProblem + Send> GaCpu<P> {
         if mutation_rate > 0.0 {
             next.par_chunks_mut(w).enumerate().for_each(|(i, row)| {
                 for (j, word) in row.iter_mut().enumerate() {
-                    *word ^= ops::mutation_mask(
-                        rng,
-                        step,
-                        i as u32,
-                        j as u32,
-                        shape.bits,
-                        mutation_rate,
-                    );
+                    *word ^= match &paper {
+                        None => ops::mutation_mask(
+                            rng,
+                            step,
+                            i as u32,
+                            j as u32,
+                            shape.bits,
+                            mutation_rate,
+                        ),
+                        Some(array) => {
+                            let first = i * l + 32 * j;
+                            let last = (first + 32).min((i + 1) * l);
+                            ops::mutation_mask_from_words(
+                                &array[first..last],
+                                j as u32,
+                                shape.bits,
+                                mutation_rate,
+                            )
+                        }
+                    };
                 }
             });
         }
@@ -255,7 +299,11 @@ impl<P: BinaryProblem + Send> Engine for GaCpu<P> {
     }
 
     fn restore(&mut self, snapshot: &GaSnapshot) -> Result<()> {
-        snapshot.check_shape(self.params.population(), self.state.bits)?;
+        snapshot.check_shape(
+            self.params.population(),
+            self.state.bits,
+            self.state.xor128.len(),
+        )?;
         self.state = snapshot.clone();
         Ok(())
     }

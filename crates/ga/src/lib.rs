@@ -9,8 +9,10 @@
 //! ## The algorithm (step numbers are used in the code's comments)
 //!
 //! 0. Initialisation: every bit of the N × L population uniform (stream GA_INIT, one Philox word per 32 bits).
-//! 1. (Paper mode's RNG kernel: not implemented; every draw below is addressed Philox, spec ga.md §4
-//!    decision 6, so no per-generation random array exists.)
+//! 1. Paper RNG mode only ([`GaRng::PaperXor128`]): T xor128 generators fill this generation's array of
+//!    random words `[mutation N·L | tournament k·N | crossover ⌈N/2⌉]`, thread t writing entries t, t + T, …
+//!    (spec ga.md §4 decision 7); steps 4, 6 and 7 read their words from it. By default every draw is
+//!    addressed Philox (decision 6) and no array exists.
 //! 2. Decode and evaluate: 16 bits per variable, first bit most significant,
 //!    x_i = f32(lo + (hi − lo)·k_i/65535), then f(x) (minimised).
 //! 3. Sort the population best first by (fitness, index) — bitonic sort of the pairs and an exchange of the
@@ -39,6 +41,7 @@
 //! | mutation rate p_m per bit | 1/L | [0, 1] |
 //! | generations ([`run`]) | 5 000 (n = 32; the paper uses 10 000 at n = 128) | ≥ 1 |
 //! | CUDA block size | 256 | power of two in 32..=1024 |
+//! | RNG | Philox | Philox, or the paper's xor128 array with 1..=2^20 threads (then p_c must be 1) |
 //!
 //! ## Engines
 //!
@@ -53,8 +56,10 @@
 //! [`Executor`](evo_core::Executor) drives them with terminations, observers and checkpoints; a
 //! [`GaSnapshot`] taken on one restores on the other.
 //!
-//! Not implemented yet (issue 6): the paper-mode RNG (an xor128 kernel filling a per-generation random
-//! array, spec ga.md §4 decision 7); a persistent kernel keeping the population in shared memory for many
+//! Paper RNG mode runs on [`GaCpu`] and [`GaCuda`] (the CPU fills the array exactly as the kernel does, so
+//! the two stay bit-identical; the xor128 states are part of the snapshot); [`GaBatchCuda`] refuses it.
+//!
+//! Not implemented yet (issue 6): a persistent kernel keeping the population in shared memory for many
 //! generations (the batched engine still launches the evaluation, the sort and the best-so-far update per
 //! generation); the `ga` suite of `cargo xtask bench` (the examples `per_generation` and `quality` measure
 //! the same figures); the accuracy of the Fast profile.
@@ -109,7 +114,7 @@ pub mod snapshot;
 
 pub use cpu::GaCpu;
 pub use cuda::{GaBatchCuda, GaCuda};
-pub use params::GaParams;
+pub use params::{GaParams, GaRng};
 pub use problem::PaperFunction;
 pub use run::run;
 pub use snapshot::GaSnapshot;

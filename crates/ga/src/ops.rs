@@ -97,9 +97,75 @@ pub fn mutation_mask(
     mask & valid
 }
 
+// ---- Paper mode (spec ga.md §4 decision 7): the same operators reading words of the per-generation array.
+
+/// The start state of xor128 thread `thread`: the 4 words of Philox(counter = (thread, 0, 0, GA_XOR128_SEED),
+/// key = seed), all-zero replaced by the standard start. Twin: `ga_op_xor128_seed`.
+pub fn xor128_seed(rng: &Philox, thread: u32) -> [u32; 4] {
+    evo_rng::Xor128::from_words_or_standard(rng.sequence(Stream::GaXor128Seed, 0, 0).block(thread))
+        .state()
+}
+
+/// Fills `array` from the xor128 `states` as the paper's RNG kernel does: thread t writes entries t, t + T,
+/// t + 2T, … in order, advancing its state. Twin: `ga_xor128_fill_u32`.
+pub fn xor128_fill(states: &mut [[u32; 4]], array: &mut [u32]) {
+    let threads = states.len();
+    for (t, state) in states.iter_mut().enumerate() {
+        let mut generator = evo_rng::Xor128::from_words_or_standard(*state);
+        for entry in array.iter_mut().skip(t).step_by(threads) {
+            *entry = generator.next_word();
+        }
+        *state = generator.state();
+    }
+}
+
+/// [`tournament`] on the words `draws` (one per contestant) of the paper-mode array. Twin:
+/// `ga_op_tournament_words`.
+pub fn tournament_from_words(draws: &[u32], population: u32) -> u32 {
+    draws
+        .iter()
+        .map(|&w| convert::below(w, population))
+        .min()
+        .unwrap_or(0)
+}
+
+/// The crossover point 1 + below(w, L − 1) from one word of the paper-mode array. Twin:
+/// `ga_op_crossover_point_word`.
+pub fn crossover_point_from_word(word: u32, bits: u32) -> u32 {
+    1 + convert::below(word, bits - 1)
+}
+
+/// [`mutation_mask`] from the words of the paper-mode array: `draws[k]` decides bit 32·word + k (entries
+/// past L are absent or ignored). Twin: `ga_op_mutation_mask_words`.
+pub fn mutation_mask_from_words(draws: &[u32], word: u32, bits: u32, rate: f32) -> u32 {
+    let mut mask = 0u32;
+    for (k, &w) in draws.iter().enumerate().take(32) {
+        if convert::uniform_f32(w) < rate {
+            mask |= 1 << k;
+        }
+    }
+    mask & valid_mask(word, bits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xor128_fill_interleaves_the_threads() {
+        let rng = Philox::new(4);
+        let mut states: Vec<[u32; 4]> = (0..3).map(|t| xor128_seed(&rng, t)).collect();
+        let mut generators: Vec<_> = states
+            .iter()
+            .map(|&s| evo_rng::Xor128::from_words_or_standard(s))
+            .collect();
+        let mut array = vec![0u32; 10];
+        xor128_fill(&mut states, &mut array);
+        for (i, &word) in array.iter().enumerate() {
+            assert_eq!(word, generators[i % 3].next_word(), "entry {i}");
+        }
+        assert_eq!(states[1], generators[1].state());
+    }
 
     #[test]
     fn valid_mask_covers_exactly_the_first_bits() {

@@ -9,6 +9,23 @@ pub(crate) const COMPONENT: &str = "GA";
 /// The largest population: the bitonic sort runs in one block's shared memory (evo-sort's segment limit).
 pub const MAX_POPULATION: usize = evo_sort::MAX_SEGMENT_LEN;
 
+/// Where the GA's random numbers come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GaRng {
+    /// Addressed Philox (spec ga.md §4 decision 6): every draw a pure function of its address.
+    Philox,
+    /// The paper's RNG kernel (spec ga.md §4 decision 7): `threads` xor128 generators fill one array of
+    /// random words per generation, laid out `[mutation N·L | tournament k·N | crossover ⌈N/2⌉]`; thread t
+    /// writes entries t, t + T, t + 2T, …. The initial population still comes from Philox (GA_INIT).
+    PaperXor128 {
+        /// The number of generator threads T.
+        threads: u32,
+    },
+}
+
+/// The most xor128 generator threads in paper mode.
+pub const MAX_XOR128_THREADS: u32 = 1 << 20;
+
 /// Parameters of the binary GA. Defaults are the paper's Table 2 (the mutation rate 1/L is resolved
 /// against the problem's bit count when an engine is built).
 ///
@@ -21,6 +38,7 @@ pub const MAX_POPULATION: usize = evo_sort::MAX_SEGMENT_LEN;
 /// | mutation rate p_m per bit | 1/L | [0, 1] |
 /// | generations (budget of [`run`](crate::run)) | 5 000 (n = 32; 10 000 at n = 128) | ≥ 1 |
 /// | CUDA block size | 256 | a power of two in 32..=1024 |
+/// | RNG | Philox | Philox, or the paper's xor128 kernel with 1..=2^20 threads (crossover rate 1 only) |
 ///
 /// ```
 /// use evo_ga::GaParams;
@@ -38,6 +56,7 @@ pub struct GaParams {
     mutation_rate: Option<f64>,
     generations: u64,
     block: u32,
+    rng: GaRng,
 }
 
 impl Default for GaParams {
@@ -50,6 +69,7 @@ impl Default for GaParams {
             mutation_rate: None,
             generations: 5_000,
             block: 256,
+            rng: GaRng::Philox,
         }
     }
 }
@@ -178,6 +198,29 @@ impl GaParams {
         Ok(self)
     }
 
+    /// Uses the paper's RNG kernel: `threads` xor128 generators filling a per-generation array ([`GaRng`]).
+    /// The paper-mode array holds one crossover word per pair (the point), so the crossover rate must be 1.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless `1 ≤ threads ≤ 2^20`.
+    pub fn with_paper_rng(mut self, threads: u32) -> Result<Self> {
+        if !(1..=MAX_XOR128_THREADS).contains(&threads) {
+            return Err(Error::invalid_parameter(
+                COMPONENT,
+                "xor128 threads",
+                threads,
+                format!("in 1..={MAX_XOR128_THREADS}"),
+            ));
+        }
+        self.rng = GaRng::PaperXor128 { threads };
+        Ok(self)
+    }
+
+    /// The random number source.
+    pub fn rng(&self) -> GaRng {
+        self.rng
+    }
+
     fn check_against_population(&self) -> Result<()> {
         if self.tournament_size > self.population {
             return Err(Error::invalid_parameter(
@@ -243,7 +286,21 @@ impl GaParams {
                 "in 2..=2^31 - 1",
             ));
         }
+        if matches!(self.rng, GaRng::PaperXor128 { .. }) && self.crossover_rate < 1.0 {
+            return Err(Error::invalid_parameter(
+                COMPONENT,
+                "crossover rate with the paper's RNG",
+                self.crossover_rate,
+                "1 (the paper-mode array holds one word per pair, the crossover point)",
+            ));
+        }
         self.check_against_population()
+    }
+
+    /// Words of the paper-mode random array per generation: N·L + k·N + ⌈N/2⌉.
+    pub(crate) fn paper_array_len(&self, bits: usize) -> usize {
+        let n = self.population;
+        n * bits + self.tournament_size * n + n.div_ceil(2)
     }
 }
 

@@ -24,6 +24,9 @@ pub struct GaSnapshot {
     pub best: Vec<u32>,
     /// Its fitness.
     pub best_fitness: f64,
+    /// Paper RNG mode: the state (x, y, z, w) of every xor128 thread; empty on the Philox path.
+    #[serde(default)]
+    pub xor128: Vec<[u32; 4]>,
 }
 
 impl GaSnapshot {
@@ -58,13 +61,21 @@ impl GaSnapshot {
             && self.population == other.population
             && self.best == other.best
             && self.best_fitness.to_bits() == other.best_fitness.to_bits()
+            && self.xor128 == other.xor128
             && same_fitness
     }
 
-    /// Checks that the snapshot fits an engine of `population` individuals of `bits` bits.
-    pub(crate) fn check_shape(&self, population: usize, bits: usize) -> Result<()> {
+    /// Checks that the snapshot fits an engine of `population` individuals of `bits` bits with
+    /// `xor128_threads` paper-mode generators (0 on the Philox path).
+    pub(crate) fn check_shape(
+        &self,
+        population: usize,
+        bits: usize,
+        xor128_threads: usize,
+    ) -> Result<()> {
         let w = Bits::word_count(bits);
         let fits = self.bits == bits
+            && self.xor128.len() == xor128_threads
             && self.fitness.len() == population
             && self.population.len() == population * w
             && self.best.len() == w;
@@ -75,13 +86,14 @@ impl GaSnapshot {
                 COMPONENT,
                 "snapshot shape",
                 format!(
-                    "{} individuals of {} bits ({} words, best of {} words)",
+                    "{} individuals of {} bits ({} words, best of {} words, {} xor128 states)",
                     self.fitness.len(),
                     self.bits,
                     self.population.len(),
-                    self.best.len()
+                    self.best.len(),
+                    self.xor128.len()
                 ),
-                format!("{population} individuals of {bits} bits"),
+                format!("{population} individuals of {bits} bits, {xor128_threads} xor128 states"),
             ))
         }
     }

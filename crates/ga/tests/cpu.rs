@@ -202,3 +202,60 @@ fn the_cuda_backend_refuses_problems_it_cannot_evaluate() {
     assert_eq!(report.best_fitness, -16.0);
     assert_eq!(report.metadata["backend"], "cpu");
 }
+
+#[test]
+fn paper_rng_mode_runs_restores_and_is_thread_independent() {
+    let problem = PaperFunction::new(GaFunction::Rastrigin, 4).unwrap();
+    let params = small_params().with_paper_rng(100).unwrap();
+    let run = |threads: usize| {
+        let mut engine = GaCpu::with_threads(params.clone(), problem.clone(), 21, threads).unwrap();
+        for _ in 0..20 {
+            engine.step().unwrap();
+        }
+        engine
+    };
+    let (mut one, four) = (run(1), run(4));
+    let snapshot = one.snapshot().unwrap();
+    assert!(snapshot.bit_identical(&four.snapshot().unwrap()));
+    assert_eq!(snapshot.xor128.len(), 100);
+    let philox = GaCpu::new(small_params(), problem.clone(), 21).unwrap();
+    assert!(philox.snapshot().unwrap().xor128.is_empty());
+
+    let mut resumed = GaCpu::new(params.clone(), problem.clone(), 21).unwrap();
+    resumed.restore(&snapshot).unwrap();
+    for _ in 0..10 {
+        one.step().unwrap();
+        resumed.step().unwrap();
+    }
+    assert!(
+        resumed
+            .snapshot()
+            .unwrap()
+            .bit_identical(&one.snapshot().unwrap())
+    );
+    assert!(
+        one.progress().best_fitness < 40.0,
+        "{}",
+        one.progress().best_fitness
+    );
+    // A Philox-mode snapshot has no xor128 states, so a paper-mode engine refuses it.
+    assert!(resumed.restore(&philox.snapshot().unwrap()).is_err());
+}
+
+#[test]
+fn paper_rng_mode_needs_crossover_rate_one() {
+    let problem = PaperFunction::new(GaFunction::Step, 2).unwrap();
+    let params = small_params()
+        .with_paper_rng(8)
+        .unwrap()
+        .with_crossover_rate(0.5)
+        .unwrap();
+    let error = GaCpu::new(params, problem, 1).err().unwrap();
+    assert!(
+        error
+            .to_string()
+            .contains("crossover rate with the paper's RNG"),
+        "{error}"
+    );
+    assert!(GaParams::new().with_paper_rng(0).is_err());
+}

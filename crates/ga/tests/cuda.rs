@@ -227,3 +227,17 @@ fn batched_runs_spanning_several_groups_should_match_cpu() {
     }
     assert!(batch.snapshot(33).is_err());
 }
+
+#[test]
+fn paper_rng_mode_cuda_should_match_cpu() {
+    let Some(gpu) = gpu_or_skip("paper_rng_mode_cuda_should_match_cpu") else {
+        return;
+    };
+    for (function, n, threads) in [(GaFunction::Griewank, 32, 4096), (GaFunction::Ridge, 5, 7)] {
+        let params = GaParams::new().with_paper_rng(threads).unwrap();
+        check(&gpu, function, n, 60, params, 3);
+    }
+    let problem = PaperFunction::new(GaFunction::Step, 2).unwrap();
+    let params = GaParams::new().with_paper_rng(16).unwrap();
+    assert!(evo_ga::GaBatchCuda::new(params, &problem, 0, 2, &gpu).is_err());
+}

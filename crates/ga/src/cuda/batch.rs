@@ -62,6 +62,14 @@ impl GaBatchCuda {
     ) -> Result<Self> {
         let bits = problem.bit_count();
         params.check_problem(bits)?;
+        if params.rng() != crate::params::GaRng::Philox {
+            return Err(Error::invalid_parameter(
+                COMPONENT,
+                "RNG of the batched engine",
+                format!("{:?}", params.rng()),
+                "Philox (the paper's xor128 array is implemented in GaCpu and GaCuda only)",
+            ));
+        }
         if runs == 0 {
             return Err(Error::invalid_parameter(
                 COMPONENT,
@@ -87,6 +95,9 @@ impl GaBatchCuda {
             crossover_rate: params.crossover_rate() as f32,
             mutation_rate: params.mutation_rate(bits) as f32,
             runs: 1,
+            array_len: 0,
+            xor_threads: 0,
+            pad: 0,
         };
         let per_group = (MAX_ROWS_PER_GROUP / n).max(1);
         let mut groups = Vec::new();
@@ -250,6 +261,7 @@ impl GaBatchCuda {
             fitness,
             best,
             best_fitness,
+            xor128: Vec::new(),
         })
     }
 }

@@ -40,9 +40,15 @@ pub struct GaKernelParams {
     pub mutation_rate: f32,
     /// Batched kernels: runs in this launch (run r has seed `seed + r`); 1 for the single-run kernels.
     pub runs: u32,
+    /// Paper RNG mode: words of the per-generation random array.
+    pub array_len: u64,
+    /// Paper RNG mode: xor128 generator threads T.
+    pub xor_threads: u32,
+    /// Padding to 80 bytes.
+    pub pad: u32,
 }
-const _: () = assert!(size_of::<GaKernelParams>() == 64);
-// SAFETY: repr(C), plain numbers, the layout of the CUDA struct `GaKernelParams` (64 bytes, asserted on both
+const _: () = assert!(size_of::<GaKernelParams>() == 80);
+// SAFETY: repr(C), plain numbers, the layout of the CUDA struct `GaKernelParams` (80 bytes, asserted on both
 // sides).
 unsafe impl KernelParams for GaKernelParams {}
 
@@ -396,5 +402,135 @@ pub fn batch_best(
             .output(best_fitness)
             .params(p)
             .run(LaunchConfig::linear(grid(runs), block, 0))
+    }
+}
+
+/// `ga_xor128_fill_u32`: step 1 of paper RNG mode, the generation's random array from the xor128 states.
+pub fn xor128_fill(
+    gpu: &Gpu,
+    states: &mut DeviceBuffer<u32>,
+    array: &mut DeviceBuffer<u32>,
+    p: &GaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "ga_xor128_fill_u32";
+    check_len(
+        KERNEL,
+        "xor128 state length",
+        states.len(),
+        4 * p.xor_threads as usize,
+    )?;
+    check_len(
+        KERNEL,
+        "random array length",
+        array.len(),
+        p.array_len as usize,
+    )?;
+    let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
+    // SAFETY: `ga_xor128_fill_u32(unsigned*, unsigned*, GaKernelParams)`; thread t < xor_threads touches
+    // states[4t..4t+3] (length 4·xor_threads, checked) and array entries below array_len (checked).
+    unsafe {
+        kernel
+            .launch()
+            .output(states)
+            .output(array)
+            .params(p)
+            .run(LaunchConfig::linear(
+                grid((p.xor_threads as usize).div_ceil(block as usize)),
+                block,
+                0,
+            ))
+    }
+}
+
+fn check_array(kernel: &'static str, array: &DeviceBuffer<u32>, p: &GaKernelParams) -> Result<()> {
+    let want = p.population as usize * p.bits as usize
+        + p.tournament as usize * p.population as usize
+        + (p.population as usize).div_ceil(2);
+    check_len(kernel, "random array length", array.len(), want)
+}
+
+/// `ga_tournament_paper_u32`: step 4 from the random array.
+pub fn tournament_paper(
+    gpu: &Gpu,
+    array: &DeviceBuffer<u32>,
+    champions: &mut DeviceBuffer<u32>,
+    p: &GaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "ga_tournament_paper_u32";
+    check_array(KERNEL, array, p)?;
+    check_len(
+        KERNEL,
+        "champions length",
+        champions.len(),
+        p.population as usize,
+    )?;
+    let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
+    // SAFETY: `ga_tournament_paper_u32(const unsigned*, unsigned*, GaKernelParams)`; slot i reads array
+    // entries N·L + k·i .. + k, inside the array's N·L + k·N + ⌈N/2⌉ words (checked), and writes champions[i].
+    unsafe {
+        kernel
+            .launch()
+            .input(array)
+            .output(champions)
+            .params(p)
+            .run(LaunchConfig::linear(
+                grid((p.population as usize).div_ceil(block as usize)),
+                block,
+                0,
+            ))
+    }
+}
+
+/// `ga_crossover_paper_u32`: step 6 from the random array.
+pub fn crossover_paper(
+    gpu: &Gpu,
+    array: &DeviceBuffer<u32>,
+    next: &mut DeviceBuffer<u32>,
+    p: &GaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "ga_crossover_paper_u32";
+    check_array(KERNEL, array, p)?;
+    check_len(KERNEL, "next population length", next.len(), rows(p))?;
+    let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
+    // SAFETY: `ga_crossover_paper_u32(const unsigned*, unsigned*, GaKernelParams)`; pair q reads array entry
+    // N·L + k·N + q (inside the checked length) and rows 2q, 2q + 1 < N of next (checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(array)
+            .output(next)
+            .params(p)
+            .run(LaunchConfig::linear(
+                grid((p.population as usize / 2).max(1)),
+                block,
+                0,
+            ))
+    }
+}
+
+/// `ga_mutate_paper_u32`: step 7 from the random array.
+pub fn mutate_paper(
+    gpu: &Gpu,
+    array: &DeviceBuffer<u32>,
+    next: &mut DeviceBuffer<u32>,
+    p: &GaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "ga_mutate_paper_u32";
+    check_array(KERNEL, array, p)?;
+    check_len(KERNEL, "next population length", next.len(), rows(p))?;
+    let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
+    // SAFETY: `ga_mutate_paper_u32(const unsigned*, unsigned*, GaKernelParams)`; bit g < L of individual
+    // i < N reads array entry i·L + g < N·L (inside the checked length); rows below N (checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(array)
+            .output(next)
+            .params(p)
+            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
     }
 }

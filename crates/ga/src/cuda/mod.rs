@@ -32,7 +32,7 @@ use evo_sort::cuda::DevicePermutation;
 use launch::GaKernelParams;
 
 use crate::cpu::ALGORITHM;
-use crate::params::{COMPONENT, GaParams};
+use crate::params::{COMPONENT, GaParams, GaRng};
 use crate::problem::PaperFunction;
 use crate::snapshot::GaSnapshot;
 
@@ -57,6 +57,13 @@ pub struct GaCuda {
     order: DevicePermutation,
     best: DeviceBuffer<u32>,
     best_fitness_device: DeviceBuffer<f64>,
+    /// Paper RNG mode: the xor128 states (4 words per thread) and the generation's random array.
+    paper: Option<PaperRng>,
+}
+
+struct PaperRng {
+    states: DeviceBuffer<u32>,
+    array: DeviceBuffer<u32>,
 }
 
 impl GaCuda {
@@ -86,7 +93,7 @@ impl GaCuda {
         let n = params.population();
         let words = Bits::word_count(bits);
         let (lo, hi) = problem.range();
-        let kernel = GaKernelParams {
+        let mut kernel = GaKernelParams {
             seed,
             lo,
             hi,
@@ -100,6 +107,24 @@ impl GaCuda {
             crossover_rate: params.crossover_rate() as f32,
             mutation_rate: params.mutation_rate(bits) as f32,
             runs: 1,
+            array_len: 0,
+            xor_threads: 0,
+            pad: 0,
+        };
+        let paper = match params.rng() {
+            GaRng::Philox => None,
+            GaRng::PaperXor128 { threads } => {
+                kernel.array_len = params.paper_array_len(bits) as u64;
+                kernel.xor_threads = threads;
+                let rng = evo_rng::Philox::new(seed);
+                let states: Vec<u32> = (0..threads)
+                    .flat_map(|t| crate::ops::xor128_seed(&rng, t))
+                    .collect();
+                Some(PaperRng {
+                    states: gpu.upload(&states)?,
+                    array: gpu.alloc_zeroed(params.paper_array_len(bits))?,
+                })
+            }
         };
         let evaluator = GaProblem::with_range(problem.function(), problem.variables(), lo, hi)?
             .cuda_evaluator(gpu)?;
@@ -120,6 +145,7 @@ impl GaCuda {
             order: DevicePermutation::for_array(gpu, n)?,
             best: gpu.alloc_zeroed(words)?,
             best_fitness_device: gpu.upload(&[f64::INFINITY])?,
+            paper,
             params,
         };
         let block = engine.params.block_size();
@@ -197,11 +223,25 @@ impl GaCuda {
         self.kernel.step = step;
         let block = self.params.block_size();
         let (gpu, p) = (&self.gpu, &self.kernel);
-        launch::tournament(gpu, &mut self.champions, p, block)?;
-        launch::copy(gpu, &self.sorted, &self.champions, &mut self.next, p, block)?;
-        launch::crossover(gpu, &mut self.next, p, block)?;
-        if p.mutation_rate > 0.0 {
-            launch::mutate(gpu, &mut self.next, p, block)?;
+        match &mut self.paper {
+            None => {
+                launch::tournament(gpu, &mut self.champions, p, block)?;
+                launch::copy(gpu, &self.sorted, &self.champions, &mut self.next, p, block)?;
+                launch::crossover(gpu, &mut self.next, p, block)?;
+                if p.mutation_rate > 0.0 {
+                    launch::mutate(gpu, &mut self.next, p, block)?;
+                }
+            }
+            Some(paper) => {
+                // Step 1: the generation's random array.
+                launch::xor128_fill(gpu, &mut paper.states, &mut paper.array, p, block)?;
+                launch::tournament_paper(gpu, &paper.array, &mut self.champions, p, block)?;
+                launch::copy(gpu, &self.sorted, &self.champions, &mut self.next, p, block)?;
+                launch::crossover_paper(gpu, &paper.array, &mut self.next, p, block)?;
+                if p.mutation_rate > 0.0 {
+                    launch::mutate_paper(gpu, &paper.array, &mut self.next, p, block)?;
+                }
+            }
         }
         launch::elite(gpu, &self.sorted, &mut self.next, p, block)?;
         self.evaluate_sort_record()?;
@@ -257,11 +297,28 @@ impl Engine for GaCuda {
             fitness: self.sorted_fitness.to_vec()?,
             best: self.best.to_vec()?,
             best_fitness: self.best_fitness,
+            xor128: match &self.paper {
+                None => Vec::new(),
+                Some(paper) => paper
+                    .states
+                    .to_vec()?
+                    .chunks_exact(4)
+                    .map(|c| [c[0], c[1], c[2], c[3]])
+                    .collect(),
+            },
         })
     }
 
     fn restore(&mut self, snapshot: &GaSnapshot) -> Result<()> {
-        snapshot.check_shape(self.params.population(), self.kernel.bits as usize)?;
+        snapshot.check_shape(
+            self.params.population(),
+            self.kernel.bits as usize,
+            self.kernel.xor_threads as usize,
+        )?;
+        if let Some(paper) = &mut self.paper {
+            let words: Vec<u32> = snapshot.xor128.iter().flatten().copied().collect();
+            paper.states.copy_from_host(&words)?;
+        }
         self.sorted.copy_from_host(&snapshot.population)?;
         self.sorted_fitness.copy_from_host(&snapshot.fitness)?;
         self.best.copy_from_host(&snapshot.best)?;
