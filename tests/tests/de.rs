@@ -4,7 +4,9 @@
 //! Block sizes 64 and 256 split the 512 tasks into 8 and 2 chunks of the ETC kernel's reduction.
 
 use evo_equivalence::equivalence_test;
-use evo_equivalence::suite::de::{ProblemCase, RunCase, check_cross_restore, check_run};
+use evo_equivalence::suite::de::{
+    ProblemCase, RunCase, check_cross_restore, check_large, check_run,
+};
 
 fn check_problem(gpu: &evo_equivalence::Gpu, problem: ProblemCase, block: u32) {
     for case in RunCase::all().into_iter().filter(|c| c.problem == problem) {
@@ -41,5 +43,13 @@ equivalence_test!(
     [64, 256],
     |gpu, block| {
         check_cross_restore(gpu, block).assert_passed();
+    }
+);
+
+equivalence_test!(
+    de_ten_million_coordinates_should_match_cpu,
+    [1024],
+    |gpu, block| {
+        check_large(gpu, block).assert_passed();
     }
 );

@@ -5,7 +5,7 @@
 //! paper's Rastrigin (D = 128, M = 64) and on a generated 512 × 16 ETC instance of class u_i_hihi (M = 64);
 //! the exponential and paper-literal crossovers, jDE and better-or-equal selection for 100 generations; a
 //! host-evaluated closure (the CUDA engine copies the trials to the host); and a CPU snapshot restored on the
-//! GPU (and back) continuing identically.
+//! GPU (and back) continuing identically; and 3 generations at 10^7 coordinates per vector.
 
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{Consistency, EtcClass, EtcInstance, EtcProblem, Heterogeneity};
@@ -312,6 +312,36 @@ pub fn check_cross_restore(gpu: &Gpu, block: u32) -> CheckReport {
     }
 }
 
+/// Coordinates per vector of the large case.
+pub const LARGE_DIMENSION: usize = 10_000_000;
+
+/// The large case: Rastrigin with 10^7 coordinates per vector, M = 4, 3 generations (every strategy's
+/// kernels loop over the coordinates; the block-stride loop and 64-bit row offsets are what it checks).
+pub fn check_large(gpu: &Gpu, block: u32) -> CheckReport {
+    let case = RunCase::new(ProblemCase::Rastrigin, Strategy::Rand1, 3);
+    let check = format!("Rastrigin D = 10^7, M = 4, 3 generations, block {block}");
+    let kernel = "de_*";
+    let outcome = (|| {
+        let params = case.params(block)?.with_population(4)?;
+        let problem = DeRastrigin::new(LARGE_DIMENSION)?;
+        let mut cpu = DeCpu::new(params.clone(), problem.clone(), SEED, 0)?;
+        let mut on_gpu = DeCuda::new(params, problem, SEED, gpu)?;
+        lockstep(&check, &mut cpu, &mut on_gpu, case.generations)
+    })();
+    match outcome {
+        Ok(Ok(cases)) => CheckReport {
+            check,
+            kernel: kernel.into(),
+            cases,
+            max_difference: "0 ulp".into(),
+            passed: true,
+            detail: String::new(),
+        },
+        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
+        Err(error) => CheckReport::from_error(check, kernel, &error),
+    }
+}
+
 /// Every run at every block size, then the cross-backend restore.
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     let mut reports = Vec::new();
@@ -321,5 +351,6 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
         }
         reports.push(check_cross_restore(gpu, block));
     }
+    reports.push(check_large(gpu, BLOCK_SIZES[1]));
     reports
 }
