@@ -28,7 +28,8 @@
 //!
 //! Step s of the random streams is the number of the generation being produced (initialisation is 0), so a
 //! draw depends only on (seed, stream, generation, individual, word): engines, thread counts and block
-//! sizes read identical numbers, and a checkpoint needs no RNG state.
+//! sizes read identical numbers, and on this default path a checkpoint needs no RNG state (paper RNG mode
+//! keeps its xor128 states in the snapshot).
 //!
 //! ## Parameters ([`GaParams`], Table 2 of the paper)
 //!
@@ -61,8 +62,8 @@
 //!
 //! Not implemented yet (issue 6): a persistent kernel keeping the population in shared memory for many
 //! generations (the batched engine still launches the evaluation, the sort and the best-so-far update per
-//! generation); the `ga` suite of `cargo xtask bench` (the examples `per_generation` and `quality` measure
-//! the same figures); the accuracy of the Fast profile.
+//! generation); the accuracy of the Fast profile. Timing: `cargo xtask bench --suite ga`, or the examples
+//! `per_generation` and `quality`.
 //!
 //! ## Examples
 //!
