@@ -2,9 +2,20 @@
 //!
 //! The quantum-inspired genetic algorithm of Han & Kim (CEC 2000) on the 0/1 knapsack, as Nowotniak &
 //! Kucharski implemented and tuned it on GPUs (*GPU-based tuning of quantum-inspired genetic algorithm for a
-//! combinatorial optimization problem*): a CPU engine ([`QigaCpu`]) and a CUDA engine that compute the same
-//! thing bit for bit under the Exact profile, with many independent runs (each with its own rotation angles)
-//! per engine.
+//! combinatorial optimization problem*, "the paper"): a CPU engine ([`QigaCpu`]) and a CUDA engine
+//! ([`QigaCuda`]) that compute the same thing bit for bit under the Exact profile, each running a batch of
+//! independent runs, every run with its own seed and its own rotation angles (so one launch evaluates many
+//! parameter sets); the paper's SGA baseline ([`SgaCpu`], [`SgaCuda`]); and the paper's GPU
+//! meta-optimisation of the rotation angles ([`meta`]), spread over every visible GPU by `DevicePool`.
+//!
+//! | concept | CPU | CUDA |
+//! | --- | --- | --- |
+//! | one QIGA run or a batch | [`QigaCpu::new`], [`QigaCpu::batch`] (rayon over runs) | [`QigaCuda::new`], [`QigaCuda::batch`] (one block per run, threads over the genes) |
+//! | many generations at once | `Executor` / [`step`](evo_core::Engine::step) | [`QigaCuda::run_generations`]: one launch |
+//! | state | [`QigaSnapshot`] (shared: a snapshot of either restores on the other) | the same, copied from the device |
+//! | SGA baseline | [`SgaCpu`] | [`SgaCuda`] |
+//! | meta-optimisation | [`meta::CpuEvaluator`] | [`meta::GpuEvaluator`] over a `DevicePool` |
+//! | scalar operators | [`ops`] | `kernels/cuda/qiga.cu`, same names and order |
 //!
 //! ## The algorithm (spec qiga.md §2; code comments refer to these step numbers)
 //!
@@ -13,20 +24,27 @@
 //!
 //! 1. t = 0; every θ = π/4; best profit = −1.
 //! 2. **Observe**: x_ij = 0 if u < cos²θ_ij, else 1, u uniform in (0, 1] (Philox word `j` of the sequence
-//!    (QigaObserve, t, i) of the run's seed).
+//!    (QigaObserve, t, i) of the run's seed; cos from the portable `evo_core::math`).
 //! 3. **Repair** every x_i in place by the index-order repair of `evo_benchmarks::Knapsack` (kept).
 //! 4. **Evaluate** f(x_i) = Σ p_j x_ij (f64, index order).
 //! 5. **Store best**: the generation's best (first on ties) replaces b when strictly better.
-//! 6. For t = 1..T: 2, 3, 4, 7, 5.
+//! 6. For t = 1..T: 2, 3, 4, 7, 5 (T = 500: 5 010 evaluations per run).
 //! 7. **Update**: flag_i = f(x_i) ≥ f(b) (b of the previous generations); every qubit turns by
-//!    θ ← θ + s·Δ, Δ = LUT[x_j][b_j][flag] (the five tunable angles θ1..θ5, [`RotationAngles`]) and
-//!    s = SIGN[x_j][b_j][flag][quadrant of θ] (the paper's Table 2; [`ops`]).
+//!    θ ← θ + s·Δ, Δ = LUT\[x_j\]\[b_j\]\[flag\] (the five tunable angles θ1..θ5, [`RotationAngles`]) and
+//!    s = SIGN\[x_j\]\[b_j\]\[flag\]\[quadrant of θ\] (the paper's Table 2; [`ops`]).
+//!
+//! Randomness: run r of a batch from base seed s uses `Philox::for_batch_run(s, r)` (seed s + r).
 //!
 //! ## Parameters
 //!
-//! [`QigaParams`]: population 10 (1..=64), rotation angles (original Han & Kim or any set in
-//! [0, 0.349] rad), the meaning of the sign table's ±1 cells ([`SignChoice`]), the quadrant rule
-//! ([`QuadrantRule`]), 500 generations for [`run`], CUDA block size 256.
+//! [`QigaParams`]: population 10 (1..=64), rotation angles ([`RotationAngles::ORIGINAL`], Han & Kim's, or
+//! any set in [0, 0.349] rad, e.g. [`RotationAngles::TUNED`], the paper's Table 3), the meaning of the sign
+//! table's ±1 cells ([`SignChoice`]), the quadrant rule ([`QuadrantRule`]), 500 generations for [`run`],
+//! CUDA block size 256. [`SgaParams`]: population 100, 50 generations, P_c 0.65, P_m 0.05.
+//! [`meta::MetaParams`]: population 10, 50 generations, P_c 0.9, σ = 5°, P_m 0.066, 50 runs per genome.
+//!
+//! Not implemented: the paper's cuRAND XORWOW "paper mode" of the random numbers (spec qiga.md §3); the
+//! MF2 meta-criterion (spec §6 item 7).
 //!
 //! ## Example: one run on your knapsack
 //!
@@ -38,6 +56,7 @@
 //! // Capacity 12; items (weight, profit).
 //! let knapsack = Knapsack::new("mine", 12.0, vec![3.0, 4.0, 5.0, 6.0, 2.0], vec![8.0, 9.0, 10.0, 11.0, 7.0])?;
 //! let params = QigaParams::default().with_generations(50)?;
+//! // Backend::auto() would pick the GPU when there is one; the result is the same bit for bit.
 //! let report = evo_qiga::run(&params, &knapsack, 7, Backend::cpu())?;
 //! // Fitness is minus the profit of the repaired best selection.
 //! let profit = -report.best_fitness;
@@ -45,7 +64,32 @@
 //! assert_eq!(report.evaluations, 10 * 51);
 //! # Ok::<(), evo_core::Error>(())
 //! ```
-//! (A file in the format of the paper's instances loads with `Knapsack::from_file`.)
+//! A file in the format of the paper's instances loads with `Knapsack::from_file`; the example
+//! `cargo run --release -p evo-qiga --example knapsack -- <file>` runs the tuned QIGA on one.
+//!
+//! ## Example: a batch of runs with different angles, and checkpoints
+//!
+//! ```
+//! use evo_benchmarks::Knapsack;
+//! use evo_core::{Engine, Executor, Termination};
+//! use evo_qiga::{QigaCpu, QigaParams, RotationAngles, RunConfig};
+//!
+//! let knapsack = Knapsack::generate(100, 3)?;
+//! let runs = RunConfig::batch(42, &[RotationAngles::ORIGINAL, RotationAngles::TUNED]);
+//! let engine = QigaCpu::batch(&QigaParams::default(), &knapsack, runs, 0)?;
+//! // On a GPU: QigaCuda::batch(&params, &knapsack, runs, &gpu)? and engine.run_generations(500)?.
+//! let mut executor = Executor::new(engine).with_termination(Termination::new().with_max_generations(100))?;
+//! let report = executor.run()?;
+//! let per_run = executor.engine().state().best_profits();
+//! assert_eq!(per_run.len(), 2);
+//! assert_eq!(-report.best_fitness, per_run[0].max(per_run[1]));
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
+//! ## Example: meta-optimisation
+//!
+//! See [`meta`] (a small run on the CPU) and `cargo run --release -p evo-qiga --example meta`, which runs the
+//! paper's setting on every visible GPU (0.9 s on one H100; `docs/results/qiga.md`).
 
 pub mod cpu;
 pub mod cuda;

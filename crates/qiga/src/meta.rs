@@ -1,7 +1,7 @@
 //! Meta-optimisation of the five rotation angles, as the paper (its §3–4; spec qiga.md §6): an outer
 //! real-coded EA whose fitness is the mean final best of many QIGA runs, each outer generation's runs
 //! evaluated in one batch (on the GPU: one launch per device, over every device of a
-//! [`DevicePool`](evo_gpu_runtime::DevicePool)).
+//! [`DevicePool`]).
 //!
 //! 1. **Initialise** P = 10 genomes; gene k of genome i is uniform in [0, 0.349] (word k of (MetaInit, 0, i)).
 //! 2. **Evaluate** every genome: f̃ = mean over R = 50 QIGA runs of the best profit after 500 generations ×
