@@ -60,6 +60,18 @@
 //!
 //! The same as a program: `cargo run --release -p evo-ma-sw-chains --example million` (auto backend).
 //!
+//! # Backends
+//!
+//! [`MaCpu`] runs the vector work on a rayon pool (1 thread or many give the same bits); [`MaCuda`] keeps the
+//! population, the children area, the chain biases and the LS point on the device and runs the same cycle
+//! (`cycle.rs`) with the kernels of `kernels/cuda/ma.cu`; under the Exact profile both give identical
+//! snapshots after every cycle. A CUDA run checks its memory need ([`memory::device_bytes`]) against the
+//! free device memory before it allocates anything.
+//!
+//! Not implemented: the device-resident Solis–Wets loop and a probe kernel fused with the evaluation (each
+//! LS evaluation is one probe kernel, the evaluation kernels and one 8-byte read-back); the paper's cuRAND
+//! XORWOW mode; a CUDA engine for problems without a GPU evaluation (use [`MaCpu`]).
+//!
 //! # Modules
 //!
 //! | module | what it holds |
