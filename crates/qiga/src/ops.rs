@@ -217,6 +217,43 @@ mod tests {
     }
 
     #[test]
+    fn the_kernel_holds_the_same_sign_table_and_constants() {
+        let source = evo_kernels::ModuleId::Qiga.module().source;
+        let cell = |c: i32| {
+            if c == EITHER {
+                "QIGA_EITHER".to_string()
+            } else {
+                c.to_string()
+            }
+        };
+        for row in SIGN {
+            let text = format!(
+                "{{{}, {}, {}, {}}}",
+                cell(row[0]),
+                cell(row[1]),
+                cell(row[2]),
+                cell(row[3])
+            );
+            assert!(
+                source.contains(&text),
+                "qiga.cu lacks the sign-table row {text}"
+            );
+        }
+        // The literals of qiga.cu's #defines round to the same f32 constants.
+        let define = |name: &str| -> f32 {
+            let start = source
+                .find(&format!("#define {name} "))
+                .map(|i| i + name.len() + 9)
+                .unwrap();
+            let literal = source[start..].split_whitespace().next().unwrap();
+            literal.trim_end_matches('f').parse().unwrap()
+        };
+        assert_eq!(define("QIGA_PI").to_bits(), PI.to_bits());
+        assert_eq!(define("QIGA_HALF_PI").to_bits(), HALF_PI.to_bits());
+        assert_eq!(define("QIGA_EPSILON").to_bits(), EPSILON.to_bits());
+    }
+
+    #[test]
     fn rows_are_numbered_as_the_paper() {
         assert_eq!(rotation_row(false, false, false), 0);
         assert_eq!(rotation_row(false, true, true), 3);

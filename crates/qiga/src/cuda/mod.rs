@@ -248,3 +248,20 @@ impl Engine for QigaCuda {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{pack, unpack};
+
+    #[test]
+    fn packing_round_trips_rows_of_any_length() {
+        for items in [1usize, 31, 32, 33, 250] {
+            let bytes: Vec<u8> = (0..3 * items)
+                .map(|k| ((k * 7 + k / 5) % 3 == 0) as u8)
+                .collect();
+            let packed = pack(&bytes, items);
+            assert_eq!(packed.len(), 3 * items.div_ceil(32));
+            assert_eq!(unpack(&packed, items), bytes);
+        }
+    }
+}
