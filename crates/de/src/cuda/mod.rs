@@ -17,6 +17,26 @@ use launch::{
 
 /// The DE engine on one CUDA device (see the module docs). Bit-identical to [`DeCpu`](crate::DeCpu) under
 /// [`Profile::Exact`] for the problems with a device evaluation, and for host-evaluated ones.
+///
+/// Host evaluations are checked for non-finite fitness as on the CPU; device evaluations are not read back,
+/// so they are not checked: a NaN trial never replaces its parent (every comparison with NaN is false).
+///
+/// ```no_run
+/// use evo_benchmarks::DeRastrigin;
+/// use evo_core::{Executor, Termination};
+/// use evo_de::{DeCuda, DeParams};
+/// use evo_gpu_runtime::Gpu;
+/// use std::time::Duration;
+///
+/// if let Some(gpu) = Gpu::first_available()? {
+///     let engine = DeCuda::new(DeParams::default(), DeRastrigin::new(128)?, 7, &gpu)?;
+///     let report = Executor::new(engine)
+///         .with_termination(Termination::new().with_max_wall_time(Duration::from_secs(27))?)?
+///         .run()?;
+///     println!("f2 = {} after {} generations", report.best_fitness, report.generations);
+/// }
+/// # Ok::<(), evo_core::Error>(())
+/// ```
 pub struct DeCuda<P: DeviceProblem> {
     gpu: Gpu,
     params: DeParams,
