@@ -145,3 +145,20 @@ equivalence_test!(top_k_should_match_cpu, [128, 256], |gpu, block| {
     top_k_cases::<f32>(gpu, block);
     top_k_cases::<f64>(gpu, block);
 });
+
+// A small subset of the argsort and top-k cases (several radix passes, several tiles, partial tiles), fast
+// enough to run under `compute-sanitizer --tool racecheck`, which the full tests above outlast.
+equivalence_test!(
+    radix_and_top_k_small_should_match_cpu,
+    [128, 256],
+    |gpu, block| {
+        for n in [4097, 100_003] {
+            let fitness = awkward_fitness::<f64>(n, n as u64 + 2);
+            check_argsort(gpu, &fitness, block).assert_passed();
+            check_select(gpu, &fitness, block).assert_passed();
+        }
+        for (n, k) in [(5000, 37), (100_003, 1024)] {
+            check_top_k(gpu, &awkward_fitness::<f32>(n, n as u64 + 3), k, block).assert_passed();
+        }
+    }
+);
