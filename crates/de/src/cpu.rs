@@ -248,7 +248,7 @@ impl<P: ContinuousProblem> DeCpu<P> {
 
     /// Replaces the first vectors of the initial population (before any step) with `vectors`, clamped into
     /// the box, and evaluates them: e.g. the Min-Min schedule
-    /// ([`EtcProblem::encode`](crate::scheduling::EtcProblem::encode)).
+    /// ([`min_min_vector`](crate::min_min_vector)).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] after the first step, for more vectors than `M` or a wrong length.
