@@ -1,7 +1,7 @@
 //! MA-SW-Chains on shifted Rastrigin with 10^6 variables, on the GPU when there is one (the CPU otherwise).
 //!
-//! `cargo run --release -p evo-ma-sw-chains --example million [evaluations]` (default 500 000, the paper's
-//! budget; on a CPU pass a smaller one, e.g. 5000).
+//! `cargo run --release -p evo-ma-sw-chains --example million [evaluations] [variables]` (defaults 500 000,
+//! the paper's budget, and 10^6; on a CPU pass a smaller budget, e.g. 5000).
 
 use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
 use evo_core::Backend;
@@ -12,7 +12,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(text) => text.parse::<u64>()?,
         None => 500_000,
     };
-    let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, 1_000_000)?;
+    let variables = match std::env::args().nth(2) {
+        Some(text) => text.parse::<usize>()?,
+        None => 1_000_000,
+    };
+    let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, variables)?;
     let params = MaParams::new().with_max_evaluations(evaluations)?;
     let report = run(params, &problem, 42, Backend::auto())?;
     println!(
