@@ -1,6 +1,12 @@
-//! # evo-dpga (planned)
+//! # evo-dpga
 //!
-//! This crate will hold the dual-population genetic algorithm for constrained problems (main and reserve
-//! populations), on the CPU and the GPU, over the CEC 2006 suite.
-//!
-//! Nothing is implemented yet; the work is tracked in the issue "evo-dpga: the dual-population GA".
+//! The dual-population genetic algorithm for constrained problems (CPU engine).
+pub mod cpu;
+pub mod ops;
+pub mod params;
+pub mod snapshot;
+
+pub use cpu::DpgaCpu;
+pub use ops::Evaluation;
+pub use params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Initialisation};
+pub use snapshot::DpgaSnapshot;

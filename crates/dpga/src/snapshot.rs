@@ -1,0 +1,62 @@
+//! The whole state of a DPGA run.
+
+use crate::ops::Evaluation;
+use crate::params::ALGORITHM;
+use evo_core::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// A DPGA run's state after a generation; restoring it continues the run bit for bit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DpgaSnapshot {
+    /// Generations completed; the next generation draws with step = this value.
+    pub generation: u64,
+    /// Objective evaluations so far (initial draws included).
+    pub evaluations: u64,
+    /// Bits per individual, `L = D·b`.
+    pub length: usize,
+    /// The main population `M`, row-major `m × L` bits (0 or 1).
+    pub main: Vec<u8>,
+    /// The evaluations of `M`.
+    pub main_values: Vec<Evaluation>,
+    /// The reserve population `R`, row-major `n × L` bits.
+    pub reserve: Vec<u8>,
+    /// The target distance δ.
+    pub target_distance: f64,
+    /// The best individual found so far (bits) and its evaluation.
+    pub best: Vec<u8>,
+    /// The evaluation of `best`.
+    pub best_value: Evaluation,
+}
+
+impl DpgaSnapshot {
+    /// Checks the snapshot against an engine with `m`, `n` and `L`.
+    pub(crate) fn check_shape(&self, m: usize, n: usize, length: usize) -> Result<()> {
+        let bits_ok = |v: &[u8]| v.iter().all(|&b| b <= 1);
+        let consistent = self.length == length
+            && self.main.len() == m * length
+            && self.main_values.len() == m
+            && self.reserve.len() == n * length
+            && self.best.len() == length
+            && bits_ok(&self.main)
+            && bits_ok(&self.reserve)
+            && bits_ok(&self.best)
+            && (0.0..=1.0).contains(&self.target_distance);
+        if consistent {
+            Ok(())
+        } else {
+            Err(Error::invalid_parameter(
+                ALGORITHM,
+                "snapshot shape",
+                format!(
+                    "L = {}, {} main bits, {} main values, {} reserve bits, δ = {}",
+                    self.length,
+                    self.main.len(),
+                    self.main_values.len(),
+                    self.reserve.len(),
+                    self.target_distance
+                ),
+                format!("m = {m}, n = {n}, L = {length} with bits in {{0, 1}} and δ in [0, 1]"),
+            ))
+        }
+    }
+}

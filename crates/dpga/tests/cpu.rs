@@ -1,0 +1,168 @@
+//! The CPU engine on CEC 2006 problems: feasibility, improvement, determinism, checkpoints, errors.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use evo_benchmarks::Cec2006Problem;
+use evo_core::{Checkpointing, ConstrainedProblem, Engine, Error, Executor, Termination};
+use evo_dpga::{ConstraintHandling, DpgaCpu, DpgaParams, Initialisation};
+
+fn small_params() -> DpgaParams {
+    DpgaParams::default()
+        .with_main_size(32)
+        .unwrap()
+        .with_reserve_size(32)
+        .unwrap()
+        .with_crossbreed_rate(0.25)
+        .unwrap()
+        .with_init_max_draws(5_000)
+        .unwrap()
+}
+
+fn engine(g: u32, params: DpgaParams, seed: u64, threads: usize) -> DpgaCpu<Cec2006Problem> {
+    DpgaCpu::new(params, Cec2006Problem::new(g).unwrap(), seed, threads).unwrap()
+}
+
+fn run_steps<E: Engine>(engine: &mut E, steps: usize) {
+    for _ in 0..steps {
+        engine.step().unwrap();
+    }
+}
+
+#[test]
+fn g01_g04_g07_reach_feasibility_and_improve() {
+    for (g, handling) in [
+        (1, ConstraintHandling::Mcsm),
+        (4, ConstraintHandling::Mcsm),
+        (7, ConstraintHandling::Deb),
+        (7, ConstraintHandling::Mcsm),
+    ] {
+        let mut e = engine(g, small_params().with_constraint_handling(handling), 11, 2);
+        let start = e.progress().best_fitness;
+        run_steps(&mut e, 150);
+        let end = e.progress();
+        assert!(
+            e.best_evaluation().feasible,
+            "g{g:02} {handling:?}: no feasible point"
+        );
+        assert!(
+            end.best_fitness < start,
+            "g{g:02} {handling:?}: {start} → {}",
+            end.best_fitness
+        );
+        let (x, f) = e.best().unwrap();
+        let check = e.problem().evaluate_value(&x);
+        assert!(check.is_feasible());
+        assert_eq!(check.objective.to_bits(), f.to_bits());
+        let optimum = e.problem().optimum().unwrap();
+        assert!(
+            f >= optimum - 1e-6,
+            "g{g:02}: {f} below the optimum {optimum}"
+        );
+        println!(
+            "g{g:02} {handling:?}: {start} -> {f} (f* = {optimum}, δ = {})",
+            e.target_distance()
+        );
+    }
+}
+
+#[test]
+fn evaluations_count_the_initial_draws_and_m_plus_c_per_generation() {
+    let params = small_params().with_initialisation(Initialisation::Random);
+    let mut e = engine(1, params.clone(), 3, 1);
+    assert_eq!(e.progress().evaluations, 32);
+    run_steps(&mut e, 5);
+    let per_generation = (params.main_size() + params.crossbreed_size()) as u64;
+    assert_eq!(params.crossbreed_size(), 8);
+    assert_eq!(e.progress().evaluations, 32 + 5 * per_generation);
+    assert_eq!(e.progress().generation, 5);
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let mut one = engine(4, small_params(), 5, 1);
+    let mut two = engine(4, small_params(), 5, 2);
+    let mut three = engine(4, small_params(), 5, 3);
+    run_steps(&mut one, 20);
+    run_steps(&mut two, 20);
+    run_steps(&mut three, 20);
+    let s = one.snapshot().unwrap();
+    assert_eq!(s, two.snapshot().unwrap());
+    assert_eq!(s, three.snapshot().unwrap());
+    let other_seed = {
+        let mut e = engine(4, small_params(), 6, 1);
+        run_steps(&mut e, 20);
+        e.snapshot().unwrap()
+    };
+    assert_ne!(s, other_seed);
+}
+
+#[test]
+fn a_checkpointed_run_resumes_bit_for_bit() {
+    let dir = std::env::temp_dir().join(format!("evo-dpga-checkpoint-{}", std::process::id()));
+    let path = dir.join("dpga.json");
+    let straight = Executor::new(engine(1, small_params(), 9, 2))
+        .with_termination(Termination::new().with_max_generations(30))
+        .unwrap()
+        .run()
+        .unwrap();
+    Executor::new(engine(1, small_params(), 9, 2))
+        .with_termination(Termination::new().with_max_generations(17))
+        .unwrap()
+        .with_checkpointing(Checkpointing::new(&path, 5).unwrap())
+        .run()
+        .unwrap();
+    let mut resumed = Executor::new(engine(1, small_params(), 9, 1))
+        .with_termination(Termination::new().with_max_generations(30))
+        .unwrap()
+        .resume_from(&path)
+        .unwrap();
+    let report = resumed.run().unwrap();
+    assert_eq!(report.best, straight.best);
+    assert_eq!(
+        report.best_fitness.to_bits(),
+        straight.best_fitness.to_bits()
+    );
+    let mut direct = engine(1, small_params(), 9, 1);
+    run_steps(&mut direct, 30);
+    assert_eq!(
+        resumed.engine().snapshot().unwrap(),
+        direct.snapshot().unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_snapshot_restores_through_json_and_mismatched_shapes_are_rejected() {
+    let mut a = engine(7, small_params(), 2, 1);
+    run_steps(&mut a, 3);
+    let json = serde_json::to_string(&a.snapshot().unwrap()).unwrap();
+    let mut b = engine(7, small_params(), 2, 1);
+    b.restore(&serde_json::from_str(&json).unwrap()).unwrap();
+    run_steps(&mut a, 4);
+    run_steps(&mut b, 4);
+    assert_eq!(a.snapshot().unwrap(), b.snapshot().unwrap());
+    let mut wrong = engine(7, small_params().with_main_size(16).unwrap(), 2, 1);
+    assert!(matches!(
+        wrong.restore(&a.snapshot().unwrap()),
+        Err(Error::InvalidParameter { .. })
+    ));
+}
+
+#[test]
+fn bad_parameters_give_typed_errors() {
+    let e = DpgaParams::default().with_crossover_rate(1.5).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "DPGA: crossover rate must be in [0, 1], got 1.5"
+    );
+    let too_few_draws = small_params().with_init_max_draws(8).unwrap();
+    let result = DpgaCpu::new(too_few_draws, Cec2006Problem::new(1).unwrap(), 1, 1);
+    assert!(matches!(result, Err(Error::InvalidParameter { .. })));
+    let gpu = DpgaCpu::for_backend(
+        small_params(),
+        Cec2006Problem::new(1).unwrap(),
+        1,
+        evo_core::Backend::Cuda { device: 0 },
+    );
+    assert!(matches!(gpu, Err(Error::InvalidParameter { .. })));
+}
