@@ -1,6 +1,110 @@
 //! # evo-dpga
 //!
-//! The dual-population genetic algorithm for constrained problems (CPU engine).
+//! The dual-population genetic algorithm (DPGA) for constrained problems, with maximum constraint
+//! satisfaction (MCSM), on the CPU.
+//!
+//! Sources: Umbarkar et al., *CUDA C dual-population GA for constrained optimization* (fragment: procedure
+//! DPGA_MCSM, Table II); Park & Ryu, *A Dual-Population Genetic Algorithm for Adaptive Diversity Control*,
+//! IEEE TEC 14(6), 2010, and *Adjusting population distance for dual-population genetic algorithm*, AI 2007
+//! (the reserve population and its distance-based fitness); Deb, *An efficient constraint handling method for
+//! genetic algorithms*, CMAME 186 (2000) (the alternative comparator). The crate follows
+//! `shared/spec/dpga.md`, which resolves the fragment's inconsistencies and reconstructs the reserve fitness.
+//!
+//! ## The algorithm (spec §2; code comments refer to these numbers)
+//!
+//! 1. **Encoding**: each variable is `b` bits, most significant first, `x = lo + (hi − lo)·k/(2^b − 1)`.
+//! 2. **Init**: M0 = the `m` best of uniform candidates drawn in batches of `m` until `m` feasible ones
+//!    are among them or `init_max_draws` were drawn (every draw is an evaluation); R0 = `n` uniform strings.
+//! 3. **Sizes**: `|C| = 2·round(crossbreed_rate·m/2)`, `e_M = ⌈elitism_rate·m⌉`, `e_R = ⌈elitism_rate·n⌉`.
+//! 4. **Inbreeding of M**: `m/2` pairs chosen by tournaments under the comparator; crossover with
+//!    probability `P_c` (else copies), per-bit flip mutation with probability `p_m`; evaluate O_m.
+//! 5. **Inbreeding of R**: the same, tournaments on the reserve fitness `f_r`; O_r is not evaluated.
+//! 6. **Crossbreeding**: the best `|C|/2` of O_m (comparator) paired with the best `|C|/2` of O_r (`f_r`),
+//!    crossover and mutation → C; evaluate C. `I_m = O_m ∪ C`, `I_r = O_r ∪ C`.
+//! 7. **Survival of M**: the `e_M` best of M_t and the best `m − e_M` of I_m.
+//! 8. **Survival of R**: `f_r` against the new M; the `e_R` best of R_t and the best `n − e_R` of I_r.
+//! 9. **Target distance**: `δ ← clamp(δ + η·(s_C − s_I), δ_min, δ_max)` where `s_C` (`s_I`) is the
+//!    fraction of C (of O_m) that entered M_{t+1}; skipped when `|C| = 0`.
+//! 10. **Stop**: the [`Executor`](evo_core::Executor)'s [`Termination`](evo_core::Termination) (CEC 2006:
+//!     `with_max_evaluations(500_000)` and `with_target_fitness(f* + 1e-4)`).
+//!
+//! Evaluations per generation: `m + |C|` (140 with the defaults).
+//!
+//! **Comparator** (spec §3). Constraint `j` holds when `g_j ≤ 0` or `|h_j| ≤ ε` (the problem's equality
+//! tolerance, 1e-4 for CEC 2006); `V = Σ max(0, g_j) + Σ_{|h_j| > ε} |h_j|`. MCSM: more satisfied
+//! constraints first; equal counts with all satisfied → lower objective; otherwise lower `V`, then lower
+//! objective. Deb's rules ([`ConstraintHandling::Deb`]): feasible beats infeasible; feasible by objective,
+//! infeasible by `V`. Both end with the lower index, so every order is total.
+//!
+//! **Reserve fitness** (spec §4): with `m̄_k` the frequency of allele 1 at bit `k` in M,
+//! `d(M, x) = (1/L) Σ_k |x_k − m̄_k|` (the mean Hamming distance from `x` to M, per bit) and
+//! `f_r(x) = 1 − |δ − d(M, x)|`, maximised.
+//!
+//! ## Parameters ([`DpgaParams`])
+//!
+//! | parameter | default | range |
+//! | --- | --- | --- |
+//! | main population `m` | 128 | even, ≥ 2 |
+//! | reserve population `n` | 128 | even, ≥ 2 |
+//! | bits per variable `b` | 20 | 1..=32 |
+//! | crossover rate `P_c` | 0.8 | [0, 1] |
+//! | mutation rate `p_m` (per bit) | 1/L (`paper()`: 0.09) | [0, 1] |
+//! | elitism rate | 0.1 | [0, 1] |
+//! | crossbreed rate | 0.1 | [0, 1] (`|C|/2 ≤ n`) |
+//! | tournament size | 2 | 1..=min(64, m, n) |
+//! | crossover | one-point | one-point, two-point, uniform |
+//! | constraint handling | MCSM | MCSM, Deb |
+//! | initialisation | feasible | feasible, random |
+//! | `init_max_draws` | 50 000 | ≥ m, < 2^32 |
+//! | δ0, η, δ_min, δ_max | 0.5, 0.1, 0.05, 0.95 | 0 ≤ δ_min ≤ δ0 ≤ δ_max ≤ 1, η ≥ 0 |
+//!
+//! Setters return [`evo_core::Error::InvalidParameter`] with the range, e.g.
+//! "DPGA: crossover rate must be in [0, 1], got 1.5".
+//!
+//! ## Reporting
+//!
+//! The engine's best fitness is the objective of the best individual found so far under the comparator
+//! when that individual is feasible, and `+inf` while no feasible point has been found.
+//! [`DpgaCpu::best_evaluation`] gives its objective, violation and satisfied count.
+//!
+//! ## Example: a user's own constrained problem
+//!
+//! ```
+//! use evo_core::{Bounds, ConstrainedProblem, Executor, Termination};
+//! use evo_dpga::{DpgaCpu, DpgaParams};
+//!
+//! /// Minimise x + y subject to x·y ≥ 1 (g = 1 − x·y ≤ 0) in [0, 4]²; the optimum is 2 at (1, 1).
+//! struct Hyperbola { bounds: Bounds }
+//!
+//! impl ConstrainedProblem for Hyperbola {
+//!     fn name(&self) -> &str { "hyperbola" }
+//!     fn dimension(&self) -> usize { 2 }
+//!     fn bounds(&self) -> &Bounds { &self.bounds }
+//!     fn inequality_count(&self) -> usize { 1 }
+//!     fn equality_count(&self) -> usize { 0 }
+//!     fn evaluate(&self, x: &[f32], g: &mut [f64], _h: &mut [f64]) -> f64 {
+//!         let (a, b) = (f64::from(x[0]), f64::from(x[1]));
+//!         g[0] = 1.0 - a * b;
+//!         a + b
+//!     }
+//! }
+//!
+//! let problem = Hyperbola { bounds: Bounds::uniform(2, 0.0, 4.0)? };
+//! let params = DpgaParams::default().with_main_size(32)?.with_reserve_size(32)?;
+//! let engine = DpgaCpu::new(params, problem, 42, 1)?;
+//! let report = Executor::new(engine)
+//!     .with_termination(Termination::new().with_max_generations(100))?
+//!     .run()?;
+//! assert!(report.best_fitness >= 2.0 - 1e-3 && report.best_fitness < 2.1);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
+//! ## Not implemented yet
+//!
+//! - the CUDA engine (spec §5) and many independent runs per launch;
+//! - the real-coded option (f32 genes, SBX and polynomial mutation; spec §2 items 1 and 4);
+//! - the CEC 2006 suite runner and the paper's Table III reproduction (spec §6).
+
 pub mod cpu;
 pub mod ops;
 pub mod params;
