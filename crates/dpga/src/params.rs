@@ -116,7 +116,7 @@ impl DpgaParams {
         }
     }
 
-    /// The main population size `m` [128]: even, at least 2.
+    /// The main population size `m` (default 128): even, at least 2.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for an odd size or one below 2.
@@ -126,7 +126,7 @@ impl DpgaParams {
         Ok(self)
     }
 
-    /// The reserve population size `n` [128]: even, at least 2.
+    /// The reserve population size `n` (default 128): even, at least 2.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for an odd size or one below 2.
@@ -136,7 +136,7 @@ impl DpgaParams {
         Ok(self)
     }
 
-    /// Bits per variable `b` [20], in `[1, 32]`.
+    /// Bits per variable `b` (default 20), in `[1, 32]`.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] outside `[1, 32]`.
@@ -153,7 +153,7 @@ impl DpgaParams {
         Ok(self)
     }
 
-    /// The crossover probability `P_c` [0.8], in `[0, 1]`.
+    /// The crossover probability `P_c` (default 0.8), in `[0, 1]`.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] outside `[0, 1]` (NaN included).
@@ -163,7 +163,7 @@ impl DpgaParams {
         Ok(self)
     }
 
-    /// The per-bit flip probability `p_m` [1/L, L = total bits], in `[0, 1]`.
+    /// The per-bit flip probability `p_m` (default 1/L, L = total bits), in `[0, 1]`.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] outside `[0, 1]`.
@@ -173,7 +173,7 @@ impl DpgaParams {
         Ok(self)
     }
 
-    /// The elitism rate [0.1], in `[0, 1]`: `e = ⌈rate·size⌉` elites per population.
+    /// The elitism rate (default 0.1), in `[0, 1]`: `e = ⌈rate·size⌉` elites per population.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] outside `[0, 1]`.
@@ -183,7 +183,7 @@ impl DpgaParams {
         Ok(self)
     }
 
-    /// The crossbreeding rate [0.1], in `[0, 1]`: `|C| = 2·round(rate·m/2)`.
+    /// The crossbreeding rate (default 0.1), in `[0, 1]`: `|C| = 2·round(rate·m/2)`.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] outside `[0, 1]`.
@@ -193,7 +193,7 @@ impl DpgaParams {
         Ok(self)
     }
 
-    /// The tournament size [2], at least 1 and at most both population sizes (checked by the engine).
+    /// The tournament size (default 2), at least 1 and at most both population sizes (checked by the engine).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for 0 or more than 64.
@@ -210,25 +210,25 @@ impl DpgaParams {
         Ok(self)
     }
 
-    /// The crossover operator [one-point].
+    /// The crossover operator (default one-point).
     pub fn with_crossover(mut self, crossover: Crossover) -> Self {
         self.crossover = crossover;
         self
     }
 
-    /// The comparator of the main population [MCSM].
+    /// The comparator of the main population (default MCSM).
     pub fn with_constraint_handling(mut self, handling: ConstraintHandling) -> Self {
         self.constraint_handling = handling;
         self
     }
 
-    /// The initialisation of M0 [feasible].
+    /// The initialisation of M0 (default feasible).
     pub fn with_initialisation(mut self, initialisation: Initialisation) -> Self {
         self.initialisation = initialisation;
         self
     }
 
-    /// The most candidates drawn by the feasible initialisation [50 000], at least `m` (checked by the
+    /// The most candidates drawn by the feasible initialisation (default 50 000), at least `m` (checked by the
     /// engine).
     ///
     /// # Errors
@@ -246,7 +246,7 @@ impl DpgaParams {
         Ok(self)
     }
 
-    /// The target distance δ: initial value [0.5], learning rate η [0.1] and range [0.05, 0.95] (spec §4).
+    /// The target distance δ: initial value (default 0.5), learning rate η (default 0.1) and range (default 0.05, 0.95) (spec §4).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] unless `0 ≤ min ≤ initial ≤ max ≤ 1` and `η` is finite and `≥ 0`.
