@@ -166,3 +166,55 @@ fn bad_parameters_give_typed_errors() {
     );
     assert!(matches!(gpu, Err(Error::InvalidParameter { .. })));
 }
+
+#[test]
+fn feasible_initialisation_stops_once_m_feasible_candidates_are_found() {
+    let e = engine(4, small_params(), 1, 2);
+    let s = e.snapshot().unwrap();
+    assert!(s.main_values.iter().all(|v| v.feasible));
+    assert_eq!(s.evaluations % 32, 0);
+    assert!(s.evaluations < 5_000, "{} draws", s.evaluations);
+    // g01 has no feasible point among 5000 uniform draws: the slots are filled with the best drawn ones.
+    let g01 = engine(1, small_params(), 1, 2);
+    assert_eq!(g01.progress().evaluations, 5_000);
+    assert!(!g01.best_evaluation().feasible);
+    assert_eq!(g01.progress().best_fitness, f64::INFINITY);
+}
+
+#[test]
+fn the_best_so_far_never_gets_worse_and_elitism_keeps_it_in_the_main_population() {
+    let mut e = engine(7, small_params(), 4, 2);
+    let mut previous = e.best_evaluation();
+    for _ in 0..60 {
+        e.step().unwrap();
+        let best = e.best_evaluation();
+        assert!(best.satisfied >= previous.satisfied);
+        if previous.feasible {
+            assert!(best.feasible && best.objective <= previous.objective);
+        }
+        let s = e.snapshot().unwrap();
+        assert!(s.main_values.contains(&best));
+        previous = best;
+    }
+}
+
+#[test]
+fn the_target_distance_adapts_within_its_range_and_only_with_crossbreeding() {
+    let adaptive = small_params()
+        .with_target_distance(0.5, 0.2, 0.1, 0.9)
+        .unwrap();
+    let mut e = engine(4, adaptive, 8, 1);
+    let mut seen = Vec::new();
+    for _ in 0..30 {
+        e.step().unwrap();
+        seen.push(e.target_distance());
+    }
+    assert!(seen.iter().all(|d| (0.1..=0.9).contains(d)));
+    assert!(seen.iter().any(|&d| d != 0.5));
+    let no_crossbreeding = small_params().with_crossbreed_rate(0.0).unwrap();
+    let mut fixed = engine(4, no_crossbreeding, 8, 1);
+    run_steps(&mut fixed, 10);
+    assert_eq!(fixed.target_distance(), 0.5);
+    let initial = engine(4, small_params(), 8, 1).progress().evaluations;
+    assert_eq!(fixed.progress().evaluations, initial + 10 * 32);
+}
