@@ -64,8 +64,15 @@ impl Breeding<'_> {
         cb.copy_from_slice(b);
         if cross.uniform_f32(0) < self.crossover_rate {
             let cuts = cut_points(self.crossover, self.length, cross.word(1), cross.word(2));
+            let uniform = self.crossover == crate::params::Crossover::Uniform;
             for j in 0..self.length {
-                if swaps_bit(self.crossover, j, cuts, cross.word(3 + (j / 32) as u32)) {
+                // Only uniform crossover reads a word per 32 bits; the cut-point operators need none.
+                let word = if uniform {
+                    cross.word(3 + (j / 32) as u32)
+                } else {
+                    0
+                };
+                if swaps_bit(self.crossover, j, cuts, word) {
                     std::mem::swap(&mut ca[j], &mut cb[j]);
                 }
             }

@@ -4,7 +4,7 @@
 
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{Checkpointing, ConstrainedProblem, Engine, Error, Executor, Termination};
-use evo_dpga::{ConstraintHandling, DpgaCpu, DpgaParams, Initialisation};
+use evo_dpga::{ConstraintHandling, Crossover, DpgaCpu, DpgaParams, Initialisation};
 
 fn small_params() -> DpgaParams {
     DpgaParams::default()
@@ -217,4 +217,14 @@ fn the_target_distance_adapts_within_its_range_and_only_with_crossbreeding() {
     assert_eq!(fixed.target_distance(), 0.5);
     let initial = engine(4, small_params(), 8, 1).progress().evaluations;
     assert_eq!(fixed.progress().evaluations, initial + 10 * 32);
+}
+
+#[test]
+fn every_crossover_improves_g04() {
+    for crossover in [Crossover::OnePoint, Crossover::TwoPoint, Crossover::Uniform] {
+        let mut e = engine(4, small_params().with_crossover(crossover), 12, 2);
+        let start = e.progress().best_fitness;
+        run_steps(&mut e, 40);
+        assert!(e.progress().best_fitness < start, "{crossover:?}");
+    }
 }
