@@ -228,3 +228,17 @@ fn every_crossover_improves_g04() {
         assert!(e.progress().best_fitness < start, "{crossover:?}");
     }
 }
+
+#[test]
+fn mcsm_and_deb_rules_steer_the_search_differently() {
+    let mut mcsm = engine(7, small_params(), 11, 2);
+    let mut deb = engine(
+        7,
+        small_params().with_constraint_handling(ConstraintHandling::Deb),
+        11,
+        2,
+    );
+    run_steps(&mut mcsm, 20);
+    run_steps(&mut deb, 20);
+    assert_ne!(mcsm.snapshot().unwrap().main, deb.snapshot().unwrap().main);
+}
