@@ -53,3 +53,19 @@ equivalence_test!(
         check_large(gpu, block).assert_passed();
     }
 );
+
+// Five generations of two strategies: the cases `compute-sanitizer --tool racecheck` finishes.
+equivalence_test!(de_short_runs_should_match_cpu, [64, 256], |gpu, block| {
+    use evo_equivalence::suite::de::{RunCase, check_run};
+    for case in RunCase::all().into_iter().take(4) {
+        check_run(
+            gpu,
+            RunCase {
+                generations: 5,
+                ..case
+            },
+            block,
+        )
+        .assert_passed();
+    }
+});

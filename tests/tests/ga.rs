@@ -18,3 +18,12 @@ equivalence_test!(
         check_batch(gpu, GaFunction::Ridge, 128, 3, 30, block).assert_passed();
     }
 );
+
+// Five generations of the pipeline and of a 4-run batch: the cases `compute-sanitizer --tool racecheck`
+// finishes.
+equivalence_test!(ga_short_runs_should_match_cpu, [128], |gpu, block| {
+    use evo_benchmarks::ga_functions::GaFunction;
+    use evo_equivalence::suite::ga::{check_batch, check_engine};
+    check_engine(gpu, GaFunction::Griewank, 32, 5, block).assert_passed();
+    check_batch(gpu, GaFunction::Rastrigin, 32, 4, 5, block).assert_passed();
+});

@@ -52,3 +52,14 @@ equivalence_test!(
         );
     }
 );
+
+// A two-cycle run at D = 256: the case `compute-sanitizer --tool racecheck` finishes (the runs above outlast it).
+equivalence_test!(ma_short_run_should_match_cpu, [256], |gpu, _block| {
+    evo_equivalence::suite::ma::check_short_run(
+        gpu,
+        evo_benchmarks::ShiftedFunction::Rastrigin,
+        256,
+        2_000,
+    )
+    .assert_passed();
+});

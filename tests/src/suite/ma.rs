@@ -116,6 +116,7 @@ pub fn compare_snapshots(cpu: &MaSnapshot, gpu: &MaSnapshot) -> Option<Compariso
 fn lockstep(
     cpu: &mut impl Engine<Snapshot = MaSnapshot>,
     gpu: &mut impl Engine<Snapshot = MaSnapshot>,
+    budget: u64,
 ) -> Result<std::result::Result<u64, Comparison>> {
     let mut cases = 0u64;
     loop {
@@ -124,7 +125,7 @@ fn lockstep(
             return Ok(Err(mismatch));
         }
         cases += (c.population.len() + c.fitness.len()) as u64;
-        if c.evaluations >= EVALUATIONS {
+        if c.evaluations >= budget {
             return Ok(Ok(cases));
         }
         cpu.step()?;
@@ -152,6 +153,28 @@ fn params() -> Result<MaParams> {
     MaParams::new().with_max_evaluations(EVALUATIONS)
 }
 
+/// One function at one dimension, every cycle of a run of `evaluations` evaluations (small runs are the cases
+/// `compute-sanitizer --tool racecheck` can finish).
+pub fn check_short_run(
+    gpu: &Gpu,
+    function: ShiftedFunction,
+    dimension: usize,
+    evaluations: u64,
+) -> CheckReport {
+    let check = format!(
+        "{}, D = {dimension}, {evaluations} evaluations, every cycle",
+        function.name()
+    );
+    let outcome = (|| {
+        let problem = ShiftedProblem::new(function, dimension)?;
+        let params = MaParams::new().with_max_evaluations(evaluations)?;
+        let mut cpu = MaCpu::new(params.clone(), &problem, SEED, 0)?;
+        let mut on_gpu = MaCuda::new(params, &problem, SEED, gpu)?;
+        lockstep(&mut cpu, &mut on_gpu, evaluations)
+    })();
+    report(check, outcome)
+}
+
 /// One function at one dimension, every cycle of a 20 000-evaluation run.
 pub fn check_run(gpu: &Gpu, function: ShiftedFunction, dimension: usize) -> CheckReport {
     let check = format!(
@@ -162,7 +185,7 @@ pub fn check_run(gpu: &Gpu, function: ShiftedFunction, dimension: usize) -> Chec
         let problem = ShiftedProblem::new(function, dimension)?;
         let mut cpu = MaCpu::new(params()?, &problem, SEED, 0)?;
         let mut on_gpu = MaCuda::new(params()?, &problem, SEED, gpu)?;
-        lockstep(&mut cpu, &mut on_gpu)
+        lockstep(&mut cpu, &mut on_gpu, EVALUATIONS)
     })();
     report(check, outcome)
 }
@@ -189,7 +212,7 @@ pub fn check_variants(gpu: &Gpu) -> Vec<CheckReport> {
                 let problem = ShiftedProblem::new(ShiftedFunction::Griewank, 1_000)?;
                 let mut cpu = MaCpu::new(make()?, &problem, SEED, 0)?;
                 let mut on_gpu = MaCuda::new(make()?, &problem, SEED, gpu)?;
-                lockstep(&mut cpu, &mut on_gpu)
+                lockstep(&mut cpu, &mut on_gpu, EVALUATIONS)
             })();
             report(check, outcome)
         })
@@ -214,7 +237,7 @@ pub fn check_cross_restore(gpu: &Gpu) -> CheckReport {
         }
         let mut fresh = MaCpu::new(params()?, &problem, SEED, 1)?;
         fresh.restore(&on_gpu.snapshot()?)?;
-        lockstep(&mut fresh, &mut on_gpu)
+        lockstep(&mut fresh, &mut on_gpu, EVALUATIONS)
     })();
     report(check, outcome)
 }
