@@ -9,12 +9,12 @@
 //! that is not an ELF image is ignored and rebuilt.
 
 use std::ffi::{CString, c_void};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use cudarc::driver::sys;
 use evo_core::{Error, Result};
 
-use crate::ptx_cache::Fnv128;
+use crate::ptx_cache::{self, Fnv128, entry_path};
 
 /// The key of the binary of `ptx` for `arch` under driver `driver_version`.
 pub(crate) fn binary_key(ptx: &str, arch: &str, driver_version: &str) -> u128 {
@@ -26,17 +26,9 @@ pub(crate) fn binary_key(ptx: &str, arch: &str, driver_version: &str) -> u128 {
     hash.0
 }
 
-fn entry_path(dir: &Path, name: &str, key: u128) -> PathBuf {
-    let safe: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    dir.join(format!("{safe}-{key:032x}.cubin"))
-}
-
 /// The cached binary, if present and an ELF image.
 pub(crate) fn read(dir: &Path, name: &str, key: u128) -> Option<Vec<u8>> {
-    let path = entry_path(dir, name, key);
+    let path = entry_path(dir, name, key, "cubin");
     let bytes = std::fs::read(&path).ok()?;
     if bytes.starts_with(b"\x7fELF") {
         Some(bytes)
@@ -48,11 +40,7 @@ pub(crate) fn read(dir: &Path, name: &str, key: u128) -> Option<Vec<u8>> {
 
 /// Stores `binary` atomically (a temporary file renamed into place).
 pub(crate) fn store(dir: &Path, name: &str, key: u128, binary: &[u8]) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let path = entry_path(dir, name, key);
-    let temporary = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&temporary, binary)?;
-    std::fs::rename(&temporary, path)
+    ptx_cache::store(dir, &entry_path(dir, name, key, "cubin"), binary)
 }
 
 fn link_error(call: &str, name: &str, result: sys::CUresult) -> Error {

@@ -33,19 +33,6 @@ const _: () = assert!(size_of::<ReduceParams>() == 8);
 // SAFETY: repr(C), one u64, same layout as the CUDA struct (8 bytes, asserted on both sides).
 unsafe impl KernelParams for ReduceParams {}
 
-fn check_block(component: &'static str, block: u32) -> Result<()> {
-    if block.is_power_of_two() && (32..=1024).contains(&block) {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            component,
-            "block size",
-            block,
-            "a power of two in 32..=1024",
-        ))
-    }
-}
-
 macro_rules! math_eval {
     ($name:ident, $t:ty, $entry:literal) => {
         /// Evaluates `function` elementwise on the device: `out[i] = f(x[i], y[i])` (`y` is read by `Pow` only),
@@ -59,7 +46,7 @@ macro_rules! math_eval {
             profile: Profile,
             block: u32,
         ) -> Result<()> {
-            check_block("math_eval", block)?;
+            crate::check_block_size("math_eval", block)?;
             let n = x.len();
             if y.len() != n || out.len() != n {
                 return Err(Error::invalid_parameter(
@@ -142,7 +129,7 @@ fn reduce_to_one(gpu: &Gpu, mut partials: DeviceBuffer<f64>, block: u32) -> Resu
 /// The canonical pairwise sum of `terms` (see `evo_core::reduce`), computed on the device with blocks of
 /// `block` threads; bit-identical to `evo_core::reduce::pairwise_sum_f64` for every power-of-two block size.
 pub fn reduce_sum_f64(gpu: &Gpu, terms: &DeviceBuffer<f64>, block: u32) -> Result<f64> {
-    check_block("reduce_sum_f64", block)?;
+    crate::check_block_size("reduce_sum_f64", block)?;
     let partials = reduce_pass(gpu, "reduce_sum_f64", terms, block)?;
     reduce_to_one(gpu, partials, block)
 }
@@ -150,7 +137,7 @@ pub fn reduce_sum_f64(gpu: &Gpu, terms: &DeviceBuffer<f64>, block: u32) -> Resul
 /// The canonical pairwise sum of `f32` terms widened to `f64`; bit-identical to
 /// `evo_core::reduce::pairwise_sum_f32_as_f64`.
 pub fn reduce_sum_f32_to_f64(gpu: &Gpu, terms: &DeviceBuffer<f32>, block: u32) -> Result<f64> {
-    check_block("reduce_sum_f32_to_f64", block)?;
+    crate::check_block_size("reduce_sum_f32_to_f64", block)?;
     let partials = reduce_pass(gpu, "reduce_sum_f32_to_f64", terms, block)?;
     reduce_to_one(gpu, partials, block)
 }

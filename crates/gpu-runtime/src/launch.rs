@@ -42,6 +42,21 @@ pub struct LaunchConfig {
     pub shared_bytes: u32,
 }
 
+/// Checks a block size for evo-gpu's kernels: a power of two in 32..=1024 (the canonical reductions halve the
+/// block down to one thread). The error names `component`.
+pub fn check_block_size(component: &'static str, block: u32) -> Result<()> {
+    if block.is_power_of_two() && (32..=1024).contains(&block) {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            component,
+            "block size",
+            block,
+            "a power of two in 32..=1024",
+        ))
+    }
+}
+
 impl LaunchConfig {
     /// A one-dimensional launch of `grid` blocks of `block` threads.
     pub fn linear(grid: u32, block: u32, shared_bytes: u32) -> Self {

@@ -57,7 +57,7 @@ pub use buffer::{BufferPoolStats, DeviceBuffer, DeviceCopy};
 pub use curand::{CurandGenerator, CurandKind, curand_present};
 pub use device::{DeviceInfo, Gpu, device_count, driver_present, driver_version};
 pub use device_pool::DevicePool;
-pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES};
+pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES, check_block_size};
 pub use modules::{Kernel, ModuleOrigin};
 pub use nvrtc::{
     Profile, compile_options, compile_to_ptx, nvrtc_present, nvrtc_version, virtual_arch,

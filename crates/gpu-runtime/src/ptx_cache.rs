@@ -92,12 +92,13 @@ fn cache_key(name: &str, source: &str, options: &[String], version: (i32, i32)) 
     hash.0
 }
 
-fn entry_path(dir: &Path, name: &str, key: u128) -> PathBuf {
+/// The file of a cache entry: `<name with non-alphanumerics as _>-<key>.<extension>` in `dir`.
+pub(crate) fn entry_path(dir: &Path, name: &str, key: u128, extension: &str) -> PathBuf {
     let safe: String = name
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    dir.join(format!("{safe}-{key:032x}.ptx"))
+    dir.join(format!("{safe}-{key:032x}.{extension}"))
 }
 
 /// PTX of `source` for `profile` and `arch`, from the disk cache when present, otherwise compiled and stored.
@@ -119,7 +120,7 @@ pub fn cached_ptx_in(
     let options = compile_options(profile, arch)?;
     let key = cache_key(name, source, &options, nvrtc_version()?);
     if let Some(dir) = dir {
-        let path = entry_path(dir, name, key);
+        let path = entry_path(dir, name, key, "ptx");
         if let Ok(ptx) = std::fs::read_to_string(&path) {
             if ptx.contains(".entry") || ptx.contains(".version") {
                 return Ok(CompiledPtx {
@@ -132,7 +133,7 @@ pub fn cached_ptx_in(
     }
     let ptx = compile_to_ptx(name, source, profile, arch)?;
     if let Some(dir) = dir
-        && let Err(e) = store(dir, &entry_path(dir, name, key), &ptx)
+        && let Err(e) = store(dir, &entry_path(dir, name, key, "ptx"), ptx.as_bytes())
     {
         tracing::warn!(dir = %dir.display(), "could not write the PTX cache: {e}");
     }
@@ -142,10 +143,12 @@ pub fn cached_ptx_in(
     })
 }
 
-fn store(dir: &Path, path: &Path, ptx: &str) -> std::io::Result<()> {
+/// Writes `bytes` to `path` in `dir` atomically (a temporary file renamed into place), so a concurrent reader
+/// never sees half an entry.
+pub(crate) fn store(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let temporary = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&temporary, ptx)?;
+    std::fs::write(&temporary, bytes)?;
     std::fs::rename(&temporary, path)
 }
 
@@ -178,7 +181,7 @@ mod tests {
 
     #[test]
     fn entry_names_are_file_system_safe() {
-        let path = entry_path(Path::new("/tmp"), "user/kernel name", 1);
+        let path = entry_path(Path::new("/tmp"), "user/kernel name", 1, "ptx");
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         assert!(file.starts_with("user_kernel_name-"), "{file}");
     }

@@ -9,16 +9,7 @@ pub(crate) const MODULE: &str = "benchmarks_discrete";
 
 /// `block` must be a power of two in 32..=1024.
 pub(crate) fn check_block(block: u32) -> Result<()> {
-    if block.is_power_of_two() && (32..=1024).contains(&block) {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            MODULE,
-            "block size",
-            block,
-            "a power of two in 32..=1024",
-        ))
-    }
+    evo_gpu_runtime::check_block_size(MODULE, block)
 }
 
 /// The row count as the kernels' `u32`.

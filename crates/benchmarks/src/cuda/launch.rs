@@ -298,14 +298,7 @@ pub fn finish(
     profile: Profile,
     block: u32,
 ) -> Result<()> {
-    if !(block.is_power_of_two() && (32..=1024).contains(&block)) {
-        return Err(Error::invalid_parameter(
-            "benchmarks_continuous_finish",
-            "block size",
-            block,
-            "a power of two in 32..=1024",
-        ));
-    }
+    evo_gpu_runtime::check_block_size("benchmarks_continuous_finish", block)?;
     let grid = grid_u32("individuals", rows, "below 2^32")?;
     check_len("partials", partials, 2 * rows * params.tiles)?;
     check_len("fitness", fitness, rows)?;
@@ -527,14 +520,7 @@ pub fn cec_groups(
     profile: Profile,
     block: u32,
 ) -> Result<()> {
-    if !(block.is_power_of_two() && (32..=1024).contains(&block)) {
-        return Err(Error::invalid_parameter(
-            "benchmarks_continuous_cec_groups",
-            "block size",
-            block,
-            "a power of two in 32..=1024",
-        ));
-    }
+    evo_gpu_runtime::check_block_size("benchmarks_continuous_cec_groups", block)?;
     let grid_y = check_rows(rows)?;
     let grid_x = grid_u32(
         "group blocks",
@@ -642,14 +628,7 @@ pub fn decode16(
     profile: Profile,
     block: u32,
 ) -> Result<()> {
-    if !(block.is_power_of_two() && (32..=1024).contains(&block)) {
-        return Err(Error::invalid_parameter(
-            "benchmarks_continuous_decode16",
-            "block size",
-            block,
-            "a power of two in 32..=1024",
-        ));
-    }
+    evo_gpu_runtime::check_block_size("benchmarks_continuous_decode16", block)?;
     if params.words * 32 < 16 * params.variables {
         return Err(Error::invalid_parameter(
             "benchmarks_continuous_decode16",

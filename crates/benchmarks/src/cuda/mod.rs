@@ -262,14 +262,7 @@ impl CudaEvaluator {
                 format!("{} individuals x {} coordinates", rows, d),
             ));
         }
-        if !(block.is_power_of_two() && (32..=1024).contains(&block)) {
-            return Err(Error::invalid_parameter(
-                "CudaEvaluator",
-                "block size",
-                block,
-                "a power of two in 32..=1024",
-            ));
-        }
+        evo_gpu_runtime::check_block_size("CudaEvaluator", block)?;
         if rows == 0 {
             return Ok(());
         }

@@ -1,7 +1,9 @@
 //! One typed launch function per fill kernel of `kernels/cuda/rng.cu`.
 
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, DeviceCopy, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_gpu_runtime::{
+    DeviceBuffer, DeviceCopy, Gpu, KernelParams, LaunchConfig, Profile, check_block_size,
+};
 use evo_kernels::ModuleId;
 
 use crate::addressed::Sequence;
@@ -35,19 +37,6 @@ pub struct FillParams {
 const _: () = assert!(size_of::<FillParams>() == 56);
 // SAFETY: repr(C), integers only, the layout of `RngFillParams` (56 bytes, asserted on both sides).
 unsafe impl KernelParams for FillParams {}
-
-fn check_block(block: u32) -> Result<()> {
-    if block.is_power_of_two() && (32..=1024).contains(&block) {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            "rng fill",
-            "block size",
-            block,
-            "a power of two in 32..=1024",
-        ))
-    }
-}
 
 /// Blocks for `work` items in blocks of `block` threads, capped at 64 blocks per multiprocessor (the
 /// kernels loop over the rest).
@@ -85,7 +74,7 @@ fn launch_addressed<T: DeviceCopy>(
     per_lane: u64,
     block: u32,
 ) -> Result<()> {
-    check_block(block)?;
+    check_block_size("rng fill", block)?;
     if params.n == 0 {
         return Ok(());
     }
@@ -251,7 +240,7 @@ macro_rules! xor128_fill {
             out: &mut DeviceBuffer<$t>,
             block: u32,
         ) -> Result<()> {
-            check_block(block)?;
+            check_block_size("rng fill", block)?;
             let params = fill.params(out.len())?;
             if states.len() != 4 * fill.threads as usize {
                 return Err(Error::invalid_parameter(
@@ -311,7 +300,7 @@ macro_rules! xorwow_fill {
             out: &mut DeviceBuffer<$t>,
             block: u32,
         ) -> Result<()> {
-            check_block(block)?;
+            check_block_size("rng fill", block)?;
             let params = fill.params(out.len())?;
             if fill.threads == 0 {
                 return Ok(());
@@ -369,7 +358,7 @@ macro_rules! curand_philox_fill {
             out: &mut DeviceBuffer<$t>,
             block: u32,
         ) -> Result<()> {
-            check_block(block)?;
+            check_block_size("rng fill", block)?;
             let params = fill.params(out.len())?;
             if fill.threads == 0 {
                 return Ok(());
