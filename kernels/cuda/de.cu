@@ -4,10 +4,19 @@
 // crossover; merge of parents and trials; index of the best vector). The fitness evaluation is evo-benchmarks'
 // (modules benchmarks_continuous and benchmarks_discrete).
 //
+// For the paper's two problems (Rastrigin and ETC scheduling) `de_generation_f32` fuses a whole generation
+// into one launch: block i builds trial i, evaluates it with the same fixed-shape f64 trees as
+// evo-benchmarks' kernels, and selects; the population lives in two buffers and `slot[i]` says which one
+// holds vector i (the trial is written into the other one, and a win flips the slot, so nothing is copied);
+// the last block to finish finds the best vector for the next generation's DE/best/1 and current-to-best.
+//
 // Every scalar operation is the twin of a function of crates/de/src/ops.rs with the same name (de_<name>)
 // and the same order of operations; explicit _rn intrinsics keep that order under every compile profile.
 // Random words come from the addressed Philox (common/rng.cuh): (stream, step = generation, individual =
 // vector), so the draws do not depend on the block size.
+#include "common/problems/etc.cuh"
+#include "common/problems/functions.cuh"
+#include "common/problems/tree.cuh"
 #include "common/rng.cuh"
 
 // Stream ids of evo_rng::Stream (checked against the Rust table by crates/de/src/cuda/launch.rs).
@@ -38,6 +47,21 @@ struct DeKernelParams {
     unsigned int pad;               // keeps the size a multiple of 8
 };
 static_assert(sizeof(DeKernelParams) == 48, "DeKernelParams must match its Rust mirror (48 bytes)");
+
+#define DE_PROBLEM_RASTRIGIN 0u
+#define DE_PROBLEM_ETC 1u
+// The fused ETC evaluation keeps one tree per machine; more machines take the four-launch path.
+#define DE_FUSED_MAX_MACHINES 32u
+static_assert((DE_FUSED_MAX_MACHINES + 1u) * 32u <= 1536u, "de_generation_f32's shared s_warp holds the ETC warp sums");
+
+// Scalar arguments of de_generation_f32; mirrored by `DeGenerationParams` in crates/de/src/cuda/launch.rs.
+struct DeGenerationParams {
+    DeKernelParams de;      // the generation (seed, M, D, step, strategy, crossover, jDE, selection)
+    unsigned int problem;   // DE_PROBLEM_*
+    unsigned int machines;  // ETC: m (at most DE_FUSED_MAX_MACHINES); Rastrigin: unused
+    double lambda;          // ETC: weight of the makespan in the fitness
+};
+static_assert(sizeof(DeGenerationParams) == 64, "DeGenerationParams must match its Rust mirror (64 bytes)");
 
 // ---- Scalar operators (twins in crates/de/src/ops.rs).
 
@@ -130,6 +154,106 @@ __device__ __forceinline__ long long de_total_order_key(double v)
     return bits ^ (long long)(((unsigned long long)(bits >> 63)) >> 1);
 }
 
+// Thread 0's draws for trial i (steps 3.1 and 3.3): the partners, jDE's (F', CR') and j_rand. Twin: the
+// first half of cpu::TrialContext::build.
+__device__ __forceinline__ void de_draw_vector(const DeKernelParams& p, unsigned int i, const float* weights, const float* rates, unsigned int partners[3], float* f_out, float* cr_out, unsigned int* j_rand)
+{
+    const unsigned int d = (unsigned int)p.dimension;
+    const unsigned int m = (unsigned int)p.population;
+    const EvoSequence si = evo_sequence(p.seed, DE_STREAM_INDICES, p.generation, i);
+    const uint4 iw = evo_sequence_block(si, 0);
+    const unsigned int words[3] = {iw.x, iw.y, iw.z};
+    de_distinct_indices(words, i, m, partners);
+    float f = weights[i];
+    float cr = rates[i];
+    if (p.jde != 0) {
+        const float2 adapted = de_jde_adapt(evo_sequence_block(evo_sequence(p.seed, DE_STREAM_JDE, p.generation, i), 0), f, cr);
+        f = adapted.x;
+        cr = adapted.y;
+    }
+    *f_out = f;
+    *cr_out = cr;
+    *j_rand = evo_sequence_below(evo_sequence(p.seed, DE_STREAM_JRAND, p.generation, i), 0, d);
+}
+
+// Twin: ops::exponential_length. The first k in [1, D) with u_k >= CR, chunk by chunk, into *length (which
+// thread 0 set to D before the barrier that precedes this call). Every thread of the block must call it.
+__device__ __forceinline__ void de_exponential_length(EvoSequence cross, unsigned int d, float cr, unsigned int* length)
+{
+    for (unsigned int base = 1; base < d; base += blockDim.x) {
+        const unsigned int k = base + threadIdx.x;
+        if (k < d && evo_sequence_uniform_f32(cross, k) >= cr) {
+            atomicMin(length, k);
+        }
+        __syncthreads();
+        const bool found = *length < d;
+        __syncthreads();
+        if (found) {
+            break;
+        }
+    }
+}
+
+// Steps 3.1-3.3 for coordinate j of one trial: u is word j of DeCross as a uniform (unused by the
+// exponential crossover); x, a, b, c and best are the rows of the vector, its partners and the best vector.
+// Twin: the loop of cpu::TrialContext::build.
+__device__ __forceinline__ float de_trial_coordinate(const DeKernelParams& p, unsigned int j, float u, unsigned int j_rand, unsigned int length, float f, float cr, const float* x, const float* a, const float* b, const float* c, const float* best, const float* lower, const float* upper)
+{
+    const unsigned int d = (unsigned int)p.dimension;
+    bool takes_mutant;
+    if (p.crossover == DE_CROSSOVER_BINOMIAL) {
+        takes_mutant = de_binomial_takes_mutant(j, j_rand, u, cr);
+    } else if (p.crossover == DE_CROSSOVER_PAPER_LITERAL) {
+        takes_mutant = de_paper_literal_takes_mutant(j, j_rand, u, cr);
+    } else {
+        takes_mutant = de_exponential_takes_mutant(j, j_rand, length, d);
+    }
+    const float xj = x[j];
+    if (!takes_mutant) {
+        return xj;
+    }
+    float mutant;
+    if (p.strategy == DE_STRATEGY_RAND1) {
+        mutant = de_mutate_rand1(a[j], b[j], c[j], f);
+    } else if (p.strategy == DE_STRATEGY_BEST1) {
+        mutant = de_mutate_best1(best[j], a[j], b[j], f);
+    } else {
+        mutant = de_mutate_current_to_best1(xj, best[j], a[j], b[j], f);
+    }
+    return de_repair(mutant, lower[j], upper[j]);
+}
+
+// The index of the smallest of fitness[0..m) under the total order (f64::total_cmp, then the lower index)
+// by one block of a power-of-two size <= 1024, returned in thread 0; loads bypass L1 (`__ldcg`) so that the
+// last block of de_generation_f32 sees the other blocks' writes. Twin: ops::best_index.
+__device__ __forceinline__ unsigned int de_block_argmin(const double* fitness, unsigned int m, long long* s_key, unsigned int* s_index)
+{
+    long long key = 0x7fffffffffffffffll;
+    unsigned int index = 0xffffffffu;
+    for (unsigned int i = threadIdx.x; i < m; i += blockDim.x) {
+        const long long k = de_total_order_key(__ldcg(fitness + i));
+        if (index == 0xffffffffu || k < key) {
+            key = k;
+            index = i;
+        }
+    }
+    s_key[threadIdx.x] = key;
+    s_index[threadIdx.x] = index;
+    __syncthreads();
+    for (unsigned int active = blockDim.x >> 1; active > 0; active >>= 1) {
+        if (threadIdx.x < active) {
+            const long long other_key = s_key[threadIdx.x + active];
+            const unsigned int other_index = s_index[threadIdx.x + active];
+            if (other_key < s_key[threadIdx.x] || (other_key == s_key[threadIdx.x] && other_index < s_index[threadIdx.x])) {
+                s_key[threadIdx.x] = other_key;
+                s_index[threadIdx.x] = other_index;
+            }
+        }
+        __syncthreads();
+    }
+    return s_index[0];
+}
+
 // ---- Kernels.
 
 // Step 1: coordinate j of vector i is uniform in [lower_j, upper_j] from word j of (DeInit, 0, i).
@@ -157,24 +281,11 @@ extern "C" __global__ void de_trial_f32(float* trials, float* trial_weights, flo
     __shared__ float s_cr;
     const unsigned int d = (unsigned int)p.dimension;
     const unsigned int m = (unsigned int)p.population;
-    const unsigned long long best_row = (unsigned long long)best[0] * d;
+    const float* best_row = population + (unsigned long long)best[0] * d;
     for (unsigned int i = blockIdx.x; i < m; i += gridDim.x) {
         const EvoSequence cross = evo_sequence(p.seed, DE_STREAM_CROSS, p.generation, i);
         if (threadIdx.x == 0) {
-            const EvoSequence si = evo_sequence(p.seed, DE_STREAM_INDICES, p.generation, i);
-            const uint4 iw = evo_sequence_block(si, 0);
-            const unsigned int words[3] = {iw.x, iw.y, iw.z};
-            de_distinct_indices(words, i, m, s_partners);
-            float f = weights[i];
-            float cr = rates[i];
-            if (p.jde != 0) {
-                const float2 adapted = de_jde_adapt(evo_sequence_block(evo_sequence(p.seed, DE_STREAM_JDE, p.generation, i), 0), f, cr);
-                f = adapted.x;
-                cr = adapted.y;
-            }
-            s_f = f;
-            s_cr = cr;
-            s_j_rand = evo_sequence_below(evo_sequence(p.seed, DE_STREAM_JRAND, p.generation, i), 0, d);
+            de_draw_vector(p, i, weights, rates, s_partners, &s_f, &s_cr, &s_j_rand);
             s_length = d;
         }
         __syncthreads();
@@ -182,48 +293,16 @@ extern "C" __global__ void de_trial_f32(float* trials, float* trial_weights, flo
         const float cr = s_cr;
         const unsigned int j_rand = s_j_rand;
         if (p.crossover == DE_CROSSOVER_EXPONENTIAL) {
-            // Twin: ops::exponential_length. The first k in [1, D) with u_k >= CR, chunk by chunk.
-            for (unsigned int base = 1; base < d; base += blockDim.x) {
-                const unsigned int k = base + threadIdx.x;
-                if (k < d && evo_sequence_uniform_f32(cross, k) >= cr) {
-                    atomicMin(&s_length, k);
-                }
-                __syncthreads();
-                const bool found = s_length < d;
-                __syncthreads();
-                if (found) {
-                    break;
-                }
-            }
+            de_exponential_length(cross, d, cr, &s_length);
         }
         const unsigned int length = s_length;
-        const unsigned long long row = (unsigned long long)i * d;
-        const unsigned long long a = (unsigned long long)s_partners[0] * d;
-        const unsigned long long b = (unsigned long long)s_partners[1] * d;
-        const unsigned long long c = (unsigned long long)s_partners[2] * d;
+        const float* x = population + (unsigned long long)i * d;
+        const float* a = population + (unsigned long long)s_partners[0] * d;
+        const float* b = population + (unsigned long long)s_partners[1] * d;
+        const float* c = population + (unsigned long long)s_partners[2] * d;
         for (unsigned int j = threadIdx.x; j < d; j += blockDim.x) {
-            bool takes_mutant;
-            if (p.crossover == DE_CROSSOVER_BINOMIAL) {
-                takes_mutant = de_binomial_takes_mutant(j, j_rand, evo_sequence_uniform_f32(cross, j), cr);
-            } else if (p.crossover == DE_CROSSOVER_PAPER_LITERAL) {
-                takes_mutant = de_paper_literal_takes_mutant(j, j_rand, evo_sequence_uniform_f32(cross, j), cr);
-            } else {
-                takes_mutant = de_exponential_takes_mutant(j, j_rand, length, d);
-            }
-            const float x = population[row + j];
-            float out = x;
-            if (takes_mutant) {
-                float mutant;
-                if (p.strategy == DE_STRATEGY_RAND1) {
-                    mutant = de_mutate_rand1(population[a + j], population[b + j], population[c + j], f);
-                } else if (p.strategy == DE_STRATEGY_BEST1) {
-                    mutant = de_mutate_best1(population[best_row + j], population[a + j], population[b + j], f);
-                } else {
-                    mutant = de_mutate_current_to_best1(x, population[best_row + j], population[a + j], population[b + j], f);
-                }
-                out = de_repair(mutant, lower[j], upper[j]);
-            }
-            trials[row + j] = out;
+            const float u = p.crossover == DE_CROSSOVER_EXPONENTIAL ? 0.0f : evo_sequence_uniform_f32(cross, j);
+            trials[(unsigned long long)i * d + j] = de_trial_coordinate(p, j, u, j_rand, length, f, cr, x, a, b, c, best_row, lower, upper);
         }
         if (threadIdx.x == 0) {
             trial_weights[i] = f;
@@ -263,32 +342,195 @@ extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fi
 {
     __shared__ long long s_key[1024];
     __shared__ unsigned int s_index[1024];
-    long long key = 0x7fffffffffffffffll;
-    unsigned int index = 0xffffffffu;
-    for (unsigned int i = threadIdx.x; i < p.population; i += blockDim.x) {
-        const long long k = de_total_order_key(fitness[i]);
-        if (index == 0xffffffffu || k < key) {
-            key = k;
-            index = i;
-        }
+    const unsigned int index = de_block_argmin(fitness, (unsigned int)p.population, s_key, s_index);
+    if (threadIdx.x == 0) {
+        best[0] = index;
+        best_fitness[0] = fitness[index];
+        best_fitness[1] = (double)index;
     }
-    s_key[threadIdx.x] = key;
-    s_index[threadIdx.x] = index;
-    __syncthreads();
-    for (unsigned int active = blockDim.x >> 1; active > 0; active >>= 1) {
-        if (threadIdx.x < active) {
-            const long long other_key = s_key[threadIdx.x + active];
-            const unsigned int other_index = s_index[threadIdx.x + active];
-            if (other_key < s_key[threadIdx.x] || (other_key == s_key[threadIdx.x] && other_index < s_index[threadIdx.x])) {
-                s_key[threadIdx.x] = other_key;
-                s_index[threadIdx.x] = other_index;
+}
+
+// Rastrigin of a trial: the canonical tree over D terms in tiles of 2B coordinates (thread t builds
+// coordinates 2t and 2t + 1 of the tile, their pair is node(1, t) of the tile's tree, the block adds the B
+// pairs with the shuffle tree), tile sums combined left to right by thread 0's stack and padded to a power
+// of two. Writes the trial into `out`; returns the fitness in thread 0. Twin: DeCpu's trial loop followed by
+// DeRastrigin::evaluate (functions::rastrigin, evo_core::reduce's tree).
+__device__ __forceinline__ double de_fused_rastrigin(const DeKernelParams& p, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
+{
+    const unsigned int d = (unsigned int)p.dimension;
+    const bool exponential = p.crossover == DE_CROSSOVER_EXPONENTIAL;
+    EvoTreeStack<false> stack;
+    stack.init();
+    for (unsigned int base = 0; base < d; base += 2u * blockDim.x) {
+        const unsigned int j0 = base + 2u * threadIdx.x;
+        double term[2] = {0.0, 0.0};
+        if (j0 < d) {
+            // Words j0 and j0 + 1 (j0 even) lie in one Philox block.
+            const uint4 words = exponential ? make_uint4(0u, 0u, 0u, 0u) : evo_sequence_block(cross, j0 / 4u);
+            for (unsigned int k = 0; k < 2u; ++k) {
+                const unsigned int j = j0 + k;
+                if (j < d) {
+                    const float u = evo_uniform_f32(evo_uint4_word(words, j % 4u));
+                    const float v = de_trial_coordinate(p, j, u, j_rand, length, f, cr, rows[0], rows[1], rows[2], rows[3], rows[4], lower, upper);
+                    out[j] = v;
+                    term[k] = evo_rastrigin_term((double)v);
+                }
             }
         }
+        const double tile = evo_block_tree<false>(term[0] + term[1], scratch);
+        if (threadIdx.x == 0) {
+            stack.push(tile);
+        }
+    }
+    double fitness = 0.0;
+    if (threadIdx.x == 0) {
+        while ((stack.pushed & (stack.pushed - 1ull)) != 0ull) {
+            stack.push(0.0);
+        }
+        fitness = stack.node[0];
+    }
+    return fitness;
+}
+
+// ETC fitness of a trial of n <= 2B tasks (one tile): thread t builds tasks 2t and 2t + 1, maps them to
+// machines, and every machine's load and the flowtime are the canonical trees over the tile's leaves (ETC or
+// +0.0), all reduced together: each warp's shuffle tree per tree, then one warp per tree over the warps'
+// sums. Writes the trial into `out`; returns λ·makespan + (1 − λ)·flowtime/m in thread 0. Twin: DeCpu's
+// trial loop followed by EtcProblem::evaluate (evo-benchmarks' benchmarks_discrete_etc_real).
+__device__ __forceinline__ double de_fused_etc(const DeGenerationParams& p, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, const float* etc, double* s_warp, double* s_tree)
+{
+    const unsigned int n = (unsigned int)p.de.dimension;
+    const unsigned int machines = p.machines;
+    const unsigned int t0 = 2u * threadIdx.x;
+    unsigned int machine[2] = {0xffffffffu, 0xffffffffu};
+    double time[2] = {0.0, 0.0};
+    if (t0 < n) {
+        const uint4 words = p.de.crossover == DE_CROSSOVER_EXPONENTIAL ? make_uint4(0u, 0u, 0u, 0u) : evo_sequence_block(cross, t0 / 4u);
+        for (unsigned int k = 0; k < 2u; ++k) {
+            const unsigned int t = t0 + k;
+            if (t < n) {
+                const float u = evo_uniform_f32(evo_uint4_word(words, t % 4u));
+                const float v = de_trial_coordinate(p.de, t, u, j_rand, length, f, cr, rows[0], rows[1], rows[2], rows[3], rows[4], lower, upper);
+                out[t] = v;
+                machine[k] = evo_etc_machine_of(v, machines);
+                time[k] = (double)etc[(unsigned long long)t * machines + machine[k]];
+            }
+        }
+    }
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    // Tree q < m is machine q's load, tree m the flowtime.
+    for (unsigned int q = 0; q <= machines; ++q) {
+        const double left = (q == machines || machine[0] == q) ? time[0] : 0.0;
+        const double right = (q == machines || machine[1] == q) ? time[1] : 0.0;
+        const double v = evo_warp_tree<false>(left + right, 32u);
+        if ((threadIdx.x & 31u) == 0u) {
+            s_warp[q * 32u + warp] = v;
+        }
+    }
+    __syncthreads();
+    for (unsigned int q = warp; q <= machines; q += warps) {
+        const unsigned int lane = threadIdx.x & 31u;
+        const double r = evo_warp_tree<false>(lane < warps ? s_warp[q * 32u + lane] : 0.0, warps);
+        if (lane == 0u) {
+            s_tree[q] = r;
+        }
+    }
+    __syncthreads();
+    double fitness = 0.0;
+    if (threadIdx.x == 0) {
+        double longest = 0.0;
+        for (unsigned int q = 0; q < machines; ++q) {
+            if (s_tree[q] > longest) {
+                longest = s_tree[q];
+            }
+        }
+        const double total = s_tree[machines];
+        fitness = p.lambda * longest + (1.0 - p.lambda) * (total / (double)machines);
+    }
+    return fitness;
+}
+
+// One whole generation (steps 3.1-3.4) for the paper's problems, in one launch of B threads per block (B a
+// power of two in 32..1024; ETC: n <= 2B and m <= DE_FUSED_MAX_MACHINES). Vector i lives in buffer slot_in[i]
+// (0: buffer0, 1: buffer1); block b builds trials b, b + gridDim.x, ... into the other buffer, evaluates it,
+// and on a win replaces fitness[i], weights[i], rates[i] (only block i reads them during the generation) and
+// writes slot_out[i] = the other buffer, else slot_out[i] = slot_in[i]. The last block to finish (a ticket
+// on done[0], reset to 0 for the next launch) writes the best index to best[0] and (fitness, index) to
+// best_fitness, as de_best_index_f64. Twin: DeCpu::step.
+extern "C" __global__ void de_generation_f32(float* buffer0, float* buffer1, const unsigned int* slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best, double* best_fitness, unsigned int* done, const float* lower, const float* upper, const float* etc, DeGenerationParams p)
+{
+    __shared__ const float* s_rows[5];
+    __shared__ float* s_out;
+    __shared__ unsigned int s_own;
+    __shared__ unsigned int s_partners[3];
+    __shared__ unsigned int s_j_rand;
+    __shared__ unsigned int s_length;
+    __shared__ float s_f;
+    __shared__ float s_cr;
+    __shared__ bool s_last;
+    // The ETC trees' warp sums ((m + 1) * 32 doubles), then the argmin's 1024 keys and 1024 indices.
+    __shared__ double s_warp[1536];
+    __shared__ double s_tree[DE_FUSED_MAX_MACHINES + 1u];
+    const unsigned int d = (unsigned int)p.de.dimension;
+    const unsigned int m = (unsigned int)p.de.population;
+    for (unsigned int i = blockIdx.x; i < m; i += gridDim.x) {
+        const EvoSequence cross = evo_sequence(p.de.seed, DE_STREAM_CROSS, p.de.generation, i);
+        if (threadIdx.x == 0) {
+            de_draw_vector(p.de, i, weights, rates, s_partners, &s_f, &s_cr, &s_j_rand);
+            s_length = d;
+            const unsigned int own = slot_in[i];
+            s_own = own;
+            s_rows[0] = (own == 0u ? buffer0 : buffer1) + (unsigned long long)i * d;
+            for (unsigned int k = 0; k < 3u; ++k) {
+                const unsigned int r = s_partners[k];
+                s_rows[1 + k] = (slot_in[r] == 0u ? buffer0 : buffer1) + (unsigned long long)r * d;
+            }
+            const unsigned int b = best[0];
+            s_rows[4] = (slot_in[b] == 0u ? buffer0 : buffer1) + (unsigned long long)b * d;
+            s_out = (own == 0u ? buffer1 : buffer0) + (unsigned long long)i * d;
+        }
+        __syncthreads();
+        const float f = s_f;
+        const float cr = s_cr;
+        if (p.de.crossover == DE_CROSSOVER_EXPONENTIAL) {
+            de_exponential_length(cross, d, cr, &s_length);
+        }
+        const float* const rows[5] = {s_rows[0], s_rows[1], s_rows[2], s_rows[3], s_rows[4]};
+        double trial;
+        if (p.problem == DE_PROBLEM_ETC) {
+            trial = de_fused_etc(p, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, etc, s_warp, s_tree);
+        } else {
+            trial = de_fused_rastrigin(p.de, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp);
+        }
+        if (threadIdx.x == 0) {
+            const bool wins = de_trial_wins(trial, fitness[i], p.de.accept_equal);
+            if (wins) {
+                fitness[i] = trial;
+                weights[i] = f;
+                rates[i] = cr;
+            }
+            slot_out[i] = wins ? 1u - s_own : s_own;
+        }
+        // The shared draws of the next vector must not overwrite these before every thread is done.
         __syncthreads();
     }
+    // The last block sees every block's fitness: each publishes its writes (fence) before taking a ticket.
     if (threadIdx.x == 0) {
-        best[0] = s_index[0];
-        best_fitness[0] = fitness[s_index[0]];
-        best_fitness[1] = (double)s_index[0];
+        __threadfence();
+        s_last = atomicAdd(done, 1u) == gridDim.x - 1u;
+    }
+    __syncthreads();
+    if (s_last) {
+        __threadfence();
+        long long* s_key = reinterpret_cast<long long*>(s_warp);
+        unsigned int* s_index = reinterpret_cast<unsigned int*>(s_warp + 1024);
+        const unsigned int index = de_block_argmin(fitness, m, s_key, s_index);
+        if (threadIdx.x == 0) {
+            best[0] = index;
+            best_fitness[0] = __ldcg(fitness + index);
+            best_fitness[1] = (double)index;
+            done[0] = 0u;
+        }
     }
 }

@@ -189,6 +189,7 @@ pub static MODULES: &[KernelModule] = &[
             "de_trial_f32",
             "de_merge_f32",
             "de_best_index_f64",
+            "de_generation_f32",
         ],
     },
     KernelModule {

@@ -47,6 +47,14 @@ equivalence_test!(
 );
 
 equivalence_test!(
+    de_fused_batches_should_match_cpu,
+    [64, 256],
+    |gpu, block| {
+        evo_equivalence::suite::de::check_batched(gpu, block).assert_passed();
+    }
+);
+
+equivalence_test!(
     de_ten_million_coordinates_should_match_cpu,
     [1024],
     |gpu, block| {

@@ -37,7 +37,8 @@
 //! | | CPU ([`DeCpu`]) | CUDA ([`DeCuda`]) |
 //! | --- | --- | --- |
 //! | threads | a rayon pool (1 thread or all cores), one vector per task | one block per vector, one thread per coordinate (block-stride loop, so `D` up to 2^31 − 1; 10^7 needs 2·M·D·4 bytes) |
-//! | state | host vectors | population, fitness, `F_i`, `CR_i` resident on the device; 16 bytes read back per generation |
+//! | generation | build, evaluate, select | Rastrigin and ETC (≤ 32 machines, ≤ 2048 tasks): one launch (`de_generation_f32`: trial, fused evaluation, selection into a double-buffered population, best vector by the last block); other problems: four launches |
+//! | state | host vectors | population, fitness, `F_i`, `CR_i` resident on the device; [`Engine::step`](evo_core::Engine::step) reads 16 bytes back, [`DeCuda::step_many`] once per batch |
 //! | evaluation | the problem's `evaluate_batch` (rayon) | evo-benchmarks' GPU evaluation, the ETC kernel, or the host for closures ([`DeviceProblem`]) |
 //!
 //! Both implement [`evo_core::Engine`] with one snapshot type ([`DeSnapshot`]), and under the Exact profile
@@ -115,7 +116,7 @@ pub mod snapshot;
 pub use cpu::DeCpu;
 pub use cuda::DeCuda;
 pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
-pub use problem::{DeviceEvaluation, DeviceProblem, FnProblem, HostEvaluated};
+pub use problem::{DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated};
 pub use run::run;
 pub use scheduling::{encode_schedule, min_min_vector};
 pub use snapshot::DeSnapshot;

@@ -30,6 +30,29 @@ pub trait DeviceProblem: ContinuousProblem {
     /// # Errors
     /// GPU errors; a problem without a GPU evaluation (CEC 2010 F4–F18) says so.
     fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation>;
+
+    /// The evaluation the CUDA engine can fuse into its one-launch generation, if any (the paper's two
+    /// problems); the others run trials, evaluation, merge and best as four launches.
+    fn fused_evaluation(&self) -> Option<FusedEvaluation> {
+        None
+    }
+}
+
+/// An evaluation that `de_generation_f32` computes inside the generation's launch, with the same bits as
+/// the problem's own evaluation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FusedEvaluation {
+    /// [`DeRastrigin`]: the canonical tree of the Rastrigin terms.
+    Rastrigin,
+    /// [`EtcProblem`] on at most 32 machines and 2048 tasks (larger instances take the four launches).
+    Etc {
+        /// The task-major matrix, `ETC[t][s] = etc[t·m + s]`.
+        etc: Vec<f32>,
+        /// `m`.
+        machines: usize,
+        /// `λ`.
+        lambda: f64,
+    },
 }
 
 macro_rules! continuous_on_device {
@@ -46,13 +69,33 @@ macro_rules! continuous_on_device {
     };
 }
 
-continuous_on_device!(DeRastrigin, ShiftedProblem, GaProblem, Cec2010Problem);
+continuous_on_device!(ShiftedProblem, GaProblem, Cec2010Problem);
+
+impl DeviceProblem for DeRastrigin {
+    fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
+        Ok(DeviceEvaluation::Continuous(Box::new(
+            self.cuda_evaluator(gpu)?,
+        )))
+    }
+
+    fn fused_evaluation(&self) -> Option<FusedEvaluation> {
+        Some(FusedEvaluation::Rastrigin)
+    }
+}
 
 impl DeviceProblem for EtcProblem {
     fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
         Ok(DeviceEvaluation::Scheduling(Box::new(
             self.cuda_evaluator(gpu)?,
         )))
+    }
+
+    fn fused_evaluation(&self) -> Option<FusedEvaluation> {
+        Some(FusedEvaluation::Etc {
+            etc: self.instance().etc().to_vec(),
+            machines: self.instance().machines(),
+            lambda: self.lambda(),
+        })
     }
 }
 

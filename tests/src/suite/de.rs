@@ -342,6 +342,107 @@ pub fn check_large(gpu: &Gpu, block: u32) -> CheckReport {
     }
 }
 
+/// Generations of the batched runs, and generations per batch.
+pub const BATCHED_RUN: (u64, u64) = (300, 75);
+
+/// The one-launch generation without host reads in between: `DeCuda::step_many` in batches against the
+/// CPU's single steps, snapshots compared after every batch, on Rastrigin with D = 300 (tiles of 2B
+/// coordinates, the last one padded) and on the ETC instance, DE/best/1 (the best index kept on the device)
+/// and jDE with the exponential crossover, M = 100.
+pub fn check_batched(gpu: &Gpu, block: u32) -> CheckReport {
+    let check = format!("step_many batches (Rastrigin D = 300, ETC; best/1, jDE), block {block}");
+    let kernel = "de_generation_f32";
+    let (generations, batch) = BATCHED_RUN;
+    let outcome = (|| {
+        let mut cases = 0;
+        let variants = [
+            (Strategy::Best1, Crossover::Binomial, Adaptation::Fixed),
+            (Strategy::Rand1, Crossover::Exponential, Adaptation::Jde),
+        ];
+        for (strategy, crossover, adaptation) in variants {
+            let params = DeParams::default()
+                .with_population(100)?
+                .with_crossover_rate(0.2)?
+                .with_strategy(strategy)
+                .with_crossover(crossover)
+                .with_adaptation(adaptation)
+                .with_block_size(block)?;
+            let what = format!("{check}: {strategy:?} {crossover:?} {adaptation:?}");
+            let rastrigin = DeRastrigin::new(300)?;
+            let outcome = batches(&what, gpu, params.clone(), rastrigin, generations, batch)?;
+            match outcome {
+                Ok(n) => cases += n,
+                Err(mismatch) => return Ok(Err(mismatch)),
+            }
+            let etc = scheduling_problem()?;
+            match batches(&what, gpu, params, etc, generations, batch)? {
+                Ok(n) => cases += n,
+                Err(mismatch) => return Ok(Err(mismatch)),
+            }
+        }
+        Ok(Ok(cases))
+    })();
+    match outcome {
+        Ok(Ok(cases)) => CheckReport {
+            check,
+            kernel: kernel.into(),
+            cases,
+            max_difference: "0 ulp".into(),
+            passed: true,
+            detail: String::new(),
+        },
+        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
+        Err(error) => CheckReport::from_error(check, kernel, &error),
+    }
+}
+
+/// CPU single steps against `DeCuda::step_many(batch)`, compared after every batch; the GPU engine must be
+/// on the fused path.
+fn batches<P: DeviceProblem + Clone>(
+    what: &str,
+    gpu: &Gpu,
+    params: DeParams,
+    problem: P,
+    generations: u64,
+    batch: u64,
+) -> Result<std::result::Result<u64, Comparison>> {
+    let mut cpu = DeCpu::new(params.clone(), problem.clone(), SEED, 0)?;
+    let mut on_gpu = DeCuda::new(params, problem, SEED, gpu)?;
+    if !on_gpu.is_fused() {
+        return Err(evo_core::Error::invalid_parameter(
+            "DE equivalence",
+            "CUDA engine path",
+            "four launches",
+            "the fused one-launch generation",
+        ));
+    }
+    let mut cases = 0;
+    for _ in 0..generations / batch {
+        for _ in 0..batch {
+            cpu.step()?;
+        }
+        on_gpu.step_many(batch)?;
+        let (c, g) = (cpu.snapshot()?, on_gpu.snapshot()?);
+        if let Some(mismatch) = compare_snapshots(what, &c, &g) {
+            return Ok(Err(mismatch));
+        }
+        let (pc, pg) = (cpu.progress(), on_gpu.progress());
+        if pc.best_fitness.to_bits() != pg.best_fitness.to_bits() {
+            return Ok(Err(compare_slices(
+                "best fitness",
+                pc.generation,
+                1,
+                &[pc.best_fitness],
+                &[pg.best_fitness],
+                Tolerance::Exact,
+                |_| what.to_string(),
+            )));
+        }
+        cases += (c.population.len() + 3 * c.fitness.len()) as u64;
+    }
+    Ok(Ok(cases))
+}
+
 /// Every run at every block size, then the cross-backend restore.
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     let mut reports = Vec::new();
@@ -350,6 +451,7 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
             reports.push(check_run(gpu, case, block));
         }
         reports.push(check_cross_restore(gpu, block));
+        reports.push(check_batched(gpu, block));
     }
     reports.push(check_large(gpu, BLOCK_SIZES[1]));
     reports

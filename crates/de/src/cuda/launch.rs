@@ -310,3 +310,170 @@ pub fn best_index(
             .run(LaunchConfig::linear(1, settings.block, 0))
     }
 }
+
+/// Which fused evaluation `de_generation_f32` runs (`DE_PROBLEM_*` in `kernels/cuda/de.cu`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FusedProblem {
+    /// evo-benchmarks' `DeRastrigin` (the canonical tree of the Rastrigin terms).
+    Rastrigin,
+    /// ETC scheduling of `n ≤ 2B` tasks on `m ≤` [`FUSED_MAX_MACHINES`] machines with weight `λ`.
+    Etc {
+        /// `m`.
+        machines: u32,
+        /// `λ`.
+        lambda: f64,
+    },
+}
+
+/// The most machines of the fused ETC evaluation (`DE_FUSED_MAX_MACHINES`).
+pub const FUSED_MAX_MACHINES: u32 = 32;
+
+/// Scalar arguments of `de_generation_f32`; mirrors `DeGenerationParams` in `kernels/cuda/de.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeGenerationParams {
+    /// The generation's DE parameters.
+    pub de: DeKernelParams,
+    /// 0 Rastrigin, 1 ETC.
+    pub problem: u32,
+    /// ETC: `m`; Rastrigin: 0.
+    pub machines: u32,
+    /// ETC: `λ`; Rastrigin: 0.
+    pub lambda: f64,
+}
+const _: () = assert!(size_of::<DeGenerationParams>() == 64);
+// SAFETY: repr(C), integers and one f64 without padding, the layout of `DeGenerationParams` (64 bytes,
+// asserted on both sides).
+unsafe impl KernelParams for DeGenerationParams {}
+
+impl DeGenerationParams {
+    /// The parameters of a fused generation of `problem`.
+    pub(crate) fn new(de: DeKernelParams, problem: FusedProblem) -> Self {
+        let (problem, machines, lambda) = match problem {
+            FusedProblem::Rastrigin => (0, 0, 0.0),
+            FusedProblem::Etc { machines, lambda } => (1, machines, lambda),
+        };
+        Self {
+            de,
+            problem,
+            machines,
+            lambda,
+        }
+    }
+}
+
+/// The threads per block of the fused generation: `B = 2^k ≥ D/2` (one tile of `2B` coordinates), at least
+/// 32, at most `cap` for Rastrigin (tiles of `2B`), exactly that for ETC (one tile), `None` when ETC would
+/// need more than 1024.
+pub fn fused_block(problem: FusedProblem, dimension: usize, cap: u32) -> Option<u32> {
+    let tile_half = dimension.div_ceil(2).max(32).next_power_of_two();
+    match problem {
+        FusedProblem::Rastrigin => Some(tile_half.min(cap as usize) as u32),
+        FusedProblem::Etc { machines, .. } => (tile_half <= 1024
+            && (1..=FUSED_MAX_MACHINES).contains(&machines))
+        .then_some(tile_half as u32),
+    }
+}
+
+/// The double-buffered population of the fused generation: vector `i` is row `i` of `buffers[slots[i]]`.
+pub struct SlottedPopulation<'a> {
+    /// The two `M × D` buffers.
+    pub buffers: [&'a mut DeviceBuffer<f32>; 2],
+    /// Where every vector is now (`M` entries, 0 or 1).
+    pub slots_in: &'a DeviceBuffer<u32>,
+    /// Where every vector is after this generation (`M` entries).
+    pub slots_out: &'a mut DeviceBuffer<u32>,
+    /// Every vector's fitness, replaced in place on a win.
+    pub fitness: &'a mut DeviceBuffer<f64>,
+    /// Every vector's `F_i`, replaced in place on a win.
+    pub weights: &'a mut DeviceBuffer<f32>,
+    /// Every vector's `CR_i`, replaced in place on a win.
+    pub rates: &'a mut DeviceBuffer<f32>,
+}
+
+/// The best vector, kept on the device from one generation to the next.
+pub struct DeviceBest<'a> {
+    /// Its index (one element): read at the start of the generation, written by the last block.
+    pub index: &'a mut DeviceBuffer<u32>,
+    /// `[fitness, index as f64]` for one host read.
+    pub fitness: &'a mut DeviceBuffer<f64>,
+    /// The last block's ticket counter (one element, 0 between launches).
+    pub done: &'a mut DeviceBuffer<u32>,
+}
+
+/// One whole generation (steps 3.1–3.4 and the best vector) in one launch (twin: `DeCpu::step`).
+/// `etc` is the task-major ETC matrix (`n × m`) for ETC, any one-element buffer for Rastrigin.
+pub fn generation(
+    gpu: &Gpu,
+    population: SlottedPopulation<'_>,
+    best: DeviceBest<'_>,
+    bounds: &DeviceBounds<'_>,
+    etc: &DeviceBuffer<f32>,
+    p: &DeGenerationParams,
+    settings: Settings,
+) -> Result<()> {
+    let de = &p.de;
+    let (m, d) = (de.rows(), de.dimension as usize);
+    let [buffer0, buffer1] = population.buffers;
+    check_len("population buffer 0", buffer0, de.coordinates())?;
+    check_len("population buffer 1", buffer1, de.coordinates())?;
+    check_len("slot buffer", population.slots_in, m)?;
+    check_len("next slot buffer", population.slots_out, m)?;
+    check_len("fitness buffer", population.fitness, m)?;
+    check_len("F buffer", population.weights, m)?;
+    check_len("CR buffer", population.rates, m)?;
+    check_len("best index buffer", best.index, 1)?;
+    check_len("best fitness buffer", best.fitness, 2)?;
+    check_len("ticket buffer", best.done, 1)?;
+    check_len("lower bounds buffer", bounds.lower, d)?;
+    check_len("upper bounds buffer", bounds.upper, d)?;
+    let block = settings.block;
+    let block_ok = block.is_power_of_two() && (32..=1024).contains(&block);
+    let shape_ok = match p.problem {
+        0 => true,
+        _ => {
+            etc.len() == d * p.machines as usize
+                && (1..=FUSED_MAX_MACHINES).contains(&p.machines)
+                && d <= 2 * block as usize
+        }
+    };
+    if !(block_ok && shape_ok) {
+        return Err(Error::invalid_parameter(
+            ALGORITHM,
+            "fused generation shape",
+            format!(
+                "block {block}, D = {d}, m = {}, ETC of {}",
+                p.machines,
+                etc.len()
+            ),
+            "a power-of-two block in 32..=1024; ETC: D ≤ 2·block, 1 ≤ m ≤ 32, an n × m matrix",
+        ));
+    }
+    let kernel = gpu.kernel(ModuleId::De, "de_generation_f32", settings.profile)?;
+    // SAFETY: arguments follow `de_generation_f32(float* buffer0, float* buffer1, const unsigned int*
+    // slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best,
+    // double* best_fitness, unsigned int* done, const float* lower, const float* upper, const float* etc,
+    // DeGenerationParams)`; lengths checked above: rows below M of both buffers, slots, fitness, F and CR
+    // below M, bounds below D, ETC entries t·m + s with t < n and s < m; `slots_in` holds 0 or 1 and `best`
+    // an index below M (both written by the engine or this kernel); the block is a power of two ≤ 1024 (the
+    // argmin's shared arrays) and covers the ETC tile.
+    unsafe {
+        kernel
+            .launch()
+            .output(buffer0)
+            .output(buffer1)
+            .input(population.slots_in)
+            .output(population.slots_out)
+            .output(population.fitness)
+            .output(population.weights)
+            .output(population.rates)
+            .output(best.index)
+            .output(best.fitness)
+            .output(best.done)
+            .input(bounds.lower)
+            .input(bounds.upper)
+            .input(etc)
+            .params(p)
+            .run(LaunchConfig::linear(grid_for_rows(de.population), block, 0))
+    }
+}

@@ -1,18 +1,23 @@
 //! `DeCuda`: the paper's many-threaded design. Population, fitness and the per-vector `F`/`CR` stay on the
-//! GPU; every generation is four launches over the whole population (trials, evaluation, merge, best), and
-//! only the best fitness and index (16 bytes, one copy) come back to the host.
+//! GPU. For the paper's problems (Rastrigin, ETC scheduling up to 32 machines and 2048 tasks) a generation is
+//! one launch of `de_generation_f32` (trial, evaluation, selection into a double-buffered population, best
+//! vector by the last block); for the others it is four launches over the whole population (trials,
+//! evaluation, merge, best). [`Engine::step`] reads the best fitness and index back (16 bytes, one copy);
+//! [`DeCuda::step_many`] launches many generations and reads back once.
 
 pub mod launch;
 
 use crate::cpu::{check_initial_vectors, check_problem};
 use crate::params::{ALGORITHM, DeParams};
+use crate::problem::FusedEvaluation;
 use crate::problem::{DeviceEvaluation, DeviceProblem};
 use crate::snapshot::DeSnapshot;
 use evo_benchmarks::cuda::scheduling::EtcOutputs;
 use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use launch::{
-    DeKernelParams, DeviceBounds, EvaluatedTrials, Parents, Population, Settings, Trials,
+    DeGenerationParams, DeKernelParams, DeviceBest, DeviceBounds, EvaluatedTrials, FusedProblem,
+    Parents, Population, Settings, SlottedPopulation, Trials,
 };
 
 /// The DE engine on one CUDA device (see the module docs). Bit-identical to [`DeCpu`](crate::DeCpu) under
@@ -63,6 +68,57 @@ pub struct DeCuda<P: DeviceProblem> {
     best_host: (u32, f64),
     host_vectors: Vec<f32>,
     host_fitness: Vec<f64>,
+    fused: Option<Fused>,
+}
+
+/// The state of the one-launch generation: the population is `population` (buffer 0) and `trials`
+/// (buffer 1), vector `i` in buffer `slots[current][i]`.
+struct Fused {
+    params: DeGenerationParams,
+    block: u32,
+    /// The ETC matrix (one element for Rastrigin).
+    etc: DeviceBuffer<f32>,
+    slots: [DeviceBuffer<u32>; 2],
+    current: usize,
+    done: DeviceBuffer<u32>,
+}
+
+impl Fused {
+    /// The fused state for `evaluation` when the shape allows it.
+    fn new(
+        gpu: &Gpu,
+        evaluation: Option<FusedEvaluation>,
+        kernel_params: DeKernelParams,
+        params: &DeParams,
+        dimension: usize,
+    ) -> Result<Option<Self>> {
+        let Some(evaluation) = evaluation else {
+            return Ok(None);
+        };
+        let (problem, etc) = match evaluation {
+            FusedEvaluation::Rastrigin => (FusedProblem::Rastrigin, vec![0.0f32]),
+            FusedEvaluation::Etc {
+                etc,
+                machines,
+                lambda,
+            } => match u32::try_from(machines) {
+                Ok(machines) => (FusedProblem::Etc { machines, lambda }, etc),
+                Err(_) => return Ok(None),
+            },
+        };
+        let Some(block) = launch::fused_block(problem, dimension, params.block_size()) else {
+            return Ok(None);
+        };
+        let m = params.population();
+        Ok(Some(Self {
+            params: DeGenerationParams::new(kernel_params, problem),
+            block,
+            etc: gpu.upload(&etc)?,
+            slots: [gpu.alloc_zeroed(m)?, gpu.alloc_zeroed(m)?],
+            current: 0,
+            done: gpu.alloc_zeroed(1)?,
+        }))
+    }
 }
 
 /// Evaluates `vectors` into `fitness` with the problem's evaluation; `scratch` receives the ETC makespans and
@@ -131,6 +187,13 @@ impl<P: DeviceProblem> DeCuda<P> {
             profile,
         };
         let evaluation = problem.device_evaluation(gpu)?;
+        let fused = Fused::new(
+            gpu,
+            problem.fused_evaluation(),
+            kernel_params,
+            &params,
+            dimension,
+        )?;
         let host = matches!(evaluation, DeviceEvaluation::Host);
         let scratch_len = if matches!(evaluation, DeviceEvaluation::Scheduling(_)) {
             m
@@ -161,6 +224,7 @@ impl<P: DeviceProblem> DeCuda<P> {
                 Vec::new()
             },
             host_fitness: if host { vec![0.0; m] } else { Vec::new() },
+            fused,
             params,
             problem,
             kernel_params,
@@ -271,18 +335,37 @@ impl<P: DeviceProblem> DeCuda<P> {
         self.best_host = (pair[1] as u32, pair[0]);
         Ok(())
     }
-}
 
-impl<P: DeviceProblem> Engine for DeCuda<P> {
-    type Solution = Vec<f32>;
-    type Snapshot = DeSnapshot;
-
-    fn algorithm(&self) -> &'static str {
-        ALGORITHM
+    /// Reads the best fitness and index that the fused generation left on the device.
+    fn read_best(&mut self) -> Result<()> {
+        let mut pair = [0.0f64; 2];
+        self.best_fitness.copy_to_host(&mut pair)?;
+        self.best_host = (pair[1] as u32, pair[0]);
+        Ok(())
     }
 
-    /// One generation: trials (steps 3.1–3.3), their evaluation, the merge (3.4), the best vector.
-    fn step(&mut self) -> Result<()> {
+    /// Whether generations run as one launch each (the paper's problems; see the module docs).
+    pub fn is_fused(&self) -> bool {
+        self.fused.is_some()
+    }
+
+    /// Runs `generations` generations without reading anything back in between (one launch each on the
+    /// fused path), then reads the best fitness and index once. Equivalent to as many [`Engine::step`]s.
+    ///
+    /// # Errors
+    /// As [`Engine::step`].
+    pub fn step_many(&mut self, generations: u64) -> Result<()> {
+        for _ in 0..generations {
+            self.launch_generation()?;
+        }
+        if self.fused.is_some() {
+            self.read_best()?;
+        }
+        Ok(())
+    }
+
+    /// Queues one generation on the device; on the fused path nothing is read back.
+    fn launch_generation(&mut self) -> Result<()> {
         let generation = u32::try_from(self.generation).map_err(|_| {
             Error::invalid_parameter(
                 ALGORITHM,
@@ -292,6 +375,68 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
             )
         })?;
         self.kernel_params.generation = generation;
+        match &mut self.fused {
+            Some(fused) => {
+                fused.params.de.generation = generation;
+                let [slots_a, slots_b] = &mut fused.slots;
+                let (slots_in, slots_out) = if fused.current == 0 {
+                    (&*slots_a, slots_b)
+                } else {
+                    (&*slots_b, slots_a)
+                };
+                launch::generation(
+                    &self.gpu,
+                    SlottedPopulation {
+                        buffers: [&mut self.population, &mut self.trials],
+                        slots_in,
+                        slots_out,
+                        fitness: &mut self.fitness,
+                        weights: &mut self.weights,
+                        rates: &mut self.rates,
+                    },
+                    DeviceBest {
+                        index: &mut self.best,
+                        fitness: &mut self.best_fitness,
+                        done: &mut fused.done,
+                    },
+                    &DeviceBounds {
+                        lower: &self.lower,
+                        upper: &self.upper,
+                    },
+                    &fused.etc,
+                    &fused.params,
+                    Settings {
+                        block: fused.block,
+                        profile: self.settings.profile,
+                    },
+                )?;
+                fused.current ^= 1;
+            }
+            None => self.four_launch_generation()?,
+        }
+        self.generation += 1;
+        self.evaluations += self.params.population() as u64;
+        Ok(())
+    }
+
+    /// The population as `M × D` rows on the host (gathered from both buffers on the fused path).
+    fn host_population(&self) -> Result<Vec<f32>> {
+        let mut population = self.population.to_vec()?;
+        if let Some(fused) = &self.fused {
+            let slots = fused.slots[fused.current].to_vec()?;
+            if slots.contains(&1) {
+                let other = self.trials.to_vec()?;
+                let d = self.problem.dimension();
+                for (i, _) in slots.iter().enumerate().filter(|(_, s)| **s == 1) {
+                    population[i * d..(i + 1) * d].copy_from_slice(&other[i * d..(i + 1) * d]);
+                }
+            }
+        }
+        Ok(population)
+    }
+
+    /// Trials, evaluation, merge and best as four launches, reading the best back.
+    fn four_launch_generation(&mut self) -> Result<()> {
         launch::trial(
             &self.gpu,
             Trials {
@@ -339,9 +484,25 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
             &self.kernel_params,
             self.settings,
         )?;
-        self.update_best()?;
-        self.generation += 1;
-        self.evaluations += self.params.population() as u64;
+        self.update_best()
+    }
+}
+
+impl<P: DeviceProblem> Engine for DeCuda<P> {
+    type Solution = Vec<f32>;
+    type Snapshot = DeSnapshot;
+
+    fn algorithm(&self) -> &'static str {
+        ALGORITHM
+    }
+
+    /// One generation: trials (steps 3.1–3.3), their evaluation, the merge (3.4), the best vector; one
+    /// launch on the fused path, then the best fitness and index are read back.
+    fn step(&mut self) -> Result<()> {
+        self.launch_generation()?;
+        if self.fused.is_some() {
+            self.read_best()?;
+        }
         Ok(())
     }
 
@@ -355,7 +516,7 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
 
     fn best(&self) -> Result<(Vec<f32>, f64)> {
         let d = self.problem.dimension();
-        let population = self.population.to_vec()?;
+        let population = self.host_population()?;
         let i = self.best_host.0 as usize;
         Ok((population[i * d..(i + 1) * d].to_vec(), self.best_host.1))
     }
@@ -366,7 +527,7 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
             evaluations: self.evaluations,
             population_size: self.params.population(),
             dimension: self.problem.dimension(),
-            population: self.population.to_vec()?,
+            population: self.host_population()?,
             fitness: self.fitness.to_vec()?,
             differential_weights: self.weights.to_vec()?,
             crossover_rates: self.rates.to_vec()?,
@@ -380,6 +541,14 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
         self.weights
             .copy_from_host(&snapshot.differential_weights)?;
         self.rates.copy_from_host(&snapshot.crossover_rates)?;
+        if let Some(fused) = &mut self.fused {
+            // Every vector is back in buffer 0.
+            let zeros = vec![0u32; self.params.population()];
+            for slots in &mut fused.slots {
+                slots.copy_from_host(&zeros)?;
+            }
+            fused.current = 0;
+        }
         self.generation = snapshot.generation;
         self.evaluations = snapshot.evaluations;
         self.update_best()

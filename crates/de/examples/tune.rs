@@ -1,0 +1,110 @@
+//! Configuration search with the CPU engine: runs DE for a fixed number of generations on one problem with
+//! each configuration given and prints the best fitness at every quarter of the budget. The generation budget
+//! stands for what the CUDA engine does in a given wall time (generations per second × seconds), so the CPU
+//! finds the configuration the GPU bench should use.
+//!
+//! ```text
+//! cargo run --release -p evo-de --example tune -- etc:<file> <M> <generations> <config>...
+//! cargo run --release -p evo-de --example tune -- rastrigin:<D> <M> <generations> <config>...
+//! ```
+//!
+//! A configuration is `strategy/F/CR/crossover/adaptation`, e.g. `rand1/0.5/0.005/bin/fixed` or
+//! `best1/0.5/0.9/exp/jde`; strategies `rand1`, `best1`, `ctb1` (current-to-best); crossovers `bin`, `exp`;
+//! adaptations `fixed`, `jde`. Add `+minmin` to an ETC configuration to seed the Min-Min schedule.
+
+use evo_benchmarks::DeRastrigin;
+use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
+use evo_core::{ContinuousProblem, Engine};
+use evo_de::{Adaptation, Crossover, DeCpu, DeParams, Strategy, min_min_vector};
+use std::time::Instant;
+
+fn parse(config: &str, population: usize) -> Result<(DeParams, bool), String> {
+    let (config, seeded) = match config.strip_suffix("+minmin") {
+        Some(rest) => (rest, true),
+        None => (config, false),
+    };
+    let parts: Vec<&str> = config.split('/').collect();
+    let [strategy, f, cr, crossover, adaptation] = parts[..] else {
+        return Err(format!(
+            "{config}: expected strategy/F/CR/crossover/adaptation"
+        ));
+    };
+    let strategy = match strategy {
+        "rand1" => Strategy::Rand1,
+        "best1" => Strategy::Best1,
+        "ctb1" => Strategy::CurrentToBest1,
+        other => return Err(format!("unknown strategy {other}")),
+    };
+    let crossover = match crossover {
+        "bin" => Crossover::Binomial,
+        "exp" => Crossover::Exponential,
+        other => return Err(format!("unknown crossover {other}")),
+    };
+    let adaptation = match adaptation {
+        "fixed" => Adaptation::Fixed,
+        "jde" => Adaptation::Jde,
+        other => return Err(format!("unknown adaptation {other}")),
+    };
+    let f: f32 = f.parse().map_err(|e| format!("F {f}: {e}"))?;
+    let cr: f32 = cr.parse().map_err(|e| format!("CR {cr}: {e}"))?;
+    let params = DeParams::default()
+        .with_population(population)
+        .and_then(|p| p.with_differential_weight(f))
+        .and_then(|p| p.with_crossover_rate(cr))
+        .map_err(|e| e.to_string())?
+        .with_strategy(strategy)
+        .with_crossover(crossover)
+        .with_adaptation(adaptation);
+    Ok((params, seeded))
+}
+
+fn run<P: ContinuousProblem>(
+    engine: DeCpu<P>,
+    generations: u64,
+    config: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut engine = engine;
+    let start = Instant::now();
+    let mut quarters = Vec::new();
+    for g in 1..=generations {
+        engine.step()?;
+        if g % (generations / 4).max(1) == 0 {
+            quarters.push(format!("{:.6e}", engine.progress().best_fitness));
+        }
+    }
+    println!(
+        "{config:32} {}   ({:.1} s)",
+        quarters.join(" "),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [problem, population, generations, configs @ ..] = &args[..] else {
+        return Err("usage: tune <etc:FILE | rastrigin:D> <M> <generations> <config>...".into());
+    };
+    let population: usize = population.parse()?;
+    let generations: u64 = generations.parse()?;
+    const SEED: u64 = 2011;
+    for config in configs {
+        let (params, seeded) = parse(config, population)?;
+        if let Some(file) = problem.strip_prefix("etc:") {
+            let problem = EtcProblem::new(EtcInstance::from_file(file)?, 0.75)?;
+            let seeds = if seeded {
+                vec![min_min_vector(&problem)]
+            } else {
+                Vec::new()
+            };
+            let engine = DeCpu::new(params, problem, SEED, 0)?.with_initial_vectors(&seeds)?;
+            run(engine, generations, config)?;
+        } else if let Some(d) = problem.strip_prefix("rastrigin:") {
+            let engine = DeCpu::new(params, DeRastrigin::new(d.parse()?)?, SEED, 0)?;
+            run(engine, generations, config)?;
+        } else {
+            return Err(format!("unknown problem {problem}").into());
+        }
+    }
+    Ok(())
+}
