@@ -433,3 +433,317 @@ extern "C" __global__ void ga_mutate_paper_u32(const unsigned int* array, unsign
         }
     }
 }
+
+// ---- The fused path (crates/ga/src/cuda/fused.rs, spec ga.md §7.1): every step of G generations in one launch,
+// block per run (run r of the launch has seed p.seed + r), the population in dynamic shared memory. Per
+// generation s (numbers as in the crate docs):
+//   4-7 + elitism: champions and crossover points of generation s, then thread per (slot, word) builds the
+//       offspring word (copy, crossover, mutation; elite slots copy the sorted current row and its fitness);
+//   2   decode + evaluate: warp per offspring, the canonical trees of evo_core::reduce level by level in a
+//       per-warp shared scratch (the same additions in the same order as the CPU, so the same f64 bits);
+//   3   sort: the rank of each offspring under the workspace total order (key, then lower index) is its
+//       sorted position (unique, so the same permutation as evo_sort::cpu), then the exchange;
+//   8   best so far.
+// State between launches (global memory, per run): the sorted population and fitness, the best row and
+// fitness, and a flag set when a fitness was not finite.
+#include "common/problems/functions.cuh"
+#include "common/sort/key.cuh"
+
+// Scalar arguments of ga_fused_run_u32; mirrored by `GaFusedParams` in crates/ga/src/cuda/launch.rs.
+struct GaFusedParams {
+    unsigned long long seed;     // run r of this launch uses seed + r
+    double lo;                   // decoding range
+    double hi;
+    unsigned int population;     // N
+    unsigned int words;          // W = ceil(L / 32)
+    unsigned int bits;           // L
+    unsigned int variables;      // n (16 n <= L)
+    unsigned int initialise;     // 1: build and evaluate the initial population (step 0) first
+    unsigned int first_step;     // the step of the first generation produced by this launch
+    unsigned int generations;    // generations produced by this launch
+    unsigned int tournament;     // tournament size
+    unsigned int elite;          // elite size
+    float crossover_rate;        // p_c
+    float mutation_rate;         // p_m
+    unsigned int function;       // 0..7: GaFunction in the paper's order f1..f8
+    unsigned int scratch;        // doubles of evaluation scratch per warp (a power of two >= the terms)
+    unsigned int pad;            // keeps the size a multiple of 8
+};
+static_assert(sizeof(GaFusedParams) == 80, "GaFusedParams must match its Rust mirror (80 bytes)");
+
+#define GA_FN_HYPERSPHERE 0u
+#define GA_FN_RIDGE 1u
+#define GA_FN_ROSENBROCK 2u
+#define GA_FN_STEP 3u
+#define GA_FN_GRIEWANK 4u
+#define GA_FN_SCHWEFEL 5u
+#define GA_FN_RASTRIGIN 6u
+#define GA_FN_ACKLEY 7u
+
+__device__ __forceinline__ unsigned int ga_fused_pow2(unsigned int n)
+{
+    unsigned int p = 1u;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+// Variable v of a row in shared memory, widened to double (as the CPU's f64::from(decode_variable(..))).
+__device__ __forceinline__ double ga_fused_z(const unsigned int* row, unsigned int v, const GaFusedParams& p)
+{
+    return (double)ga_decode_half(row[v >> 1] >> (16u * (v & 1u)), p.lo, p.hi);
+}
+
+// The adjacent-pair tree over s[0..leaves) (leaves a power of two), level by level; the warp's lanes share the
+// nodes of a level in chunks of 32, each chunk reading its children before writing. product: multiply instead
+// of add. Returns the root in every lane.
+__device__ __forceinline__ double ga_fused_warp_tree(double* s, unsigned int leaves, bool product, unsigned int lane)
+{
+    for (unsigned int active = leaves >> 1; active > 0u; active >>= 1) {
+        for (unsigned int base = 0u; base < active; base += 32u) {
+            const unsigned int i = base + lane;
+            double node = 0.0;
+            if (i < active) {
+                node = product ? s[2u * i] * s[2u * i + 1u] : s[2u * i] + s[2u * i + 1u];
+            }
+            __syncwarp();
+            if (i < active) s[i] = node;
+            __syncwarp();
+        }
+    }
+    const double root = s[0];
+    __syncwarp();
+    return root;
+}
+
+// The term `which` of variable (or Rosenbrock term) i: 0 the function's main term, 1 the second accumulator
+// (Griewank's factor, Ackley's cosine term). Twins: crates/benchmarks/src/functions/*.rs.
+__device__ __forceinline__ double ga_fused_term(const unsigned int* row, unsigned int i, unsigned int which,
+                                                const GaFusedParams& p)
+{
+    const double z = ga_fused_z(row, i, p);
+    switch (p.function) {
+    case GA_FN_HYPERSPHERE: return evo_sphere_term(z);
+    case GA_FN_ROSENBROCK: return evo_rosenbrock_term(z, ga_fused_z(row, i + 1u, p));
+    case GA_FN_STEP: return evo_step_term(z);
+    case GA_FN_GRIEWANK: return which == 0u ? z * z : evo_griewank_factor(i, z);
+    case GA_FN_SCHWEFEL: return evo_schwefel_term(z);
+    case GA_FN_RASTRIGIN: return evo_rastrigin_term(z);
+    case GA_FN_ACKLEY: return which == 0u ? z * z : evo_ackley_cos_term(z);
+    default: return z; // Ridge (the prefix sums' input)
+    }
+}
+
+// One accumulator of the function over `terms` terms: leaves past `terms` are the tree's padding (+0.0 for a
+// sum, 1.0 for a product).
+__device__ __forceinline__ double ga_fused_accumulate(const unsigned int* row, double* s, unsigned int terms,
+                                                      unsigned int which, bool product, const GaFusedParams& p,
+                                                      unsigned int lane)
+{
+    const unsigned int leaves = ga_fused_pow2(terms);
+    for (unsigned int i = lane; i < leaves; i += 32u) {
+        s[i] = i < terms ? ga_fused_term(row, i, which, p) : (product ? 1.0 : 0.0);
+    }
+    __syncwarp();
+    return ga_fused_warp_tree(s, leaves, product, lane);
+}
+
+// The fitness of one row, computed by one warp with `s` (p.scratch doubles) as scratch; the same value in
+// every lane. Twin: GaFunction::evaluate_by (crates/benchmarks/src/ga_functions/problem.rs).
+__device__ double ga_fused_evaluate(const unsigned int* row, double* s, const GaFusedParams& p, unsigned int lane)
+{
+    const unsigned int n = p.variables;
+    switch (p.function) {
+    case GA_FN_RIDGE: {
+        // evo_benchmarks::tree::canonical_prefix_sums inside one tile (n <= 1024): Hillis-Steele, element j
+        // adds element j - offset of the previous round; then the pairwise sum of the squared prefixes.
+        for (unsigned int i = lane; i < n; i += 32u) s[i] = ga_fused_z(row, i, p);
+        __syncwarp();
+        for (unsigned int offset = 1u; offset < n; offset <<= 1) {
+            for (unsigned int base = 0u; base < n; base += 32u) {
+                // Chunks from the top down, as the CPU's loop over j descending: a chunk reads only indices
+                // below its own, which lower chunks have not overwritten yet.
+                const unsigned int top = ((n - 1u) / 32u) * 32u - base;
+                const unsigned int j = top + lane;
+                double value = 0.0;
+                if (j < n && j >= offset) value = s[j] + s[j - offset];
+                __syncwarp();
+                if (j < n && j >= offset) s[j] = value;
+                __syncwarp();
+            }
+        }
+        const unsigned int leaves = ga_fused_pow2(n);
+        for (unsigned int i = lane; i < leaves; i += 32u) s[i] = i < n ? s[i] * s[i] : 0.0;
+        __syncwarp();
+        return ga_fused_warp_tree(s, leaves, false, lane);
+    }
+    case GA_FN_ROSENBROCK: return ga_fused_accumulate(row, s, n - 1u, 0u, false, p, lane);
+    case GA_FN_GRIEWANK: {
+        const double sum = ga_fused_accumulate(row, s, n, 0u, false, p, lane);
+        const double product = ga_fused_accumulate(row, s, n, 1u, true, p, lane);
+        return evo_griewank_combine(sum, product);
+    }
+    case GA_FN_ACKLEY: {
+        const double s1 = ga_fused_accumulate(row, s, n, 0u, false, p, lane);
+        const double s2 = ga_fused_accumulate(row, s, n, 1u, false, p, lane);
+        return evo_ackley_combine(n, s1, s2);
+    }
+    default: return ga_fused_accumulate(row, s, n, 0u, false, p, lane);
+    }
+}
+
+// Evaluates rows first..N of `pop` into fitness and keys (warp per row); raises *status when a value is not
+// finite (the CPU engine's error). Ends with a block barrier.
+__device__ __forceinline__ void ga_fused_evaluate_rows(const unsigned int* pop, double* fitness,
+                                                       unsigned long long* keys, double* scratch,
+                                                       unsigned int first, unsigned int* status,
+                                                       const GaFusedParams& p)
+{
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    double* s = scratch + (unsigned long long)warp * p.scratch;
+    for (unsigned int i = first + warp; i < p.population; i += warps) {
+        const double f = ga_fused_evaluate(pop + (unsigned long long)i * p.words, s, p, lane);
+        if (lane == 0u) {
+            fitness[i] = f;
+            keys[i] = evo_sort_key_f64(f);
+            if (!isfinite(f)) *status = 1u;
+        }
+    }
+    __syncthreads();
+}
+
+// Step 3 and the best so far: sorts `next` (fitness next_fitness, keys) into `cur` by rank, then updates the
+// best row (global) and the best fitness (*best_shared). Ends with a block barrier.
+__device__ __forceinline__ void ga_fused_sort_record(const unsigned int* next, const double* next_fitness,
+                                                     const unsigned long long* keys, unsigned int* rank,
+                                                     unsigned int* cur, double* cur_fitness, double* best_shared,
+                                                     unsigned int* best_row, const GaFusedParams& p)
+{
+    const unsigned int n = p.population;
+    for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
+        const unsigned long long key = keys[i];
+        unsigned int r = 0u;
+        for (unsigned int j = 0u; j < n; ++j) {
+            r += evo_sort_precedes(keys[j], j, key, i) ? 1u : 0u;
+        }
+        rank[i] = r;
+    }
+    __syncthreads();
+    const unsigned int total = n * p.words;
+    for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) {
+        const unsigned int i = k / p.words;
+        const unsigned int j = k - i * p.words;
+        cur[rank[i] * p.words + j] = next[k];
+    }
+    for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
+        cur_fitness[rank[i]] = next_fitness[i];
+    }
+    __syncthreads();
+    const bool better = cur_fitness[0] < *best_shared;
+    __syncthreads();
+    if (better) {
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) best_row[j] = cur[j];
+        if (threadIdx.x == 0u) *best_shared = cur_fitness[0];
+    }
+    __syncthreads();
+}
+
+// G generations of every run of the launch, block per run (blockDim.x a multiple of 32). Dynamic shared
+// memory (bytes, in this order): 2 N doubles of fitness, N keys, N + ceil(N/2) words of champions and points,
+// warps * p.scratch doubles, 2 N W words of population (the sorted current one and the one being built);
+// the host computes the same sum (launch::fused_shared_bytes).
+extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
+                                            double* best_fitness, unsigned int* status, GaFusedParams p)
+{
+    extern __shared__ __align__(16) unsigned char ga_fused_shared[];
+    const unsigned int run = blockIdx.x;
+    const unsigned long long seed = p.seed + run;
+    const unsigned int n = p.population;
+    const unsigned int w = p.words;
+    double* cur_fitness = (double*)ga_fused_shared;
+    double* next_fitness = cur_fitness + n;
+    unsigned long long* keys = (unsigned long long*)(next_fitness + n);
+    unsigned int* champion = (unsigned int*)(keys + n);
+    unsigned int* point = champion + n;
+    const unsigned int pairs = (n + 1u) / 2u;
+    // The scratch starts on an 8-byte boundary: round the word count up to an even number.
+    double* scratch = (double*)(point + pairs + ((n + pairs) & 1u));
+    unsigned int* cur = (unsigned int*)(scratch + (unsigned long long)(blockDim.x >> 5) * p.scratch);
+    unsigned int* next = cur + (unsigned long long)n * w;
+    __shared__ double best_shared;
+    __shared__ unsigned int status_shared;
+
+    unsigned int* run_sorted = sorted + (unsigned long long)run * n * w;
+    double* run_fitness = sorted_fitness + (unsigned long long)run * n;
+    unsigned int* run_best = best + (unsigned long long)run * w;
+    if (threadIdx.x == 0u) {
+        status_shared = 0u;
+        best_shared = p.initialise ? __longlong_as_double(0x7ff0000000000000ll) : best_fitness[run];
+    }
+    const unsigned int total = n * w;
+    if (p.initialise) {
+        // Steps 0-3 and 8 on the random initial population.
+        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) {
+            const unsigned int i = k / w;
+            next[k] = ga_op_init_word(seed, i, k - i * w, p.bits);
+        }
+        __syncthreads();
+        ga_fused_evaluate_rows(next, next_fitness, keys, scratch, 0u, &status_shared, p);
+        ga_fused_sort_record(next, next_fitness, keys, champion, cur, cur_fitness, &best_shared, run_best, p);
+    } else {
+        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) cur[k] = run_sorted[k];
+        for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) cur_fitness[i] = run_fitness[i];
+        __syncthreads();
+    }
+    const unsigned int elite = min(p.elite, n);
+    for (unsigned int g = 0u; g < p.generations; ++g) {
+        const unsigned int step = p.first_step + g;
+        // Steps 4 and 6: the champions of every slot and the crossover point of every pair (0: not crossed;
+        // an odd last individual has no partner).
+        for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
+            champion[i] = ga_op_tournament(seed, step, i, n, p.tournament);
+        }
+        for (unsigned int q = threadIdx.x; q < pairs; q += blockDim.x) {
+            point[q] = 2u * q + 1u < n ? ga_op_crossover_point(seed, step, q, p.bits, p.crossover_rate) : 0u;
+        }
+        __syncthreads();
+        // Steps 5-7 and elitism, thread per (slot, word).
+        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) {
+            const unsigned int i = k / w;
+            const unsigned int j = k - i * w;
+            unsigned int word;
+            if (i < elite) {
+                word = cur[k];
+            } else {
+                word = cur[champion[i] * w + j];
+                const unsigned int c = point[i >> 1];
+                if (c != 0u) {
+                    // Both rows of the pair exchange the same bits, so each slot applies the same difference.
+                    unsigned int first = word;
+                    unsigned int second = cur[champion[i ^ 1u] * w + j];
+                    ga_op_crossover_word(&first, &second, j, c);
+                    word = first;
+                }
+                if (p.mutation_rate > 0.0f) {
+                    word ^= ga_op_mutation_mask(seed, step, i, j, p.bits, p.mutation_rate);
+                }
+            }
+            next[k] = word;
+        }
+        for (unsigned int i = threadIdx.x; i < elite; i += blockDim.x) {
+            next_fitness[i] = cur_fitness[i];
+            keys[i] = evo_sort_key_f64(cur_fitness[i]);
+        }
+        __syncthreads();
+        // Step 2 on the offspring (the elite keep their fitness), then steps 3 and 8.
+        ga_fused_evaluate_rows(next, next_fitness, keys, scratch, elite, &status_shared, p);
+        ga_fused_sort_record(next, next_fitness, keys, champion, cur, cur_fitness, &best_shared, run_best, p);
+    }
+    for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) run_sorted[k] = cur[k];
+    for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) run_fitness[i] = cur_fitness[i];
+    if (threadIdx.x == 0u) {
+        best_fitness[run] = best_shared;
+        if (status_shared) status[run] = 1u;
+    }
+}

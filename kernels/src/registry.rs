@@ -177,6 +177,7 @@ pub static MODULES: &[KernelModule] = &[
             "ga_tournament_paper_u32",
             "ga_crossover_paper_u32",
             "ga_mutate_paper_u32",
+            "ga_fused_run_u32",
         ],
     },
     KernelModule {

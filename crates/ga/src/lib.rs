@@ -51,18 +51,46 @@
 //! | [`GaCpu`] | any [`BinaryProblem`](evo_core::BinaryProblem) | rayon over individuals; `with_threads(.., 1)` is the paper's CPU |
 //! | [`GaCuda`] | the paper's eight functions ([`PaperFunction`]) | the paper's pipeline, one kernel per step (module [`cuda`]) |
 //! | [`GaBatchCuda`] | the paper's eight functions | K runs (seeds s, s + 1, …) per launch; steps 4–8 and decoding fused in one kernel |
+//! | [`GaFusedCuda`] | the paper's eight functions, n ≤ 1 024 | every step of G generations in ONE launch, population in shared memory |
+//! | [`GaFusedBatchCuda`] | the same | K runs × G generations in one launch, block per run |
 //!
-//! All three give the same snapshots for the same seed (tests/cuda.rs checks every generation of 200 on
-//! all eight functions). [`GaCpu`] and [`GaCuda`] implement [`Engine`](evo_core::Engine), so an
+//! All of them give the same snapshots for the same seed (tests/cuda.rs and tests/fused.rs check every
+//! generation of 200 on all eight functions). [`GaCpu`] and [`GaCuda`] implement [`Engine`](evo_core::Engine), so an
 //! [`Executor`](evo_core::Executor) drives them with terminations, observers and checkpoints; a
 //! [`GaSnapshot`] taken on one restores on the other.
 //!
 //! Paper RNG mode runs on [`GaCpu`] and [`GaCuda`] (the CPU fills the array exactly as the kernel does, so
 //! the two stay bit-identical; the xor128 states are part of the snapshot); [`GaBatchCuda`] refuses it.
 //!
-//! Not implemented yet (issue 6): a persistent kernel keeping the population in shared memory for many
-//! generations (the batched engine still launches the evaluation, the sort and the best-so-far update per
-//! generation); the accuracy of the Fast profile. Timing: `cargo xtask bench --suite ga`, or the examples
+//! ## The fused path ([`GaFusedCuda`], [`GaFusedBatchCuda`]; spec ga.md §7.1)
+//!
+//! One launch of `ga_fused_run_u32` runs G generations of K runs, one block per run, with both populations
+//! (the sorted current one and the one being built, 2·N·W words: 128 KiB at N = 256, n = 128) in dynamic
+//! shared memory. Per generation, between block barriers:
+//!
+//! 1. steps 4 and 6: thread per slot draws its tournament champion, thread per pair its crossover point;
+//! 2. steps 5–7 and 8 (elitism): thread per (slot, word) takes the champion's word, applies the pair's
+//!    crossover (the same bit difference on both rows) and the mutation mask; elite slots copy the current
+//!    best rows and keep their fitness;
+//! 3. step 2: warp per offspring decodes its variables and evaluates the function with the canonical
+//!    trees of `evo_core::reduce` computed level by level in shared memory (Ridge: the Hillis–Steele prefix
+//!    sum of `evo_benchmarks::tree`), so the f64 fitness has the CPU's bits;
+//! 4. step 3: the rank of each offspring under the workspace order (fitness key, then lower index) is its
+//!    sorted position, and the rows move there;
+//! 5. the best so far is updated.
+//!
+//! Only the final state returns to global memory, in the snapshot layout of the other engines, so snapshots
+//! move freely between all engines and the [`Executor`](evo_core::Executor) checkpoints and resumes
+//! [`GaFusedCuda`] (one generation per `step`; [`GaFusedCuda::advance`] runs G per launch).
+//!
+//! When to use it: many generations without host interaction (G per launch), and above all many independent
+//! runs ([`GaFusedBatchCuda`], K blocks fill the GPU). One run occupies one multiprocessor, so for a single
+//! run it saves the launch overhead of the per-step pipeline but cannot use more of the GPU; the paper-faithful
+//! [`GaCuda`] remains the engine that mirrors the paper's kernels. Limits: Philox RNG only, the paper's eight
+//! functions with n ≤ 1 024, both populations within one block's shared memory (227 KiB on an H100).
+//!
+//! Not implemented: a multi-block (cluster) form of the fused kernel for one run; the accuracy of the Fast
+//! profile. Timing: `cargo xtask bench --suite ga`, or the examples
 //! `per_generation` and `quality`.
 //!
 //! ## Examples
@@ -114,7 +142,7 @@ mod run;
 pub mod snapshot;
 
 pub use cpu::GaCpu;
-pub use cuda::{GaBatchCuda, GaCuda};
+pub use cuda::{GaBatchCuda, GaCuda, GaFusedBatchCuda, GaFusedCuda};
 pub use params::{GaParams, GaRng};
 pub use problem::PaperFunction;
 pub use run::run;

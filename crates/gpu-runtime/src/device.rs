@@ -216,6 +216,23 @@ impl Gpu {
         self.inner.info.index
     }
 
+    /// The most shared memory one block may use once its kernel opts in
+    /// ([`Kernel::allow_dynamic_shared_bytes`](crate::Kernel::allow_dynamic_shared_bytes)), in bytes (227 KiB on
+    /// an H100).
+    ///
+    /// # Errors
+    /// [`Error::Driver`] when the driver cannot be queried.
+    pub fn max_shared_bytes_per_block(&self) -> Result<u32> {
+        let value = self
+            .inner
+            .context
+            .attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )
+            .map_err(|e| driver("read the opt-in shared memory per block", e))?;
+        Ok(u32::try_from(value).unwrap_or(0))
+    }
+
     /// Free and total device memory in bytes, as the driver reports them now.
     pub fn memory(&self) -> Result<(u64, u64)> {
         let (free, total) = self

@@ -70,6 +70,44 @@ impl Kernel {
     pub fn gpu(&self) -> &Gpu {
         &self.gpu
     }
+
+    /// The most threads a block of this kernel may have on its device, given the registers it uses
+    /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
+    ///
+    /// # Errors
+    /// [`Error::Driver`](evo_core::Error::Driver) when the driver cannot be queried.
+    pub fn max_threads_per_block(&self) -> evo_core::Result<u32> {
+        let value = self
+            .function
+            .get_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+            .map_err(|e| {
+                crate::driver_error::driver(format!("read the largest block of {}", self.name), e)
+            })?;
+        Ok(u32::try_from(value).unwrap_or(0))
+    }
+
+    /// Lets launches of this kernel ask for up to `bytes` of dynamic shared memory per block
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`): above 48 KiB the driver refuses a launch unless the
+    /// kernel has opted in. `bytes` must not exceed [`Gpu::max_shared_bytes_per_block`].
+    ///
+    /// # Errors
+    /// [`Error::Driver`](evo_core::Error::Driver) when the driver refuses the value.
+    pub fn allow_dynamic_shared_bytes(&self, bytes: u32) -> evo_core::Result<()> {
+        let value = i32::try_from(bytes).unwrap_or(i32::MAX);
+        self.function
+            .set_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                value,
+            )
+            .map_err(|e| {
+                crate::driver_error::driver(
+                    format!("allow {bytes} bytes of dynamic shared memory for {}", self.name),
+                    e,
+                )
+            })
+    }
 }
 
 impl Gpu {

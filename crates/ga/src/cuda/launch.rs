@@ -534,3 +534,163 @@ pub fn mutate_paper(
             .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
     }
 }
+
+/// Scalar arguments of `ga_fused_run_u32`; mirrors `GaFusedParams` in `kernels/cuda/ga.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GaFusedParams {
+    /// Run r of the launch uses seed `seed + r`.
+    pub seed: u64,
+    /// Lower end of the decoding range.
+    pub lo: f64,
+    /// Upper end of the decoding range.
+    pub hi: f64,
+    /// N.
+    pub population: u32,
+    /// W = ⌈L/32⌉.
+    pub words: u32,
+    /// L.
+    pub bits: u32,
+    /// The number of 16-bit variables n.
+    pub variables: u32,
+    /// 1: build and evaluate the initial population first (step 0).
+    pub initialise: u32,
+    /// The step of the first generation the launch produces.
+    pub first_step: u32,
+    /// Generations the launch produces.
+    pub generations: u32,
+    /// Tournament size.
+    pub tournament: u32,
+    /// Elite size.
+    pub elite: u32,
+    /// p_c.
+    pub crossover_rate: f32,
+    /// p_m.
+    pub mutation_rate: f32,
+    /// The function, 0..=7 in the paper's order f1..f8 (`GaFunction::ALL`).
+    pub function: u32,
+    /// Evaluation scratch per warp in doubles: the smallest power of two ≥ n.
+    pub scratch: u32,
+    /// Padding to 80 bytes.
+    pub pad: u32,
+}
+const _: () = assert!(size_of::<GaFusedParams>() == 80);
+// SAFETY: repr(C), plain numbers, the layout of the CUDA struct `GaFusedParams` (80 bytes, asserted on both
+// sides).
+unsafe impl KernelParams for GaFusedParams {}
+
+/// The most variables the fused kernel evaluates (Ridge's prefix sum is one tile of evo-benchmarks' scan).
+pub const FUSED_MAX_VARIABLES: usize = 1024;
+
+/// Dynamic shared memory of `ga_fused_run_u32` for `p` and a block of `block` threads, in bytes: 2 N fitness
+/// values, N keys, N champions and ⌈N/2⌉ points (rounded up to an even count), the warps' scratch and two
+/// populations (the layout the kernel computes).
+pub fn fused_shared_bytes(p: &GaFusedParams, block: u32) -> usize {
+    let n = p.population as usize;
+    let pairs = n.div_ceil(2);
+    let words = n + pairs + ((n + pairs) & 1);
+    3 * 8 * n
+        + 4 * words
+        + (block as usize / 32) * p.scratch as usize * 8
+        + 2 * n * p.words as usize * 4
+}
+
+/// The block size `ga_fused_run_u32` runs with on `gpu`: `block`, halved while it exceeds what the kernel's
+/// registers allow. Results do not depend on it.
+///
+/// # Errors
+/// GPU errors (compilation, attribute query); [`Error::InvalidParameter`] when not even a warp fits.
+pub fn fused_block(gpu: &Gpu, block: u32) -> Result<u32> {
+    let kernel = gpu.kernel(ModuleId::Ga, "ga_fused_run_u32", Profile::Exact)?;
+    let limit = kernel.max_threads_per_block()?;
+    let mut chosen = block;
+    while chosen > limit && chosen > 32 {
+        chosen /= 2;
+    }
+    if chosen > limit {
+        return Err(Error::invalid_parameter(
+            COMPONENT,
+            "fused block size",
+            chosen,
+            format!("at most {limit} threads (the kernel's register limit)"),
+        ));
+    }
+    Ok(chosen)
+}
+
+/// `ga_fused_run_u32`: `p.generations` generations (after the initial population when `p.initialise` is 1)
+/// of `runs` runs, block per run, the population in shared memory.
+#[allow(clippy::too_many_arguments)]
+pub fn fused_run(
+    gpu: &Gpu,
+    sorted: &mut DeviceBuffer<u32>,
+    sorted_fitness: &mut DeviceBuffer<f64>,
+    best: &mut DeviceBuffer<u32>,
+    best_fitness: &mut DeviceBuffer<f64>,
+    status: &mut DeviceBuffer<u32>,
+    p: &GaFusedParams,
+    runs: usize,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "ga_fused_run_u32";
+    let n = p.population as usize;
+    let w = p.words as usize;
+    check_len(KERNEL, "population length", sorted.len(), runs * n * w)?;
+    check_len(KERNEL, "fitness length", sorted_fitness.len(), runs * n)?;
+    check_len(KERNEL, "best length", best.len(), runs * w)?;
+    check_len(KERNEL, "best fitness length", best_fitness.len(), runs)?;
+    check_len(KERNEL, "status length", status.len(), runs)?;
+    evo_gpu_runtime::check_block_size(COMPONENT, block)?;
+    let variables = p.variables as usize;
+    if variables == 0
+        || variables > FUSED_MAX_VARIABLES
+        || variables * 16 > p.bits as usize
+        || p.bits as usize > 32 * w
+        || p.function > 7
+        || (p.scratch as usize) < variables.next_power_of_two()
+        || runs == 0
+        || runs > i32::MAX as usize
+        || n < 2
+    {
+        return Err(Error::invalid_parameter(
+            COMPONENT,
+            "fused shape",
+            format!(
+                "{runs} runs, N = {n}, {variables} variables in {} bits, function {}, scratch {}",
+                p.bits, p.function, p.scratch
+            ),
+            format!(
+                "1..=2^31-1 runs, N ≥ 2, 1..={FUSED_MAX_VARIABLES} variables with 16 n ≤ L ≤ 32 W, function 0..=7, \
+                 scratch ≥ the next power of two of n"
+            ),
+        ));
+    }
+    let bytes = fused_shared_bytes(p, block);
+    let limit = gpu.max_shared_bytes_per_block()? as usize;
+    // The kernel's static shared memory (the best fitness and the status flag) needs a few more bytes.
+    if bytes + 64 > limit {
+        return Err(Error::invalid_parameter(
+            COMPONENT,
+            "fused shared memory",
+            format!("{bytes} bytes (N = {n}, W = {w}, block {block})"),
+            format!("at most {} bytes on this device", limit.saturating_sub(64)),
+        ));
+    }
+    let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
+    kernel.allow_dynamic_shared_bytes(bytes as u32)?;
+    // SAFETY: `ga_fused_run_u32(unsigned*, double*, unsigned*, double*, unsigned*, GaFusedParams)`; block r <
+    // runs touches run r's rows, fitness, best row, best fitness and status only (every length is runs times
+    // the per-run size, checked); the dynamic shared memory is the size the kernel lays out (same formula,
+    // allowed above), and the block is a power of two of at least one warp.
+    unsafe {
+        kernel
+            .launch()
+            .output(sorted)
+            .output(sorted_fitness)
+            .output(best)
+            .output(best_fitness)
+            .output(status)
+            .params(p)
+            .run(LaunchConfig::linear(runs as u32, block, bytes as u32))
+    }
+}

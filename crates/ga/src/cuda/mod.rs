@@ -20,9 +20,11 @@
 //! out as the CPU engine does.
 
 mod batch;
+mod fused;
 pub mod launch;
 
 pub use batch::GaBatchCuda;
+pub use fused::{GaFusedBatchCuda, GaFusedCuda};
 
 use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
 use evo_benchmarks::ga_functions::GaProblem;

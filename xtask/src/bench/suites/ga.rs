@@ -1,17 +1,21 @@
-//! Suite `ga`: the GA paper (Oiso et al.) Table 4 per generation, beside our engines.
+//! Suite `ga`: the GA paper (Oiso et al.) Table 4 beside our engines.
 //!
-//! For n = 32 and 128 and the eight functions (`--quick`: Hypersphere and Griewank, the pair §4.4 quotes):
-//! time per generation of the CPU engine on 1 thread (the paper's CPU baseline) and on all cores (rayon), of
-//! the paper-faithful CUDA engine (one kernel per step; it reads the best fitness back every generation) and
-//! of the batched CUDA engine with K = 1 (fused reproduction kernel, no read-back), with N = 256 and the
-//! paper's Table 2 settings. The paper's figures are Table 4's run times divided by Table 2's generation
-//! counts (5 000 at n = 32, 10 000 at n = 128; spec ga.md §6). After timing, the CUDA engines' snapshots are
-//! compared with the 1-thread CPU engine's after the same number of generations (they must be identical).
-//! Then the batched engine with K = 1000 runs in one launch per step, in run-generations per second.
+//! For n = 32 and 128 and the eight functions (all 16 rows of Table 4, also under `--quick`, which takes fewer
+//! generations per sample): time per generation of the CPU engine on 1 thread (the paper's CPU baseline) and
+//! on all cores (rayon), of the paper-faithful CUDA engine (one kernel per step; it reads the best fitness back
+//! every generation), of the batched CUDA engine with K = 1 (fused reproduction kernel, no read-back) and of
+//! the fused CUDA engine (every step of G generations in one launch, population in shared memory), with
+//! N = 256 and the paper's Table 2 settings. CUDA engines are timed with CUDA events after warm-up (median
+//! of the samples); the CPU with the wall clock. Table 4 is printed side by side in seconds per run: our time
+//! per generation × Table 2's generation counts (5 000 at n = 32, 10 000 at n = 128; spec ga.md §6). After
+//! timing, every CUDA engine's snapshot is compared with the 1-thread CPU engine's after the same number of
+//! generations (they must be identical). Then K = 1000 runs: the batched engine (one launch sequence per
+//! generation) and the fused batch (one launch for G generations of all runs), in run-generations per second.
 
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::Engine;
-use evo_ga::{GaBatchCuda, GaCpu, GaCuda, GaParams, PaperFunction};
+use evo_ga::{GaBatchCuda, GaCpu, GaCuda, GaFusedBatchCuda, GaParams, PaperFunction};
+use evo_gpu_runtime::Gpu;
 
 use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
 
@@ -67,6 +71,24 @@ fn time_engine(
     })
 }
 
+/// Times `generations` steps of GPU work per sample with CUDA events.
+fn time_gpu_engine(
+    ctx: &BenchContext,
+    gpu: &Gpu,
+    generations: u64,
+    mut work: impl FnMut() -> anyhow::Result<()>,
+) -> anyhow::Result<Measured> {
+    let (timing, ()) = ctx.time_gpu(gpu, || work())?;
+    Ok(Measured {
+        per_generation_us: timing.median_ms() * 1e3 / generations as f64,
+        samples: timing.count(),
+    })
+}
+
+/// Fused-path targets on an H100 (issue 6): one run at n = 128, and K = 1000 runs at n = 128.
+const FUSED_TARGET_US_PER_GENERATION: f64 = 10.0;
+const FUSED_TARGET_RUN_GENERATIONS_PER_S: f64 = 100_000.0;
+
 #[allow(clippy::too_many_arguments)]
 fn row(
     case: String,
@@ -98,30 +120,25 @@ impl Suite for Ga {
     }
 
     fn description(&self) -> &'static str {
-        "GA paper Table 4 per generation: CPU 1 thread, rayon, paper-faithful CUDA, batched CUDA; K = 1000 runs per launch"
+        "GA paper Table 4 side by side: CPU 1 thread, rayon, paper-faithful CUDA, batched CUDA, fused CUDA; K = 1000 runs"
     }
 
     fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
-        let generations: u64 = if ctx.quick() { 10 } else { 100 };
-        let cases: Vec<_> = TABLE_4
-            .iter()
-            .filter(|(f, ..)| {
-                !ctx.quick() || matches!(f, GaFunction::Hypersphere | GaFunction::Griewank)
-            })
-            .copied()
-            .collect();
+        let generations: u64 = if ctx.quick() { 5 } else { 50 };
         let mut result = SuiteResult::default();
         let mut table = vec![
-            "| function | n | paper CPU µs | paper GPU µs | paper speed-up | CPU 1 thread µs | CPU rayon µs | CUDA paper-faithful µs | CUDA batched K=1 µs | speed-up 1 thread / paper-faithful | speed-up 1 thread / batched |".to_string(),
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+            "| function | n | paper CPU s | paper GPU s | paper speed-up | CPU 1 thread s | CPU rayon s | CUDA paper-faithful s | CUDA batched K=1 s | CUDA fused s | fused µs/gen | speed-up 1 thread / paper-faithful | speed-up 1 thread / fused |".to_string(),
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
         ];
-        let bar = ctx.progress(cases.len() as u64, "ga");
-        for (function, n, cpu_s, gpu_s) in cases {
+        let bar = ctx.progress(TABLE_4.len() as u64, "ga");
+        let mut fused_single_us = f64::NAN;
+        for (function, n, cpu_s, gpu_s) in TABLE_4 {
             bar.set_message(format!("{} n={n}", function.name()));
             let problem = PaperFunction::new(function, n)?;
             let params = GaParams::new();
-            let paper_cpu_us = cpu_s / paper_generations(n) * 1e6;
-            let paper_gpu_us = gpu_s / paper_generations(n) * 1e6;
+            let paper_gens = paper_generations(n);
+            let paper_cpu_us = cpu_s / paper_gens * 1e6;
+            let paper_gpu_us = gpu_s / paper_gens * 1e6;
             let case =
                 |engine: &str| format!("{engine} {} n={n} N=256 per generation", function.name());
 
@@ -147,22 +164,37 @@ impl Suite for Ga {
                 Some(("paper CPU (Core2Duo E8500, 1 thread)", 1e6 / paper_cpu_us)),
                 None,
             ));
-            let mut cells = [f64::NAN; 2];
+            let mut cells = [f64::NAN; 3];
             if let Some(gpu) = ctx.gpu() {
+                // Every engine below runs warm-up + samples times `generations` generations, as `one` did.
                 let expected = one.snapshot()?;
                 let mut cuda = GaCuda::new(params.clone(), &problem, SEED, gpu)?;
-                let cuda_t = time_engine(ctx, generations, || Ok(cuda.step()?))?;
+                let cuda_t = time_gpu_engine(ctx, gpu, generations, || {
+                    for _ in 0..generations {
+                        cuda.step()?;
+                    }
+                    Ok(())
+                })?;
                 let same = cuda.snapshot()?.bit_identical(&expected);
                 let mut batch = GaBatchCuda::new(params.clone(), &problem, SEED, 1, gpu)?;
-                let batch_t = time_engine(ctx, generations, || {
-                    batch.step()?;
-                    if batch.generation() % generations == 0 {
-                        batch.synchronize()?;
+                let batch_t = time_gpu_engine(ctx, gpu, generations, || {
+                    for _ in 0..generations {
+                        batch.step()?;
                     }
                     Ok(())
                 })?;
                 let batch_same = batch.snapshot(0)?.bit_identical(&expected);
-                for (ok, engine) in [(same, "paper-faithful"), (batch_same, "batched")] {
+                let mut fused = GaFusedBatchCuda::new(params.clone(), &problem, SEED, 1, gpu)?;
+                let fused_t = time_gpu_engine(ctx, gpu, generations, || {
+                    Ok(fused.advance(generations as u32)?)
+                })?;
+                fused.check_finite()?;
+                let fused_same = fused.snapshot(0)?.bit_identical(&expected);
+                for (ok, engine) in [
+                    (same, "paper-faithful"),
+                    (batch_same, "batched"),
+                    (fused_same, "fused"),
+                ] {
                     if !ok {
                         result.failures.push(format!(
                             "{engine} CUDA snapshot differs from the CPU's after {} generations ({} n={n})",
@@ -181,95 +213,133 @@ impl Suite for Ga {
                         .to_string(),
                     )
                 };
-                result.rows.push(row(
-                    case("CUDA paper-faithful"),
-                    Backend::Cuda,
-                    ctx.gpu_device(),
-                    n,
-                    &cuda_t,
-                    Some(("paper GPU (GTX 280)", 1e6 / paper_gpu_us)),
-                    check(same),
-                ));
-                result.rows.push(row(
-                    case("CUDA batched K=1"),
-                    Backend::Cuda,
-                    ctx.gpu_device(),
-                    n,
-                    &batch_t,
-                    Some(("paper GPU (GTX 280)", 1e6 / paper_gpu_us)),
-                    check(batch_same),
-                ));
-                cells = [cuda_t.per_generation_us, batch_t.per_generation_us];
+                for (engine, measured, ok) in [
+                    ("CUDA paper-faithful", &cuda_t, same),
+                    ("CUDA batched K=1", &batch_t, batch_same),
+                    ("CUDA fused", &fused_t, fused_same),
+                ] {
+                    result.rows.push(row(
+                        case(engine),
+                        Backend::Cuda,
+                        ctx.gpu_device(),
+                        n,
+                        measured,
+                        Some(("paper GPU (GTX 280)", 1e6 / paper_gpu_us)),
+                        check(ok),
+                    ));
+                }
+                cells = [
+                    cuda_t.per_generation_us,
+                    batch_t.per_generation_us,
+                    fused_t.per_generation_us,
+                ];
+                if n == 128 && function == GaFunction::Hypersphere {
+                    fused_single_us = fused_t.per_generation_us;
+                }
             }
+            let seconds = |us: f64| us * paper_gens / 1e6;
             table.push(format!(
-                "| {} | {n} | {paper_cpu_us:.0} | {paper_gpu_us:.1} | {:.2} | {:.0} | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} |",
+                "| {} | {n} | {cpu_s:.3} | {gpu_s:.3} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} |",
                 function.name(),
                 cpu_s / gpu_s,
-                one_t.per_generation_us,
-                all_t.per_generation_us,
-                cells[0],
-                cells[1],
+                seconds(one_t.per_generation_us),
+                seconds(all_t.per_generation_us),
+                seconds(cells[0]),
+                seconds(cells[1]),
+                seconds(cells[2]),
+                cells[2],
                 one_t.per_generation_us / cells[0],
-                one_t.per_generation_us / cells[1],
+                one_t.per_generation_us / cells[2],
             ));
             bar.inc(1);
         }
         bar.finish_and_clear();
         result.notes.push(format!(
-            "Time per generation (N = 256, Table 2 settings; {generations} generations per sample, median of the samples). \
-             Paper: Table 4 seconds per run / Table 2 generations (Core2Duo E8500 one thread; GTX 280). The paper's \
-             speed-up compares its own CPU and GPU; ours compares our 1-thread CPU engine with our CUDA engines. \
-             Without a GPU the CUDA cells are NaN.\n\n{}",
+            "Table 4 side by side, seconds per run = time per generation × Table 2's generations (5 000 at n = 32, \
+             10 000 at n = 128); N = 256, Table 2 settings; {generations} generations per sample, median of the \
+             samples (CUDA: CUDA events after warm-up). Paper: Core2Duo E8500 one thread; GTX 280. The paper's \
+             speed-up compares its own CPU and GPU; ours compare our 1-thread CPU engine with our CUDA engines. \
+             The fused engine runs all {generations} generations of a sample in one launch (one block). Without a \
+             GPU the CUDA cells are NaN.\n\n{}",
             table.join("\n")
         ));
 
         if let Some(gpu) = ctx.gpu() {
             let mut lines = vec![
-                "| function | n | K runs | µs per generation of all K | run-generations/s | vs K = 1 |".to_string(),
-                "| --- | --- | --- | --- | --- | --- |".to_string(),
+                "| engine | function | n | K runs | generations per launch | µs per generation of all K | run-generations/s | vs K = 1 |".to_string(),
+                "| --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
             ];
+            let batch_generations: u64 = if ctx.quick() { 3 } else { 20 };
+            let mut fused_batch_rate = f64::NAN;
             for n in [32, 128] {
                 let problem = PaperFunction::new(GaFunction::Hypersphere, n)?;
-                let mut single_rate = f64::NAN;
-                for runs in [1usize, 1000] {
-                    let mut batch = GaBatchCuda::new(GaParams::new(), &problem, SEED, runs, gpu)?;
-                    let t = time_engine(ctx, generations, || {
-                        batch.step()?;
-                        if batch.generation() % generations == 0 {
-                            batch.synchronize()?;
+                for fused_path in [false, true] {
+                    let mut single_rate = f64::NAN;
+                    for runs in [1usize, 1000] {
+                        let t = if fused_path {
+                            let mut batch =
+                                GaFusedBatchCuda::new(GaParams::new(), &problem, SEED, runs, gpu)?;
+                            let t = time_gpu_engine(ctx, gpu, batch_generations, || {
+                                Ok(batch.advance(batch_generations as u32)?)
+                            })?;
+                            batch.check_finite()?;
+                            t
+                        } else {
+                            let mut batch =
+                                GaBatchCuda::new(GaParams::new(), &problem, SEED, runs, gpu)?;
+                            time_gpu_engine(ctx, gpu, batch_generations, || {
+                                for _ in 0..batch_generations {
+                                    batch.step()?;
+                                }
+                                Ok(())
+                            })?
+                        };
+                        let rate = runs as f64 * 1e6 / t.per_generation_us;
+                        if runs == 1 {
+                            single_rate = rate;
                         }
-                        Ok(())
-                    })?;
-                    let rate = runs as f64 * 1e6 / t.per_generation_us;
-                    if runs == 1 {
-                        single_rate = rate;
+                        if fused_path && runs == 1000 && n == 128 {
+                            fused_batch_rate = rate;
+                        }
+                        let (engine, per_launch) = if fused_path {
+                            ("CUDA fused", batch_generations.to_string())
+                        } else {
+                            ("CUDA batched", "1".to_string())
+                        };
+                        lines.push(format!(
+                            "| {engine} | hypersphere | {n} | {runs} | {per_launch} | {:.1} | {rate:.0} | {:.0}x |",
+                            t.per_generation_us,
+                            rate / single_rate
+                        ));
+                        result.rows.push(Row {
+                            case: format!(
+                                "{engine} K={runs} hypersphere n={n} N=256 per generation"
+                            ),
+                            backend: Backend::Cuda,
+                            device: ctx.gpu_device(),
+                            size: runs as u64,
+                            median_ms: t.per_generation_us / 1e3,
+                            samples: t.samples,
+                            throughput: rate,
+                            unit: "run-generations/s".to_string(),
+                            reference: None,
+                            check: None,
+                        });
                     }
-                    lines.push(format!(
-                        "| hypersphere | {n} | {runs} | {:.1} | {rate:.0} | {:.0}x |",
-                        t.per_generation_us,
-                        rate / single_rate
-                    ));
-                    result.rows.push(Row {
-                        case: format!(
-                            "CUDA batched K={runs} hypersphere n={n} N=256 per generation"
-                        ),
-                        backend: Backend::Cuda,
-                        device: ctx.gpu_device(),
-                        size: runs as u64,
-                        median_ms: t.per_generation_us / 1e3,
-                        samples: t.samples,
-                        throughput: rate,
-                        unit: "run-generations/s".to_string(),
-                        reference: None,
-                        check: None,
-                    });
                 }
             }
             result.notes.push(format!(
-                "Batched runs: K independent runs (seeds {SEED}, {SEED} + 1, …) advanced by the same launches \
-                 (fused reproduction, evaluation, segmented sort, exchange, best; groups of 255 runs per evaluator \
-                 launch).\n\n{}",
+                "Batched runs: K independent runs (seeds {SEED}, {SEED} + 1, …). CUDA batched: one launch sequence \
+                 per generation (fused reproduction, evaluation, segmented sort, exchange, best; groups of 255 runs \
+                 per evaluator launch). CUDA fused: one launch of {batch_generations} generations, block per run.\n\n{}",
                 lines.join("\n")
+            ));
+            result.notes.push(format!(
+                "Fused-path targets (H100): one run, hypersphere n = 128: {fused_single_us:.1} µs per generation \
+                 (target ≤ {FUSED_TARGET_US_PER_GENERATION} µs: {}); K = 1000 runs at n = 128: {fused_batch_rate:.0} \
+                 run-generations/s (target ≥ {FUSED_TARGET_RUN_GENERATIONS_PER_S}: {}).",
+                if fused_single_us <= FUSED_TARGET_US_PER_GENERATION { "met" } else { "NOT met" },
+                if fused_batch_rate >= FUSED_TARGET_RUN_GENERATIONS_PER_S { "met" } else { "NOT met" },
             ));
         }
         Ok(result)

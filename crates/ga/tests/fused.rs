@@ -1,0 +1,319 @@
+//! The fused CUDA path (`GaFusedCuda`, `GaFusedBatchCuda`: every step of G generations in one launch,
+//! population in shared memory) equals the CPU engine bit for bit: the whole snapshot after every generation on
+//! all eight functions, after G generations in one launch, for K runs in one launch, and across a checkpoint.
+//! Skips (printing SKIPPED) without a GPU; fails instead under `EVO_REQUIRE_GPU=1`.
+
+// Helpers outside `#[test]` functions unwrap too: a failure there is a failed test, not a user-facing path.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Write;
+
+use evo_benchmarks::ga_functions::GaFunction;
+use evo_core::{Checkpointing, Engine, Executor, Termination};
+use evo_ga::{GaCpu, GaFusedBatchCuda, GaFusedCuda, GaParams, GaSnapshot, PaperFunction};
+use evo_gpu_runtime::Gpu;
+
+fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    match Gpu::first_available() {
+        Ok(Some(gpu)) => Some(gpu),
+        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
+        }
+        Ok(None) => {
+            let _ = writeln!(std::io::stderr().lock(), "SKIPPED (no CUDA device): {test}");
+            None
+        }
+        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
+    }
+}
+
+/// Panics at the first difference, naming the generation, the row, the word or fitness, and both values.
+fn assert_same(context: &str, cpu: &GaSnapshot, gpu: &GaSnapshot) {
+    let g = cpu.generation;
+    assert_eq!(
+        (cpu.generation, cpu.evaluations),
+        (gpu.generation, gpu.evaluations),
+        "{context}: counters"
+    );
+    let w = cpu.words();
+    for (k, (a, b)) in cpu.population.iter().zip(&gpu.population).enumerate() {
+        assert_eq!(
+            a,
+            b,
+            "{context}: generation {g}, individual {}, word {}: cpu {a:#010x}, fused {b:#010x}",
+            k / w,
+            k % w
+        );
+    }
+    for (i, (a, b)) in cpu.fitness.iter().zip(&gpu.fitness).enumerate() {
+        assert_eq!(
+            a.to_bits(),
+            b.to_bits(),
+            "{context}: generation {g}, fitness of individual {i}: cpu {a:e}, fused {b:e}"
+        );
+    }
+    assert_eq!(
+        cpu.best, gpu.best,
+        "{context}: generation {g}, best individual"
+    );
+    assert_eq!(
+        cpu.best_fitness.to_bits(),
+        gpu.best_fitness.to_bits(),
+        "{context}: generation {g}, best fitness"
+    );
+    assert!(
+        cpu.bit_identical(gpu),
+        "{context}: generation {g}, snapshot"
+    );
+}
+
+/// One generation per launch through `Engine::step`, compared after every generation.
+fn check_every_generation(
+    gpu: &Gpu,
+    function: GaFunction,
+    n: usize,
+    generations: u64,
+    params: GaParams,
+    seed: u64,
+) {
+    let problem = PaperFunction::new(function, n).unwrap();
+    let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
+    let mut fused = GaFusedCuda::new(params.clone(), &problem, seed, gpu).unwrap();
+    let context = format!(
+        "{} n={n} block {} (runs with {})",
+        function.name(),
+        params.block_size(),
+        fused.block_size()
+    );
+    assert_same(
+        &context,
+        &cpu.snapshot().unwrap(),
+        &fused.snapshot().unwrap(),
+    );
+    for _ in 0..generations {
+        cpu.step().unwrap();
+        fused.step().unwrap();
+        assert_same(
+            &context,
+            &cpu.snapshot().unwrap(),
+            &fused.snapshot().unwrap(),
+        );
+        assert_eq!(cpu.progress(), fused.progress(), "{context}: progress");
+    }
+    assert_eq!(
+        cpu.best().unwrap(),
+        fused.best().unwrap(),
+        "{context}: best"
+    );
+}
+
+/// G generations per launch (the chunks in `launches`), compared after each launch.
+fn check_launches(
+    gpu: &Gpu,
+    function: GaFunction,
+    n: usize,
+    launches: &[u32],
+    params: GaParams,
+    seed: u64,
+) {
+    let problem = PaperFunction::new(function, n).unwrap();
+    let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
+    let mut fused = GaFusedCuda::new(params, &problem, seed, gpu).unwrap();
+    for &g in launches {
+        fused.advance(g).unwrap();
+        for _ in 0..g {
+            cpu.step().unwrap();
+        }
+        let context = format!("{} n={n}, launch of {g} generations", function.name());
+        assert_same(
+            &context,
+            &cpu.snapshot().unwrap(),
+            &fused.snapshot().unwrap(),
+        );
+        assert_eq!(cpu.progress(), fused.progress(), "{context}: progress");
+    }
+}
+
+#[test]
+fn fused_engine_should_match_cpu_for_200_generations_on_all_eight_functions() {
+    let Some(gpu) =
+        gpu_or_skip("fused_engine_should_match_cpu_for_200_generations_on_all_eight_functions")
+    else {
+        return;
+    };
+    for (k, function) in GaFunction::ALL.into_iter().enumerate() {
+        check_every_generation(&gpu, function, 32, 200, GaParams::new(), 1000 + k as u64);
+    }
+    // The block size does not change the results.
+    let params = GaParams::new().with_block_size(64).unwrap();
+    check_every_generation(&gpu, GaFunction::Griewank, 32, 20, params, 1004);
+}
+
+#[test]
+fn fused_engine_should_match_cpu_at_n_128() {
+    let Some(gpu) = gpu_or_skip("fused_engine_should_match_cpu_at_n_128") else {
+        return;
+    };
+    for (k, function) in GaFunction::ALL.into_iter().enumerate() {
+        check_every_generation(&gpu, function, 128, 20, GaParams::new(), 77 + k as u64);
+    }
+    let params = GaParams::new().with_block_size(1024).unwrap();
+    check_every_generation(&gpu, GaFunction::Ackley, 128, 10, params, 78);
+}
+
+#[test]
+fn g_generations_in_one_launch_should_match_cpu() {
+    let Some(gpu) = gpu_or_skip("g_generations_in_one_launch_should_match_cpu") else {
+        return;
+    };
+    for function in GaFunction::ALL {
+        check_launches(&gpu, function, 32, &[200], GaParams::new(), 31);
+    }
+    check_launches(
+        &gpu,
+        GaFunction::Rastrigin,
+        128,
+        &[1, 50, 7],
+        GaParams::new(),
+        32,
+    );
+    // Other parameters: odd N, tournament 3, two elites (then none), p_c < 1, a larger p_m, few variables.
+    let params = GaParams::new()
+        .with_population(37)
+        .unwrap()
+        .with_tournament_size(3)
+        .unwrap()
+        .with_elite(2)
+        .unwrap()
+        .with_crossover_rate(0.7)
+        .unwrap()
+        .with_mutation_rate(0.01)
+        .unwrap()
+        .with_block_size(64)
+        .unwrap();
+    check_launches(&gpu, GaFunction::Ridge, 5, &[60, 3], params.clone(), 5);
+    check_launches(&gpu, GaFunction::Rosenbrock, 3, &[60], params.clone(), 5);
+    check_launches(
+        &gpu,
+        GaFunction::Ackley,
+        3,
+        &[60],
+        params.with_elite(0).unwrap(),
+        6,
+    );
+}
+
+#[test]
+fn fused_batched_runs_should_match_separate_cpu_runs() {
+    let Some(gpu) = gpu_or_skip("fused_batched_runs_should_match_separate_cpu_runs") else {
+        return;
+    };
+    for (function, n) in [(GaFunction::Rastrigin, 32), (GaFunction::Ridge, 128)] {
+        let problem = PaperFunction::new(function, n).unwrap();
+        let params = GaParams::new();
+        let base = u64::MAX - 1; // runs 0, 1, 2 have seeds 2^64 − 2, 2^64 − 1 and 0 (wrapping).
+        let mut batch = GaFusedBatchCuda::new(params.clone(), &problem, base, 3, &gpu).unwrap();
+        let mut cpus: Vec<_> = (0..3u64)
+            .map(|r| GaCpu::new(params.clone(), problem.clone(), base.wrapping_add(r)).unwrap())
+            .collect();
+        for g in [0u32, 1, 9, 30] {
+            batch.advance(g).unwrap();
+            for cpu in &mut cpus {
+                for _ in 0..g {
+                    cpu.step().unwrap();
+                }
+            }
+            for (run, cpu) in cpus.iter().enumerate() {
+                let context = format!("fused batch run {run}, {} n={n}", function.name());
+                assert_same(
+                    &context,
+                    &cpu.snapshot().unwrap(),
+                    &batch.snapshot(run).unwrap(),
+                );
+            }
+        }
+        batch.check_finite().unwrap();
+        let best: Vec<f64> = cpus.iter().map(|c| c.progress().best_fitness).collect();
+        assert_eq!(batch.best_fitness().unwrap(), best);
+        assert!(batch.snapshot(3).is_err());
+    }
+}
+
+#[test]
+fn fused_snapshots_move_between_backends_and_checkpoints_resume() {
+    let Some(gpu) = gpu_or_skip("fused_snapshots_move_between_backends_and_checkpoints_resume")
+    else {
+        return;
+    };
+    // CPU → fused → CPU.
+    let problem = PaperFunction::new(GaFunction::Schwefel, 32).unwrap();
+    let params = GaParams::new();
+    let mut cpu = GaCpu::new(params.clone(), problem.clone(), 9).unwrap();
+    for _ in 0..10 {
+        cpu.step().unwrap();
+    }
+    let mut fused = GaFusedCuda::new(params.clone(), &problem, 9, &gpu).unwrap();
+    fused.restore(&cpu.snapshot().unwrap()).unwrap();
+    fused.advance(10).unwrap();
+    let mut reference = GaCpu::new(params.clone(), problem.clone(), 9).unwrap();
+    for _ in 0..20 {
+        reference.step().unwrap();
+    }
+    assert_same(
+        "schwefel restored on the fused engine",
+        &reference.snapshot().unwrap(),
+        &fused.snapshot().unwrap(),
+    );
+    cpu.restore(&fused.snapshot().unwrap()).unwrap();
+    cpu.step().unwrap();
+    reference.step().unwrap();
+    assert_same(
+        "schwefel restored back on the CPU",
+        &reference.snapshot().unwrap(),
+        &cpu.snapshot().unwrap(),
+    );
+
+    // Executor checkpoint and resume on the fused engine equal an uninterrupted CPU run.
+    let dir = std::env::temp_dir().join(format!("evo-ga-fused-checkpoint-{}", std::process::id()));
+    let path = dir.join("ga.json");
+    let whole = Executor::new(GaCpu::new(params.clone(), problem.clone(), 99).unwrap())
+        .with_termination(Termination::new().with_max_generations(30))
+        .unwrap()
+        .run()
+        .unwrap();
+    let make = || GaFusedCuda::new(params.clone(), &problem, 99, &gpu).unwrap();
+    Executor::new(make())
+        .with_termination(Termination::new().with_max_generations(12))
+        .unwrap()
+        .with_checkpointing(Checkpointing::new(&path, 4).unwrap())
+        .run()
+        .unwrap();
+    let resumed = Executor::new(make())
+        .with_termination(Termination::new().with_max_generations(30))
+        .unwrap()
+        .with_checkpointing(Checkpointing::new(&path, 4).unwrap())
+        .resume_if_present()
+        .unwrap()
+        .run()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(resumed.generations, 30);
+    assert_eq!(resumed.best, whole.best);
+    assert_eq!(resumed.best_fitness.to_bits(), whole.best_fitness.to_bits());
+    assert_eq!(resumed.evaluations, whole.evaluations);
+}
+
+#[test]
+fn fused_engine_should_refuse_what_it_cannot_run() {
+    let Some(gpu) = gpu_or_skip("fused_engine_should_refuse_what_it_cannot_run") else {
+        return;
+    };
+    let problem = PaperFunction::new(GaFunction::Step, 2).unwrap();
+    let paper = GaParams::new().with_paper_rng(16).unwrap();
+    assert!(GaFusedCuda::new(paper, &problem, 0, &gpu).is_err());
+    assert!(GaFusedBatchCuda::new(GaParams::new(), &problem, 0, 0, &gpu).is_err());
+    // 4096 individuals of 2048 bits need 2 MiB of shared memory.
+    let large = PaperFunction::new(GaFunction::Step, 128).unwrap();
+    let params = GaParams::new().with_population(4096).unwrap();
+    assert!(GaFusedCuda::new(params, &large, 0, &gpu).is_err());
+}
