@@ -1,5 +1,6 @@
 // MA-SW-Chains (kernel module `ma`): the vector work of the memetic cycle. The host (crates/ma-sw-chains,
-// `cycle.rs`) makes every decision; these kernels do the per-variable work with the same scalar operators as
+// `cycle.rs`) makes every decision except those inside a Solis-Wets application, which ma_sw_decide makes on
+// the device (twin: ops::sw_decide); these kernels do the per-variable work with the same scalar operators as
 // `evo_ma_sw_chains::ops` (twins named `ma_*`, same order of operations), so under the Exact profile the CUDA
 // engine's snapshots equal the CPU engine's bit for bit.
 //
@@ -21,10 +22,10 @@ struct MaKernelParams {
     unsigned int step;              // Philox step (counter word 2)
     unsigned int count;             // rows, pairs or children in the launch
     unsigned int tiles;             // distance tiles per pair
-    float rho;                      // Solis-Wets step size
+    float rho;                      // unused (the Solis-Wets step size lives in MaSwState)
     float alpha;                    // BLX-alpha
     float range;                    // BGA range as a fraction of b - a
-    unsigned int flag;              // probe: 1 = forward; bias: the outcome (0 forward, 1 backward, 2 failure)
+    unsigned int flag;              // unused (keeps the 64-byte layout)
 };
 static_assert(sizeof(MaKernelParams) == 64, "MaKernelParams must match its Rust mirror (64 bytes)");
 
@@ -216,36 +217,140 @@ extern "C" __global__ void ma_copy_f32(const float* src, float* dst, MaKernelPar
     }
 }
 
-// Spec step 14: the probe clip(x +- (b + rho*n)) of LS iteration p.step, n = normal i of the noise sequence
-// (lane = i div 4). Twin: CpuWorkspace::ls_probe.
-extern "C" __global__ void ma_sw_probe_f32(const float* x, const float* bias, float* probe, const float* lower, const float* upper, MaKernelParams p)
+// The device-resident Solis-Wets loop (spec step 14, "ours" in spec section 4): per iteration the host
+// enqueues ma_sw_step_f32, the problem's evaluation of the two probe rows and ma_sw_decide, and reads the
+// state back only every ~half of the remaining evaluations. Twin of MaSwState: ops::SwState.
+struct MaSwState {
+    double current;              // f(x)
+    double bad_value;            // the first non-finite fitness met
+    float rho;                   // rho of the next iteration
+    float move_rho;              // rho of the probes of the pending iteration
+    unsigned int successes;
+    unsigned int failures;
+    unsigned int used;           // evaluations spent
+    unsigned int limit;          // evaluations allowed
+    unsigned int iteration;      // the Philox step of the next iteration's noise
+    unsigned int pending;        // outcome of iteration - 1 not yet applied (0 forward, 1 backward, 2 failure, 3 none)
+    unsigned int active;         // 1 while the application goes on
+    unsigned int bad;            // 1 / 2: the forward / backward fitness was not finite
+    unsigned int success_limit;
+    unsigned int failure_limit;
+    float expand;
+    float contract;
+};
+static_assert(sizeof(MaSwState) == 72, "MaSwState must match its Rust mirror ops::SwState (72 bytes)");
+
+#define MA_SW_NONE 3u
+
+// One lane of 4 variables: first the pending iteration's update (bias, and on a success x = the accepted
+// probe row, d regenerated from its counters with move_rho), then, while the application is active, the two
+// probes clip(x + t) (row 0) and clip(x - t) (row 1) of iteration state->iteration with t = b + rho*n.
+// Every thread reads the same state, which only ma_sw_decide writes (the next launch). Twins:
+// CpuWorkspace::ls_update and CpuWorkspace::ls_probe.
+extern "C" __global__ void ma_sw_step_f32(float* x, float* bias, float* probes, const float* lower, const float* upper, const MaSwState* state, MaKernelParams p)
 {
     const unsigned long long lane = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned long long first = lane * 4ull;
     if (first >= p.dimension) {
         return;
     }
-    const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, p.step, 0u), (unsigned int)lane);
-    for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
-        const unsigned long long i = first + q;
-        const float t = ma_sw_move(bias[i], p.rho, ma_normal_of(n, q));
-        probe[i] = ma_sw_probe(x[i], t, p.flag != 0u, lower[i], upper[i]);
+    const unsigned int pending = state->pending;
+    const unsigned int active = state->active;
+    const unsigned int iteration = state->iteration;
+    if (pending != MA_SW_NONE) {
+        const float move_rho = state->move_rho;
+        const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, iteration - 1u, 0u), (unsigned int)lane);
+        const float* accepted = probes + (unsigned long long)(pending == 1u ? 1u : 0u) * p.dimension;
+        for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
+            const unsigned long long i = first + q;
+            const float b = bias[i];
+            const float t = ma_sw_move(b, move_rho, ma_normal_of(n, q));
+            bias[i] = ma_sw_bias(b, t, pending);
+            if (pending != 2u) {
+                x[i] = accepted[i];
+            }
+        }
+    }
+    if (active != 0u) {
+        const float rho = state->rho;
+        const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, iteration, 0u), (unsigned int)lane);
+        for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
+            const unsigned long long i = first + q;
+            const float t = ma_sw_move(bias[i], rho, ma_normal_of(n, q));
+            const float xi = x[i];
+            probes[i] = ma_sw_probe(xi, t, true, lower[i], upper[i]);
+            probes[p.dimension + i] = ma_sw_probe(xi, t, false, lower[i], upper[i]);
+        }
     }
 }
 
-// Spec step 14: the bias after LS iteration p.step with outcome p.flag; d is drawn again from its counters.
-// Twin: CpuWorkspace::ls_update.
-extern "C" __global__ void ma_sw_bias_f32(float* bias, MaKernelParams p)
+// The decision of one iteration (one thread): fitness[0] / fitness[1] are the forward / backward probes'.
+// Clears the pending outcome (ma_sw_step_f32 applied it), then, while active, decides as ops::sw_decide
+// (the twin, same order of operations) and stops on a non-finite fitness it uses.
+extern "C" __global__ void ma_sw_decide_f64(const double* fitness, MaSwState* state)
 {
-    const unsigned long long lane = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const unsigned long long first = lane * 4ull;
-    if (first >= p.dimension) {
+    if (blockIdx.x != 0u || threadIdx.x != 0u) {
         return;
     }
-    const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, p.step, 0u), (unsigned int)lane);
-    for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
-        const unsigned long long i = first + q;
-        const float t = ma_sw_move(bias[i], p.rho, ma_normal_of(n, q));
-        bias[i] = ma_sw_bias(bias[i], t, p.flag);
+    MaSwState s = *state;
+    s.pending = MA_SW_NONE;
+    if (s.active == 0u) {
+        *state = s;
+        return;
     }
+    const double forward = fitness[0];
+    if (!isfinite(forward)) {
+        s.bad = 1u;
+        s.bad_value = forward;
+        s.active = 0u;
+        *state = s;
+        return;
+    }
+    s.move_rho = s.rho;
+    s.iteration += 1u;
+    s.used += 1u;
+    unsigned int outcome;
+    if (forward < s.current) {
+        s.current = forward;
+        outcome = 0u;
+    } else if (s.used < s.limit) {
+        const double backward = fitness[1];
+        if (!isfinite(backward)) {
+            s.bad = 2u;
+            s.bad_value = backward;
+            s.active = 0u;
+            *state = s;
+            return;
+        }
+        s.used += 1u;
+        if (backward < s.current) {
+            s.current = backward;
+            outcome = 1u;
+        } else {
+            outcome = 2u;
+        }
+    } else {
+        s.active = 0u;
+        *state = s;
+        return;
+    }
+    s.pending = outcome;
+    if (outcome == 2u) {
+        s.failures += 1u;
+        s.successes = 0u;
+    } else {
+        s.successes += 1u;
+        s.failures = 0u;
+    }
+    if (s.successes >= s.success_limit) {
+        s.rho *= s.expand;
+        s.successes = 0u;
+    } else if (s.failures >= s.failure_limit) {
+        s.rho *= s.contract;
+        s.failures = 0u;
+    }
+    if (s.used >= s.limit) {
+        s.active = 0u;
+    }
+    *state = s;
 }

@@ -223,8 +223,8 @@ pub static MODULES: &[KernelModule] = &[
             "ma_distance_finish_f64",
             "ma_crossover_f32",
             "ma_copy_f32",
-            "ma_sw_probe_f32",
-            "ma_sw_bias_f32",
+            "ma_sw_step_f32",
+            "ma_sw_decide_f64",
         ],
     },
 ];

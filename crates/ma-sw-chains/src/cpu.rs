@@ -2,7 +2,7 @@
 //! or many give the same bits: every operation is per variable, and sums use the canonical tree).
 
 use crate::cycle::{ChainMeta, HostState, Workspace};
-use crate::ops::{self, SwOutcome};
+use crate::ops::{self, SwOutcome, SwState};
 use crate::params::{ALGORITHM, MaParams, check_dimension};
 use crate::plan::ChildPlan;
 use crate::snapshot::{Chain, MaSnapshot};
@@ -36,6 +36,44 @@ impl<P: ContinuousProblem + ?Sized> CpuWorkspace<'_, P> {
 
     fn row(&self, slot: usize) -> &[f32] {
         &self.population[slot * self.dimension..(slot + 1) * self.dimension]
+    }
+
+    /// Evaluates the probe `clip(x ± (b + ρ·n))` of LS iteration `iteration` (into `probe`).
+    fn ls_probe(&mut self, iteration: u32, rho: f32, forward: bool) -> Result<f64> {
+        let sequence = self.rng.sequence(Stream::MaSwNoise, iteration, 0);
+        let bounds = self.problem.bounds();
+        let (lower, upper) = (bounds.lower(), bounds.upper());
+        let (x, b) = (&self.ls_point, &self.ls_bias);
+        for_chunks(&mut self.probe, |first, chunk| {
+            for (j, lane) in chunk.chunks_mut(4).enumerate() {
+                let base = first + 4 * j;
+                let normals = sequence.normals4((base / 4) as u32);
+                for (q, gene) in lane.iter_mut().enumerate() {
+                    let i = base + q;
+                    let t = ops::sw_move(b[i], rho, normals[q]);
+                    *gene = ops::sw_probe(x[i], t, forward, lower[i], upper[i]);
+                }
+            }
+        });
+        self.evaluate(&self.probe, 0)
+    }
+
+    /// Updates the bias after iteration `iteration` and, on a success, moves the LS point to the probe.
+    fn ls_update(&mut self, iteration: u32, rho: f32, outcome: SwOutcome) {
+        let sequence = self.rng.sequence(Stream::MaSwNoise, iteration, 0);
+        for_chunks(&mut self.ls_bias, |first, chunk| {
+            for (j, lane) in chunk.chunks_mut(4).enumerate() {
+                let base = first + 4 * j;
+                let normals = sequence.normals4((base / 4) as u32);
+                for (q, bias) in lane.iter_mut().enumerate() {
+                    let t = ops::sw_move(*bias, rho, normals[q]);
+                    *bias = ops::sw_bias(*bias, t, outcome);
+                }
+            }
+        });
+        if outcome != SwOutcome::Failure {
+            std::mem::swap(&mut self.ls_point, &mut self.probe);
+        }
     }
 }
 
@@ -130,39 +168,15 @@ impl<P: ContinuousProblem + ?Sized> Workspace for CpuWorkspace<'_, P> {
         Ok(())
     }
 
-    fn ls_probe(&mut self, iteration: u32, rho: f32, forward: bool) -> Result<f64> {
-        let sequence = self.rng.sequence(Stream::MaSwNoise, iteration, 0);
-        let bounds = self.problem.bounds();
-        let (lower, upper) = (bounds.lower(), bounds.upper());
-        let (x, b) = (&self.ls_point, &self.ls_bias);
-        for_chunks(&mut self.probe, |first, chunk| {
-            for (j, lane) in chunk.chunks_mut(4).enumerate() {
-                let base = first + 4 * j;
-                let normals = sequence.normals4((base / 4) as u32);
-                for (q, gene) in lane.iter_mut().enumerate() {
-                    let i = base + q;
-                    let t = ops::sw_move(b[i], rho, normals[q]);
-                    *gene = ops::sw_probe(x[i], t, forward, lower[i], upper[i]);
-                }
+    fn solis_wets(&mut self, state: &mut SwState) -> Result<()> {
+        while state.active != 0 {
+            let iteration = state.iteration;
+            let rho = state.rho;
+            let forward = self.ls_probe(iteration, rho, true)?;
+            ops::sw_decide(state, forward, || self.ls_probe(iteration, rho, false))?;
+            if let Some(outcome) = ops::sw_outcome(state.pending) {
+                self.ls_update(iteration, state.move_rho, outcome);
             }
-        });
-        self.evaluate(&self.probe, 0)
-    }
-
-    fn ls_update(&mut self, iteration: u32, rho: f32, outcome: SwOutcome) -> Result<()> {
-        let sequence = self.rng.sequence(Stream::MaSwNoise, iteration, 0);
-        for_chunks(&mut self.ls_bias, |first, chunk| {
-            for (j, lane) in chunk.chunks_mut(4).enumerate() {
-                let base = first + 4 * j;
-                let normals = sequence.normals4((base / 4) as u32);
-                for (q, bias) in lane.iter_mut().enumerate() {
-                    let t = ops::sw_move(*bias, rho, normals[q]);
-                    *bias = ops::sw_bias(*bias, t, outcome);
-                }
-            }
-        });
-        if outcome != SwOutcome::Failure {
-            std::mem::swap(&mut self.ls_point, &mut self.probe);
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Both engines run this same code, so they differ only in the workspace operations, each of which has an
 //! exact CPU twin.
 
-use crate::ops::{SwOutcome, improved_enough};
+use crate::ops::{SwState, improved_enough};
 use crate::params::MaParams;
 use crate::plan::{self, ChildPlan};
 use evo_core::Result;
@@ -24,10 +24,10 @@ pub(crate) trait Workspace {
     fn adopt_child(&mut self, child: usize, slot: usize) -> Result<()>;
     /// Starts an LS from slot `slot`: the LS point is its row, the bias its stored chain's (or zeros).
     fn ls_begin(&mut self, slot: usize, resume_bias: bool) -> Result<()>;
-    /// Evaluates the probe `clip(x ± (b + ρ·n))` of LS iteration `iteration`.
-    fn ls_probe(&mut self, iteration: u32, rho: f32, forward: bool) -> Result<f64>;
-    /// Updates the bias after iteration `iteration` and, on a success, moves the LS point to the probe.
-    fn ls_update(&mut self, iteration: u32, rho: f32, outcome: SwOutcome) -> Result<()>;
+    /// Runs Solis–Wets (spec step 14) from the LS point until `state.active` clears: per iteration the
+    /// probes `clip(x ± (b + ρ·n))`, the decision [`sw_decide`](crate::ops::sw_decide) and the update of
+    /// the bias and, on a success, of the LS point. Leaves the final state in `state`.
+    fn solis_wets(&mut self, state: &mut SwState) -> Result<()>;
     /// Writes the LS point into slot `slot` and the LS bias into the slot's chain storage.
     fn ls_write_back(&mut self, slot: usize) -> Result<()>;
 }
@@ -207,50 +207,28 @@ impl HostState {
         workspace.ls_begin(slot, stored.is_some())?;
         // Step 10: Solis–Wets for I_str evaluations (fewer when the budget ends first).
         let start = self.fitness[slot];
-        let mut current = start;
         let limit = params
             .ls_intensity()
             .min(params.max_evaluations() - self.evaluations);
-        let mut used = 0u64;
-        while used < limit {
-            let iteration = self.ls_iterations;
-            self.ls_iterations += 1;
-            let forward = workspace.ls_probe(iteration, chain.rho, true)?;
-            used += 1;
-            let outcome = if forward < current {
-                current = forward;
-                SwOutcome::Forward
-            } else if used < limit {
-                let backward = workspace.ls_probe(iteration, chain.rho, false)?;
-                used += 1;
-                if backward < current {
-                    current = backward;
-                    SwOutcome::Backward
-                } else {
-                    SwOutcome::Failure
-                }
-            } else {
-                // Step 14.2: the forward probe failed with no evaluation left; nothing changes.
-                break;
-            };
-            workspace.ls_update(iteration, chain.rho, outcome)?;
-            if outcome == SwOutcome::Failure {
-                chain.failures += 1;
-                chain.successes = 0;
-            } else {
-                chain.successes += 1;
-                chain.failures = 0;
-            }
-            // Step 14.3.
-            if chain.successes >= params.success_limit() {
-                chain.rho *= params.rho_expand();
-                chain.successes = 0;
-            } else if chain.failures >= params.failure_limit() {
-                chain.rho *= params.rho_contract();
-                chain.failures = 0;
-            }
-        }
-        self.evaluations += used;
+        let mut state = SwState::start(
+            start,
+            chain.rho,
+            chain.successes,
+            chain.failures,
+            limit as u32, // ≤ I_str ≤ 2^32 − 1 (MaParams::with_ls_intensity)
+            self.ls_iterations,
+            (params.success_limit(), params.failure_limit()),
+            (params.rho_expand(), params.rho_contract()),
+        );
+        workspace.solis_wets(&mut state)?;
+        self.ls_iterations = state.iteration;
+        self.evaluations += u64::from(state.used);
+        let current = state.current;
+        chain = ChainMeta {
+            rho: state.rho,
+            successes: state.successes,
+            failures: state.failures,
+        };
         // Steps 11–12.
         if improved_enough(start, current, params.min_improvement()) {
             workspace.ls_write_back(slot)?;

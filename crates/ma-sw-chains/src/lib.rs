@@ -68,9 +68,14 @@
 //! snapshots after every cycle. A CUDA run checks its memory need ([`memory::device_bytes`]) against the
 //! free device memory before it allocates anything.
 //!
-//! Not implemented: the device-resident Solis–Wets loop and a probe kernel fused with the evaluation (each
-//! LS evaluation is one probe kernel, the evaluation kernels and one 8-byte read-back); the paper's cuRAND
-//! XORWOW mode; a CUDA engine for problems without a GPU evaluation (use [`MaCpu`]).
+//! The CUDA engine's Solis–Wets loop is device-resident: the decisions inside an application are made on the
+//! device by the twin of [`ops::sw_decide`] and the host enqueues iterations in batches, reading the state
+//! back about 12 times per application ([`cuda`] module docs).
+//!
+//! Not implemented: a probe kernel fused with the evaluation (the evaluation stays evo-benchmarks' kernels,
+//! launched once per iteration for both probes), a persistent kernel or CUDA graph for the LS loop (the
+//! runtime has no graph capture); the paper's cuRAND XORWOW mode; a CUDA engine for problems without a GPU
+//! evaluation (use [`MaCpu`]).
 //!
 //! # Modules
 //!

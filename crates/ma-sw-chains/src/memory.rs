@@ -13,7 +13,7 @@ pub const HEADROOM_BYTES: u64 = 256 << 20;
 /// | --- | --- |
 /// | population, chain biases | 2·N·D |
 /// | children area (padding) | K·D |
-/// | LS point, LS bias, probe | 3·D |
+/// | LS point, LS bias, the two probe rows | 4·D |
 /// | bounds | 2·D |
 ///
 /// plus the problem's data (at most 16·D bytes: a shift vector in f64 and a permutation), the distance partials
@@ -26,7 +26,7 @@ pub fn device_bytes(params: &MaParams, dimension: usize) -> u64 {
     let k = params.children_per_step() as u64;
     let tiles = d.div_ceil(TILE);
     let rounded = |bytes: u64| bytes + bytes / 8;
-    let vectors = [n * d, n * d, k * d, d, d, d, d, d]
+    let vectors = [n * d, n * d, k * d, d, d, 2 * d, d, d]
         .iter()
         .map(|&values| rounded(4 * values))
         .sum::<u64>();

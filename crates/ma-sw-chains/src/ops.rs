@@ -77,6 +77,147 @@ pub fn sw_bias(bias: f32, t: f32, outcome: SwOutcome) -> f32 {
     }
 }
 
+/// `SwState::pending` when no iteration waits to be applied to the LS point and bias.
+pub const SW_NONE: u32 = 3;
+
+/// The scalar state of one Solis–Wets application (spec steps 14–15), as the host sets it up and as the
+/// device keeps it during a device-resident LS: `kernels/cuda/ma.cu` mirrors it as `MaSwState` (72 bytes).
+/// [`sw_decide`] is the one place where the accept/reject, the counters and ρ are decided; both engines
+/// call it (the CUDA engine through its twin kernel `ma_sw_decide`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SwState {
+    /// f(x) of the current LS point.
+    pub current: f64,
+    /// The first non-finite fitness met (when `bad` ≠ 0).
+    pub bad_value: f64,
+    /// ρ for the next iteration.
+    pub rho: f32,
+    /// ρ of the probes of the iteration in `pending` (the bias update regenerates d = ρ·n with it).
+    pub move_rho: f32,
+    /// Consecutive successes.
+    pub successes: u32,
+    /// Consecutive failures.
+    pub failures: u32,
+    /// Evaluations spent by this application.
+    pub used: u32,
+    /// Evaluations allowed to this application (I_str, or fewer at the end of the budget).
+    pub limit: u32,
+    /// The global LS iteration counter (the Philox step of the next iteration's noise).
+    pub iteration: u32,
+    /// The outcome ([`SwOutcome`] as u32) of iteration `iteration − 1` not yet applied to the LS point and
+    /// bias, or [`SW_NONE`].
+    pub pending: u32,
+    /// 1 while the application goes on.
+    pub active: u32,
+    /// 0, or 1 / 2 when the forward / backward probe's fitness was not finite (the run stops with an error).
+    pub bad: u32,
+    /// Successes that double ρ (5).
+    pub success_limit: u32,
+    /// Failures that halve ρ (3).
+    pub failure_limit: u32,
+    /// ρ's expansion factor (2).
+    pub expand: f32,
+    /// ρ's contraction factor (0.5).
+    pub contract: f32,
+}
+
+impl SwState {
+    /// The state at the start of an application from a point of fitness `current`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        current: f64,
+        rho: f32,
+        successes: u32,
+        failures: u32,
+        limit: u32,
+        iteration: u32,
+        limits: (u32, u32),
+        factors: (f32, f32),
+    ) -> Self {
+        Self {
+            current,
+            bad_value: 0.0,
+            rho,
+            move_rho: rho,
+            successes,
+            failures,
+            used: 0,
+            limit,
+            iteration,
+            pending: SW_NONE,
+            active: u32::from(limit > 0),
+            bad: 0,
+            success_limit: limits.0,
+            failure_limit: limits.1,
+            expand: factors.0,
+            contract: factors.1,
+        }
+    }
+}
+
+/// One Solis–Wets decision (spec step 14) after the forward probe of iteration `state.iteration` scored
+/// `forward`; `backward` gives the backward probe's fitness and is called only when the forward probe failed
+/// with an evaluation left (librealea `SolisWets::apply`). Sets `pending` to the outcome (the caller applies it
+/// to the point and bias with `move_rho`), updates the counters and ρ (step 14.3), and clears `active` when the
+/// evaluations are spent. The forward probe failing on the last evaluation ends the application with nothing
+/// changed (`pending` = [`SW_NONE`]). Twin: `ma_sw_decide`.
+pub fn sw_decide<E>(
+    state: &mut SwState,
+    forward: f64,
+    backward: impl FnOnce() -> Result<f64, E>,
+) -> Result<(), E> {
+    state.pending = SW_NONE;
+    state.move_rho = state.rho;
+    state.iteration = state.iteration.wrapping_add(1);
+    state.used += 1;
+    let outcome = if forward < state.current {
+        state.current = forward;
+        SwOutcome::Forward
+    } else if state.used < state.limit {
+        let value = backward()?;
+        state.used += 1;
+        if value < state.current {
+            state.current = value;
+            SwOutcome::Backward
+        } else {
+            SwOutcome::Failure
+        }
+    } else {
+        state.active = 0;
+        return Ok(());
+    };
+    state.pending = outcome as u32;
+    if outcome == SwOutcome::Failure {
+        state.failures += 1;
+        state.successes = 0;
+    } else {
+        state.successes += 1;
+        state.failures = 0;
+    }
+    if state.successes >= state.success_limit {
+        state.rho *= state.expand;
+        state.successes = 0;
+    } else if state.failures >= state.failure_limit {
+        state.rho *= state.contract;
+        state.failures = 0;
+    }
+    if state.used >= state.limit {
+        state.active = 0;
+    }
+    Ok(())
+}
+
+/// The [`SwOutcome`] of a `pending` value (`None` for [`SW_NONE`]).
+pub fn sw_outcome(pending: u32) -> Option<SwOutcome> {
+    match pending {
+        0 => Some(SwOutcome::Forward),
+        1 => Some(SwOutcome::Backward),
+        2 => Some(SwOutcome::Failure),
+        _ => None,
+    }
+}
+
 /// Spec step 11: the LS improved enough when `new < old` and `old − new ≥ threshold`.
 #[inline]
 pub fn improved_enough(old: f64, new: f64, threshold: f64) -> bool {
@@ -133,6 +274,57 @@ mod tests {
         assert_eq!(sw_bias(1.0, 2.0, SwOutcome::Failure), 0.5);
         assert_eq!(sw_probe(0.0, 7.0, true, -5.0, 5.0), 5.0);
         assert_eq!(sw_probe(0.0, 1.0, false, -5.0, 5.0), -1.0);
+    }
+
+    fn fresh(limit: u32) -> SwState {
+        SwState::start(10.0, 0.2, 0, 0, limit, 7, (5, 3), (2.0, 0.5))
+    }
+
+    #[test]
+    fn decide_follows_step_14_and_its_counters() {
+        // Forward success: one evaluation, the backward probe is never asked for.
+        let mut s = fresh(500);
+        sw_decide(&mut s, 9.0, || -> Result<f64, ()> {
+            panic!("backward asked")
+        })
+        .unwrap();
+        assert_eq!((s.used, s.current, s.pending, s.iteration), (1, 9.0, 0, 8));
+        assert_eq!((s.successes, s.failures, s.active), (1, 0, 1));
+        // Backward success, then a failure: two evaluations each.
+        sw_decide(&mut s, 9.5, || Ok::<f64, ()>(8.0)).unwrap();
+        assert_eq!((s.used, s.current, s.pending, s.successes), (3, 8.0, 1, 2));
+        sw_decide(&mut s, 8.0, || Ok::<f64, ()>(8.0)).unwrap();
+        assert_eq!((s.used, s.pending, s.successes, s.failures), (5, 2, 0, 1));
+        // Three failures halve ρ and reset the count; five successes double it.
+        for _ in 0..2 {
+            sw_decide(&mut s, 8.0, || Ok::<f64, ()>(8.0)).unwrap();
+        }
+        assert_eq!((s.rho, s.failures, s.move_rho), (0.1, 0, 0.2));
+        for k in 0..5 {
+            sw_decide(&mut s, 7.0 - f64::from(k), || Ok::<f64, ()>(100.0)).unwrap();
+        }
+        assert_eq!((s.rho, s.successes, s.move_rho), (0.2, 0, 0.1));
+    }
+
+    #[test]
+    fn decide_stops_on_the_budget_and_a_failed_last_forward_probe_changes_nothing() {
+        let mut s = fresh(3);
+        sw_decide(&mut s, 11.0, || Ok::<f64, ()>(12.0)).unwrap();
+        assert_eq!((s.used, s.active, s.failures), (2, 1, 1));
+        sw_decide(&mut s, 11.0, || -> Result<f64, ()> {
+            panic!("no evaluation left")
+        })
+        .unwrap();
+        assert_eq!(
+            (s.used, s.active, s.pending, s.failures),
+            (3, 0, SW_NONE, 1)
+        );
+        assert_eq!((s.current, s.iteration), (10.0, 9));
+        let mut s = fresh(1);
+        sw_decide(&mut s, 1.0, || Ok::<f64, ()>(0.0)).unwrap();
+        assert_eq!((s.used, s.active, s.pending, s.current), (1, 0, 0, 1.0));
+        assert_eq!(sw_outcome(s.pending), Some(SwOutcome::Forward));
+        assert_eq!(sw_outcome(SW_NONE), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub const ALGORITHM: &str = "MA-SW-Chains";
 /// | mutation probability (per child) | 0.125 | [0, 1] |
 /// | mutation range (fraction of b − a) | 0.1 | finite, > 0 |
 /// | r_L/G | 0.5 | (0, 1) with n_frec = ⌊r·I_str/(1 − r)⌋ ≥ 1 |
-/// | I_str (FEs per LS application) | 500 | ≥ 1 |
+/// | I_str (FEs per LS application) | 500 | 1 ..= 2^32 − 1 |
 /// | minimum LS improvement | 1e-9 | finite, ≥ 0 |
 /// | Solis–Wets ρ0 | 0.2 | finite, > 0 |
 /// | ρ0 capped by half the nearest distance (librealea option) | off | on, off |
@@ -191,14 +191,18 @@ impl MaParams {
     /// I_str, the evaluations of one local-search application.
     ///
     /// # Errors
-    /// Zero, or so small that n_frec is 0.
+    /// Zero, more than 2^32 − 1 (the LS counters are 32-bit on both backends), or so small that n_frec
+    /// is 0.
     pub fn with_ls_intensity(mut self, evaluations: u64) -> Result<Self> {
-        if evaluations == 0 || ssga_evaluations_per_cycle(self.ls_ratio, evaluations) == 0 {
+        if evaluations == 0
+            || evaluations > u64::from(u32::MAX)
+            || ssga_evaluations_per_cycle(self.ls_ratio, evaluations) == 0
+        {
             return Err(invalid(
                 "I_str",
                 evaluations,
                 format!(
-                    "at least 1 with floor(r*I_str/(1-r)) >= 1 for r = {}",
+                    "1..=4294967295 with floor(r*I_str/(1-r)) >= 1 for r = {}",
                     self.ls_ratio
                 ),
             ));

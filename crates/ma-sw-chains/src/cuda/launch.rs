@@ -5,6 +5,7 @@ use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
 use evo_kernels::ModuleId;
 
+use crate::ops::SwState;
 use crate::params::ALGORITHM;
 
 /// Threads per block of every `ma_*` kernel (a power of two; each thread handles one lane of 4 variables).
@@ -36,13 +37,13 @@ pub struct MaKernelParams {
     pub count: u32,
     /// Distance tiles per pair.
     pub tiles: u32,
-    /// Solis–Wets ρ.
+    /// Unused (ρ lives in `SwState`).
     pub rho: f32,
     /// BLX-α.
     pub alpha: f32,
     /// BGA range fraction.
     pub range: f32,
-    /// Probe: 1 = forward; bias: the outcome.
+    /// Unused (kept for the 64-byte layout).
     pub flag: u32,
 }
 const _: () = assert!(size_of::<MaKernelParams>() == 64);
@@ -328,63 +329,80 @@ pub fn copy(
     }
 }
 
+const _: () = assert!(size_of::<SwState>() == 72);
+// SAFETY: `SwState` is repr(C) with two f64 then fourteen 4-byte numbers (no padding; 72 bytes, asserted here
+// and for `MaSwState` in ma.cu); every bit pattern is a valid value.
+unsafe impl evo_gpu_runtime::DeviceCopy for SwState {}
+
 #[allow(clippy::too_many_arguments)]
-/// `ma_sw_probe_f32`: the probe of LS iteration `params.step` into `probe`.
-pub fn sw_probe(
+/// `ma_sw_step_f32`: applies the pending iteration of `state` to `x` and `bias`, then writes the forward and
+/// backward probes of the next iteration into the two rows of `probes` (stream and seed from `params`).
+pub fn sw_step(
     gpu: &Gpu,
-    x: &DeviceBuffer<f32>,
-    bias: &DeviceBuffer<f32>,
-    probe: &mut DeviceBuffer<f32>,
+    x: &mut DeviceBuffer<f32>,
+    bias: &mut DeviceBuffer<f32>,
+    probes: &mut DeviceBuffer<f32>,
     lower: &DeviceBuffer<f32>,
     upper: &DeviceBuffer<f32>,
+    state: &DeviceBuffer<SwState>,
     params: MaKernelParams,
     profile: Profile,
 ) -> Result<()> {
-    const K: &str = "ma_sw_probe_f32";
+    const K: &str = "ma_sw_step_f32";
     let d = params.dimension as usize;
-    let ok = [x.len(), bias.len(), probe.len(), lower.len(), upper.len()]
+    let ok = [x.len(), bias.len(), lower.len(), upper.len()]
         .iter()
         .all(|&l| l == d);
     check(K, "vector length", ok, x.len(), format!("{d}"))?;
+    check(
+        K,
+        "probe rows",
+        probes.len() == 2 * d,
+        probes.len(),
+        format!("2 x {d}"),
+    )?;
+    check(K, "state", state.len() == 1, state.len(), "1".to_string())?;
     let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
-    // SAFETY: argument order and types match; every vector holds D values and the kernel touches only
-    // variables < D.
+    // SAFETY: argument order and types match; every vector holds D values, `probes` 2·D, `state` one
+    // `MaSwState`; the kernel touches only variables < D (and D + i of `probes`).
     unsafe {
         kernel
             .launch()
-            .input(x)
-            .input(bias)
-            .output(probe)
+            .output(x)
+            .output(bias)
+            .output(probes)
             .input(lower)
             .input(upper)
+            .input(state)
             .params(&params)
             .run(config(lanes_grid(params.dimension), 1, 0))
     }
 }
 
-/// `ma_sw_bias_f32`: the bias after LS iteration `params.step` with outcome `params.flag`.
-pub fn sw_bias(
+/// `ma_sw_decide_f64`: one Solis–Wets decision from the two probe fitness values into `state` (one thread).
+pub fn sw_decide(
     gpu: &Gpu,
-    bias: &mut DeviceBuffer<f32>,
-    params: MaKernelParams,
+    fitness: &DeviceBuffer<f64>,
+    state: &mut DeviceBuffer<SwState>,
     profile: Profile,
 ) -> Result<()> {
-    const K: &str = "ma_sw_bias_f32";
-    let d = params.dimension as usize;
+    const K: &str = "ma_sw_decide_f64";
     check(
         K,
-        "bias length",
-        bias.len() == d,
-        bias.len(),
-        format!("{d}"),
+        "probe fitness",
+        fitness.len() == 2,
+        fitness.len(),
+        "2".to_string(),
     )?;
+    check(K, "state", state.len() == 1, state.len(), "1".to_string())?;
     let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
-    // SAFETY: argument order and types match; the kernel touches only variables < D of `bias`.
+    // SAFETY: argument order and types match; `fitness` holds 2 values and `state` one `MaSwState`; only
+    // thread 0 of block 0 reads or writes.
     unsafe {
         kernel
             .launch()
-            .output(bias)
-            .params(&params)
-            .run(config(lanes_grid(params.dimension), 1, 0))
+            .input(fitness)
+            .output(state)
+            .run(LaunchConfig::linear(1, 32, 0))
     }
 }

@@ -3,16 +3,26 @@
 //! [`MaCpu`](crate::MaCpu) (`cycle.rs`), so every decision is made from the same numbers.
 //!
 //! Per crossover step: the NAM distances (2 kernels), the K children (one kernel over a 2D grid of lanes
-//! × children), their evaluation (evo-benchmarks' kernels), and a row copy per adopted child. Per
-//! Solis–Wets iteration: the probe kernel, its evaluation, and the bias kernel. Individuals never move
-//! (index-based replacement: an adopted child is copied into the evicted slot).
+//! × children), their evaluation (evo-benchmarks' kernels), and a row copy per adopted child. Individuals
+//! never move (index-based replacement: an adopted child is copied into the evicted slot).
+//!
+//! Solis–Wets runs device-resident: the chain's scalars travel to the device once per application
+//! ([`SwState`], 72 bytes) and every decision inside it (accept/reject, bias update, success and failure
+//! counters, ρ) is made by the one-thread kernel `ma_sw_decide_f64`, the twin of
+//! [`ops::sw_decide`](crate::ops::sw_decide). One iteration is three enqueued launches with no host wait:
+//! `ma_sw_step_f32` (the previous iteration's bias/point update fused with the two probes
+//! `clip(x ± (b + ρ·n))`), the problem's evaluation of both probe rows in one call (the backward probe is
+//! evaluated speculatively and counted only when used), and the decision. The host enqueues ⌈remaining/2⌉
+//! iterations at a time (a lower bound on the iterations still to come, since one spends 1 or 2
+//! evaluations) and reads the state back after each batch: about log2(I_str) + 3 ≈ 12 round trips per
+//! application of 500 evaluations instead of one per evaluation.
 
 pub mod launch;
 
 use crate::cpu::{host_of, snapshot_of};
 use crate::cycle::{HostState, Workspace};
 use crate::memory::device_bytes;
-use crate::ops::SwOutcome;
+use crate::ops::{SW_NONE, SwState};
 use crate::params::{ALGORITHM, MaParams, check_dimension};
 use crate::plan::ChildPlan;
 use crate::snapshot::MaSnapshot;
@@ -24,6 +34,9 @@ use launch::{ChildGpu, MaKernelParams, TILE};
 
 /// The evaluator's block size.
 const EVAL_BLOCK: u32 = 256;
+
+/// Below this many evaluations left in a Solis–Wets application, one iteration is enqueued per evaluation.
+const SW_TAIL: u32 = 8;
 
 struct CudaWorkspace {
     gpu: Gpu,
@@ -42,10 +55,11 @@ struct CudaWorkspace {
     bias: DeviceBuffer<f32>,
     ls_point: DeviceBuffer<f32>,
     ls_bias: DeviceBuffer<f32>,
-    probe: DeviceBuffer<f32>,
+    probes: DeviceBuffer<f32>,
     population_fitness: DeviceBuffer<f64>,
     children_fitness: DeviceBuffer<f64>,
     probe_fitness: DeviceBuffer<f64>,
+    sw_state: DeviceBuffer<SwState>,
     partials: DeviceBuffer<f64>,
     distances: DeviceBuffer<f64>,
 }
@@ -57,6 +71,35 @@ impl CudaWorkspace {
             dimension: self.dimension as u64,
             ..MaKernelParams::default()
         }
+    }
+
+    /// One Solis–Wets iteration, enqueued without waiting: the step kernel (the pending update and the two
+    /// probes), the evaluation of both probe rows (the backward one speculatively: it is used only when the
+    /// forward probe fails), and the decision kernel.
+    fn sw_iteration(&mut self, params: MaKernelParams) -> Result<()> {
+        launch::sw_step(
+            &self.gpu,
+            &mut self.ls_point,
+            &mut self.ls_bias,
+            &mut self.probes,
+            &self.lower,
+            &self.upper,
+            &self.sw_state,
+            params,
+            self.profile,
+        )?;
+        self.evaluator.evaluate(
+            &self.probes,
+            &mut self.probe_fitness,
+            self.profile,
+            EVAL_BLOCK,
+        )?;
+        launch::sw_decide(
+            &self.gpu,
+            &self.probe_fitness,
+            &mut self.sw_state,
+            self.profile,
+        )
     }
 }
 
@@ -211,47 +254,54 @@ impl Workspace for CudaWorkspace {
         }
     }
 
-    fn ls_probe(&mut self, iteration: u32, rho: f32, forward: bool) -> Result<f64> {
+    fn solis_wets(&mut self, state: &mut SwState) -> Result<()> {
+        self.sw_state.copy_from_host(std::slice::from_ref(state))?;
         let params = MaKernelParams {
             stream: Stream::MaSwNoise.id(),
-            step: iteration,
-            rho,
-            flag: u32::from(forward),
             ..self.params()
         };
-        launch::sw_probe(
-            &self.gpu,
-            &self.ls_point,
-            &self.ls_bias,
-            &mut self.probe,
-            &self.lower,
-            &self.upper,
-            params,
-            self.profile,
-        )?;
-        self.evaluator.evaluate(
-            &self.probe,
-            &mut self.probe_fitness,
-            self.profile,
-            EVAL_BLOCK,
-        )?;
-        let mut value = [0.0f64];
-        self.probe_fitness.copy_to_host(&mut value)?;
-        check_fitness(&self.name, 0, value[0])
-    }
-
-    fn ls_update(&mut self, iteration: u32, rho: f32, outcome: SwOutcome) -> Result<()> {
-        let params = MaKernelParams {
-            stream: Stream::MaSwNoise.id(),
-            step: iteration,
-            rho,
-            flag: outcome as u32,
-            ..self.params()
-        };
-        launch::sw_bias(&self.gpu, &mut self.ls_bias, params, self.profile)?;
-        if outcome != SwOutcome::Failure {
-            std::mem::swap(&mut self.ls_point, &mut self.probe);
+        let mut host = *state;
+        while host.active != 0 {
+            // Each iteration spends 1 or 2 evaluations, so at least ⌈remaining/2⌉ iterations are still to
+            // come: enqueue them without a host round trip, then read the state back (about log2(I_str)
+            // round trips per application). Near the end, enqueue one per evaluation left (the extra ones
+            // find the state inactive and do nothing).
+            let remaining = host.limit - host.used;
+            let iterations = if remaining <= SW_TAIL {
+                remaining
+            } else {
+                remaining.div_ceil(2)
+            };
+            for _ in 0..iterations {
+                self.sw_iteration(params)?;
+            }
+            let mut back = [SwState::default()];
+            self.sw_state.copy_to_host(&mut back)?;
+            host = back[0];
+            if host.bad != 0 {
+                return Err(Error::NonFiniteFitness {
+                    problem: self.name.clone(),
+                    individual: 0,
+                    value: host.bad_value,
+                });
+            }
         }
+        if host.pending != SW_NONE {
+            // The last decided iteration is applied by one more step kernel (inactive: no new probes).
+            launch::sw_step(
+                &self.gpu,
+                &mut self.ls_point,
+                &mut self.ls_bias,
+                &mut self.probes,
+                &self.lower,
+                &self.upper,
+                &self.sw_state,
+                params,
+                self.profile,
+            )?;
+            host.pending = SW_NONE;
+        }
+        *state = host;
         Ok(())
     }
 
@@ -360,10 +410,13 @@ impl<'p, P: CudaProblem + ?Sized> MaCuda<'p, P> {
             bias: gpu.alloc_zeroed(n * d)?,
             ls_point: gpu.alloc(d)?,
             ls_bias: gpu.alloc(d)?,
-            probe: gpu.alloc(d)?,
+            // Zeroed so that no evaluation reads unwritten memory (an iteration enqueued after the end of an
+            // application evaluates the last probes again and ignores the result).
+            probes: gpu.alloc_zeroed(2 * d)?,
             population_fitness: gpu.alloc(n)?,
             children_fitness: gpu.alloc(k)?,
-            probe_fitness: gpu.alloc(1)?,
+            probe_fitness: gpu.alloc_zeroed(2)?,
+            sw_state: gpu.alloc_zeroed(1)?,
             partials: gpu.alloc(pairs * tiles)?,
             distances: gpu.alloc(pairs)?,
         };
