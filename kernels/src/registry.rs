@@ -25,6 +25,8 @@ pub enum ModuleId {
     Qiga,
     /// `cuda/ma.cu`: MA-SW-Chains' crossover, distance and Solis-Wets kernels (evo-ma-sw-chains).
     Ma,
+    /// `cuda/dpga.cu`: the dual-population GA on CEC 2006, many runs per launch (evo-dpga).
+    Dpga,
 }
 
 impl ModuleId {
@@ -225,6 +227,27 @@ pub static MODULES: &[KernelModule] = &[
             "ma_copy_f32",
             "ma_sw_step_f32",
             "ma_sw_decide_f64",
+        ],
+    },
+    KernelModule {
+        id: ModuleId::Dpga,
+        name: "dpga",
+        file: "cuda/dpga.cu",
+        source: include_str!("../cuda/dpga.cu"),
+        entry_points: &[
+            "dpga_draw_rows",
+            "dpga_evaluate",
+            "dpga_init_merge",
+            "dpga_mean_vector",
+            "dpga_reserve_fitness",
+            "dpga_breed_main",
+            "dpga_breed_reserve",
+            "dpga_crossbreed",
+            "dpga_select_main",
+            "dpga_select_reserve",
+            "dpga_gather_main",
+            "dpga_gather_reserve",
+            "dpga_finish",
         ],
     },
 ];

@@ -191,7 +191,7 @@ impl<P: ConstrainedProblem> DpgaCpu<P> {
                 ALGORITHM,
                 "backend of DpgaCpu",
                 other,
-                "cpu or cpu:<threads> (the CUDA engine is not implemented)",
+                "cpu or cpu:<threads> (the CUDA engine is evo_dpga::DpgaCuda)",
             )),
         }
     }

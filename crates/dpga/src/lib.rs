@@ -106,11 +106,15 @@
 //! - the CEC 2006 suite runner and the paper's Table III reproduction (spec §6).
 
 pub mod cpu;
+pub mod cuda;
 pub mod ops;
 pub mod params;
+mod run;
 pub mod snapshot;
 
 pub use cpu::DpgaCpu;
+pub use cuda::{DpgaBatchCuda, DpgaCuda};
 pub use ops::Evaluation;
 pub use params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Initialisation};
+pub use run::run;
 pub use snapshot::DpgaSnapshot;

@@ -4,6 +4,7 @@
 pub mod benchmarks_continuous;
 pub mod benchmarks_discrete;
 pub mod de;
+pub mod dpga;
 pub mod fast_math;
 pub mod ga;
 pub mod ma;
@@ -91,5 +92,6 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     reports.extend(qiga::run_all(gpu));
     reports.extend(ma::run_all(gpu));
     reports.extend(ga::run_all(gpu));
+    reports.extend(dpga::run_all(gpu));
     reports
 }

@@ -1,0 +1,840 @@
+//! Typed launch functions, one per kernel of `kernels/cuda/dpga.cu`. Each checks its buffers against the
+//! parameters (run-major: run `r` owns slice `r` of every buffer) and derives the launch shape;
+//! [`super::DpgaBatchCuda`] composes them.
+
+use evo_core::{Error, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_kernels::ModuleId;
+
+use crate::params::ALGORITHM;
+
+/// The largest grid asked for in x; the kernels stride over the rest.
+const MAX_GRID: usize = 65_535;
+
+/// Scalar arguments of every dpga kernel; mirrors `DpgaKernelParams` in `kernels/cuda/dpga.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DpgaKernelParams {
+    /// Seed of run 0; run `r` uses `seed + r` (wrapping).
+    pub seed: u64,
+    /// Init: candidates drawn at most (`m` for random init).
+    pub max_draws: u64,
+    /// The problem's equality tolerance ε.
+    pub tolerance: f64,
+    /// η of the δ adaptation.
+    pub learning_rate: f64,
+    /// δ_min.
+    pub delta_min: f64,
+    /// δ_max.
+    pub delta_max: f64,
+    /// Runs K.
+    pub runs: u32,
+    /// m.
+    pub main_size: u32,
+    /// n.
+    pub reserve_size: u32,
+    /// L = D·b.
+    pub length: u32,
+    /// b.
+    pub bits: u32,
+    /// D.
+    pub dimension: u32,
+    /// CEC 2006 problem number 1..=24.
+    pub number: u32,
+    /// Inequality constraints.
+    pub inequalities: u32,
+    /// Equality constraints.
+    pub equalities: u32,
+    /// |C|.
+    pub crossbreed: u32,
+    /// e_M.
+    pub main_elites: u32,
+    /// e_R.
+    pub reserve_elites: u32,
+    /// Tournament size k.
+    pub tournament: u32,
+    /// 0 one-point, 1 two-point, 2 uniform.
+    pub crossover: u32,
+    /// 0 MCSM, 1 Deb.
+    pub handling: u32,
+    /// The Philox step (the generation; init: 0 for M0's candidates, 1 for R0).
+    pub step: u32,
+    /// Init merge: 1 on the first batch; finish: 1 adapts δ.
+    pub phase: u32,
+    /// Selection: candidates of the first segment per run.
+    pub select_a: u32,
+    /// Selection: candidates of the second segment per run.
+    pub select_b: u32,
+    /// Selection: how many to keep per run.
+    pub select_count: u32,
+    /// `Stream::DpgaInit`.
+    pub stream_init: u32,
+    /// `Stream::DpgaTournamentMain`.
+    pub stream_tournament_main: u32,
+    /// `Stream::DpgaTournamentReserve`.
+    pub stream_tournament_reserve: u32,
+    /// `Stream::DpgaCross`.
+    pub stream_cross: u32,
+    /// `Stream::DpgaCrossbreed`.
+    pub stream_crossbreed: u32,
+    /// `Stream::DpgaMutate`.
+    pub stream_mutate: u32,
+    /// Row kernels: rows per run.
+    pub rows: u32,
+    /// Padding.
+    pub pad: u32,
+    /// P_c.
+    pub crossover_rate: f32,
+    /// p_m per bit.
+    pub mutation_rate: f32,
+}
+const _: () = assert!(size_of::<DpgaKernelParams>() == 168);
+// SAFETY: repr(C), plain numbers only, the layout of the CUDA struct `DpgaKernelParams` (168 bytes, asserted
+// on both sides).
+unsafe impl KernelParams for DpgaKernelParams {}
+
+/// The evaluations of a set of rows, run-major (objective, violation, satisfied count).
+pub struct DeviceValues {
+    /// `f(x)`.
+    pub objective: DeviceBuffer<f64>,
+    /// `V(x)`.
+    pub violation: DeviceBuffer<f64>,
+    /// Satisfied constraints.
+    pub satisfied: DeviceBuffer<u32>,
+}
+
+impl DeviceValues {
+    /// Buffers for `len` evaluations.
+    ///
+    /// # Errors
+    /// GPU allocation errors.
+    pub fn alloc(gpu: &Gpu, len: usize) -> Result<Self> {
+        Ok(Self {
+            objective: gpu.alloc_zeroed(len)?,
+            violation: gpu.alloc_zeroed(len)?,
+            satisfied: gpu.alloc_zeroed(len)?,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.objective.len()
+    }
+
+    fn check(&self, kernel: &'static str, what: &'static str, want: usize) -> Result<()> {
+        check_len(kernel, what, self.objective.len(), want)?;
+        check_len(kernel, what, self.violation.len(), want)?;
+        check_len(kernel, what, self.satisfied.len(), want)
+    }
+}
+
+fn check_len(kernel: &'static str, what: &'static str, got: usize, want: usize) -> Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            ALGORITHM,
+            what,
+            format!("{got} (in {kernel})"),
+            format!("{want}"),
+        ))
+    }
+}
+
+fn grid(work: usize) -> u32 {
+    work.clamp(1, MAX_GRID) as u32
+}
+
+fn runs(p: &DpgaKernelParams) -> usize {
+    p.runs as usize
+}
+
+fn length(p: &DpgaKernelParams) -> usize {
+    p.length as usize
+}
+
+/// A grid of (pairs or rows) × runs blocks; runs must fit the y dimension (checked by the engine).
+fn grid_2d(x: usize, p: &DpgaKernelParams, block: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid: (grid(x), p.runs.max(1), 1),
+        block: (block, 1, 1),
+        shared_bytes: 0,
+    }
+}
+
+fn row_grid(p: &DpgaKernelParams, block: u32) -> LaunchConfig {
+    LaunchConfig::linear(
+        grid((runs(p) * p.rows as usize).div_ceil(block as usize)),
+        block,
+        0,
+    )
+}
+
+/// `dpga_draw_rows`: rows `i < count[r]` of run `r` (`p.rows` per run) get the bits of draw `base[r] + i`.
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+pub fn draw_rows(
+    gpu: &Gpu,
+    rows: &mut DeviceBuffer<u8>,
+    base: &DeviceBuffer<u64>,
+    count: &DeviceBuffer<u32>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_draw_rows";
+    check_len(
+        KERNEL,
+        "rows",
+        rows.len(),
+        runs(p) * p.rows as usize * length(p),
+    )?;
+    check_len(KERNEL, "draw bases", base.len(), runs(p))?;
+    check_len(KERNEL, "row counts", count.len(), runs(p))?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_draw_rows(unsigned char*, const unsigned long long*, const unsigned*, DpgaKernelParams)`;
+    // thread t < runs · rows writes row t (L bytes; runs · rows · L checked) and reads base[run], count[run]
+    // (runs entries each, checked).
+    unsafe {
+        kernel
+            .launch()
+            .output(rows)
+            .input(base)
+            .input(count)
+            .params(p)
+            .run(row_grid(p, block))
+    }
+}
+
+/// The box of the problem, one entry per variable.
+pub struct DeviceBounds {
+    /// Lower bounds.
+    pub lower: DeviceBuffer<f32>,
+    /// Upper bounds.
+    pub upper: DeviceBuffer<f32>,
+}
+
+/// `dpga_evaluate`: decodes and evaluates rows `i < count[r]` (`p.rows` per run) into `values`; a non-finite
+/// objective or violation records its lowest row in `status[r]`.
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate(
+    gpu: &Gpu,
+    rows: &DeviceBuffer<u8>,
+    bounds: &DeviceBounds,
+    values: &mut DeviceValues,
+    status: &mut DeviceBuffer<u32>,
+    count: &DeviceBuffer<u32>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_evaluate";
+    let total = runs(p) * p.rows as usize;
+    check_len(KERNEL, "rows", rows.len(), total * length(p))?;
+    check_len(KERNEL, "bounds", bounds.lower.len(), p.dimension as usize)?;
+    check_len(KERNEL, "bounds", bounds.upper.len(), p.dimension as usize)?;
+    check_len(
+        KERNEL,
+        "bits",
+        length(p),
+        p.dimension as usize * p.bits as usize,
+    )?;
+    values.check(KERNEL, "values", total)?;
+    check_len(KERNEL, "status", status.len(), runs(p))?;
+    check_len(KERNEL, "row counts", count.len(), runs(p))?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: the arguments follow `dpga_evaluate(const unsigned char* rows, const float* lower, const float*
+    // upper, double* objective, double* violation, unsigned* satisfied, unsigned* status, const unsigned*
+    // count, DpgaKernelParams)`; thread t reads row t (L = D·b bytes) and D bounds and writes entry t of the
+    // three value arrays and status[run] (all lengths checked); number, D, m and p come from a valid
+    // `Cec2006Problem`, within the kernel's local arrays.
+    unsafe {
+        kernel
+            .launch()
+            .input(rows)
+            .input(&bounds.lower)
+            .input(&bounds.upper)
+            .output(&mut values.objective)
+            .output(&mut values.violation)
+            .output(&mut values.satisfied)
+            .output(status)
+            .input(count)
+            .params(p)
+            .run(row_grid(p, block))
+    }
+}
+
+/// The kept rows of the initialisation and the draw number of each.
+pub struct InitPool {
+    /// `runs × m × L` bits.
+    pub rows: DeviceBuffer<u8>,
+    /// Their evaluations.
+    pub values: DeviceValues,
+    /// Their draw numbers.
+    pub draws: DeviceBuffer<u64>,
+}
+
+/// `dpga_init_merge`: the m best of `kept` (none when `p.phase == 1`) and the new candidates into `next`;
+/// advances `draws` and sets `count` to the next batch (0: done).
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+#[allow(clippy::too_many_arguments)]
+pub fn init_merge(
+    gpu: &Gpu,
+    kept: &InitPool,
+    candidates: &DeviceBuffer<u8>,
+    candidate_values: &DeviceValues,
+    next: &mut InitPool,
+    draws: &mut DeviceBuffer<u64>,
+    count: &mut DeviceBuffer<u32>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_init_merge";
+    let m = p.main_size as usize;
+    let rows = runs(p) * m;
+    for pool in [kept, &*next] {
+        check_len(KERNEL, "kept rows", pool.rows.len(), rows * length(p))?;
+        pool.values.check(KERNEL, "kept values", rows)?;
+        check_len(KERNEL, "kept draws", pool.draws.len(), rows)?;
+    }
+    check_len(KERNEL, "candidates", candidates.len(), rows * length(p))?;
+    candidate_values.check(KERNEL, "candidate values", rows)?;
+    check_len(KERNEL, "draws", draws.len(), runs(p))?;
+    check_len(KERNEL, "row counts", count.len(), runs(p))?;
+    let shared = u32::try_from(2 * m * size_of::<u32>())
+        .ok()
+        .filter(|&bytes| bytes <= 48 * 1024)
+        .ok_or_else(|| {
+            Error::invalid_parameter(
+                ALGORITHM,
+                "main population size for the CUDA init",
+                m,
+                "at most 6144 (2m indices in 48 KiB of shared memory)",
+            )
+        })?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: the arguments follow `dpga_init_merge(kept, kept_objective, kept_violation, kept_satisfied,
+    // kept_draw, candidates, objective, violation, satisfied, next, next_objective, next_violation,
+    // next_satisfied, next_draw, draws, count, DpgaKernelParams)`; block r reads and writes the m rows of run
+    // r in each pool (runs · m rows, checked) and entry r of draws and count; the shared memory holds 2m
+    // indices, the largest pool (m kept + at most m candidates).
+    unsafe {
+        kernel
+            .launch()
+            .input(&kept.rows)
+            .input(&kept.values.objective)
+            .input(&kept.values.violation)
+            .input(&kept.values.satisfied)
+            .input(&kept.draws)
+            .input(candidates)
+            .input(&candidate_values.objective)
+            .input(&candidate_values.violation)
+            .input(&candidate_values.satisfied)
+            .output(&mut next.rows)
+            .output(&mut next.values.objective)
+            .output(&mut next.values.violation)
+            .output(&mut next.values.satisfied)
+            .output(&mut next.draws)
+            .output(draws)
+            .output(count)
+            .params(p)
+            .run(LaunchConfig::linear(p.runs, block, shared))
+    }
+}
+
+/// `dpga_mean_vector`: the main mean vector of every run.
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+pub fn mean_vector(
+    gpu: &Gpu,
+    main: &DeviceBuffer<u8>,
+    mean: &mut DeviceBuffer<f64>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_mean_vector";
+    check_len(
+        KERNEL,
+        "main rows",
+        main.len(),
+        runs(p) * p.main_size as usize * length(p),
+    )?;
+    check_len(KERNEL, "mean vector", mean.len(), runs(p) * length(p))?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_mean_vector(const unsigned char*, double*, DpgaKernelParams)`; thread t < runs · L reads
+    // bit t mod L of the m rows of its run and writes mean[t] (lengths checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(main)
+            .output(mean)
+            .params(p)
+            .run(LaunchConfig::linear(
+                grid((runs(p) * length(p)).div_ceil(block as usize)),
+                block,
+                0,
+            ))
+    }
+}
+
+/// `dpga_reserve_fitness`: `f_r` of `p.rows` rows per run against each run's mean vector and δ.
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+pub fn reserve_fitness(
+    gpu: &Gpu,
+    rows: &DeviceBuffer<u8>,
+    mean: &DeviceBuffer<f64>,
+    delta: &DeviceBuffer<f64>,
+    fitness: &mut DeviceBuffer<f64>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_reserve_fitness";
+    let total = runs(p) * p.rows as usize;
+    check_len(KERNEL, "rows", rows.len(), total * length(p))?;
+    check_len(KERNEL, "mean vector", mean.len(), runs(p) * length(p))?;
+    check_len(KERNEL, "target distances", delta.len(), runs(p))?;
+    check_len(KERNEL, "reserve fitness", fitness.len(), total)?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_reserve_fitness(const unsigned char*, const double*, const double*, double*,
+    // DpgaKernelParams)`; thread t reads row t, its run's mean (L) and δ, and writes fitness[t] (checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(rows)
+            .input(mean)
+            .input(delta)
+            .output(fitness)
+            .params(p)
+            .run(row_grid(p, block))
+    }
+}
+
+/// `dpga_breed_main`: O_m from M by tournaments under the comparator (step 4).
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+pub fn breed_main(
+    gpu: &Gpu,
+    main: &DeviceBuffer<u8>,
+    values: &DeviceValues,
+    offspring: &mut DeviceBuffer<u8>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_breed_main";
+    let rows = runs(p) * p.main_size as usize;
+    check_len(KERNEL, "main rows", main.len(), rows * length(p))?;
+    values.check(KERNEL, "main values", rows)?;
+    check_len(KERNEL, "offspring rows", offspring.len(), rows * length(p))?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_breed_main(const unsigned char* main, const double*, const double*, const unsigned*,
+    // unsigned char* offspring, DpgaKernelParams)`; block (pair, run) reads rows and values of its run below
+    // m (tournament indices are below(·, m)) and writes its two offspring rows (lengths checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(main)
+            .input(&values.objective)
+            .input(&values.violation)
+            .input(&values.satisfied)
+            .output(offspring)
+            .params(p)
+            .run(grid_2d(p.main_size as usize / 2, p, block))
+    }
+}
+
+/// `dpga_breed_reserve`: O_r from R by tournaments on `f_r` (step 5).
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+pub fn breed_reserve(
+    gpu: &Gpu,
+    reserve: &DeviceBuffer<u8>,
+    fitness: &DeviceBuffer<f64>,
+    offspring: &mut DeviceBuffer<u8>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_breed_reserve";
+    let rows = runs(p) * p.reserve_size as usize;
+    check_len(KERNEL, "reserve rows", reserve.len(), rows * length(p))?;
+    check_len(KERNEL, "reserve fitness", fitness.len(), rows)?;
+    check_len(KERNEL, "offspring rows", offspring.len(), rows * length(p))?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_breed_reserve(const unsigned char*, const double*, unsigned char*, DpgaKernelParams)`;
+    // block (pair, run) reads rows and f_r of its run below n and writes its two offspring rows (checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(reserve)
+            .input(fitness)
+            .output(offspring)
+            .params(p)
+            .run(grid_2d(p.reserve_size as usize / 2, p, block))
+    }
+}
+
+/// `dpga_crossbreed`: C from the k-th best of O_m and O_r (step 6).
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+#[allow(clippy::too_many_arguments)]
+pub fn crossbreed(
+    gpu: &Gpu,
+    offspring_main: &DeviceBuffer<u8>,
+    offspring_reserve: &DeviceBuffer<u8>,
+    best_main: &DeviceBuffer<u32>,
+    best_reserve: &DeviceBuffer<u32>,
+    crossbred: &mut DeviceBuffer<u8>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_crossbreed";
+    let half = p.crossbreed as usize / 2;
+    check_len(
+        KERNEL,
+        "main offspring",
+        offspring_main.len(),
+        runs(p) * p.main_size as usize * length(p),
+    )?;
+    check_len(
+        KERNEL,
+        "reserve offspring",
+        offspring_reserve.len(),
+        runs(p) * p.reserve_size as usize * length(p),
+    )?;
+    check_len(KERNEL, "best of O_m", best_main.len(), runs(p) * half)?;
+    check_len(KERNEL, "best of O_r", best_reserve.len(), runs(p) * half)?;
+    check_len(
+        KERNEL,
+        "crossbred rows",
+        crossbred.len(),
+        runs(p) * p.crossbreed as usize * length(p),
+    )?;
+    if half == 0 {
+        return Ok(());
+    }
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_crossbreed(const unsigned char*, const unsigned char*, const unsigned*, const unsigned*,
+    // unsigned char*, DpgaKernelParams)`; block (pair, run) reads the indices of its pair (below m and n, from
+    // the selections) and writes its two rows of C (lengths checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(offspring_main)
+            .input(offspring_reserve)
+            .input(best_main)
+            .input(best_reserve)
+            .output(crossbred)
+            .params(p)
+            .run(grid_2d(half, p, block))
+    }
+}
+
+/// `dpga_select_main`: the `p.select_count` best of `a` (`p.select_a` per run) then `b` (`p.select_b` per
+/// run) under the comparator, as indices into the concatenation.
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+pub fn select_main(
+    gpu: &Gpu,
+    a: &DeviceValues,
+    b: &DeviceValues,
+    out: &mut DeviceBuffer<u32>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_select_main";
+    a.check(KERNEL, "first segment", runs(p) * p.select_a as usize)?;
+    if p.select_b > 0 {
+        b.check(KERNEL, "second segment", runs(p) * p.select_b as usize)?;
+    }
+    check_len(
+        KERNEL,
+        "selection",
+        out.len(),
+        runs(p) * p.select_count as usize,
+    )?;
+    if p.select_count > p.select_a + p.select_b {
+        return Err(Error::invalid_parameter(
+            ALGORITHM,
+            "selection size",
+            p.select_count,
+            format!("at most the {} candidates", p.select_a + p.select_b),
+        ));
+    }
+    if p.select_count == 0 {
+        return Ok(());
+    }
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_select_main(const double*, const double*, const unsigned*, const double*, const double*,
+    // const unsigned*, unsigned*, DpgaKernelParams)`; block r reads entries of run r below select_a (a) and
+    // select_b (b, not read when 0) and writes out[r · count + rank] for rank < count (lengths checked; the
+    // ranks under a total order are distinct).
+    unsafe {
+        kernel
+            .launch()
+            .input(&a.objective)
+            .input(&a.violation)
+            .input(&a.satisfied)
+            .input(&b.objective)
+            .input(&b.violation)
+            .input(&b.satisfied)
+            .output(out)
+            .params(p)
+            .run(LaunchConfig::linear(p.runs, block, 0))
+    }
+}
+
+/// `dpga_select_reserve`: as [`select_main`] under the reserve order (higher `f_r`, then lower index).
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+pub fn select_reserve(
+    gpu: &Gpu,
+    a: &DeviceBuffer<f64>,
+    b: &DeviceBuffer<f64>,
+    out: &mut DeviceBuffer<u32>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_select_reserve";
+    check_len(
+        KERNEL,
+        "first segment",
+        a.len(),
+        runs(p) * p.select_a as usize,
+    )?;
+    if p.select_b > 0 {
+        check_len(
+            KERNEL,
+            "second segment",
+            b.len(),
+            runs(p) * p.select_b as usize,
+        )?;
+    }
+    check_len(
+        KERNEL,
+        "selection",
+        out.len(),
+        runs(p) * p.select_count as usize,
+    )?;
+    if p.select_count > p.select_a + p.select_b {
+        return Err(Error::invalid_parameter(
+            ALGORITHM,
+            "selection size",
+            p.select_count,
+            format!("at most the {} candidates", p.select_a + p.select_b),
+        ));
+    }
+    if p.select_count == 0 {
+        return Ok(());
+    }
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_select_reserve(const double*, const double*, unsigned*, DpgaKernelParams)`; as
+    // `select_main` (lengths checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(a)
+            .input(b)
+            .output(out)
+            .params(p)
+            .run(LaunchConfig::linear(p.runs, block, 0))
+    }
+}
+
+/// The rows and values of one main-side set (M, O_m or C).
+pub struct MainSet<'a> {
+    /// Rows.
+    pub rows: &'a DeviceBuffer<u8>,
+    /// Their evaluations.
+    pub values: &'a DeviceValues,
+}
+
+/// `dpga_gather_main`: M_{t+1} from the elites of M_t and the chosen of O_m ∪ C (step 7).
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+#[allow(clippy::too_many_arguments)]
+pub fn gather_main(
+    gpu: &Gpu,
+    main: MainSet<'_>,
+    offspring: MainSet<'_>,
+    crossbred: MainSet<'_>,
+    elites: &DeviceBuffer<u32>,
+    chosen: &DeviceBuffer<u32>,
+    next: &mut DeviceBuffer<u8>,
+    next_values: &mut DeviceValues,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_gather_main";
+    let (m, e, c) = (
+        p.main_size as usize,
+        p.main_elites as usize,
+        p.crossbreed as usize,
+    );
+    let k = runs(p);
+    for (set, rows) in [(&main, m), (&offspring, m), (&crossbred, c)] {
+        check_len(
+            KERNEL,
+            "main-side rows",
+            set.rows.len(),
+            k * rows * length(p),
+        )?;
+        set.values.check(KERNEL, "main-side values", k * rows)?;
+    }
+    check_len(KERNEL, "elites", elites.len(), k * e)?;
+    check_len(KERNEL, "chosen", chosen.len(), k * (m - e))?;
+    check_len(KERNEL, "next rows", next.len(), k * m * length(p))?;
+    next_values.check(KERNEL, "next values", k * m)?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: the arguments follow `dpga_gather_main(main, objective, violation, satisfied, offspring, ...,
+    // crossbred, ..., elites, chosen, next, next_objective, next_violation, next_satisfied, DpgaKernelParams)`;
+    // block (i, run) reads the source row named by the selections (elites below m, chosen below m + |C|) and
+    // writes row i of its run and its values (lengths checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(main.rows)
+            .input(&main.values.objective)
+            .input(&main.values.violation)
+            .input(&main.values.satisfied)
+            .input(offspring.rows)
+            .input(&offspring.values.objective)
+            .input(&offspring.values.violation)
+            .input(&offspring.values.satisfied)
+            .input(crossbred.rows)
+            .input(&crossbred.values.objective)
+            .input(&crossbred.values.violation)
+            .input(&crossbred.values.satisfied)
+            .input(elites)
+            .input(chosen)
+            .output(next)
+            .output(&mut next_values.objective)
+            .output(&mut next_values.violation)
+            .output(&mut next_values.satisfied)
+            .params(p)
+            .run(grid_2d(m, p, block))
+    }
+}
+
+/// `dpga_gather_reserve`: R_{t+1} from the elites of R_t and the chosen of O_r ∪ C (step 8).
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+#[allow(clippy::too_many_arguments)]
+pub fn gather_reserve(
+    gpu: &Gpu,
+    reserve: &DeviceBuffer<u8>,
+    offspring: &DeviceBuffer<u8>,
+    crossbred: &DeviceBuffer<u8>,
+    elites: &DeviceBuffer<u32>,
+    chosen: &DeviceBuffer<u32>,
+    next: &mut DeviceBuffer<u8>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_gather_reserve";
+    let (n, e, c, k) = (
+        p.reserve_size as usize,
+        p.reserve_elites as usize,
+        p.crossbreed as usize,
+        runs(p),
+    );
+    check_len(KERNEL, "reserve rows", reserve.len(), k * n * length(p))?;
+    check_len(KERNEL, "offspring rows", offspring.len(), k * n * length(p))?;
+    check_len(KERNEL, "crossbred rows", crossbred.len(), k * c * length(p))?;
+    check_len(KERNEL, "elites", elites.len(), k * e)?;
+    check_len(KERNEL, "chosen", chosen.len(), k * (n - e))?;
+    check_len(KERNEL, "next rows", next.len(), k * n * length(p))?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_gather_reserve(const unsigned char*, const unsigned char*, const unsigned char*, const
+    // unsigned*, const unsigned*, unsigned char*, DpgaKernelParams)`; block (i, run) copies the source row
+    // named by the selections (elites below n, chosen below n + |C|) into row i of its run (checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(reserve)
+            .input(offspring)
+            .input(crossbred)
+            .input(elites)
+            .input(chosen)
+            .output(next)
+            .params(p)
+            .run(grid_2d(n, p, block))
+    }
+}
+
+/// The best-so-far of every run.
+pub struct DeviceBest {
+    /// `runs × L` bits.
+    pub rows: DeviceBuffer<u8>,
+    /// Their evaluations.
+    pub values: DeviceValues,
+}
+
+/// `dpga_finish`: δ adaptation (when `p.phase == 1`) and the best-so-far update of every run.
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+pub fn finish(
+    gpu: &Gpu,
+    main: MainSet<'_>,
+    chosen: &DeviceBuffer<u32>,
+    delta: &mut DeviceBuffer<f64>,
+    best: &mut DeviceBest,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_finish";
+    let (m, k) = (p.main_size as usize, runs(p));
+    check_len(KERNEL, "main rows", main.rows.len(), k * m * length(p))?;
+    main.values.check(KERNEL, "main values", k * m)?;
+    if p.phase == 1 {
+        check_len(
+            KERNEL,
+            "chosen",
+            chosen.len(),
+            k * (m - p.main_elites as usize),
+        )?;
+    }
+    check_len(KERNEL, "target distances", delta.len(), k)?;
+    check_len(KERNEL, "best rows", best.rows.len(), k * length(p))?;
+    best.values.check(KERNEL, "best values", k)?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    // SAFETY: `dpga_finish(const unsigned char*, const double*, const double*, const unsigned*, const
+    // unsigned*, double*, unsigned char*, double*, double*, unsigned*, DpgaKernelParams)`; block r reads the m
+    // rows and values of run r and (phase 1) its m − e_M chosen indices, and writes delta[r], best row r and
+    // its values (lengths checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(main.rows)
+            .input(&main.values.objective)
+            .input(&main.values.violation)
+            .input(&main.values.satisfied)
+            .input(chosen)
+            .output(delta)
+            .output(&mut best.rows)
+            .output(&mut best.values.objective)
+            .output(&mut best.values.violation)
+            .output(&mut best.values.satisfied)
+            .params(p)
+            .run(LaunchConfig::linear(p.runs, block, 0))
+    }
+}
+
+impl DeviceValues {
+    /// Entries held.
+    pub fn entries(&self) -> usize {
+        self.len()
+    }
+}
