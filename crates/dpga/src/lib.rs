@@ -1,7 +1,7 @@
 //! # evo-dpga
 //!
 //! The dual-population genetic algorithm (DPGA) for constrained problems, with maximum constraint
-//! satisfaction (MCSM), on the CPU.
+//! satisfaction (MCSM), on the CPU and on CUDA GPUs, with many independent runs per launch.
 //!
 //! Sources: Umbarkar et al., *CUDA C dual-population GA for constrained optimization* (fragment: procedure
 //! DPGA_MCSM, Table II); Park & Ryu, *A Dual-Population Genetic Algorithm for Adaptive Diversity Control*,
@@ -39,6 +39,53 @@
 //! **Reserve fitness** (spec §4): with `m̄_k` the frequency of allele 1 at bit `k` in M,
 //! `d(M, x) = (1/L) Σ_k |x_k − m̄_k|` (the mean Hamming distance from `x` to M, per bit) and
 //! `f_r(x) = 1 − |δ − d(M, x)|`, maximised.
+//!
+//! ## Backends
+//!
+//! | engine | backend | problems | runs | state |
+//! | --- | --- | --- | --- | --- |
+//! | [`DpgaCpu`] | CPU, one thread or a rayon pool | any [`evo_core::ConstrainedProblem`] | one | host |
+//! | [`DpgaCuda`] | one CUDA device, Exact profile | the built-in CEC 2006 g01–g24 ([`evo_benchmarks::Cec2006Problem`]) | one | device |
+//! | [`DpgaBatchCuda`] | one CUDA device, Exact profile | CEC 2006 | K ≤ 65 535 (run `r` from seed `seed + r`) | device |
+//!
+//! Every draw is addressed by (seed, stream, generation, individual, word) (table in [`cpu::DpgaCpu`]), so
+//! neither the thread count nor the launch shape changes a bit: under the Exact profile the CUDA engines'
+//! snapshots equal the CPU engine's at every generation, run `r` of a batch equals a [`DpgaCpu`] of seed
+//! `seed + r`, and a [`DpgaSnapshot`] restores on either backend (evo-equivalence `tests/tests/dpga.rs`).
+//! [`run()`] picks the engine from a [`evo_core::Backend`]: `Auto` takes the GPU when there is one and the
+//! problem is a [`evo_benchmarks::Cec2006Problem`], the CPU otherwise.
+//!
+//! **The CUDA engine** ([`cuda`]; kernels in `kernels/cuda/dpga.cu`, each operator the twin of the function
+//! of [`ops`] with the same name): both populations, their offspring, the crossbred children, δ and the best
+//! so far of every run stay on the device. A generation is a fixed pipeline of launches over all K runs:
+//! block per (pair, run) for inbreeding and crossbreeding (thread 0 draws the tournaments and cut points, the
+//! threads stride over the bits for crossover and mutation), thread per (run, row) to decode and evaluate
+//! (the CEC 2006 formulas of `kernels/common/problems/cec2006.cuh`, shared with evo-benchmarks' evaluator)
+//! and for the reserve fitness, block per run for the selections (each candidate's rank under the total
+//! order is the number of candidates before it, which equals the CPU's sort-then-truncate), block per
+//! (row, run) to gather the next populations, block per run for δ and the best so far. The host reads back
+//! three numbers and a status word per run per generation (for [`evo_core::Engine::progress`] and the
+//! non-finite-value error), and one counter per run per batch of the feasible initialisation.
+//!
+//! ```no_run
+//! use evo_benchmarks::Cec2006Problem;
+//! use evo_dpga::{DpgaBatchCuda, DpgaParams};
+//! use evo_gpu_runtime::Gpu;
+//!
+//! let gpu = Gpu::open(0)?;
+//! let g01 = Cec2006Problem::new(1)?;
+//! // 25 runs (seeds 7..=31) in the same launches, to the CEC 2006 budget of 500 000 evaluations.
+//! let mut batch = DpgaBatchCuda::new(DpgaParams::default(), &g01, 7, 25, &gpu)?;
+//! while batch.progress(0).evaluations + 140 <= 500_000 {
+//!     batch.step()?;
+//! }
+//! let errors: Vec<f64> = batch
+//!     .progress_all()
+//!     .iter()
+//!     .map(|p| p.best_fitness - g01.best_known_value())
+//!     .collect();
+//! # Ok::<(), evo_core::Error>(())
+//! ```
 //!
 //! ## Parameters ([`DpgaParams`])
 //!
@@ -99,11 +146,21 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 //!
-//! ## Not implemented yet
+//! ## Not implemented
 //!
-//! - the CUDA engine (spec §5) and many independent runs per launch;
+//! - CUDA for user problems: the CUDA engines evaluate only the built-in CEC 2006 problems (a user's
+//!   [`evo_core::ConstrainedProblem`] runs on the CPU);
+//! - the Fast profile: the CUDA engines compile under Exact only (the CEC 2006 formulas under Fast would
+//!   differ from the CPU's in the last bits and break the equivalence);
+//! - spec §5's warp-per-individual evaluation with lanes over the constraints and its per-run bitonic sort:
+//!   the engine evaluates one individual per thread (sequential sums, the CPU's order) and selects by rank
+//!   counting (exact, O(N²) per run with N ≤ m + |C|);
+//! - stopping runs of a batch individually: every run of a [`DpgaBatchCuda`] steps until the caller stops
+//!   (the caller reads each run's progress, e.g. the generation at which it reached the target);
+//! - a non-finite objective or violation on the GPU is reported with its row but not its value (NaN);
 //! - the real-coded option (f32 genes, SBX and polynomial mutation; spec §2 items 1 and 4);
-//! - the CEC 2006 suite runner and the paper's Table III reproduction (spec §6).
+//! - the CEC 2006 suite runner and the paper's Table III reproduction (spec §6) in this crate (they belong
+//!   to the bench harness, `xtask`).
 
 pub mod cpu;
 pub mod cuda;
