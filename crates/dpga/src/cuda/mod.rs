@@ -178,12 +178,12 @@ impl DpgaBatchCuda {
             handling: handling_code(params.constraint_handling()),
             crossover_rate: params.crossover_rate(),
             mutation_rate: params.mutation_rate(length),
-            stream_init: Stream::DpgaInit as u32,
-            stream_tournament_main: Stream::DpgaTournamentMain as u32,
-            stream_tournament_reserve: Stream::DpgaTournamentReserve as u32,
-            stream_cross: Stream::DpgaCross as u32,
-            stream_crossbreed: Stream::DpgaCrossbreed as u32,
-            stream_mutate: Stream::DpgaMutate as u32,
+            stream_init: Stream::DpgaInit.id(),
+            stream_tournament_main: Stream::DpgaTournamentMain.id(),
+            stream_tournament_reserve: Stream::DpgaTournamentReserve.id(),
+            stream_cross: Stream::DpgaCross.id(),
+            stream_crossbreed: Stream::DpgaCrossbreed.id(),
+            stream_mutate: Stream::DpgaMutate.id(),
             ..DpgaKernelParams::default()
         };
         let bits = |rows: usize| gpu.alloc_zeroed::<u8>(runs * rows * length);
