@@ -88,12 +88,12 @@ __device__ __forceinline__ unsigned long long evo_coordinate(const unsigned int*
     return p.permuted == 1u ? (unsigned long long)perm[p.perm_offset + i] : i;
 }
 
+// The accumulator values of term i, whose shifted coordinate z has been loaded by the caller.
 template <int KIND>
 __device__ __forceinline__ void evo_term(const float* row, const float* shift32, const double* shift64,
                                          const unsigned int* perm, const TilesParams& p, unsigned long long i,
-                                         double* a, double* b)
+                                         double z, double* a, double* b)
 {
-    const double z = evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i));
     *b = KIND == EVO_KIND_GRIEWANK ? 1.0 : 0.0;
     if (KIND == EVO_KIND_SPHERE) {
         *a = evo_sphere_term(z);
@@ -147,12 +147,22 @@ __device__ void evo_tiles(const float* x, const float* shift32, const double* sh
     const unsigned long long t = blockIdx.x / rows;
     const unsigned long long first = t * tile;
     const float* row = x + r * p.dimension;
-    // Terms in a coalesced order; missing terms are the identity of their tree.
-    for (unsigned int k = threadIdx.x; k < tile; k += block) {
+    // Terms in a coalesced order (term k = threadIdx.x + j B of the tile); missing terms are the identity of
+    // their tree. All EVO_ITEMS coordinates of the thread are loaded before any term is computed, so that
+    // EVO_ITEMS loads (of x and of the shift) are in flight at once.
+    double z[EVO_ITEMS];
+#pragma unroll
+    for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+        const unsigned long long i = first + threadIdx.x + j * block;
+        z[j] = i < p.terms ? evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i)) : 0.0;
+    }
+#pragma unroll
+    for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+        const unsigned int k = threadIdx.x + j * block;
         double a = 0.0;
         double b = PRODUCT ? 1.0 : 0.0;
         if (first + k < p.terms) {
-            evo_term<KIND>(row, shift32, shift64, perm, p, first + k, &a, &b);
+            evo_term<KIND>(row, shift32, shift64, perm, p, first + k, z[j], &a, &b);
         }
         sa[evo_pad(k)] = a;
         if (TWO) {

@@ -8,15 +8,22 @@
 //! ([`crate::tree::pairwise_product_by`]). Domains: [−2.048, 2.048] (GA paper f5), [−600, 600]
 //! (MA-SW-Chains, our decision). Sources: Oiso et al. Table 1; Lastra et al. §6.3.2. Twins:
 //! `evo_griewank_factor`, `evo_griewank_combine`.
+//!
+//! The cosine is [`cos_fma`] (a branch-free reduction by π/2 with fused multiply-adds, then degree-8
+//! polynomials). Against `cos(x)` computed with mpmath at 200 bits, on 2·10⁵ arguments `z/√i` (`z` the
+//! difference of two random `f32` in [−600, 600] and [−480, 480], `i` uniform in 1..=100 or 1..=10⁷ with
+//! equal probability): at most 1.76 ulp from the exact value (so at most 2 ulp from the correctly rounded
+//! one), 90% correctly rounded; at most 0.95 ulp on the doubles next to `kπ/2`, `k < 700`, where the
+//! cosine is close to zero. The former `cos_f64` (fdlibm) is within 1 ulp.
 
+use super::cos_fma::cos_fma;
 use crate::tree::pairwise_product_by;
-use evo_core::math::cos_f64;
 use evo_core::reduce::pairwise_sum_by;
 
 /// One factor of the product, `cos(z / √(i + 1))` for the 0-based index `i`.
 #[inline]
 pub fn griewank_factor(i: usize, z: f64) -> f64 {
-    cos_f64(z / ((i + 1) as f64).sqrt())
+    cos_fma(z / ((i + 1) as f64).sqrt())
 }
 
 /// Combines the sum of squares `s` and the product `p`: `(s / 4000 − p) + 1`.

@@ -5,9 +5,13 @@
 //! Every function is a sum (or product) of per-coordinate terms combined by the canonical tree of
 //! [`evo_core::reduce`] (or [`crate::tree`]); each `*_term` function is the scalar the CUDA twin in
 //! `kernels/common/problems/*.cuh` computes per coordinate, with the same operations in the same order, and
-//! transcendental functions come from [`evo_core::math`], so the GPU's Exact profile gives the same bits.
+//! transcendental functions come from [`evo_core::math`] (the Rastrigin and Griewank cosines from
+//! [`cos_two_pi`] and [`cos_fma`], polynomials with explicit fused multiply-adds), so the GPU's Exact profile
+//! gives the same bits.
 
 pub mod ackley;
+pub mod cos_fma;
+pub mod cos_two_pi;
 pub mod discus;
 pub mod elliptic;
 pub mod griewank;
