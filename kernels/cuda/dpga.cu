@@ -283,8 +283,9 @@ __device__ inline unsigned int dpga_tournament_reserve(EvoSequence words, unsign
     return winner;
 }
 
-// Twin: Breeding::breed and Breeding::mutate of cpu.rs, for one pair, by the whole block. Thread 0 has put
-// the parents' rows in `parents` before the call; the P_c decision and the cut points come from `cross`.
+// Twin: Breeding::breed and Breeding::mutate of cpu.rs, for one pair, by the whole block (threads over the
+// bits): parents a and b, children ca and cb; the P_c decision (word 0), the cut points (words 1-2) and the
+// uniform crossover's bits (words 3...) come from `cross`, child c's flips from (DpgaMutate, first_child + c).
 __device__ inline void dpga_breed_pair(const unsigned char* a, const unsigned char* b, EvoSequence cross,
                                        unsigned char* ca, unsigned char* cb, unsigned int first_child,
                                        unsigned long long seed, const DpgaKernelParams& p)
