@@ -96,6 +96,12 @@ impl Kernel {
     /// [`Error::Driver`](evo_core::Error::Driver) when the driver refuses the value.
     pub fn allow_dynamic_shared_bytes(&self, bytes: u32) -> evo_core::Result<()> {
         let value = i32::try_from(bytes).unwrap_or(i32::MAX);
+        // cuFuncSetAttribute needs the function's context current on this thread.
+        self.gpu
+            .inner
+            .context
+            .bind_to_thread()
+            .map_err(|e| crate::driver_error::driver("bind the context to this thread", e))?;
         self.function
             .set_attribute(
                 cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
