@@ -13,7 +13,7 @@
 // Schwefel 1.2 / Ridge use the canonical prefix sum of evo_benchmarks::tree (tiles of 1024, Hillis-Steele
 // inside a tile, carries by the same scan of the tile totals): `benchmarks_continuous_scan_totals_*` (tile sums),
 // `benchmarks_continuous_scan_f64` (the scan of the totals, recursively from the host), `benchmarks_continuous_scan_squares`
-// (scan of z plus carry, squared, tile partials for `benchmarks_continuous_finish`).
+// (scan of z plus carry in registers, one warp per tile, squared, tile partials for `benchmarks_continuous_finish`).
 #include "common/problems/functions.cuh"
 #include "common/problems/tree.cuh"
 
@@ -409,31 +409,68 @@ extern "C" __global__ void benchmarks_continuous_scan_f64(const double* values, 
 // The Schwefel 1.2 tile partials: S = the tile's Hillis-Steele scan of z plus the carry, leaves S_k^2
 // (+0.0 beyond the row), their canonical tree written as partials[2 (row * tiles + tile)] (the second
 // accumulator is 0) for `benchmarks_continuous_finish`.
-extern "C" __global__ void benchmarks_continuous_scan_squares(const float* x, const float* shift32, const double* shift64,
+// One warp per tile (blockDim.x / 32 tiles per block), all in registers: lane l holds v[c] = element 32c + l.
+// Offsets 1..16 of Hillis-Steele: element k - off is lane (l - off) mod 32 of register c when l >= off, of
+// register c - 1 otherwise (one rotation by shuffle per register); offsets 32m: register c - m of the same
+// lane. Every element receives the same two operands at every level as in `evo_hillis_steele` and
+// `scan_tile` (Rust), so the bits are the same. The tree: the warp tree of each register (aligned subtrees of
+// 32), then lane 0's tree of the 32 subtree sums. At most 256 threads per block (the launcher's cap), so
+// that the 32 doubles per thread fit in the register file.
+extern "C" __global__ void __launch_bounds__(256) benchmarks_continuous_scan_squares(const float* x, const float* shift32, const double* shift64,
                                                    const double* carries, double* partials, ScanParams p)
 {
-    __shared__ double s0[EVO_SCAN_TILE + EVO_SCAN_TILE / 16];
-    __shared__ double s1[EVO_SCAN_TILE + EVO_SCAN_TILE / 16];
-    __shared__ double scratch[32];
-    const unsigned long long first = (unsigned long long)blockIdx.x * EVO_SCAN_TILE;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned long long tile = (unsigned long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (tile >= p.tiles) {
+        return;  // the whole warp: the shuffles below see 32 active lanes
+    }
+    const unsigned long long first = tile * EVO_SCAN_TILE;
     const float* row = x + (unsigned long long)blockIdx.y * p.len;
-    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
-        s0[k] = first + k < p.len ? evo_z(row, shift32, shift64, p.shift, first + k) : 0.0;
+    double v[32];
+#pragma unroll
+    for (unsigned int c = 0; c < 32u; ++c) {
+        const unsigned long long i = first + 32u * c + lane;
+        v[c] = i < p.len ? evo_z(row, shift32, shift64, p.shift, i) : 0.0;
     }
-    __syncthreads();
-    double* q = evo_hillis_steele(s0, s1);
-    double* squares = q == s0 ? s1 : s0;
-    const bool carry = p.has_carries == 1u && blockIdx.x > 0;
-    const double c = carry ? carries[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x - 1] : 0.0;
-    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
-        const double s = carry ? q[k] + c : q[k];
-        squares[evo_pad(k)] = first + k < p.len ? s * s : 0.0;
+#pragma unroll
+    for (unsigned int off = 1; off < 32u; off <<= 1) {
+        const unsigned int src = (lane - off) & 31u;
+        const bool same = lane >= off;
+        // Descending registers: v[c - 1] still holds the previous level when v[c] is updated.
+        double rotated = __shfl_sync(EVO_FULL_MASK, v[31], src);
+#pragma unroll
+        for (unsigned int c = 31; c >= 1u; --c) {
+            const double previous = __shfl_sync(EVO_FULL_MASK, v[c - 1], src);
+            v[c] = v[c] + (same ? rotated : previous);
+            rotated = previous;
+        }
+        v[0] = same ? v[0] + rotated : v[0];
     }
-    __syncthreads();
-    const double total = evo_tile_tree(squares, scratch);
-    if (threadIdx.x == 0) {
-        const unsigned long long slot = (unsigned long long)blockIdx.y * p.tiles + blockIdx.x;
-        partials[2 * slot] = total;
+#pragma unroll
+    for (unsigned int m = 1; m < 32u; m <<= 1) {
+#pragma unroll
+        for (unsigned int c = 31; c >= m; --c) {
+            v[c] = v[c] + v[c - m];
+        }
+    }
+    const bool carry = p.has_carries == 1u && tile > 0;
+    const double carried = carry ? carries[(unsigned long long)blockIdx.y * p.tiles + tile - 1] : 0.0;
+#pragma unroll
+    for (unsigned int c = 0; c < 32u; ++c) {
+        const double s = carry ? v[c] + carried : v[c];
+        const double square = first + 32u * c + lane < p.len ? s * s : 0.0;
+        v[c] = evo_warp_tree<false>(square, 32u);
+    }
+    if (lane == 0u) {
+#pragma unroll
+        for (unsigned int width = 1; width < 32u; width <<= 1) {
+#pragma unroll
+            for (unsigned int c = 0; c < 32u; c += 2 * width) {
+                v[c] = v[c] + v[c + width];
+            }
+        }
+        const unsigned long long slot = (unsigned long long)blockIdx.y * p.tiles + tile;
+        partials[2 * slot] = v[0];
         partials[2 * slot + 1] = 0.0;
     }
 }

@@ -456,7 +456,7 @@ pub fn scan_f64(
 }
 
 /// The Schwefel 1.2 tile partials of `z = x − o` (scan, carry, square, canonical tree) into
-/// `partials[2 (r · tiles + t)]`.
+/// `partials[2 (r · tiles + t)]`; one warp per tile of 1024 (`block / 32` tiles per block).
 #[allow(clippy::too_many_arguments)]
 pub fn scan_squares(
     gpu: &Gpu,
@@ -470,8 +470,15 @@ pub fn scan_squares(
     block: u32,
 ) -> Result<()> {
     check_scan_block(block)?;
+    // One warp per tile, so the block size does not change the result; at most 256 threads (the kernel's
+    // launch bounds: 32 doubles per thread in registers).
+    let block = block.min(256);
     let grid_y = check_rows(rows)?;
-    let grid_x = grid_u32("tiles per row", params.tiles, "below 2^32")?;
+    let grid_x = grid_u32(
+        "tiles per row",
+        params.tiles.div_ceil(u64::from(block / 32)),
+        "below 2^32",
+    )?;
     check_len("population", x, rows * params.len)?;
     check_len("partials", partials, 2 * rows * params.tiles)?;
     if params.has_carries == 1 {
