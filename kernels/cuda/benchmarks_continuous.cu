@@ -3,8 +3,10 @@
 // crates/benchmarks/src/cuda/launch.rs. CPU twins: crates/benchmarks/src/functions/ and src/tree.rs.
 //
 // Every fitness is a fixed tree of per-coordinate terms (evo_core::reduce), so the work splits freely:
-// 1. `benchmarks_continuous_tiles_*`: a grid of tiles x individuals (linear, individual fastest); the block of
-//    (tile t, individual r) with B threads reduces the aligned tile of 8B terms starting at t * 8B of row r: thread k computes term k, k + B, ... (coalesced loads)
+// 1. `benchmarks_continuous_tiles_*`: a grid of tiles x groups of individuals (linear, group fastest; groups
+//    of one individual except Griewank, whose 1/sqrt(i) is shared by the group); for each individual r of its
+//    group, the block of tile t with B threads reduces the aligned tile of 8B terms starting at t * 8B of
+//    row r: thread k loads the coordinates of terms k, k + B, ... (coalesced), then computes them
 //    into shared memory, then thread t adds its 8 adjacent terms and the block adds the threads' sums with
 //    the shuffle tree of common/problems/tree.cuh. One or two accumulators (Griewank: sum and product,
 //    Ackley: two sums). For moderate D the grid is one block per individual.
@@ -23,10 +25,13 @@ struct TilesParams {
     unsigned long long terms;        // terms per individual (dimension, dimension - 1 for Rosenbrock, or the
                                      // length of a permuted part)
     unsigned long long perm_offset;  // term i reads coordinate perm[perm_offset + i] when permuted is 1
+    unsigned long long rows;         // individuals
     unsigned int shift;              // 0: z = x; 1: z = x - (double)shift32[j]; 2: z = x - shift64[j]
     unsigned int permuted;
+    unsigned int group;              // individuals per block (consecutive), sharing the per-tile Griewank scales
+    unsigned int pad;
 };
-static_assert(sizeof(TilesParams) == 32, "TilesParams must match its Rust mirror");
+static_assert(sizeof(TilesParams) == 48, "TilesParams must match its Rust mirror");
 
 // Scalar arguments of `benchmarks_continuous_finish`; mirrored by `FinishParams`.
 struct FinishParams {
@@ -92,7 +97,7 @@ __device__ __forceinline__ unsigned long long evo_coordinate(const unsigned int*
 template <int KIND>
 __device__ __forceinline__ void evo_term(const float* row, const float* shift32, const double* shift64,
                                          const unsigned int* perm, const TilesParams& p, unsigned long long i,
-                                         double z, double* a, double* b)
+                                         double z, double scale, double* a, double* b)
 {
     *b = KIND == EVO_KIND_GRIEWANK ? 1.0 : 0.0;
     if (KIND == EVO_KIND_SPHERE) {
@@ -111,7 +116,7 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
         *a = evo_elliptic_term(i, p.terms, z);
     } else if (KIND == EVO_KIND_GRIEWANK) {
         *a = z * z;
-        *b = evo_griewank_factor(i, z);
+        *b = evo_cos_fma(z * scale);  // scale = evo_griewank_scale(i): evo_griewank_factor(i, z)
     } else if (KIND == EVO_KIND_ACKLEY) {
         *a = z * z;
         *b = evo_ackley_cos_term(z);
@@ -138,54 +143,67 @@ __device__ void evo_tiles(const float* x, const float* shift32, const double* sh
     double* sa = smem;
     double* sb = smem + evo_pad(tile);
     double* scratch = TWO ? sb + evo_pad(tile) : sb;
-    // Linear grid, individual fastest: the blocks of one tile of all individuals run together, so the tile
-    // of the shift vector is read from memory once and from L2 for the other individuals.
+    // Linear grid, group of individuals fastest: the blocks of one tile of all individuals run together, so
+    // the tile of the shift vector is read from memory once and from L2 for the other individuals. A block
+    // evaluates the tile for `group` consecutive individuals (1 except Griewank), one after the other.
     unsigned long long tiles = (p.terms + tile - 1) / tile;
     tiles = tiles > 0 ? tiles : 1;
-    const unsigned long long rows = gridDim.x / tiles;
-    const unsigned long long r = blockIdx.x % rows;
-    const unsigned long long t = blockIdx.x / rows;
+    const unsigned long long groups = (p.rows + p.group - 1) / p.group;
+    const unsigned long long g = blockIdx.x % groups;
+    const unsigned long long t = blockIdx.x / groups;
     const unsigned long long first = t * tile;
-    const float* row = x + r * p.dimension;
-    // Terms in a coalesced order (term k = threadIdx.x + j B of the tile); missing terms are the identity of
-    // their tree. All EVO_ITEMS coordinates of the thread are loaded before any term is computed, so that
-    // EVO_ITEMS loads (of x and of the shift) are in flight at once.
-    double z[EVO_ITEMS];
+    // Griewank's 1 / sqrt(i + 1) of the thread's terms, once for the whole group.
+    double scale[EVO_ITEMS];
 #pragma unroll
     for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
         const unsigned long long i = first + threadIdx.x + j * block;
-        z[j] = i < p.terms ? evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i)) : 0.0;
+        scale[j] = KIND == EVO_KIND_GRIEWANK && i < p.terms ? evo_griewank_scale(i) : 1.0;
     }
+    const unsigned long long last = (g + 1) * p.group < p.rows ? (g + 1) * p.group : p.rows;
+    for (unsigned long long r = g * p.group; r < last; ++r) {
+        const float* row = x + r * p.dimension;
+        // Terms in a coalesced order (term k = threadIdx.x + j B of the tile); missing terms are the identity
+        // of their tree. All EVO_ITEMS coordinates of the thread are loaded before any term is computed, so
+        // that EVO_ITEMS loads (of x and of the shift) are in flight at once.
+        double z[EVO_ITEMS];
 #pragma unroll
-    for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-        const unsigned int k = threadIdx.x + j * block;
-        double a = 0.0;
-        double b = PRODUCT ? 1.0 : 0.0;
-        if (first + k < p.terms) {
-            evo_term<KIND>(row, shift32, shift64, perm, p, first + k, z[j], &a, &b);
-        }
-        sa[evo_pad(k)] = a;
-        if (TWO) {
-            sb[evo_pad(k)] = b;
-        }
-    }
-    __syncthreads();
-    double v[EVO_ITEMS];
-    for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-        v[j] = sa[evo_pad(EVO_ITEMS * threadIdx.x + j)];
-    }
-    const double ta = evo_block_tree<false>(evo_thread_tree8<false>(v, EVO_ITEMS), scratch);
-    double tb = 0.0;
-    if (TWO) {
         for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-            v[j] = sb[evo_pad(EVO_ITEMS * threadIdx.x + j)];
+            const unsigned long long i = first + threadIdx.x + j * block;
+            z[j] = i < p.terms ? evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i)) : 0.0;
         }
-        tb = evo_block_tree<PRODUCT>(evo_thread_tree8<PRODUCT>(v, EVO_ITEMS), scratch);
-    }
-    if (threadIdx.x == 0) {
-        const unsigned long long slot = r * tiles + t;
-        partials[2 * slot] = ta;
-        partials[2 * slot + 1] = tb;
+#pragma unroll
+        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+            const unsigned int k = threadIdx.x + j * block;
+            double a = 0.0;
+            double b = PRODUCT ? 1.0 : 0.0;
+            if (first + k < p.terms) {
+                evo_term<KIND>(row, shift32, shift64, perm, p, first + k, z[j], scale[j], &a, &b);
+            }
+            sa[evo_pad(k)] = a;
+            if (TWO) {
+                sb[evo_pad(k)] = b;
+            }
+        }
+        __syncthreads();
+        double v[EVO_ITEMS];
+        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+            v[j] = sa[evo_pad(EVO_ITEMS * threadIdx.x + j)];
+        }
+        // The block trees end with a barrier, after every thread has read sa and sb: the next individual may
+        // overwrite them.
+        const double ta = evo_block_tree<false>(evo_thread_tree8<false>(v, EVO_ITEMS), scratch);
+        double tb = 0.0;
+        if (TWO) {
+            for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+                v[j] = sb[evo_pad(EVO_ITEMS * threadIdx.x + j)];
+            }
+            tb = evo_block_tree<PRODUCT>(evo_thread_tree8<PRODUCT>(v, EVO_ITEMS), scratch);
+        }
+        if (threadIdx.x == 0) {
+            const unsigned long long slot = r * tiles + t;
+            partials[2 * slot] = ta;
+            partials[2 * slot + 1] = tb;
+        }
     }
 }
 

@@ -99,10 +99,13 @@ __device__ __forceinline__ double evo_cos_fma(double x)
     return __longlong_as_double(__double_as_longlong(m) ^ (long long)(negative << 63));
 }
 
+// Twin: functions::griewank::griewank_scale (0-based index i): 1 / sqrt(i + 1).
+__device__ __forceinline__ double evo_griewank_scale(unsigned long long i) { return 1.0 / sqrt((double)(i + 1)); }
+
 // Twin: functions::griewank::griewank_factor (0-based index i).
 __device__ __forceinline__ double evo_griewank_factor(unsigned long long i, double z)
 {
-    return evo_cos_fma(z / sqrt((double)(i + 1)));
+    return evo_cos_fma(z * evo_griewank_scale(i));
 }
 
 // Twin: functions::griewank::griewank_combine.

@@ -9,6 +9,9 @@ use evo_kernels::ModuleId;
 
 /// Terms per thread of the tiles kernels (`EVO_ITEMS`).
 pub const ITEMS_PER_THREAD: u32 = 8;
+/// Individuals per block of the Griewank tiles kernel, which share the block's `1/√(i+1)` (a division and
+/// a square root per coordinate, as many f64 operations as the rest of the term).
+pub const GRIEWANK_GROUP: u32 = 4;
 /// Values per tile of the scan kernels (`EVO_SCAN_TILE`, [`crate::tree::SCAN_TILE`]).
 pub const SCAN_TILE: u64 = crate::tree::SCAN_TILE as u64;
 
@@ -22,13 +25,19 @@ pub struct TilesParams {
     pub terms: u64,
     /// Term `i` reads coordinate `perm[perm_offset + i]` when `permuted` is 1.
     pub perm_offset: u64,
+    /// Individuals (set by [`tiles`]).
+    pub rows: u64,
     /// 0: no shift; 1: `f32` shift; 2: `f64` shift.
     pub shift: u32,
     /// 1: coordinates through the permutation.
     pub permuted: u32,
+    /// Consecutive individuals per block (set by [`tiles`]: [`GRIEWANK_GROUP`] for Griewank, else 1).
+    pub group: u32,
+    /// Padding (0).
+    pub pad: u32,
 }
-const _: () = assert!(size_of::<TilesParams>() == 32);
-// SAFETY: repr(C), plain integers, the layout of the CUDA struct (32 bytes, asserted on both sides).
+const _: () = assert!(size_of::<TilesParams>() == 48);
+// SAFETY: repr(C), plain integers, the layout of the CUDA struct (48 bytes, asserted on both sides).
 unsafe impl KernelParams for TilesParams {}
 
 /// Scalar arguments of `benchmarks_continuous_finish`; mirrors `FinishParams`.
@@ -229,7 +238,17 @@ pub fn tiles(
     check_rows(rows)?;
     let tile = u64::from(ITEMS_PER_THREAD * block);
     let tiles = params.terms.div_ceil(tile).max(1);
-    let grid = u32::try_from(tiles * rows)
+    let group = match kernel {
+        TileKernel::Builtin(TermKind::Griewank) => u64::from(GRIEWANK_GROUP).min(rows),
+        _ => 1,
+    };
+    let params = TilesParams {
+        rows,
+        group: group as u32,
+        pad: 0,
+        ..params
+    };
+    let grid = u32::try_from(tiles * rows.div_ceil(group))
         .ok()
         .filter(|&g| g <= i32::MAX as u32)
         .ok_or_else(|| {
@@ -267,8 +286,9 @@ pub fn tiles(
         TileKernel::User(kernel) => kernel,
     };
     // SAFETY: the arguments follow `(const float* x, const float* shift32, const double* shift64,
-    // const unsigned int* perm, double* partials, TilesParams)`; the grid is tiles x rows with the tile count
-    // the kernel derives from the same terms and block size; block (t, r) reads x[r·D .. (r+1)·D]
+    // const unsigned int* perm, double* partials, TilesParams)`; the grid is tiles x groups of `group`
+    // individuals with the tile count the kernel derives from the same terms and block size and the group
+    // count from `rows` and `group`; for each individual r < rows of its group, block (t, g) reads x[r·D .. (r+1)·D]
     // (checked above; the permutation's entries are below D, as `Cec2010Problem` builds it), the shift below
     // D when its mode selects it (checked), the permutation below perm_offset + terms when permuted (checked),
     // and writes partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles (checked); the dynamic shared memory

@@ -196,8 +196,11 @@ impl CudaEvaluator {
             dimension: self.dimension as u64,
             terms,
             perm_offset: perm_offset.unwrap_or(0),
+            rows,
             shift: shift.mode,
             permuted: u32::from(perm_offset.is_some()),
+            group: 1,
+            pad: 0,
         };
         let user_kernel = match (&self.user, kind) {
             (Some((name, source)), None) => {
