@@ -2,11 +2,14 @@
 //! paper's 5 evaluations per variable at 10^5 variables): the default, the librealea initial step
 //! (`HalfNearest`), restart off, the sequential SSGA (1 child per step), and I_str / ρ0 changes.
 //!
-//! `cargo run --release -p evo-ma-sw-chains --example variants [function] [variables] [evaluations] [seeds]`
-//! (defaults: shifted-rastrigin, 10 000, 5 per variable, 2 seeds).
+//! `cargo run --release -p evo-ma-sw-chains --example variants [function] [variables] [evaluations] [seeds]
+//! [half-width] [variant]` (defaults: shifted-rastrigin, 10 000, 5 per variable, 2 seeds, the function's
+//! default domain, every variant). A half-width `a` > 0 runs on `[−a, a]^D` instead; `variant` keeps the
+//! variants whose label contains it. Each line also gives the RMS distance per variable of the best to the
+//! optimum (distance/√D, the paper's Tables 2–12 distances divided by √D) and the initial best.
 
 use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
-use evo_core::Engine;
+use evo_core::{ContinuousProblem, Engine};
 use evo_ma_sw_chains::{MaCpu, MaParams};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -24,7 +27,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .next()
         .map_or(Ok(5 * variables as u64), |t| t.parse())?;
     let seeds: u64 = args.next().map_or(Ok(2), |t| t.parse())?;
-    let problem = ShiftedProblem::new(function, variables)?;
+    let half_width: f64 = args.next().map_or(Ok(0.0), |t| t.parse())?;
+    let only = args.next().unwrap_or_default();
+    let problem = if half_width > 0.0 {
+        ShiftedProblem::with_domain(function, variables, -half_width, half_width)?
+    } else {
+        ShiftedProblem::new(function, variables)?
+    };
+    let shift = problem.shift().to_vec();
     let base = MaParams::new().with_max_evaluations(evaluations)?;
     let variants: Vec<(&str, MaParams)> = vec![
         ("default", base.clone()),
@@ -36,19 +46,42 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("I_str 100", base.clone().with_ls_intensity(100)?),
         ("LS ratio 0.8", base.clone().with_ls_ratio(0.8)?),
     ];
-    println!("{name}, D = {variables}, {evaluations} evaluations, {seeds} seeds");
-    for (label, params) in variants {
+    println!(
+        "{name}, D = {variables}, {evaluations} evaluations, {seeds} seeds, domain {:?}",
+        problem
+            .bounds()
+            .lower()
+            .first()
+            .zip(problem.bounds().upper().first())
+    );
+    for (label, params) in variants
+        .into_iter()
+        .filter(|(l, _)| l.contains(only.as_str()))
+    {
         let mut bests = Vec::new();
+        let mut rms = 0.0;
+        let mut initial = 0.0;
         for seed in 0..seeds {
             let mut engine = MaCpu::new(params.clone(), &problem, seed + 1, 1)?;
+            initial += engine.progress().best_fitness / seeds as f64;
             while engine.progress().evaluations < evaluations {
                 engine.step()?;
             }
-            bests.push(engine.progress().best_fitness);
+            let (best, fitness) = engine.best()?;
+            let squared: f64 = best
+                .iter()
+                .zip(&shift)
+                .map(|(&x, &o)| (f64::from(x) - f64::from(o)).powi(2))
+                .sum();
+            rms += (squared / variables as f64).sqrt() / seeds as f64;
+            bests.push(fitness);
         }
         let mean = bests.iter().sum::<f64>() / bests.len() as f64;
         let each: Vec<String> = bests.iter().map(|b| format!("{b:.4e}")).collect();
-        println!("{label:>18}: mean best {mean:.4e}  ({})", each.join(", "));
+        println!(
+            "{label:>18}: mean best {mean:.4e} ({}), initial {initial:.4e}, distance/√D {rms:.3}",
+            each.join(", ")
+        );
     }
     Ok(())
 }

@@ -70,7 +70,7 @@
 //!
 //! The CUDA engine's Solis–Wets loop is device-resident: the decisions inside an application are made on the
 //! device by the twin of [`ops::sw_decide`] and the host enqueues iterations in batches, reading the state
-//! back about 12 times per application ([`cuda`] module docs).
+//! back 1–8 times (typically 4–6) per application of 500 evaluations ([`cuda`] module docs).
 //!
 //! Not implemented: a probe kernel fused with the evaluation (the evaluation stays evo-benchmarks' kernels,
 //! launched once per iteration for both probes), a persistent kernel or CUDA graph for the LS loop (the

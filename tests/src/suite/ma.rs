@@ -194,15 +194,27 @@ pub fn check_run(gpu: &Gpu, function: ShiftedFunction, dimension: usize) -> Chec
 type ParamsMaker = fn() -> Result<MaParams>;
 
 /// The variants: ρ0 capped by half the nearest distance, the sequential SSGA (1 child per step) without
-/// restart (shifted Griewank, D = 1000).
+/// restart, and short Solis–Wets applications (I_str = 37, so the device loop's batches and its tail of one
+/// iteration per evaluation alternate) with other success/failure limits and ρ factors and a budget that ends
+/// inside an application (shifted Griewank, D = 1000).
 pub fn check_variants(gpu: &Gpu) -> Vec<CheckReport> {
-    let variants: [(&str, ParamsMaker); 2] = [
+    let variants: [(&str, ParamsMaker); 3] = [
         ("rho0 half nearest", || {
             Ok(params()?.with_rho_half_nearest(true))
         }),
         ("sequential SSGA, no restart", || {
             Ok(params()?.with_children_per_step(1)?.with_restart(false))
         }),
+        (
+            "I_str 37, limits 2/2, factors 1.5/0.25, budget ends inside an LS",
+            || {
+                MaParams::new()
+                    .with_ls_intensity(37)?
+                    .with_sw_limits(2, 2)?
+                    .with_rho_factors(1.5, 0.25)?
+                    .with_max_evaluations(EVALUATIONS - 137)
+            },
+        ),
     ];
     variants
         .iter()
@@ -210,9 +222,10 @@ pub fn check_variants(gpu: &Gpu) -> Vec<CheckReport> {
             let check = format!("shifted-griewank, D = 1000, {name}, every cycle");
             let outcome = (|| {
                 let problem = ShiftedProblem::new(ShiftedFunction::Griewank, 1_000)?;
+                let budget = make()?.max_evaluations();
                 let mut cpu = MaCpu::new(make()?, &problem, SEED, 0)?;
                 let mut on_gpu = MaCuda::new(make()?, &problem, SEED, gpu)?;
-                lockstep(&mut cpu, &mut on_gpu, EVALUATIONS)
+                lockstep(&mut cpu, &mut on_gpu, budget)
             })();
             report(check, outcome)
         })
