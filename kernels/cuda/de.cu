@@ -60,8 +60,10 @@ struct DeGenerationParams {
     unsigned int problem;   // DE_PROBLEM_*
     unsigned int machines;  // ETC: m (at most DE_FUSED_MAX_MACHINES); Rastrigin: unused
     double lambda;          // ETC: weight of the makespan in the fitness
+    unsigned int items;     // Rastrigin: adjacent coordinates per thread in a tile, 2 or 8 (ETC: 2)
+    unsigned int pad;       // keeps the size a multiple of 8
 };
-static_assert(sizeof(DeGenerationParams) == 64, "DeGenerationParams must match its Rust mirror (64 bytes)");
+static_assert(sizeof(DeGenerationParams) == 72, "DeGenerationParams must match its Rust mirror (72 bytes)");
 
 // ---- Scalar operators (twins in crates/de/src/ops.rs).
 
@@ -350,34 +352,46 @@ extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fi
     }
 }
 
-// Rastrigin of a trial: the canonical tree over D terms in tiles of 2B coordinates (thread t builds
-// coordinates 2t and 2t + 1 of the tile, their pair is node(1, t) of the tile's tree, the block adds the B
-// pairs with the shuffle tree), tile sums combined left to right by thread 0's stack and padded to a power
-// of two. Writes the trial into `out`; returns the fitness in thread 0. Twin: DeCpu's trial loop followed by
-// DeRastrigin::evaluate (functions::rastrigin, evo_core::reduce's tree).
-__device__ __forceinline__ double de_fused_rastrigin(const DeKernelParams& p, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
+// Rastrigin of a trial: the canonical tree over D terms in tiles of K·B coordinates (K = p.items, 2 or 8:
+// thread t builds coordinates K t .. K t + K - 1 of the tile and adds their terms with the adjacent-pair
+// tree, node(log2 K, t) of the tile's tree; the block adds the B nodes with the shuffle tree), tile sums
+// combined left to right by thread 0's stack and padded to a power of two. Writes the trial into `out`;
+// returns the fitness in thread 0. Twin: DeCpu's trial loop followed by DeRastrigin::evaluate
+// (functions::rastrigin, evo_core::reduce's tree).
+template <unsigned int ITEMS>
+__device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
 {
+    const DeKernelParams& p = g.de;
     const unsigned int d = (unsigned int)p.dimension;
+    constexpr unsigned int items = ITEMS;
     const bool exponential = p.crossover == DE_CROSSOVER_EXPONENTIAL;
     EvoTreeStack<false> stack;
     stack.init();
-    for (unsigned int base = 0; base < d; base += 2u * blockDim.x) {
-        const unsigned int j0 = base + 2u * threadIdx.x;
-        double term[2] = {0.0, 0.0};
-        if (j0 < d) {
-            // Words j0 and j0 + 1 (j0 even) lie in one Philox block.
-            const uint4 words = exponential ? make_uint4(0u, 0u, 0u, 0u) : evo_sequence_block(cross, j0 / 4u);
-            for (unsigned int k = 0; k < 2u; ++k) {
-                const unsigned int j = j0 + k;
-                if (j < d) {
-                    const float u = evo_uniform_f32(evo_uint4_word(words, j % 4u));
-                    const float v = de_trial_coordinate(p, j, u, j_rand, length, f, cr, rows[0], rows[1], rows[2], rows[3], rows[4], lower, upper);
-                    out[j] = v;
-                    term[k] = evo_rastrigin_term((double)v);
+    for (unsigned int base = 0; base < d; base += items * blockDim.x) {
+        const unsigned int first = base + items * threadIdx.x;
+        double term[ITEMS];
+        for (unsigned int k = 0; k < ITEMS; ++k) {
+            term[k] = 0.0;
+        }
+        if (first < d) {
+            // Words first .. first + K - 1 (first a multiple of 2, and of 4 when K = 8) lie in K/4 Philox
+            // blocks (one for K = 2).
+#pragma unroll
+            for (unsigned int lane = 0; lane < (items + 3u) / 4u; ++lane) {
+                const uint4 words = exponential ? make_uint4(0u, 0u, 0u, 0u) : evo_sequence_block(cross, first / 4u + lane);
+#pragma unroll
+                for (unsigned int k = 0; k < (items < 4u ? items : 4u); ++k) {
+                    const unsigned int j = first + 4u * lane + k;
+                    if (j < d) {
+                        const float u = evo_uniform_f32(evo_uint4_word(words, j % 4u));
+                        const float v = de_trial_coordinate(p, j, u, j_rand, length, f, cr, rows[0], rows[1], rows[2], rows[3], rows[4], lower, upper);
+                        out[j] = v;
+                        term[4u * lane + k] = evo_rastrigin_term((double)v);
+                    }
                 }
             }
         }
-        const double tile = evo_block_tree<false>(term[0] + term[1], scratch);
+        const double tile = evo_block_tree<false>(evo_thread_tree8<false>(term, items), scratch);
         if (threadIdx.x == 0) {
             stack.push(tile);
         }
@@ -452,7 +466,7 @@ __device__ __forceinline__ double de_fused_etc(const DeGenerationParams& p, EvoS
 }
 
 // One whole generation (steps 3.1-3.4) for the paper's problems, in one launch of B threads per block (B a
-// power of two in 32..1024; ETC: n <= 2B and m <= DE_FUSED_MAX_MACHINES). Vector i lives in buffer slot_in[i]
+// power of two in 32..1024; ETC: n <= 2B and m <= DE_FUSED_MAX_MACHINES, items 2). Vector i lives in buffer slot_in[i]
 // (0: buffer0, 1: buffer1); block b builds trials b, b + gridDim.x, ... into the other buffer, evaluates it,
 // and on a win replaces fitness[i], weights[i], rates[i] (only block i reads them during the generation) and
 // writes slot_out[i] = the other buffer, else slot_out[i] = slot_in[i]. The last block to finish (a ticket
@@ -501,7 +515,8 @@ extern "C" __global__ void de_generation_f32(float* buffer0, float* buffer1, con
         if (p.problem == DE_PROBLEM_ETC) {
             trial = de_fused_etc(p, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, etc, s_warp, s_tree);
         } else {
-            trial = de_fused_rastrigin(p.de, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp);
+            trial = p.items == 8u ? de_fused_rastrigin<8u>(p, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp)
+                                  : de_fused_rastrigin<2u>(p, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp);
         }
         if (threadIdx.x == 0) {
             const bool wins = de_trial_wins(trial, fitness[i], p.de.accept_equal);

@@ -340,33 +340,49 @@ pub struct DeGenerationParams {
     pub machines: u32,
     /// ETC: `λ`; Rastrigin: 0.
     pub lambda: f64,
+    /// Adjacent coordinates per thread in a tile: 2, or 8 for Rastrigin with `D > 2048`.
+    pub items: u32,
+    /// Padding to a multiple of 8 bytes.
+    pub pad: u32,
 }
-const _: () = assert!(size_of::<DeGenerationParams>() == 64);
-// SAFETY: repr(C), integers and one f64 without padding, the layout of `DeGenerationParams` (64 bytes,
+const _: () = assert!(size_of::<DeGenerationParams>() == 72);
+// SAFETY: repr(C), integers and one f64 without padding, the layout of `DeGenerationParams` (72 bytes,
 // asserted on both sides).
 unsafe impl KernelParams for DeGenerationParams {}
 
 impl DeGenerationParams {
     /// The parameters of a fused generation of `problem`.
     pub(crate) fn new(de: DeKernelParams, problem: FusedProblem) -> Self {
-        let (problem, machines, lambda) = match problem {
+        let (problem_id, machines, lambda) = match problem {
             FusedProblem::Rastrigin => (0, 0, 0.0),
             FusedProblem::Etc { machines, lambda } => (1, machines, lambda),
         };
         Self {
             de,
-            problem,
+            problem: problem_id,
             machines,
             lambda,
+            items: fused_items(problem, de.dimension as usize),
+            pad: 0,
         }
     }
 }
 
-/// The threads per block of the fused generation: `B = 2^k ≥ D/2` (one tile of `2B` coordinates), at least
-/// 32, at most `cap` for Rastrigin (tiles of `2B`), exactly that for ETC (one tile), `None` when ETC would
-/// need more than 1024.
+/// Coordinates per thread in a tile of the fused generation: 8 for Rastrigin beyond 2048 coordinates (more
+/// loads in flight between the tile's barriers), else 2.
+pub fn fused_items(problem: FusedProblem, dimension: usize) -> u32 {
+    match problem {
+        FusedProblem::Rastrigin if dimension > 2048 => 8,
+        _ => 2,
+    }
+}
+
+/// The threads per block of the fused generation: `B = 2^k ≥ D/K` (one tile of `K·B` coordinates, `K` from
+/// [`fused_items`]), at least 32, at most `cap` for Rastrigin (several tiles beyond), exactly that for ETC
+/// (one tile), `None` when ETC would need more than 1024.
 pub fn fused_block(problem: FusedProblem, dimension: usize, cap: u32) -> Option<u32> {
-    let tile_half = dimension.div_ceil(2).max(32).next_power_of_two();
+    let items = fused_items(problem, dimension) as usize;
+    let tile_half = dimension.div_ceil(items).max(32).next_power_of_two();
     match problem {
         FusedProblem::Rastrigin => Some(tile_half.min(cap as usize) as u32),
         FusedProblem::Etc { machines, .. } => (tile_half <= 1024
