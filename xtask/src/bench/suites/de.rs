@@ -1,26 +1,32 @@
 //! Suite `de`: the DE paper's Table 1 (Krömer et al., GECCO'11) beside ours.
 //!
 //! For each of Braun et al.'s 12 ETC instances (512 tasks × 16 machines) and populations 64, 512 and 1024:
-//! one DE/rand/1/bin run of the CUDA engine (Exact profile, F = 0.5, CR = 0.005 — the paper gives neither; a
+//! one run of the CUDA engine (Exact profile, the configuration of [`table1_params`] — the paper gives none; a
 //! low CR moves a few tasks per trial, which suits scheduling far better than the default 0.9 —, λ = 0.75,
 //! random initial population) for the wall-time budget (30 s, `--quick`: 1 s), reporting the best fitness after
 //! 1 s and at the end beside the paper's CPU, CPU-opt and GPU fitness after 30 s; and, per instance, one run at
 //! population 64 (CR = 0.002) whose initial population holds the Min-Min schedule, reported after 1 s beside the paper's
-//! GPU value and at the end as a makespan beside Min-Min's and the best known. Without a GPU the CPU engine
-//! (rayon) runs instead, and the rows say so.
+//! GPU value and at the end as a makespan beside Min-Min's and the best known. On the GPU the runs are batches
+//! of `DeCuda::step_many` (one launch per generation, the best read back and the host clock checked about
+//! every millisecond); without a GPU the CPU engine (rayon) runs instead, and the rows say so.
 //!
-//! Then the paper's Table 2: Rastrigin f2 at 128, 256 and 512 variables, the best after 0.66 s and 27 s.
+//! Then the paper's Table 2: Rastrigin f2 at 128, 256 and 512 variables, the best after 0.66 s, 1 s and at
+//! the end (27 s; `--quick`: 1 s); then the per-generation time of the one-launch generation at
+//! M ∈ {64, 512, 1024} × D ∈ {128, 512} and M = 100, D = 10^6 (GPU events), with bytes per generation against
+//! the measured copy bandwidth, beside EvoX's figures.
 //!
 //! Instances come from `$EVO_DATA_DIR/hcsp-512x16` (default `../shared/data` beside the project root); when
 //! the folder is absent the suite fails with a message saying where it looked.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem, min_min};
-use evo_core::{Engine, Executor, Report, Termination};
-use evo_de::{DeCpu, DeCuda, DeParams, min_min_vector};
+use evo_core::{Engine, Executor, Termination};
+use evo_de::{DeCpu, DeCuda, DeParams, DeviceProblem, Strategy, min_min_vector};
+use evo_gpu_runtime::Gpu;
 
 use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
 
@@ -149,8 +155,26 @@ const POPULATIONS: [usize; 3] = [64, 512, 1024];
 /// The run's seed.
 const SEED: u64 = 2011;
 /// The crossover rate of the scheduling runs from a random population (the best of 0.9, 0.1, 0.02, 0.005 in
-/// 2000 CPU generations on u_i_hihi.0 and u_c_lolo.0).
+/// 2000 CPU generations on u_i_hihi.0 and u_c_lolo.0; 0.005 beat 0.01 over 40 000 generations at M = 64).
 const CROSSOVER_RATE: f32 = 0.005;
+/// The differential weight of the scheduling runs.
+const DIFFERENTIAL_WEIGHT: f32 = 0.5;
+
+/// The mutation of the scheduling runs from a random population at `population` (CPU engine, u_i_hihi.0,
+/// `examples/tune.rs` of evo-de: at M = 64 over 40 000 generations DE/rand/1 ended at 3.06e6, DE/best/1
+/// stalled at 3.26e6, current-to-best reached 3.82e6, jDE on best/1 3.44e6, exponential crossover 3.14e6).
+fn table1_strategy(_population: usize) -> Strategy {
+    Strategy::Rand1
+}
+
+/// The configuration of the scheduling runs from a random population (see [`table1_strategy`]).
+fn table1_params(population: usize) -> anyhow::Result<DeParams> {
+    Ok(DeParams::default()
+        .with_population(population)?
+        .with_differential_weight(DIFFERENTIAL_WEIGHT)?
+        .with_crossover_rate(CROSSOVER_RATE)?
+        .with_strategy(table1_strategy(population)))
+}
 /// The crossover rate of the Min-Min-seeded runs (0.002 beat 0.005 over 12 000 CPU generations on
 /// u_i_hihi.0 and u_i_lolo.0): the seed improves by moving one or two tasks at a time.
 const SEEDED_CROSSOVER_RATE: f32 = 0.002;
@@ -186,6 +210,7 @@ impl Suite for De {
             "| --- | --- | --- | --- | --- |".to_string(),
         ];
         let (mut beat_paper, mut beat_paper_seeded, mut beat_min_min) = (0, 0, 0);
+        let mut beaten_cells = 0;
         let bar = ctx.progress((INSTANCES.len() * (POPULATIONS.len() + 1)) as u64, "de");
         for (name, file, paper, min_min_makespan, best_known) in INSTANCES {
             let instance = EtcInstance::from_file(dir.join(file))
@@ -197,18 +222,17 @@ impl Suite for De {
                 .with_crossover_rate(SEEDED_CROSSOVER_RATE)?;
             let seed = min_min_vector(&problem);
             let (seeded, device, backend) = run_once(ctx, params, &problem, Some(seed), budget)?;
-            let seeded_at_one = fitness_at(&seeded, 1.0);
+            let seeded_at_one = seeded.fitness_at(1.0);
             let mut paper_row_beaten = true;
             let mut seeded_row_beaten = true;
             for (k, &population) in POPULATIONS.iter().enumerate() {
                 bar.set_message(format!("{file} p{population}"));
-                let params = DeParams::default()
-                    .with_population(population)?
-                    .with_crossover_rate(CROSSOVER_RATE)?;
+                let params = table1_params(population)?;
                 let (report, device, backend) = run_once(ctx, params, &problem, None, budget)?;
-                let at_one = fitness_at(&report, 1.0);
+                let at_one = report.fitness_at(1.0);
                 let [cpu, cpu_opt, gpu] = [paper[3 * k], paper[3 * k + 1], paper[3 * k + 2]];
                 paper_row_beaten &= at_one < gpu;
+                beaten_cells += usize::from(at_one < gpu);
                 seeded_row_beaten &= seeded_at_one < gpu;
                 table.push(format!(
                     "| {name} | {population} | {cpu} | {cpu_opt} | {gpu} | {at_one:.2} | {:.2} | {:.3} | {seeded_at_one:.2} |",
@@ -258,11 +282,15 @@ impl Suite for De {
         bar.finish_and_clear();
         result.notes.push(format!(
             "Table 1 (fitness λ·makespan + (1 − λ)·flowtime/m, λ = 0.75; lower is better). Ours: one run per cell \
-             (the paper averages an unstated number of runs), DE/rand/1/bin, F = 0.5, CR = {CROSSOVER_RATE}, seed \
-             {SEED}, budget {} s; \"ours 1 s\" is the best fitness at the last generation finished within 1 s. \
+             (the paper averages an unstated number of runs), strategy {:?} (M = 64) / {:?} (512) / {:?} (1024), \
+             binomial crossover, F = {DIFFERENTIAL_WEIGHT}, CR = {CROSSOVER_RATE}, seed {SEED}, budget {} s; \
+             \"ours 1 s\" is the best fitness read at the last check (about every millisecond) within 1 s. \
              From a random population our value after 1 s beats the paper's GPU value after 30 s on {beat_paper} \
-             of 12 instances (all three populations); seeded with Min-Min (population 64), on \
-             {beat_paper_seeded} of 12 (CR = {SEEDED_CROSSOVER_RATE}).\n\n{}",
+             of 12 instances (all three populations; {beaten_cells} of 36 cells); seeded with Min-Min \
+             (population 64), on {beat_paper_seeded} of 12 (CR = {SEEDED_CROSSOVER_RATE}).\n\n{}",
+            table1_strategy(64),
+            table1_strategy(512),
+            table1_strategy(1024),
             budget.as_secs(),
             table.join("\n")
         ));
@@ -273,6 +301,7 @@ impl Suite for De {
             makespans.join("\n")
         ));
         rastrigin_table(ctx, &mut result)?;
+        generation_timing(ctx, &mut result)?;
         Ok(result)
     }
 }
@@ -285,32 +314,56 @@ const TABLE_2: [(usize, f64, f64); 3] = [
     (512, f64::NAN, 295.6335),
 ];
 
-/// Table 2: DE/rand/1/bin (F = 0.5, CR = 0.9, M = 64) on Rastrigin for 27 s (`--quick`: 0.66 s), the best
-/// after 0.66 s and at the end beside the paper's.
+/// Table 2's target: below this after 1 s at 128 and 256 variables.
+const RASTRIGIN_TARGET: f64 = 1e-6;
+
+/// The Rastrigin configuration: DE/rand/1/bin, F = 0.5, CR = 0, M = 64. With CR = 0 every trial changes
+/// one coordinate (j_rand), the search of a separable function one coordinate at a time; on the CPU engine it
+/// reached below 1e-9 at D = 128 after 5000 generations where CR = 0.9 stalls above 600 (crate
+/// examples/tune.rs).
+fn rastrigin_params() -> anyhow::Result<DeParams> {
+    Ok(DeParams::default()
+        .with_population(64)?
+        .with_differential_weight(0.5)?
+        .with_crossover_rate(RASTRIGIN_CROSSOVER_RATE)?
+        .with_strategy(Strategy::Rand1)
+        .with_block_size(1024)?)
+}
+
+/// Table 2's CR (see [`rastrigin_params`]).
+const RASTRIGIN_CROSSOVER_RATE: f32 = 0.0;
+
+/// Table 2: the configuration of [`rastrigin_params`] on Rastrigin for 27 s (`--quick`: 1 s), the best
+/// after 0.66 s, 1 s and at the end beside the paper's.
 fn rastrigin_table(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Result<()> {
-    let budget = Duration::from_secs_f64(if ctx.quick() { 0.66 } else { 27.0 });
+    let budget = Duration::from_secs_f64(if ctx.quick() { 1.0 } else { 27.0 });
     let mut table = vec![
-        "| variables | paper 0.66 s | ours 0.66 s | paper 27 s | ours at the end | generations |"
+        "| variables | paper 0.66 s | ours 0.66 s | ours 1 s | paper 27 s | ours at the end | generations | below 1e-6 within 1 s |"
             .to_string(),
-        "| --- | --- | --- | --- | --- | --- |".to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
     ];
+    let mut solved = 0;
     for (dimension, paper_short, paper_long) in TABLE_2 {
-        let problem = evo_benchmarks::DeRastrigin::new(dimension)?;
-        let params = DeParams::default();
-        let termination = Termination::new().with_max_wall_time(budget)?;
-        let (report, device, backend) = match ctx.gpu() {
+        let problem = DeRastrigin::new(dimension)?;
+        let params = rastrigin_params()?;
+        let (outcome, device, backend) = match ctx.gpu() {
             Some(gpu) => (
-                execute(DeCuda::new(params, problem, SEED, gpu)?, termination)?,
+                run_timed(DeCuda::new(params, problem, SEED, gpu)?, budget)?,
                 ctx.gpu_device(),
                 Backend::Cuda,
             ),
             None => (
-                execute(DeCpu::new(params, problem, SEED, 0)?, termination)?,
+                execute(DeCpu::new(params, problem, SEED, 0)?, budget)?,
                 ctx.cpu_device().to_string(),
                 Backend::Cpu,
             ),
         };
-        let short = fitness_at(&report, 0.66);
+        let short = outcome.fitness_at(0.66);
+        let one = outcome.fitness_at(1.0);
+        let met = one < RASTRIGIN_TARGET;
+        if dimension <= 256 {
+            solved += usize::from(met);
+        }
         let shown = |v: f64| {
             if v.is_nan() {
                 "N/A".to_string()
@@ -319,38 +372,146 @@ fn rastrigin_table(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resu
             }
         };
         table.push(format!(
-            "| {dimension} | {} | {short:.4} | {paper_long} | {:.4} | {} |",
+            "| {dimension} | {} | {short:.4e} | {one:.4e} | {paper_long} | {:.4e} | {} | {} |",
             shown(paper_short),
-            report.best_fitness,
-            report.generations
+            outcome.best_fitness,
+            outcome.generations,
+            if met { "yes" } else { "no" }
         ));
         result.rows.push(Row {
-            case: format!(
-                "Rastrigin d{dimension} p64 after {:.2} s",
-                budget.as_secs_f64()
-            ),
+            case: format!("Rastrigin d{dimension} p64 after 1 s"),
             backend,
             device,
             size: dimension as u64,
-            median_ms: report.wall_time_s * 1e3,
+            median_ms: outcome.wall_time_s * 1e3,
             samples: 1,
-            throughput: report.best_fitness,
+            throughput: one,
             unit: "f2".to_string(),
-            reference: Some(Reference::new(
-                "paper 27 s",
-                paper_long,
-                report.best_fitness,
+            reference: Some(Reference::new("paper 27 s", paper_long, one)),
+            check: Some(format!(
+                "{} generations; below 1e-6 at 1 s: {}",
+                outcome.generations,
+                if met { "yes" } else { "no" }
             )),
-            check: Some(format!("{} generations", report.generations)),
         });
     }
     result.notes.push(format!(
-        "Table 2 (Rastrigin f2 on [−5.12, 5.12]^n, lower is better): DE/rand/1/bin, F = 0.5, CR = 0.9, M = 64 \
-         (the paper gives none of them), seed {SEED}, budget {:.2} s.\n\n{}",
+        "Table 2 (Rastrigin f2 on [−5.12, 5.12]^n, lower is better): DE/rand/1/bin, F = 0.5, \
+         CR = {RASTRIGIN_CROSSOVER_RATE}, M = 64 (the paper gives none of them), seed {SEED}, budget {:.2} s. \
+         Below 1e-6 within 1 s at 128 and 256 variables: {solved} of 2.\n\n{}",
         budget.as_secs_f64(),
         table.join("\n")
     ));
     Ok(())
+}
+
+/// The per-generation timing sizes: (M, D), and EvoX's per-generation time in µs for them (the task's
+/// figures: 457–1100 µs over M ∈ {64, 512, 1024} × D ∈ {128, 512}, compared here with the fastest, 457 µs;
+/// 7.7 ms at M = 100, D = 10^6).
+const TIMING_SIZES: [(usize, usize, f64); 7] = [
+    (64, 128, 457.0),
+    (64, 512, 457.0),
+    (512, 128, 457.0),
+    (512, 512, 457.0),
+    (1024, 128, 457.0),
+    (1024, 512, 457.0),
+    (100, 1_000_000, 7700.0),
+];
+
+/// Our per-generation targets in µs: 20 at the small sizes, 1000 at 10^8 coordinates.
+fn timing_target_us(population: usize, dimension: usize) -> f64 {
+    if population * dimension >= 10_000_000 {
+        1000.0
+    } else {
+        20.0
+    }
+}
+
+/// Per-generation time of the one-launch generation (Rastrigin, DE/rand/1/bin, F = 0.5, CR 0.9 and 0):
+/// GPU events around `step_many(k)` after warm-up, the median divided by `k`; bytes moved per generation
+/// (each vector's row read and its trial written, plus the three partner rows at the coordinates that take
+/// the mutant: `4·M·D·(2 + 3p)` with `p = CR + (1 − CR)/D`) against the measured copy bandwidth.
+fn generation_timing(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Result<()> {
+    let Some(gpu) = ctx.gpu() else {
+        result
+            .notes
+            .push("Per-generation timing: not measured (no GPU).".to_string());
+        return Ok(());
+    };
+    let copy = copy_bandwidth(ctx, gpu)?;
+    let mut table = vec![
+        "| M | D | CR | ours µs/generation | target µs | EvoX µs | bytes/generation | GB/s | of copy bandwidth | met |"
+            .to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+    ];
+    let mut met_all = true;
+    for (population, dimension, evox_us) in TIMING_SIZES {
+        for cr in [0.9f32, 0.0] {
+            let params = DeParams::default()
+                .with_population(population)?
+                .with_crossover_rate(cr)?
+                .with_block_size(1024)?;
+            let mut engine = DeCuda::new(params, DeRastrigin::new(dimension)?, SEED, gpu)?;
+            anyhow::ensure!(
+                engine.is_fused(),
+                "Rastrigin must take the one-launch generation"
+            );
+            let per_sample: u64 = if population * dimension >= 10_000_000 {
+                10
+            } else {
+                200
+            };
+            let (timing, ()) = ctx.time_gpu(gpu, || Ok(engine.step_many(per_sample)?))?;
+            let us = timing.median_ms() * 1e3 / per_sample as f64;
+            let mutant = f64::from(cr) + (1.0 - f64::from(cr)) / dimension as f64;
+            let bytes = 4.0 * (population * dimension) as f64 * (2.0 + 3.0 * mutant);
+            let gbs = bytes / (us * 1e-6) / 1e9;
+            let target = timing_target_us(population, dimension);
+            let met = us <= target;
+            met_all &= met;
+            table.push(format!(
+                "| {population} | {dimension} | {cr} | {us:.2} | {target} | {evox_us} | {bytes:.3e} | {gbs:.0} | {:.0}% | {} |",
+                100.0 * gbs / copy,
+                if met { "yes" } else { "no" }
+            ));
+            result.rows.push(Row {
+                case: format!("generation p{population} d{dimension} CR {cr}"),
+                backend: Backend::Cuda,
+                device: ctx.gpu_device(),
+                size: (population * dimension) as u64,
+                median_ms: us * 1e-3,
+                samples: timing.samples_ms.len(),
+                throughput: us,
+                unit: "µs/generation".to_string(),
+                reference: Some(Reference::new("EvoX", evox_us, us)),
+                check: Some(format!(
+                    "{gbs:.0} GB/s of {copy:.0} copy; target {target} µs {}",
+                    if met { "met" } else { "missed" }
+                )),
+            });
+        }
+    }
+    result.notes.push(format!(
+        "Per-generation time of the one-launch generation (de_generation_f32; Rastrigin, DE/rand/1/bin, F = 0.5, \
+         seed {SEED}): GPU events around {} generations launched back to back after warm-up, median over \
+         samples. Bytes per generation: 4·M·D·(2 + 3p), p = CR + (1 − CR)/D. Copy bandwidth (device-to-device, \
+         256 MiB, read + write): {copy:.0} GB/s. EvoX's figures as given in the task (457–1100 µs over these \
+         sizes, compared with the fastest; 7.7 ms at 10^8 coordinates). Targets (≤ 20 µs; ≤ 1 ms at \
+         M = 100, D = 10^6) met at every size: {}.\n\n{}",
+        "200 (10 at 10^8 coordinates)",
+        if met_all { "yes" } else { "no" },
+        table.join("\n")
+    ));
+    Ok(())
+}
+
+/// Device-to-device copy bandwidth in GB/s over 256 MiB (bytes read plus bytes written).
+fn copy_bandwidth(ctx: &BenchContext, gpu: &Gpu) -> anyhow::Result<f64> {
+    let n = (256usize << 20) / 4;
+    let source = gpu.alloc_zeroed::<f32>(n)?;
+    let mut target = gpu.alloc::<f32>(n)?;
+    let (timing, ()) = ctx.time_gpu(gpu, || Ok(target.copy_from_device(&source)?))?;
+    Ok(timing.rate(2.0 * (4 * n) as f64, 1e9))
 }
 
 /// The folder of the 12 instances.
@@ -368,32 +529,81 @@ fn data_dir() -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
-/// One run to the wall-time budget on the GPU when there is one, else on the CPU (rayon); returns the report,
-/// the device and the backend.
+/// A run's outcome: the best vector and fitness, the generations, the wall time and the best fitness at
+/// the times it was read.
+struct Outcome {
+    best: Vec<f32>,
+    best_fitness: f64,
+    generations: u64,
+    wall_time_s: f64,
+    /// (seconds since the start, best fitness).
+    history: Vec<(f64, f64)>,
+}
+
+impl Outcome {
+    /// The best fitness at the last reading no later than `seconds` (the initial one otherwise).
+    fn fitness_at(&self, seconds: f64) -> f64 {
+        self.history
+            .iter()
+            .take_while(|(at, _)| *at <= seconds)
+            .last()
+            .or(self.history.first())
+            .map_or(self.best_fitness, |(_, fitness)| *fitness)
+    }
+}
+
+/// How often the timed loop reads the best back and checks the host clock: the overshoot past the budget
+/// is at most about this.
+const CHECK_EVERY_S: f64 = 0.001;
+
+/// Runs the CUDA engine for `budget` of wall time in batches of `step_many` (no host read inside a batch),
+/// sized so that the host clock is checked about every millisecond.
+fn run_timed<P: DeviceProblem>(mut engine: DeCuda<P>, budget: Duration) -> anyhow::Result<Outcome> {
+    let start = Instant::now();
+    let mut history = vec![(0.0, engine.progress().best_fitness)];
+    let mut batch = 1u64;
+    let limit = budget.as_secs_f64();
+    while start.elapsed().as_secs_f64() < limit {
+        let before = Instant::now();
+        engine.step_many(batch)?;
+        let per_generation = (before.elapsed().as_secs_f64() / batch as f64).max(1e-7);
+        let now = start.elapsed().as_secs_f64();
+        history.push((now, engine.progress().best_fitness));
+        let remaining = (limit - now).max(0.0);
+        batch = ((CHECK_EVERY_S.min(remaining) / per_generation) as u64).clamp(1, 1 << 16);
+    }
+    let wall_time_s = start.elapsed().as_secs_f64();
+    let (best, best_fitness) = engine.best()?;
+    Ok(Outcome {
+        best,
+        best_fitness,
+        generations: engine.progress().generation,
+        wall_time_s,
+        history,
+    })
+}
+
+/// One run to the wall-time budget on the GPU when there is one (batches of `step_many`), else on the CPU
+/// (rayon, the executor); returns the outcome, the device and the backend.
 fn run_once(
     ctx: &BenchContext,
     params: DeParams,
     problem: &EtcProblem,
     seed_vector: Option<Vec<f32>>,
     budget: Duration,
-) -> anyhow::Result<(Report<Vec<f32>>, String, Backend)> {
-    let termination = Termination::new().with_max_wall_time(budget)?;
+) -> anyhow::Result<(Outcome, String, Backend)> {
     let seeds: Vec<Vec<f32>> = seed_vector.into_iter().collect();
     match ctx.gpu() {
         Some(gpu) => {
             let engine =
                 DeCuda::new(params, problem.clone(), SEED, gpu)?.with_initial_vectors(&seeds)?;
-            Ok((
-                execute(engine, termination)?,
-                ctx.gpu_device(),
-                Backend::Cuda,
-            ))
+            Ok((run_timed(engine, budget)?, ctx.gpu_device(), Backend::Cuda))
         }
         None => {
             let engine =
                 DeCpu::new(params, problem.clone(), SEED, 0)?.with_initial_vectors(&seeds)?;
             Ok((
-                execute(engine, termination)?,
+                execute(engine, budget)?,
                 ctx.cpu_device().to_string(),
                 Backend::Cpu,
             ))
@@ -401,20 +611,19 @@ fn run_once(
     }
 }
 
-fn execute<E: Engine<Solution = Vec<f32>>>(
-    engine: E,
-    termination: Termination,
-) -> anyhow::Result<Report<Vec<f32>>> {
-    Ok(Executor::new(engine).with_termination(termination)?.run()?)
-}
-
-/// The best fitness at the last history point no later than `seconds` (the initial point otherwise).
-fn fitness_at(report: &Report<Vec<f32>>, seconds: f64) -> f64 {
-    report
-        .history
-        .iter()
-        .take_while(|point| point.elapsed_s <= seconds)
-        .last()
-        .or(report.history.first())
-        .map_or(report.best_fitness, |point| point.best_fitness)
+/// Runs an engine with the executor for `budget` of wall time.
+fn execute<E: Engine<Solution = Vec<f32>>>(engine: E, budget: Duration) -> anyhow::Result<Outcome> {
+    let termination = Termination::new().with_max_wall_time(budget)?;
+    let report = Executor::new(engine).with_termination(termination)?.run()?;
+    Ok(Outcome {
+        history: report
+            .history
+            .iter()
+            .map(|point| (point.elapsed_s, point.best_fitness))
+            .collect(),
+        best: report.best,
+        best_fitness: report.best_fitness,
+        generations: report.generations,
+        wall_time_s: report.wall_time_s,
+    })
 }
