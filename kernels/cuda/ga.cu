@@ -591,18 +591,18 @@ __device__ double ga_fused_evaluate(const unsigned int* row, double* s, const Ga
     }
 }
 
-// Evaluates rows first..N of `pop` into fitness and keys (warp per row); raises *status when a value is not
+// Evaluates rows first..end of `pop` into fitness and keys (warp per row); raises *status when a value is not
 // finite (the CPU engine's error). Ends with a block barrier.
 __device__ __forceinline__ void ga_fused_evaluate_rows(const unsigned int* pop, double* fitness,
                                                        unsigned long long* keys, double* scratch,
-                                                       unsigned int first, unsigned int* status,
+                                                       unsigned int first, unsigned int end, unsigned int* status,
                                                        const GaFusedParams& p)
 {
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned int warps = blockDim.x >> 5;
     double* s = scratch + (unsigned long long)warp * p.scratch;
-    for (unsigned int i = first + warp; i < p.population; i += warps) {
+    for (unsigned int i = first + warp; i < end; i += warps) {
         const double f = ga_fused_evaluate(pop + (unsigned long long)i * p.words, s, p, lane);
         if (lane == 0u) {
             fitness[i] = f;
@@ -614,7 +614,7 @@ __device__ __forceinline__ void ga_fused_evaluate_rows(const unsigned int* pop, 
 }
 
 // Step 3 and the best so far: sorts `next` (fitness next_fitness, keys) into `cur` by rank, then updates the
-// best row (global) and the best fitness (*best_shared). Ends with a block barrier.
+// best row (global; none when best_row is null) and the best fitness (*best_shared). Ends with a block barrier.
 __device__ __forceinline__ void ga_fused_sort_record(const unsigned int* next, const double* next_fitness,
                                                      const unsigned long long* keys, unsigned int* rank,
                                                      unsigned int* cur, double* cur_fitness, double* best_shared,
@@ -643,21 +643,125 @@ __device__ __forceinline__ void ga_fused_sort_record(const unsigned int* next, c
     const bool better = cur_fitness[0] < *best_shared;
     __syncthreads();
     if (better) {
-        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) best_row[j] = cur[j];
+        if (best_row != nullptr) {
+            for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) best_row[j] = cur[j];
+        }
         if (threadIdx.x == 0u) *best_shared = cur_fitness[0];
     }
     __syncthreads();
 }
 
-// G generations of every run of the launch, block per run (blockDim.x a multiple of 32). Dynamic shared
-// memory (bytes, in this order): 2 N doubles of fitness, N keys, N + ceil(N/2) words of champions and points,
-// warps * p.scratch doubles, 2 N W words of population (the sorted current one and the one being built);
-// the host computes the same sum (launch::fused_shared_bytes).
-extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
-                                            double* best_fitness, unsigned int* status, GaFusedParams p)
+// ---- Clusters (sm_90): C blocks of one run share the work of a generation through distributed shared memory.
+// Older architectures compile the module without them: the cluster helpers trap and the host refuses the
+// clustered engine there (compute capability below 9.0).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define GA_HAS_CLUSTERS 0
+#else
+#define GA_HAS_CLUSTERS 1
+#endif
+
+// This block's rank in its cluster.
+__device__ __forceinline__ unsigned int ga_cluster_rank()
+{
+#if GA_HAS_CLUSTERS
+    unsigned int rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    return rank;
+#else
+    __trap();
+    return 0u;
+#endif
+}
+
+// Barrier over every thread of the cluster, with release/acquire ordering of shared memory.
+__device__ __forceinline__ void ga_cluster_sync()
+{
+#if GA_HAS_CLUSTERS
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+// The 32-bit word at the same shared-memory offset as `local`, in block `rank` of the cluster.
+__device__ __forceinline__ unsigned int ga_cluster_load_u32(const void* local, unsigned int rank)
+{
+#if GA_HAS_CLUSTERS
+    const unsigned int address = (unsigned int)__cvta_generic_to_shared(local);
+    unsigned int remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
+    unsigned int value;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(value) : "r"(remote) : "memory");
+    return value;
+#else
+    __trap();
+    return 0u;
+#endif
+}
+
+// The 64-bit word at the same shared-memory offset as `local` (8-byte aligned), in block `rank`.
+__device__ __forceinline__ unsigned long long ga_cluster_load_u64(const void* local, unsigned int rank)
+{
+#if GA_HAS_CLUSTERS
+    const unsigned int address = (unsigned int)__cvta_generic_to_shared(local);
+    unsigned int remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
+    unsigned long long value;
+    asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(value) : "r"(remote) : "memory");
+    return value;
+#else
+    __trap();
+    return 0ull;
+#endif
+}
+
+// The slots [*lo, *hi) that block `rank` of C builds and evaluates: an even count per block, so no crossover
+// pair straddles two blocks.
+template <unsigned int C>
+__device__ __forceinline__ void ga_fused_slice(unsigned int n, unsigned int rank, unsigned int* lo, unsigned int* hi)
+{
+    const unsigned int per = ((n + 2u * C - 1u) / (2u * C)) * 2u;
+    *lo = min(n, rank * per);
+    *hi = min(n, *lo + per);
+}
+
+// After every block of the cluster built and evaluated its slice of `next`, copies the other blocks' slices
+// (rows, fitness, keys) into this block's shared memory, so every block holds the whole offspring population.
+// Begins and ends with a cluster barrier (the second keeps every slice alive until all copies are done).
+template <unsigned int C>
+__device__ __forceinline__ void ga_fused_gather(unsigned int* next, double* next_fitness, unsigned long long* keys,
+                                                unsigned int rank, const GaFusedParams& p)
+{
+    ga_cluster_sync();
+    for (unsigned int q = 0u; q < C; ++q) {
+        if (q == rank) continue;
+        unsigned int lo, hi;
+        ga_fused_slice<C>(p.population, q, &lo, &hi);
+        for (unsigned int k = lo * p.words + threadIdx.x; k < hi * p.words; k += blockDim.x) {
+            next[k] = ga_cluster_load_u32(next + k, q);
+        }
+        for (unsigned int i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+            next_fitness[i] = __longlong_as_double((long long)ga_cluster_load_u64(next_fitness + i, q));
+            keys[i] = ga_cluster_load_u64(keys + i, q);
+        }
+    }
+    ga_cluster_sync();
+}
+
+// G generations of every run of the launch, C blocks per run (a cluster when C > 1; blockDim.x a multiple of
+// 32). Block `rank` of a run draws the champions and crossover points of its slice of slots, builds and
+// evaluates those offspring; with C > 1 the blocks then exchange their slices and each sorts the whole
+// population itself (the same result in every block); block 0 writes the run's state. Dynamic shared memory
+// (bytes, in this order): 2 N doubles of fitness, N keys, N + ceil(N/2) words of champions and points
+// (rounded up to an even count), warps * p.scratch doubles, 2 N W words of population (the sorted current one
+// and the one being built); the host computes the same sum (launch::fused_shared_bytes).
+template <unsigned int C>
+__device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
+                                             double* best_fitness, unsigned int* status, const GaFusedParams& p)
 {
     extern __shared__ __align__(16) unsigned char ga_fused_shared[];
-    const unsigned int run = blockIdx.x;
+    const unsigned int run = blockIdx.x / C;
+    const unsigned int rank = C > 1u ? ga_cluster_rank() : 0u;
     const unsigned long long seed = p.seed + run;
     const unsigned int n = p.population;
     const unsigned int w = p.words;
@@ -673,10 +777,14 @@ extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted
     unsigned int* next = cur + (unsigned long long)n * w;
     __shared__ double best_shared;
     __shared__ unsigned int status_shared;
+    unsigned int lo, hi;
+    ga_fused_slice<C>(n, rank, &lo, &hi);
 
     unsigned int* run_sorted = sorted + (unsigned long long)run * n * w;
     double* run_fitness = sorted_fitness + (unsigned long long)run * n;
+    // Only block 0 of a run writes the best row; the others track the same best fitness.
     unsigned int* run_best = best + (unsigned long long)run * w;
+    unsigned int* best_target = rank == 0u ? run_best : nullptr;
     if (threadIdx.x == 0u) {
         status_shared = 0u;
         best_shared = p.initialise ? __longlong_as_double(0x7ff0000000000000ll) : best_fitness[run];
@@ -684,13 +792,14 @@ extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted
     const unsigned int total = n * w;
     if (p.initialise) {
         // Steps 0-3 and 8 on the random initial population.
-        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) {
+        for (unsigned int k = lo * w + threadIdx.x; k < hi * w; k += blockDim.x) {
             const unsigned int i = k / w;
             next[k] = ga_op_init_word(seed, i, k - i * w, p.bits);
         }
         __syncthreads();
-        ga_fused_evaluate_rows(next, next_fitness, keys, scratch, 0u, &status_shared, p);
-        ga_fused_sort_record(next, next_fitness, keys, champion, cur, cur_fitness, &best_shared, run_best, p);
+        ga_fused_evaluate_rows(next, next_fitness, keys, scratch, lo, hi, &status_shared, p);
+        if (C > 1u) ga_fused_gather<C>(next, next_fitness, keys, rank, p);
+        ga_fused_sort_record(next, next_fitness, keys, champion, cur, cur_fitness, &best_shared, best_target, p);
     } else {
         for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) cur[k] = run_sorted[k];
         for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) cur_fitness[i] = run_fitness[i];
@@ -699,17 +808,17 @@ extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted
     const unsigned int elite = min(p.elite, n);
     for (unsigned int g = 0u; g < p.generations; ++g) {
         const unsigned int step = p.first_step + g;
-        // Steps 4 and 6: the champions of every slot and the crossover point of every pair (0: not crossed;
-        // an odd last individual has no partner).
-        for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
+        // Steps 4 and 6 for this block's slots: the champions and the crossover points of the pairs (0: not
+        // crossed; an odd last individual has no partner).
+        for (unsigned int i = lo + threadIdx.x; i < hi; i += blockDim.x) {
             champion[i] = ga_op_tournament(seed, step, i, n, p.tournament);
         }
-        for (unsigned int q = threadIdx.x; q < pairs; q += blockDim.x) {
+        for (unsigned int q = lo / 2u + threadIdx.x; q < (hi + 1u) / 2u; q += blockDim.x) {
             point[q] = 2u * q + 1u < n ? ga_op_crossover_point(seed, step, q, p.bits, p.crossover_rate) : 0u;
         }
         __syncthreads();
         // Steps 5-7 and elitism, thread per (slot, word).
-        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) {
+        for (unsigned int k = lo * w + threadIdx.x; k < hi * w; k += blockDim.x) {
             const unsigned int i = k / w;
             const unsigned int j = k - i * w;
             unsigned int word;
@@ -731,19 +840,40 @@ extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted
             }
             next[k] = word;
         }
-        for (unsigned int i = threadIdx.x; i < elite; i += blockDim.x) {
+        for (unsigned int i = lo + threadIdx.x; i < min(elite, hi); i += blockDim.x) {
             next_fitness[i] = cur_fitness[i];
             keys[i] = evo_sort_key_f64(cur_fitness[i]);
         }
         __syncthreads();
         // Step 2 on the offspring (the elite keep their fitness), then steps 3 and 8.
-        ga_fused_evaluate_rows(next, next_fitness, keys, scratch, elite, &status_shared, p);
-        ga_fused_sort_record(next, next_fitness, keys, champion, cur, cur_fitness, &best_shared, run_best, p);
+        ga_fused_evaluate_rows(next, next_fitness, keys, scratch, max(lo, elite), hi, &status_shared, p);
+        if (C > 1u) ga_fused_gather<C>(next, next_fitness, keys, rank, p);
+        ga_fused_sort_record(next, next_fitness, keys, champion, cur, cur_fitness, &best_shared, best_target, p);
     }
-    for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) run_sorted[k] = cur[k];
-    for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) run_fitness[i] = cur_fitness[i];
-    if (threadIdx.x == 0u) {
-        best_fitness[run] = best_shared;
-        if (status_shared) status[run] = 1u;
+    if (rank == 0u) {
+        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) run_sorted[k] = cur[k];
+        for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) run_fitness[i] = cur_fitness[i];
+        if (threadIdx.x == 0u) best_fitness[run] = best_shared;
     }
+    if (threadIdx.x == 0u && status_shared) status[run] = 1u;
+}
+
+extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
+                                            double* best_fitness, unsigned int* status, GaFusedParams p)
+{
+    ga_fused_run<1u>(sorted, sorted_fitness, best, best_fitness, status, p);
+}
+
+// The same with one run per cluster of GA_FUSED_CLUSTER blocks (one run spread over that many SMs).
+#define GA_FUSED_CLUSTER 8u
+#if GA_HAS_CLUSTERS
+#define GA_FUSED_CLUSTER_DIMS __cluster_dims__(GA_FUSED_CLUSTER, 1, 1)
+#else
+#define GA_FUSED_CLUSTER_DIMS
+#endif
+extern "C" __global__ void GA_FUSED_CLUSTER_DIMS
+    ga_fused_cluster_run_u32(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
+                             double* best_fitness, unsigned int* status, GaFusedParams p)
+{
+    ga_fused_run<GA_FUSED_CLUSTER>(sorted, sorted_fitness, best, best_fitness, status, p);
 }

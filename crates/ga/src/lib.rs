@@ -52,7 +52,7 @@
 //! | [`GaCuda`] | the paper's eight functions ([`PaperFunction`]) | the paper's pipeline, one kernel per step (module [`cuda`]) |
 //! | [`GaBatchCuda`] | the paper's eight functions | K runs (seeds s, s + 1, …) per launch; steps 4–8 and decoding fused in one kernel |
 //! | [`GaFusedCuda`] | the paper's eight functions, n ≤ 1 024 | every step of G generations in ONE launch, population in shared memory |
-//! | [`GaFusedBatchCuda`] | the same | K runs × G generations in one launch, block per run |
+//! | [`GaFusedBatchCuda`] | the same | K runs × G generations in one launch, block (or cluster of 8) per run |
 //!
 //! All of them give the same snapshots for the same seed (tests/cuda.rs and tests/fused.rs check every
 //! generation of 200 on all eight functions). [`GaCpu`] and [`GaCuda`] implement [`Engine`](evo_core::Engine), so an
@@ -89,8 +89,13 @@
 //! [`GaCuda`] remains the engine that mirrors the paper's kernels. Limits: Philox RNG only, the paper's eight
 //! functions with n ≤ 1 024, both populations within one block's shared memory (227 KiB on an H100).
 //!
-//! Not implemented: a multi-block (cluster) form of the fused kernel for one run; the accuracy of the Fast
-//! profile. Timing: `cargo xtask bench --suite ga`, or the examples
+//! The clustered form (`GaFusedCuda::new_clustered`, `GaFusedBatchCuda::new_clustered`, kernel
+//! `ga_fused_cluster_run_u32`, sm_90) spreads one run over a cluster of 8 blocks: each block builds and
+//! evaluates 1/8 of the offspring (steps 1–3 above on its slice), the blocks exchange their slices through
+//! distributed shared memory, and each sorts the whole population (step 4) itself. Use it for a single run or
+//! few runs; for many runs the block-per-run form does less redundant work per run-generation.
+//!
+//! Not implemented: the accuracy of the Fast profile. Timing: `cargo xtask bench --suite ga`, or the examples
 //! `per_generation` and `quality`.
 //!
 //! ## Examples

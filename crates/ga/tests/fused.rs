@@ -1,5 +1,5 @@
 //! The fused CUDA path (`GaFusedCuda`, `GaFusedBatchCuda`: every step of G generations in one launch,
-//! population in shared memory) equals the CPU engine bit for bit: the whole snapshot after every generation on
+//! population in shared memory; block per run, or clustered: 8 blocks per run) equals the CPU engine bit for bit: the whole snapshot after every generation on
 //! all eight functions, after G generations in one launch, for K runs in one launch, and across a checkpoint.
 //! Skips (printing SKIPPED) without a GPU; fails instead under `EVO_REQUIRE_GPU=1`.
 
@@ -67,6 +67,21 @@ fn assert_same(context: &str, cpu: &GaSnapshot, gpu: &GaSnapshot) {
     );
 }
 
+/// The fused engine, block per run or (clustered) a cluster of 8 blocks per run.
+fn fused_engine(
+    params: GaParams,
+    problem: &PaperFunction,
+    seed: u64,
+    gpu: &Gpu,
+    clustered: bool,
+) -> GaFusedCuda {
+    if clustered {
+        GaFusedCuda::new_clustered(params, problem, seed, gpu).unwrap()
+    } else {
+        GaFusedCuda::new(params, problem, seed, gpu).unwrap()
+    }
+}
+
 /// One generation per launch through `Engine::step`, compared after every generation.
 fn check_every_generation(
     gpu: &Gpu,
@@ -75,12 +90,13 @@ fn check_every_generation(
     generations: u64,
     params: GaParams,
     seed: u64,
+    clustered: bool,
 ) {
     let problem = PaperFunction::new(function, n).unwrap();
     let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
-    let mut fused = GaFusedCuda::new(params.clone(), &problem, seed, gpu).unwrap();
+    let mut fused = fused_engine(params.clone(), &problem, seed, gpu, clustered);
     let context = format!(
-        "{} n={n} block {} (runs with {})",
+        "{} n={n} clustered {clustered} block {} (runs with {})",
         function.name(),
         params.block_size(),
         fused.block_size()
@@ -115,16 +131,20 @@ fn check_launches(
     launches: &[u32],
     params: GaParams,
     seed: u64,
+    clustered: bool,
 ) {
     let problem = PaperFunction::new(function, n).unwrap();
     let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
-    let mut fused = GaFusedCuda::new(params, &problem, seed, gpu).unwrap();
+    let mut fused = fused_engine(params, &problem, seed, gpu, clustered);
     for &g in launches {
         fused.advance(g).unwrap();
         for _ in 0..g {
             cpu.step().unwrap();
         }
-        let context = format!("{} n={n}, launch of {g} generations", function.name());
+        let context = format!(
+            "{} n={n} clustered {clustered}, launch of {g} generations",
+            function.name()
+        );
         assert_same(
             &context,
             &cpu.snapshot().unwrap(),
@@ -142,11 +162,19 @@ fn fused_engine_should_match_cpu_for_200_generations_on_all_eight_functions() {
         return;
     };
     for (k, function) in GaFunction::ALL.into_iter().enumerate() {
-        check_every_generation(&gpu, function, 32, 200, GaParams::new(), 1000 + k as u64);
+        check_every_generation(
+            &gpu,
+            function,
+            32,
+            200,
+            GaParams::new(),
+            1000 + k as u64,
+            false,
+        );
     }
     // The block size does not change the results.
     let params = GaParams::new().with_block_size(64).unwrap();
-    check_every_generation(&gpu, GaFunction::Griewank, 32, 20, params, 1004);
+    check_every_generation(&gpu, GaFunction::Griewank, 32, 20, params, 1004, false);
 }
 
 #[test]
@@ -155,27 +183,33 @@ fn fused_engine_should_match_cpu_at_n_128() {
         return;
     };
     for (k, function) in GaFunction::ALL.into_iter().enumerate() {
-        check_every_generation(&gpu, function, 128, 20, GaParams::new(), 77 + k as u64);
+        check_every_generation(
+            &gpu,
+            function,
+            128,
+            20,
+            GaParams::new(),
+            77 + k as u64,
+            false,
+        );
     }
     let params = GaParams::new().with_block_size(1024).unwrap();
-    check_every_generation(&gpu, GaFunction::Ackley, 128, 10, params, 78);
+    check_every_generation(&gpu, GaFunction::Ackley, 128, 10, params, 78, false);
 }
 
-#[test]
-fn g_generations_in_one_launch_should_match_cpu() {
-    let Some(gpu) = gpu_or_skip("g_generations_in_one_launch_should_match_cpu") else {
-        return;
-    };
+/// G generations per launch on all eight functions, at n = 128, and with other parameters.
+fn check_g_generations(gpu: &Gpu, clustered: bool) {
     for function in GaFunction::ALL {
-        check_launches(&gpu, function, 32, &[200], GaParams::new(), 31);
+        check_launches(gpu, function, 32, &[200], GaParams::new(), 31, clustered);
     }
     check_launches(
-        &gpu,
+        gpu,
         GaFunction::Rastrigin,
         128,
         &[1, 50, 7],
         GaParams::new(),
         32,
+        clustered,
     );
     // Other parameters: odd N, tournament 3, two elites (then none), p_c < 1, a larger p_m, few variables.
     let params = GaParams::new()
@@ -191,15 +225,61 @@ fn g_generations_in_one_launch_should_match_cpu() {
         .unwrap()
         .with_block_size(64)
         .unwrap();
-    check_launches(&gpu, GaFunction::Ridge, 5, &[60, 3], params.clone(), 5);
-    check_launches(&gpu, GaFunction::Rosenbrock, 3, &[60], params.clone(), 5);
     check_launches(
-        &gpu,
-        GaFunction::Ackley,
+        gpu,
+        GaFunction::Ridge,
+        5,
+        &[60, 3],
+        params.clone(),
+        5,
+        clustered,
+    );
+    check_launches(
+        gpu,
+        GaFunction::Rosenbrock,
         3,
         &[60],
-        params.with_elite(0).unwrap(),
-        6,
+        params.clone(),
+        5,
+        clustered,
+    );
+    let no_elite = params.with_elite(0).unwrap();
+    check_launches(gpu, GaFunction::Ackley, 3, &[60], no_elite, 6, clustered);
+}
+
+#[test]
+fn g_generations_in_one_launch_should_match_cpu() {
+    let Some(gpu) = gpu_or_skip("g_generations_in_one_launch_should_match_cpu") else {
+        return;
+    };
+    check_g_generations(&gpu, false);
+}
+
+#[test]
+fn clustered_fused_engine_should_match_cpu() {
+    let Some(gpu) = gpu_or_skip("clustered_fused_engine_should_match_cpu") else {
+        return;
+    };
+    check_g_generations(&gpu, true);
+    for (k, function) in GaFunction::ALL.into_iter().enumerate() {
+        check_every_generation(
+            &gpu,
+            function,
+            32,
+            30,
+            GaParams::new(),
+            500 + k as u64,
+            true,
+        );
+    }
+    check_every_generation(
+        &gpu,
+        GaFunction::Griewank,
+        128,
+        10,
+        GaParams::new(),
+        600,
+        true,
     );
 }
 
@@ -208,11 +288,20 @@ fn fused_batched_runs_should_match_separate_cpu_runs() {
     let Some(gpu) = gpu_or_skip("fused_batched_runs_should_match_separate_cpu_runs") else {
         return;
     };
-    for (function, n) in [(GaFunction::Rastrigin, 32), (GaFunction::Ridge, 128)] {
+    for (function, n, clustered) in [
+        (GaFunction::Rastrigin, 32, false),
+        (GaFunction::Ridge, 128, false),
+        (GaFunction::Schwefel, 32, true),
+        (GaFunction::Ridge, 128, true),
+    ] {
         let problem = PaperFunction::new(function, n).unwrap();
         let params = GaParams::new();
         let base = u64::MAX - 1; // runs 0, 1, 2 have seeds 2^64 − 2, 2^64 − 1 and 0 (wrapping).
-        let mut batch = GaFusedBatchCuda::new(params.clone(), &problem, base, 3, &gpu).unwrap();
+        let mut batch = if clustered {
+            GaFusedBatchCuda::new_clustered(params.clone(), &problem, base, 3, &gpu).unwrap()
+        } else {
+            GaFusedBatchCuda::new(params.clone(), &problem, base, 3, &gpu).unwrap()
+        };
         let mut cpus: Vec<_> = (0..3u64)
             .map(|r| GaCpu::new(params.clone(), problem.clone(), base.wrapping_add(r)).unwrap())
             .collect();
@@ -224,7 +313,10 @@ fn fused_batched_runs_should_match_separate_cpu_runs() {
                 }
             }
             for (run, cpu) in cpus.iter().enumerate() {
-                let context = format!("fused batch run {run}, {} n={n}", function.name());
+                let context = format!(
+                    "fused batch run {run}, {} n={n}, clustered {clustered}",
+                    function.name()
+                );
                 assert_same(
                     &context,
                     &cpu.snapshot().unwrap(),

@@ -14,10 +14,14 @@
 //! [`Engine::step`], or [`GaFusedCuda::advance`] for G per launch). Both give the snapshots of [`GaCpu`]
 //! (crate::GaCpu) bit for bit, at every generation and for every G.
 //!
+//! The clustered form (`new_clustered`, kernel `ga_fused_cluster_run_u32`) spreads one run over a cluster
+//! of 8 blocks (8 SMs): each block builds and evaluates 1/8 of the offspring, the blocks exchange their slices
+//! through distributed shared memory, and each sorts the whole population (the same result in every block).
+//!
 //! Limits: Philox RNG only (the paper's xor128 array is GaCpu / GaCuda only); the paper's eight functions with
 //! at most 1 024 variables; the two populations must fit one block's shared memory (N = 256, n = 128 takes
-//! 143 KiB of the H100's 227 KiB). One run uses one multiprocessor, so a single run's time per generation is
-//! bound by one SM (the batch fills the GPU).
+//! 143 KiB of the H100's 227 KiB, in every block of a cluster). Without clusters one run uses one
+//! multiprocessor, so a single run's time per generation is bound by one SM (the batch fills the GPU).
 
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::{BinaryProblem, Bits, Engine, Error, Progress, Result};
@@ -35,6 +39,7 @@ pub struct GaFusedBatchCuda {
     params: GaParams,
     kernel: GaFusedParams,
     block: u32,
+    clustered: bool,
     generation: u64,
     runs: usize,
     sorted: DeviceBuffer<u32>,
@@ -58,6 +63,34 @@ impl GaFusedBatchCuda {
         runs: usize,
         gpu: &Gpu,
     ) -> Result<Self> {
+        Self::build(params, problem, base_seed, runs, gpu, false)
+    }
+
+    /// As [`new`](Self::new), each run on a cluster of [`FUSED_CLUSTER`](launch::FUSED_CLUSTER) blocks
+    /// (8 SMs, sm_90 and later): every block builds and evaluates its slice of the offspring, the blocks
+    /// exchange their slices through distributed shared memory and each sorts the whole population. The same
+    /// results as [`new`](Self::new); faster for few runs, slower per run-generation for many.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new); [`Error::InvalidParameter`] below compute capability 9.0.
+    pub fn new_clustered(
+        params: GaParams,
+        problem: &PaperFunction,
+        base_seed: u64,
+        runs: usize,
+        gpu: &Gpu,
+    ) -> Result<Self> {
+        Self::build(params, problem, base_seed, runs, gpu, true)
+    }
+
+    fn build(
+        params: GaParams,
+        problem: &PaperFunction,
+        base_seed: u64,
+        runs: usize,
+        gpu: &Gpu,
+        clustered: bool,
+    ) -> Result<Self> {
         let bits = problem.bit_count();
         params.check_problem(bits)?;
         if params.rng() != GaRng::Philox {
@@ -74,6 +107,14 @@ impl GaFusedBatchCuda {
                 "runs",
                 runs,
                 "1..=2^31-1",
+            ));
+        }
+        if clustered && gpu.info().compute_capability.0 < 9 {
+            return Err(Error::invalid_parameter(
+                COMPONENT,
+                "device of the clustered fused engine",
+                gpu.info().arch(),
+                "compute capability 9.0 or later (thread block clusters)",
             ));
         }
         let n = params.population();
@@ -102,11 +143,12 @@ impl GaFusedBatchCuda {
             scratch: problem.variables().next_power_of_two() as u32,
             pad: 0,
         };
-        let block = launch::fused_block(gpu, params.block_size())?;
+        let block = launch::fused_block(gpu, params.block_size(), clustered)?;
         let mut batch = Self {
             gpu: gpu.clone(),
             kernel,
             block,
+            clustered,
             generation: 0,
             runs,
             sorted: gpu.alloc_zeroed(runs * n * words)?,
@@ -149,6 +191,7 @@ impl GaFusedBatchCuda {
             &p,
             self.runs,
             self.block,
+            self.clustered,
         )
     }
 
@@ -316,7 +359,26 @@ impl GaFusedCuda {
     /// # Errors
     /// As [`GaFusedBatchCuda::new`].
     pub fn new(params: GaParams, problem: &PaperFunction, seed: u64, gpu: &Gpu) -> Result<Self> {
-        let batch = GaFusedBatchCuda::new(params, problem, seed, 1, gpu)?;
+        Self::start(GaFusedBatchCuda::new(params, problem, seed, 1, gpu)?)
+    }
+
+    /// As [`new`](Self::new), the run spread over a cluster of 8 blocks
+    /// ([`GaFusedBatchCuda::new_clustered`]); the same results.
+    ///
+    /// # Errors
+    /// As [`GaFusedBatchCuda::new_clustered`].
+    pub fn new_clustered(
+        params: GaParams,
+        problem: &PaperFunction,
+        seed: u64,
+        gpu: &Gpu,
+    ) -> Result<Self> {
+        Self::start(GaFusedBatchCuda::new_clustered(
+            params, problem, seed, 1, gpu,
+        )?)
+    }
+
+    fn start(batch: GaFusedBatchCuda) -> Result<Self> {
         let mut engine = Self {
             batch,
             best_fitness: f64::INFINITY,

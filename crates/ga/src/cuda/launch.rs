@@ -595,13 +595,25 @@ pub fn fused_shared_bytes(p: &GaFusedParams, block: u32) -> usize {
         + 2 * n * p.words as usize * 4
 }
 
-/// The block size `ga_fused_run_u32` runs with on `gpu`: `block`, halved while it exceeds what the kernel's
-/// registers allow. Results do not depend on it.
+/// Blocks per run of `ga_fused_cluster_run_u32` (its compile-time cluster size, `GA_FUSED_CLUSTER`).
+pub const FUSED_CLUSTER: usize = 8;
+
+fn fused_kernel_name(clustered: bool) -> &'static str {
+    if clustered {
+        "ga_fused_cluster_run_u32"
+    } else {
+        "ga_fused_run_u32"
+    }
+}
+
+/// The block size the fused kernel (`ga_fused_cluster_run_u32` when `clustered`, else `ga_fused_run_u32`) runs
+/// with on `gpu`: `block`, halved while it exceeds what the kernel's registers allow. Results do not depend on
+/// it.
 ///
 /// # Errors
 /// GPU errors (compilation, attribute query); [`Error::InvalidParameter`] when not even a warp fits.
-pub fn fused_block(gpu: &Gpu, block: u32) -> Result<u32> {
-    let kernel = gpu.kernel(ModuleId::Ga, "ga_fused_run_u32", Profile::Exact)?;
+pub fn fused_block(gpu: &Gpu, block: u32, clustered: bool) -> Result<u32> {
+    let kernel = gpu.kernel(ModuleId::Ga, fused_kernel_name(clustered), Profile::Exact)?;
     let limit = kernel.max_threads_per_block()?;
     let mut chosen = block;
     while chosen > limit && chosen > 32 {
@@ -618,8 +630,9 @@ pub fn fused_block(gpu: &Gpu, block: u32) -> Result<u32> {
     Ok(chosen)
 }
 
-/// `ga_fused_run_u32`: `p.generations` generations (after the initial population when `p.initialise` is 1)
-/// of `runs` runs, block per run, the population in shared memory.
+/// `ga_fused_run_u32` (block per run) or, when `clustered`, `ga_fused_cluster_run_u32` (a cluster of
+/// [`FUSED_CLUSTER`] blocks per run): `p.generations` generations (after the initial population when
+/// `p.initialise` is 1) of `runs` runs, the population in shared memory.
 #[allow(clippy::too_many_arguments)]
 pub fn fused_run(
     gpu: &Gpu,
@@ -631,8 +644,11 @@ pub fn fused_run(
     p: &GaFusedParams,
     runs: usize,
     block: u32,
+    clustered: bool,
 ) -> Result<()> {
-    const KERNEL: &str = "ga_fused_run_u32";
+    let kernel_name = fused_kernel_name(clustered);
+    let per_run = if clustered { FUSED_CLUSTER } else { 1 };
+    const KERNEL: &str = "ga_fused_run_u32 / ga_fused_cluster_run_u32";
     let n = p.population as usize;
     let w = p.words as usize;
     check_len(KERNEL, "population length", sorted.len(), runs * n * w)?;
@@ -649,7 +665,7 @@ pub fn fused_run(
         || p.function > 7
         || (p.scratch as usize) < variables.next_power_of_two()
         || runs == 0
-        || runs > i32::MAX as usize
+        || runs * per_run > i32::MAX as usize
         || n < 2
     {
         return Err(Error::invalid_parameter(
@@ -676,12 +692,13 @@ pub fn fused_run(
             format!("at most {} bytes on this device", limit.saturating_sub(64)),
         ));
     }
-    let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
+    let kernel = gpu.kernel(ModuleId::Ga, kernel_name, Profile::Exact)?;
     kernel.allow_dynamic_shared_bytes(bytes as u32)?;
-    // SAFETY: `ga_fused_run_u32(unsigned*, double*, unsigned*, double*, unsigned*, GaFusedParams)`; block r <
-    // runs touches run r's rows, fitness, best row, best fitness and status only (every length is runs times
-    // the per-run size, checked); the dynamic shared memory is the size the kernel lays out (same formula,
-    // allowed above), and the block is a power of two of at least one warp.
+    // SAFETY: both kernels take `(unsigned*, double*, unsigned*, double*, unsigned*, GaFusedParams)`; block b
+    // serves run b / per_run < runs and touches that run's rows, fitness, best row, best fitness and status
+    // only (every length is runs times the per-run size, checked); the grid is a multiple of the cluster size;
+    // the dynamic shared memory is the size the kernel lays out (same formula, allowed above), and the block is
+    // a power of two of at least one warp.
     unsafe {
         kernel
             .launch()
@@ -691,6 +708,10 @@ pub fn fused_run(
             .output(best_fitness)
             .output(status)
             .params(p)
-            .run(LaunchConfig::linear(runs as u32, block, bytes as u32))
+            .run(LaunchConfig::linear(
+                (runs * per_run) as u32,
+                block,
+                bytes as u32,
+            ))
     }
 }
