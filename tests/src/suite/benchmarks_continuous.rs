@@ -5,7 +5,7 @@
 //! Sizes: 64 individuals at D = 13, 1000 and 4099 (CEC 2010: 100, 1000, 4100), which exercise one partial
 //! tile, several tiles and several scan tiles; the large cases run 8 individuals at D = 10⁶ (shifted
 //! Rastrigin, Griewank, Schwefel 1.2, CEC 2010 F19) and 2 at D = 1 100 000 (Schwefel 1.2, whose carries then
-//! need a second scan level).
+//! need a second scan level), plus 7 at D = 100 003 (Griewank: a partial last group of individuals).
 
 use evo_benchmarks::cec2010::Cec2010Problem;
 use evo_benchmarks::cuda::{CudaProblem, UserFunction};
@@ -149,6 +149,8 @@ pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
         (Case::Shifted(ShiftedFunction::Schwefel12), 1_000_000, 8),
         (Case::Cec(19), 1_000_000, 8),
         (Case::Shifted(ShiftedFunction::Schwefel12), 1_100_000, 2),
+        // Griewank's tiles kernel evaluates groups of 4 individuals per block: a partial last group.
+        (Case::Shifted(ShiftedFunction::Griewank), 100_003, 7),
     ];
     cases
         .iter()
