@@ -871,9 +871,8 @@ extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted
 #else
 #define GA_FUSED_CLUSTER_DIMS
 #endif
-extern "C" __global__ void GA_FUSED_CLUSTER_DIMS
-    ga_fused_cluster_run_u32(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
-                             double* best_fitness, unsigned int* status, GaFusedParams p)
+extern "C" __global__ void GA_FUSED_CLUSTER_DIMS ga_fused_cluster_run_u32(unsigned int* sorted,
+    double* sorted_fitness, unsigned int* best, double* best_fitness, unsigned int* status, GaFusedParams p)
 {
     ga_fused_run<GA_FUSED_CLUSTER>(sorted, sorted_fitness, best, best_fitness, status, p);
 }
