@@ -60,10 +60,12 @@ struct DeGenerationParams {
     unsigned int problem;   // DE_PROBLEM_*
     unsigned int machines;  // ETC: m (at most DE_FUSED_MAX_MACHINES); Rastrigin: unused
     double lambda;          // ETC: weight of the makespan in the fitness
-    unsigned int items;     // Rastrigin: adjacent coordinates per thread in a tile, 2 or 8 (ETC: 2)
-    unsigned int pad;       // keeps the size a multiple of 8
+    unsigned int items;      // Rastrigin: adjacent coordinates per thread in a tile, 2 or 8 (ETC: 2)
+    unsigned int chunks;     // blocks per vector (Rastrigin; ETC: 1), each over chunk_len coordinates
+    unsigned int chunk_len;  // a power of two, a multiple of the tile items * B (chunks = 1: any >= D)
+    unsigned int pad;        // keeps the size a multiple of 8
 };
-static_assert(sizeof(DeGenerationParams) == 72, "DeGenerationParams must match its Rust mirror (72 bytes)");
+static_assert(sizeof(DeGenerationParams) == 80, "DeGenerationParams must match its Rust mirror (80 bytes)");
 
 // ---- Scalar operators (twins in crates/de/src/ops.rs).
 
@@ -359,15 +361,18 @@ extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fi
 // returns the fitness in thread 0. Twin: DeCpu's trial loop followed by DeRastrigin::evaluate
 // (functions::rastrigin, evo_core::reduce's tree).
 template <unsigned int ITEMS>
-__device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
+__device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
 {
     const DeKernelParams& p = g.de;
     const unsigned int d = (unsigned int)p.dimension;
     constexpr unsigned int items = ITEMS;
     const bool exponential = p.crossover == DE_CROSSOVER_EXPONENTIAL;
+    const unsigned long long begin = (unsigned long long)chunk * g.chunk_len;
+    const unsigned long long end_wide = begin + g.chunk_len;
+    const unsigned int end = end_wide < d ? (unsigned int)end_wide : d;
     EvoTreeStack<false> stack;
     stack.init();
-    for (unsigned int base = 0; base < d; base += items * blockDim.x) {
+    for (unsigned int base = (unsigned int)begin; base < end; base += items * blockDim.x) {
         const unsigned int first = base + items * threadIdx.x;
         double term[ITEMS];
         for (unsigned int k = 0; k < ITEMS; ++k) {
@@ -396,14 +401,17 @@ __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g
             stack.push(tile);
         }
     }
-    double fitness = 0.0;
+    double sum = 0.0;
     if (threadIdx.x == 0) {
-        while ((stack.pushed & (stack.pushed - 1ull)) != 0ull) {
+        // One chunk: pad to a power of two. Several: pad to the chunk's tile count (a power of two), so the
+        // sum is the aligned subtree of the chunk.
+        const unsigned long long tiles = g.chunks == 1u ? 0ull : g.chunk_len / (items * blockDim.x);
+        while ((stack.pushed & (stack.pushed - 1ull)) != 0ull || stack.pushed < tiles) {
             stack.push(0.0);
         }
-        fitness = stack.node[0];
+        sum = stack.node[0];
     }
-    return fitness;
+    return sum;
 }
 
 // ETC fitness of a trial of n <= 2B tasks (one tile): thread t builds tasks 2t and 2t + 1, maps them to
@@ -466,13 +474,17 @@ __device__ __forceinline__ double de_fused_etc(const DeGenerationParams& p, EvoS
 }
 
 // One whole generation (steps 3.1-3.4) for the paper's problems, in one launch of B threads per block (B a
-// power of two in 32..1024; ETC: n <= 2B and m <= DE_FUSED_MAX_MACHINES, items 2). Vector i lives in buffer slot_in[i]
-// (0: buffer0, 1: buffer1); block b builds trials b, b + gridDim.x, ... into the other buffer, evaluates it,
-// and on a win replaces fitness[i], weights[i], rates[i] (only block i reads them during the generation) and
-// writes slot_out[i] = the other buffer, else slot_out[i] = slot_in[i]. The last block to finish (a ticket
-// on done[0], reset to 0 for the next launch) writes the best index to best[0] and (fitness, index) to
-// best_fitness, as de_best_index_f64. Twin: DeCpu::step.
-extern "C" __global__ void de_generation_f32(float* buffer0, float* buffer1, const unsigned int* slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best, double* best_fitness, unsigned int* done, const float* lower, const float* upper, const float* etc, DeGenerationParams p)
+// power of two in 32..1024; ETC: n <= 2B and m <= DE_FUSED_MAX_MACHINES, items 2, one chunk). Vector i lives
+// in buffer slot_in[i] (0: buffer0, 1: buffer1). Work item w = i * chunks + c (blocks stride over them) builds
+// chunk c of trial i into the other buffer. With one chunk the block evaluates the whole trial; with several
+// (Rastrigin at large D, so that more blocks than vectors share the work) each chunk's block writes the sum of
+// its aligned subtree to partials[w] and takes a ticket on vector_done[i]; the vector's last chunk combines
+// the partials with the same tree. That block selects: on a win it replaces fitness[i], weights[i], rates[i]
+// (read by no other block during the generation) and writes slot_out[i] = the other buffer, else slot_out[i]
+// = slot_in[i]. The last vector to be selected (a ticket on done[0]) writes the best index to best[0] and
+// (fitness, index) to best_fitness, as de_best_index_f64. Tickets are reset to 0 for the next launch.
+// Twin: DeCpu::step.
+extern "C" __global__ void de_generation_f32(float* buffer0, float* buffer1, const unsigned int* slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best, double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float* lower, const float* upper, const float* etc, DeGenerationParams p)
 {
     __shared__ const float* s_rows[5];
     __shared__ float* s_out;
@@ -488,9 +500,17 @@ extern "C" __global__ void de_generation_f32(float* buffer0, float* buffer1, con
     __shared__ double s_tree[DE_FUSED_MAX_MACHINES + 1u];
     const unsigned int d = (unsigned int)p.de.dimension;
     const unsigned int m = (unsigned int)p.de.population;
-    for (unsigned int i = blockIdx.x; i < m; i += gridDim.x) {
+    const unsigned int chunks = p.chunks;
+    const unsigned long long work = (unsigned long long)m * chunks;
+    for (unsigned long long w = blockIdx.x; w < work; w += gridDim.x) {
+        const unsigned int i = (unsigned int)(w / chunks);
+        const unsigned int chunk = (unsigned int)(w % chunks);
         const EvoSequence cross = evo_sequence(p.de.seed, DE_STREAM_CROSS, p.de.generation, i);
+        // Thread 0 loads the parent's fitness now (only the vector's selecting block writes it, after every
+        // chunk's ticket), so that the selection does not wait for it.
+        double parent = 0.0;
         if (threadIdx.x == 0) {
+            parent = fitness[i];
             de_draw_vector(p.de, i, weights, rates, s_partners, &s_f, &s_cr, &s_j_rand);
             s_length = d;
             const unsigned int own = slot_in[i];
@@ -515,37 +535,59 @@ extern "C" __global__ void de_generation_f32(float* buffer0, float* buffer1, con
         if (p.problem == DE_PROBLEM_ETC) {
             trial = de_fused_etc(p, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, etc, s_warp, s_tree);
         } else {
-            trial = p.items == 8u ? de_fused_rastrigin<8u>(p, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp)
-                                  : de_fused_rastrigin<2u>(p, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp);
+            trial = p.items == 8u ? de_fused_rastrigin<8u>(p, chunk, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp)
+                                  : de_fused_rastrigin<2u>(p, chunk, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp);
         }
         if (threadIdx.x == 0) {
-            const bool wins = de_trial_wins(trial, fitness[i], p.de.accept_equal);
-            if (wins) {
-                fitness[i] = trial;
-                weights[i] = f;
-                rates[i] = cr;
+            bool select = true;
+            if (chunks > 1u) {
+                // Publish this chunk's sum, then the vector's last chunk adds all of them with the tree.
+                partials[w] = trial;
+                __threadfence();
+                select = atomicAdd(vector_done + i, 1u) == chunks - 1u;
+                if (select) {
+                    __threadfence();
+                    EvoTreeStack<false> stack;
+                    stack.init();
+                    for (unsigned int c = 0; c < chunks; ++c) {
+                        stack.push(__ldcg(partials + (unsigned long long)i * chunks + c));
+                    }
+                    while ((stack.pushed & (stack.pushed - 1ull)) != 0ull) {
+                        stack.push(0.0);
+                    }
+                    trial = stack.node[0];
+                    vector_done[i] = 0u;
+                }
             }
-            slot_out[i] = wins ? 1u - s_own : s_own;
+            if (select) {
+                const bool wins = de_trial_wins(trial, parent, p.de.accept_equal);
+                if (wins) {
+                    fitness[i] = trial;
+                    weights[i] = f;
+                    rates[i] = cr;
+                }
+                slot_out[i] = wins ? 1u - s_own : s_own;
+                // The last vector selected sees every vector's fitness: each publishes (fence) first.
+                __threadfence();
+                s_last = atomicAdd(done, 1u) == m - 1u;
+            } else {
+                s_last = false;
+            }
         }
-        // The shared draws of the next vector must not overwrite these before every thread is done.
         __syncthreads();
-    }
-    // The last block sees every block's fitness: each publishes its writes (fence) before taking a ticket.
-    if (threadIdx.x == 0) {
-        __threadfence();
-        s_last = atomicAdd(done, 1u) == gridDim.x - 1u;
-    }
-    __syncthreads();
-    if (s_last) {
-        __threadfence();
-        long long* s_key = reinterpret_cast<long long*>(s_warp);
-        unsigned int* s_index = reinterpret_cast<unsigned int*>(s_warp + 1024);
-        const unsigned int index = de_block_argmin(fitness, m, s_key, s_index);
-        if (threadIdx.x == 0) {
-            best[0] = index;
-            best_fitness[0] = __ldcg(fitness + index);
-            best_fitness[1] = (double)index;
-            done[0] = 0u;
+        if (s_last) {
+            __threadfence();
+            long long* s_key = reinterpret_cast<long long*>(s_warp);
+            unsigned int* s_index = reinterpret_cast<unsigned int*>(s_warp + 1024);
+            const unsigned int index = de_block_argmin(fitness, m, s_key, s_index);
+            if (threadIdx.x == 0) {
+                best[0] = index;
+                best_fitness[0] = __ldcg(fitness + index);
+                best_fitness[1] = (double)index;
+                done[0] = 0u;
+            }
         }
+        // The shared draws of the next work item must not overwrite these before every thread is done.
+        __syncthreads();
     }
 }

@@ -345,12 +345,17 @@ pub fn check_large(gpu: &Gpu, block: u32) -> CheckReport {
 /// Generations of the batched runs, and generations per batch.
 pub const BATCHED_RUN: (u64, u64) = (300, 75);
 
+/// Coordinates per vector of the batched run whose vectors are split over several blocks.
+pub const CHUNKED_DIMENSION: usize = 100_000;
+
 /// The one-launch generation without host reads in between: `DeCuda::step_many` in batches against the
 /// CPU's single steps, snapshots compared after every batch, on Rastrigin with D = 300 (tiles of 2B
-/// coordinates, the last one padded) and on the ETC instance, DE/best/1 (the best index kept on the device)
-/// and jDE with the exponential crossover, M = 100.
+/// coordinates, the last one padded) and on the ETC instance (M = 100), and on Rastrigin with D = 10^5 and
+/// M = 8 (vectors split into chunks of blocks, the last chunk partial); DE/best/1 (the best index kept on the
+/// device) and jDE with the exponential crossover.
 pub fn check_batched(gpu: &Gpu, block: u32) -> CheckReport {
-    let check = format!("step_many batches (Rastrigin D = 300, ETC; best/1, jDE), block {block}");
+    let check =
+        format!("step_many batches (Rastrigin D = 300 and 10^5, ETC; best/1, jDE), block {block}");
     let kernel = "de_generation_f32";
     let (generations, batch) = BATCHED_RUN;
     let outcome = (|| {
@@ -375,7 +380,14 @@ pub fn check_batched(gpu: &Gpu, block: u32) -> CheckReport {
                 Err(mismatch) => return Ok(Err(mismatch)),
             }
             let etc = scheduling_problem()?;
-            match batches(&what, gpu, params, etc, generations, batch)? {
+            match batches(&what, gpu, params.clone(), etc, generations, batch)? {
+                Ok(n) => cases += n,
+                Err(mismatch) => return Ok(Err(mismatch)),
+            }
+            // Few long vectors: each is split over several blocks (chunks), the last one partial.
+            let long = DeRastrigin::new(CHUNKED_DIMENSION)?;
+            let few = params.with_population(8)?;
+            match batches(&what, gpu, few, long, generations, batch)? {
                 Ok(n) => cases += n,
                 Err(mismatch) => return Ok(Err(mismatch)),
             }

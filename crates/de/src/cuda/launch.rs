@@ -342,17 +342,21 @@ pub struct DeGenerationParams {
     pub lambda: f64,
     /// Adjacent coordinates per thread in a tile: 2, or 8 for Rastrigin with `D > 2048`.
     pub items: u32,
+    /// Blocks per vector (1 for ETC).
+    pub chunks: u32,
+    /// Coordinates per chunk: a power of two, a multiple of the tile (one chunk: at least `D`).
+    pub chunk_len: u32,
     /// Padding to a multiple of 8 bytes.
     pub pad: u32,
 }
-const _: () = assert!(size_of::<DeGenerationParams>() == 72);
-// SAFETY: repr(C), integers and one f64 without padding, the layout of `DeGenerationParams` (72 bytes,
+const _: () = assert!(size_of::<DeGenerationParams>() == 80);
+// SAFETY: repr(C), integers and one f64 without padding, the layout of `DeGenerationParams` (80 bytes,
 // asserted on both sides).
 unsafe impl KernelParams for DeGenerationParams {}
 
 impl DeGenerationParams {
-    /// The parameters of a fused generation of `problem`.
-    pub(crate) fn new(de: DeKernelParams, problem: FusedProblem) -> Self {
+    /// The parameters of a fused generation of `problem` with `plan`'s chunks.
+    pub(crate) fn new(de: DeKernelParams, problem: FusedProblem, plan: FusedPlan) -> Self {
         let (problem_id, machines, lambda) = match problem {
             FusedProblem::Rastrigin => (0, 0, 0.0),
             FusedProblem::Etc { machines, lambda } => (1, machines, lambda),
@@ -362,10 +366,66 @@ impl DeGenerationParams {
             problem: problem_id,
             machines,
             lambda,
-            items: fused_items(problem, de.dimension as usize),
+            items: plan.items,
+            chunks: plan.chunks,
+            chunk_len: plan.chunk_len,
             pad: 0,
         }
     }
+}
+
+/// The launch shape of the fused generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FusedPlan {
+    /// Threads per block.
+    pub block: u32,
+    /// Adjacent coordinates per thread in a tile ([`fused_items`]).
+    pub items: u32,
+    /// Blocks per vector.
+    pub chunks: u32,
+    /// Coordinates per chunk (a power of two, a multiple of `items · block`; one chunk: at least `D`).
+    pub chunk_len: u32,
+}
+
+/// Vectors' coordinates from which Rastrigin may split a vector over several blocks.
+pub const CHUNKED_FROM: usize = 1 << 16;
+/// Threads per block when a vector is split (several blocks per multiprocessor).
+const CHUNKED_BLOCK: u32 = 256;
+
+/// The fused generation's shape for `M` vectors of `D` coordinates on a device with `multiprocessors`:
+/// [`fused_block`] threads, one block per vector, except Rastrigin from [`CHUNKED_FROM`] coordinates when
+/// `M` blocks would leave the device short of work (fewer than 4 per multiprocessor): then vectors split
+/// into chunks of 256-thread blocks, a power-of-two number of coordinates each, about 4 blocks per
+/// multiprocessor in all. `None` where the fused generation does not apply (see [`fused_block`]).
+pub fn fused_plan(
+    problem: FusedProblem,
+    population: usize,
+    dimension: usize,
+    cap: u32,
+    multiprocessors: u32,
+) -> Option<FusedPlan> {
+    let items = fused_items(problem, dimension);
+    let block = fused_block(problem, dimension, cap)?;
+    let wanted = (4 * multiprocessors.max(1) as usize).div_ceil(population.max(1));
+    if matches!(problem, FusedProblem::Rastrigin) && dimension >= CHUNKED_FROM && wanted > 1 {
+        let block = block.min(CHUNKED_BLOCK);
+        let tile = (items * block) as usize;
+        let chunk_len = dimension.div_ceil(wanted).next_power_of_two().max(tile);
+        let chunks = dimension.div_ceil(chunk_len);
+        return Some(FusedPlan {
+            block,
+            items,
+            chunks: chunks as u32,
+            chunk_len: chunk_len as u32,
+        });
+    }
+    let tile = (items * block) as usize;
+    Some(FusedPlan {
+        block,
+        items,
+        chunks: 1,
+        chunk_len: dimension.next_power_of_two().max(tile) as u32,
+    })
 }
 
 /// Coordinates per thread in a tile of the fused generation: 8 for Rastrigin beyond 2048 coordinates (more
@@ -407,6 +467,14 @@ pub struct SlottedPopulation<'a> {
     pub rates: &'a mut DeviceBuffer<f32>,
 }
 
+/// The per-chunk sums of a split vector.
+pub struct ChunkSums<'a> {
+    /// One sum per (vector, chunk), `M · chunks` entries.
+    pub partials: &'a mut DeviceBuffer<f64>,
+    /// Every vector's chunk ticket counter (`M` entries, 0 between launches).
+    pub done: &'a mut DeviceBuffer<u32>,
+}
+
 /// The best vector, kept on the device from one generation to the next.
 pub struct DeviceBest<'a> {
     /// Its index (one element): read at the start of the generation, written by the last block.
@@ -417,19 +485,27 @@ pub struct DeviceBest<'a> {
     pub done: &'a mut DeviceBuffer<u32>,
 }
 
+/// The read-only inputs of the fused generation.
+pub struct FusedInputs<'a> {
+    /// The search box.
+    pub bounds: DeviceBounds<'a>,
+    /// The task-major ETC matrix (`n × m`) for ETC, any one-element buffer for Rastrigin.
+    pub etc: &'a DeviceBuffer<f32>,
+}
+
 /// One whole generation (steps 3.1–3.4 and the best vector) in one launch (twin: `DeCpu::step`).
-/// `etc` is the task-major ETC matrix (`n × m`) for ETC, any one-element buffer for Rastrigin.
 pub fn generation(
     gpu: &Gpu,
     population: SlottedPopulation<'_>,
+    chunk_sums: ChunkSums<'_>,
     best: DeviceBest<'_>,
-    bounds: &DeviceBounds<'_>,
-    etc: &DeviceBuffer<f32>,
+    inputs: &FusedInputs<'_>,
     p: &DeGenerationParams,
     settings: Settings,
 ) -> Result<()> {
     let de = &p.de;
     let (m, d) = (de.rows(), de.dimension as usize);
+    let (bounds, etc) = (&inputs.bounds, inputs.etc);
     let [buffer0, buffer1] = population.buffers;
     check_len("population buffer 0", buffer0, de.coordinates())?;
     check_len("population buffer 1", buffer1, de.coordinates())?;
@@ -441,38 +517,55 @@ pub fn generation(
     check_len("best index buffer", best.index, 1)?;
     check_len("best fitness buffer", best.fitness, 2)?;
     check_len("ticket buffer", best.done, 1)?;
+    let chunks = p.chunks as usize;
+    check_len("chunk sums buffer", chunk_sums.partials, m * chunks)?;
+    check_len("chunk ticket buffer", chunk_sums.done, m)?;
     check_len("lower bounds buffer", bounds.lower, d)?;
     check_len("upper bounds buffer", bounds.upper, d)?;
     let block = settings.block;
     let block_ok = block.is_power_of_two() && (32..=1024).contains(&block);
-    let shape_ok = match p.problem {
-        0 => true,
-        _ => {
-            etc.len() == d * p.machines as usize
-                && (1..=FUSED_MAX_MACHINES).contains(&p.machines)
-                && d <= 2 * block as usize
-        }
-    };
+    let tile = p.items as usize * block as usize;
+    let chunk_len = p.chunk_len as usize;
+    let chunks_ok = chunks >= 1
+        && chunk_len.is_power_of_two()
+        && chunk_len.is_multiple_of(tile)
+        && chunks * chunk_len >= d
+        && (chunks == 1 || (chunks - 1) * chunk_len < d);
+    let shape_ok = chunks_ok
+        && matches!(p.items, 2 | 8)
+        && match p.problem {
+            0 => true,
+            _ => {
+                etc.len() == d * p.machines as usize
+                    && (1..=FUSED_MAX_MACHINES).contains(&p.machines)
+                    && d <= 2 * block as usize
+                    && chunks == 1
+                    && p.items == 2
+            }
+        };
     if !(block_ok && shape_ok) {
         return Err(Error::invalid_parameter(
             ALGORITHM,
             "fused generation shape",
             format!(
-                "block {block}, D = {d}, m = {}, ETC of {}",
+                "block {block}, D = {d}, m = {}, ETC of {}, {} items, {chunks} chunks of {chunk_len}",
                 p.machines,
-                etc.len()
+                etc.len(),
+                p.items
             ),
-            "a power-of-two block in 32..=1024; ETC: D ≤ 2·block, 1 ≤ m ≤ 32, an n × m matrix",
+            "a power-of-two block in 32..=1024, 2 or 8 items, power-of-two chunks of whole tiles \
+             covering D; ETC: one chunk, 2 items, D ≤ 2·block, 1 ≤ m ≤ 32, an n × m matrix",
         ));
     }
     let kernel = gpu.kernel(ModuleId::De, "de_generation_f32", settings.profile)?;
     // SAFETY: arguments follow `de_generation_f32(float* buffer0, float* buffer1, const unsigned int*
     // slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best,
-    // double* best_fitness, unsigned int* done, const float* lower, const float* upper, const float* etc,
-    // DeGenerationParams)`; lengths checked above: rows below M of both buffers, slots, fitness, F and CR
-    // below M, bounds below D, ETC entries t·m + s with t < n and s < m; `slots_in` holds 0 or 1 and `best`
-    // an index below M (both written by the engine or this kernel); the block is a power of two ≤ 1024 (the
-    // argmin's shared arrays) and covers the ETC tile.
+    // double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float*
+    // lower, const float* upper, const float* etc, DeGenerationParams)`; lengths checked above: rows below M
+    // of both buffers, slots, fitness, F, CR and chunk tickets below M, partials below M·chunks, bounds below
+    // D, ETC entries t·m + s with t < n and s < m; chunks of whole tiles cover D; `slots_in` holds 0 or 1
+    // and `best` an index below M (both written by the engine or this kernel); the block is a power of two
+    // ≤ 1024 (the argmin's shared arrays) and covers the ETC tile.
     unsafe {
         kernel
             .launch()
@@ -485,11 +578,17 @@ pub fn generation(
             .output(population.rates)
             .output(best.index)
             .output(best.fitness)
+            .output(chunk_sums.partials)
+            .output(chunk_sums.done)
             .output(best.done)
             .input(bounds.lower)
             .input(bounds.upper)
             .input(etc)
             .params(p)
-            .run(LaunchConfig::linear(grid_for_rows(de.population), block, 0))
+            .run(LaunchConfig::linear(
+                grid_for_rows(de.population * u64::from(p.chunks)),
+                block,
+                0,
+            ))
     }
 }

@@ -16,8 +16,8 @@ use evo_benchmarks::cuda::scheduling::EtcOutputs;
 use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use launch::{
-    DeGenerationParams, DeKernelParams, DeviceBest, DeviceBounds, EvaluatedTrials, FusedProblem,
-    Parents, Population, Settings, SlottedPopulation, Trials,
+    ChunkSums, DeGenerationParams, DeKernelParams, DeviceBest, DeviceBounds, EvaluatedTrials,
+    FusedInputs, FusedProblem, Parents, Population, Settings, SlottedPopulation, Trials,
 };
 
 /// The DE engine on one CUDA device (see the module docs). Bit-identical to [`DeCpu`](crate::DeCpu) under
@@ -80,6 +80,9 @@ struct Fused {
     etc: DeviceBuffer<f32>,
     slots: [DeviceBuffer<u32>; 2],
     current: usize,
+    /// Per-chunk sums and per-vector chunk tickets of split vectors.
+    partials: DeviceBuffer<f64>,
+    vector_done: DeviceBuffer<u32>,
     done: DeviceBuffer<u32>,
 }
 
@@ -106,16 +109,24 @@ impl Fused {
                 Err(_) => return Ok(None),
             },
         };
-        let Some(block) = launch::fused_block(problem, dimension, params.block_size()) else {
+        let m = params.population();
+        let Some(plan) = launch::fused_plan(
+            problem,
+            m,
+            dimension,
+            params.block_size(),
+            gpu.info().multiprocessors,
+        ) else {
             return Ok(None);
         };
-        let m = params.population();
         Ok(Some(Self {
-            params: DeGenerationParams::new(kernel_params, problem),
-            block,
+            params: DeGenerationParams::new(kernel_params, problem, plan),
+            block: plan.block,
             etc: gpu.upload(&etc)?,
             slots: [gpu.alloc_zeroed(m)?, gpu.alloc_zeroed(m)?],
             current: 0,
+            partials: gpu.alloc_zeroed(m * plan.chunks as usize)?,
+            vector_done: gpu.alloc_zeroed(m)?,
             done: gpu.alloc_zeroed(1)?,
         }))
     }
@@ -394,16 +405,22 @@ impl<P: DeviceProblem> DeCuda<P> {
                         weights: &mut self.weights,
                         rates: &mut self.rates,
                     },
+                    ChunkSums {
+                        partials: &mut fused.partials,
+                        done: &mut fused.vector_done,
+                    },
                     DeviceBest {
                         index: &mut self.best,
                         fitness: &mut self.best_fitness,
                         done: &mut fused.done,
                     },
-                    &DeviceBounds {
-                        lower: &self.lower,
-                        upper: &self.upper,
+                    &FusedInputs {
+                        bounds: DeviceBounds {
+                            lower: &self.lower,
+                            upper: &self.upper,
+                        },
+                        etc: &fused.etc,
                     },
-                    &fused.etc,
                     &fused.params,
                     Settings {
                         block: fused.block,
