@@ -2,6 +2,7 @@
 
 mod core;
 mod de;
+mod dpga;
 mod eval;
 mod ga;
 mod ma;
@@ -22,5 +23,6 @@ pub fn suites() -> Vec<Box<dyn Suite>> {
         Box::new(de::De),
         Box::new(ga::Ga),
         Box::new(ma::Ma),
+        Box::new(dpga::Dpga),
     ]
 }
