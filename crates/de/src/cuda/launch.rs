@@ -395,7 +395,7 @@ const CHUNKED_BLOCK: u32 = 256;
 /// The fused generation's shape for `M` vectors of `D` coordinates on a device with `multiprocessors`:
 /// [`fused_block`] threads, one block per vector, except Rastrigin from [`CHUNKED_FROM`] coordinates when
 /// `M` blocks would leave the device short of work (fewer than 4 per multiprocessor): then vectors split
-/// into chunks of 256-thread blocks, a power-of-two number of coordinates each, about 4 blocks per
+/// into chunks of 256-thread blocks, a power-of-two number of coordinates each, at least 4 blocks per
 /// multiprocessor in all. `None` where the fused generation does not apply (see [`fused_block`]).
 pub fn fused_plan(
     problem: FusedProblem,
@@ -410,7 +410,14 @@ pub fn fused_plan(
     if matches!(problem, FusedProblem::Rastrigin) && dimension >= CHUNKED_FROM && wanted > 1 {
         let block = block.min(CHUNKED_BLOCK);
         let tile = (items * block) as usize;
-        let chunk_len = dimension.div_ceil(wanted).next_power_of_two().max(tile);
+        // The largest power of two not above D / wanted, so that there are at least `wanted` chunks.
+        let target = dimension.div_ceil(wanted);
+        let below = if target.is_power_of_two() {
+            target
+        } else {
+            target.next_power_of_two() / 2
+        };
+        let chunk_len = below.max(tile);
         let chunks = dimension.div_ceil(chunk_len);
         return Some(FusedPlan {
             block,
@@ -590,5 +597,32 @@ pub fn generation(
                 block,
                 0,
             ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fused_plans_cover_the_vector_with_power_of_two_chunks_of_whole_tiles() {
+        let etc = FusedProblem::Etc {
+            machines: 16,
+            lambda: 0.75,
+        };
+        let plan = fused_plan(etc, 1024, 512, 64, 132).unwrap();
+        assert_eq!((plan.block, plan.items, plan.chunks), (256, 2, 1));
+        assert!(fused_plan(etc, 64, 4096, 256, 132).is_none());
+        let small = fused_plan(FusedProblem::Rastrigin, 64, 128, 1024, 132).unwrap();
+        assert_eq!((small.block, small.items, small.chunks), (64, 2, 1));
+        for (m, d, cap) in [(100, 1_000_000, 1024), (8, 100_000, 64), (4, 10_000_000, 1024)] {
+            let plan = fused_plan(FusedProblem::Rastrigin, m, d, cap, 132).unwrap();
+            let (chunks, len) = (plan.chunks as usize, plan.chunk_len as usize);
+            assert!(len.is_power_of_two() && len.is_multiple_of((plan.items * plan.block) as usize));
+            assert!(chunks * len >= d && (chunks - 1) * len < d, "{plan:?}");
+            assert!(m * chunks >= 4 * 132, "{plan:?}");
+        }
+        let huge = fused_plan(FusedProblem::Rastrigin, 100, 1_000_000, 1024, 132).unwrap();
+        assert_eq!((huge.block, huge.items, huge.chunks), (256, 8, 8));
     }
 }
