@@ -615,10 +615,16 @@ mod tests {
         assert!(fused_plan(etc, 64, 4096, 256, 132).is_none());
         let small = fused_plan(FusedProblem::Rastrigin, 64, 128, 1024, 132).unwrap();
         assert_eq!((small.block, small.items, small.chunks), (64, 2, 1));
-        for (m, d, cap) in [(100, 1_000_000, 1024), (8, 100_000, 64), (4, 10_000_000, 1024)] {
+        for (m, d, cap) in [
+            (100, 1_000_000, 1024),
+            (8, 100_000, 64),
+            (4, 10_000_000, 1024),
+        ] {
             let plan = fused_plan(FusedProblem::Rastrigin, m, d, cap, 132).unwrap();
             let (chunks, len) = (plan.chunks as usize, plan.chunk_len as usize);
-            assert!(len.is_power_of_two() && len.is_multiple_of((plan.items * plan.block) as usize));
+            assert!(
+                len.is_power_of_two() && len.is_multiple_of((plan.items * plan.block) as usize)
+            );
             assert!(chunks * len >= d && (chunks - 1) * len < d, "{plan:?}");
             assert!(m * chunks >= 4 * 132, "{plan:?}");
         }
