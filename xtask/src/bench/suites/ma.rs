@@ -18,6 +18,8 @@
 //!   Example: `EVO_MA_CASES=shifted:rastrigin:3000000,cec:f8`. Unset: every case of the mode except 10^8.
 //! - The 10^8 run (shifted Rastrigin, 50 000 evaluations, one run) is opt-in: `EVO_MA_CASES=scale:*:100000000`
 //!   (any mode). It needs about 68 GB (computed before allocating; it fits an 80 GB H100).
+//! - The `small` part (opt-in, e.g. `EVO_MA_CASES=small:*:100000`) runs the six functions on
+//!   `[−1.22, 1.22]^D`, the domain size the paper's distances imply (docs/results/ma.md, "Quality").
 //! - `EVO_MA_RUNS`: runs per case of the shifted and CEC parts (overrides 10/20; `--quick` uses 1).
 //! - `EVO_MA_FIRST_RUN`: the index of the first run (seed `2015 + index`; default 0), to split the runs of a
 //!   case over calls: `EVO_MA_RUNS=5` then `EVO_MA_RUNS=5 EVO_MA_FIRST_RUN=5` are runs 0–9.
@@ -178,6 +180,10 @@ const PAPER_CEC: [(u32, f64, f64, f64, f64); 9] = [
     (20, 3.2e14, 4.2e15, 1.2e4, 3.7e4),
 ];
 
+/// The half-width of the `small` part's domain: an initial RMS distance to the optimum of about 0.9 per
+/// variable, as the paper's distances imply (docs/results/ma.md, "Quality").
+const SMALL_DOMAIN: f64 = 1.22;
+
 /// The 10^8-variable scale case, run only when selected explicitly.
 const HUNDRED_MILLION: usize = 100_000_000;
 
@@ -232,9 +238,9 @@ impl Selection {
         for item in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
             let mut fields = item.split(':');
             let part = fields.next().unwrap_or_default().to_ascii_lowercase();
-            if !["shifted", "cec", "scale", "cpu"].contains(&part.as_str()) {
+            if !["shifted", "small", "cec", "scale", "cpu"].contains(&part.as_str()) {
                 anyhow::bail!(
-                    "EVO_MA_CASES: unknown part {part:?} in {item:?} (shifted, cec, scale, cpu)"
+                    "EVO_MA_CASES: unknown part {part:?} in {item:?} (shifted, small, cec, scale, cpu)"
                 );
             }
             let name = fields
@@ -268,7 +274,7 @@ impl Selection {
     fn wants(&self, part: &str, name: &str, d: usize) -> bool {
         let short = name.strip_prefix("shifted-").unwrap_or(name);
         if self.selectors.is_empty() {
-            return d != HUNDRED_MILLION;
+            return d != HUNDRED_MILLION && part != "small";
         }
         self.selectors.iter().any(|s| {
             s.part == part
@@ -387,13 +393,17 @@ fn row(
 }
 
 impl Ma {
+    /// The six shifted functions; `part` "shifted" on their default domains, "small" on
+    /// `[−SMALL_DOMAIN, SMALL_DOMAIN]^D` (opt-in).
     fn shifted_gpu(
         &self,
         ctx: &BenchContext,
         gpu: &Gpu,
         sel: &Selection,
+        part: &str,
         result: &mut SuiteResult,
     ) -> anyhow::Result<()> {
+        let small = part == "small";
         let quick = ctx.quick();
         let budget: u64 = 500_000;
         let params = MaParams::new().with_max_evaluations(budget)?;
@@ -404,7 +414,7 @@ impl Ma {
             .filter(|&(function, d)| {
                 !quick || d == DIMS[0] || (function == ShiftedFunction::Rastrigin && d == DIMS[4])
             })
-            .filter(|&(function, d)| sel.wants("shifted", function.name(), d))
+            .filter(|&(function, d)| sel.wants(part, function.name(), d))
             .collect();
         if cases.is_empty() {
             return Ok(());
@@ -433,7 +443,11 @@ impl Ma {
                 (false, None, ShiftedFunction::Schwefel12) => 20,
                 (false, None, _) => 10,
             };
-            let problem = ShiftedProblem::new(function, d)?;
+            let problem = if small {
+                ShiftedProblem::with_domain(function, d, -SMALL_DOMAIN, SMALL_DOMAIN)?
+            } else {
+                ShiftedProblem::new(function, d)?
+            };
             let shift = problem.shift().to_vec();
             let outcomes = (0..runs)
                 .map(|r| {
@@ -456,8 +470,9 @@ impl Ma {
             let paper_gpu_scaled = paper_gpu * budget as f64 / 500_000.0;
             result.rows.push(row(
                 format!(
-                    "CUDA {} D={d} {budget} evaluations, mean of {runs}",
-                    function.name()
+                    "CUDA {}{} D={d} {budget} evaluations, mean of {runs}",
+                    function.name(),
+                    if small { " (domain ±1.22)" } else { "" }
                 ),
                 Backend::Cuda,
                 ctx.gpu_device(),
@@ -478,12 +493,17 @@ impl Ma {
         }
         bar.finish_and_clear();
         result.notes.push(format!(
-            "Six shifted functions on the GPU, {budget} evaluations per run (the paper's budget). Ours: MaCuda, Exact \
+            "Six shifted functions on the GPU{}, {budget} evaluations per run (the paper's budget). Ours: MaCuda, Exact \
              profile, N = 60, 20 children per crossover step, seeds {SEED} + {}.. (one per run). Time targets: shifted \
              Rastrigin ≤ 5 s at 10^5 and ≤ 60 s at 3·10^6. The paper does not state its domains; its distance/√D \
              (the RMS distance per variable) is about 0.7–1.2 for all six functions at every D, which our domains \
              (evo_benchmarks::shifted, e.g. [−100, 100] for Discus) cannot give: compare the reduction from the \
              initial best, not the objective values (docs/results/ma.md).\n\n{}",
+            if small {
+                " on [−1.22, 1.22]^D (the domain size the paper's distances imply)"
+            } else {
+                " on their default domains"
+            },
             sel.first_run,
             table.join("\n")
         ));
@@ -697,7 +717,7 @@ impl Suite for Ma {
     fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
         let mut result = SuiteResult::default();
         let sel = Selection::from_env()?;
-        let gpu_parts = ["shifted", "cec", "scale"]
+        let gpu_parts = ["shifted", "small", "cec", "scale"]
             .iter()
             .any(|part| sel.wants_part(part));
         if let Some(gpu) = ctx.gpu().cloned().filter(|_| gpu_parts) {
@@ -710,7 +730,8 @@ impl Suite for Ma {
                 SEED,
                 |_| 0.0,
             )?;
-            self.shifted_gpu(ctx, &gpu, &sel, &mut result)?;
+            self.shifted_gpu(ctx, &gpu, &sel, "shifted", &mut result)?;
+            self.shifted_gpu(ctx, &gpu, &sel, "small", &mut result)?;
             self.cec_gpu(ctx, &gpu, &sel, &mut result)?;
             self.scale_gpu(ctx, &gpu, &sel, &mut result)?;
         }
@@ -745,6 +766,8 @@ mod tests {
         assert!(some.wants("cec", "f8", 1_000_000));
         assert!(!some.wants("cec", "f1", 100_000));
         assert!(some.wants_part("cec") && !some.wants_part("cpu"));
+        assert!(!all.wants("small", "shifted-rastrigin", 100_000));
+        assert!(selection("small").wants("small", "rastrigin", 100_000));
         let big = selection("scale:*:100000000");
         assert!(big.wants("scale", "rastrigin", HUNDRED_MILLION));
         assert!(!big.wants("scale", "rastrigin", 10_000_000));
