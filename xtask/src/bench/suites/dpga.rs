@@ -16,14 +16,19 @@
 //!   counted there and its errors are to the infeasible best-known value), best/median/worst f − f* over the
 //!   feasible runs, mean evaluations.
 //!
-//! CPU: rayon over the runs, each engine on one thread (run r from seed 2026 + r). GPU: the CUDA batched
-//! engine is timed in [`gpu_side`]; it says why it is skipped when it does not run.
+//! CPU: rayon over the runs, each engine on one thread (run r from seed 2026 + r). GPU ([`gpu_side`]): the
+//! CUDA batched engine `DpgaBatchCuda` (every run of a problem in the same launches, Exact profile), the same
+//! seeds and stopping rules (each run's best is taken when its own rule stops it, while the batch goes on for
+//! the others); (a) one run per batch, (b) the defaults and the paper's preset, (c) every problem. Each GPU
+//! row's final bests must equal the CPU's bit for bit when both sides ran; a difference fails the command.
+//! The Gray-code wrapper has no GPU row (the CUDA engine takes CEC 2006 problems only).
 
 use std::time::Instant;
 
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{Bounds, ConstrainedProblem, Executor, Termination};
-use evo_dpga::{DpgaCpu, DpgaParams};
+use evo_dpga::{DpgaBatchCuda, DpgaCpu, DpgaParams};
+use evo_gpu_runtime::Gpu;
 use rayon::prelude::*;
 
 use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
@@ -144,6 +149,16 @@ impl ConstrainedProblem for Gray {
     }
 }
 
+/// The CPU's outcomes, for the GPU's bit-for-bit check.
+struct CpuOutcomes {
+    /// Experiment (a).
+    paper_time: Vec<Outcome>,
+    /// Experiment (b): the defaults, then the paper's preset.
+    g01: [Vec<Outcome>; 2],
+    /// Experiment (c): per problem, `None` when a run aborted.
+    suite: Vec<Option<Vec<Outcome>>>,
+}
+
 /// The `dpga` suite.
 pub struct Dpga;
 
@@ -163,12 +178,16 @@ impl Suite for Dpga {
         } else {
             (RUNS, EVALS, TIMED_RUNS)
         };
-        if ctx.cpu() {
-            paper_time(ctx, timed_runs, &mut result)?;
-            g01_quality(ctx, runs, evals, &mut result)?;
-            suite(ctx, runs, evals, &mut result)?;
-        }
-        gpu_side(ctx, &mut result);
+        let cpu = if ctx.cpu() {
+            Some(CpuOutcomes {
+                paper_time: paper_time(ctx, timed_runs, &mut result)?,
+                g01: g01_quality(ctx, runs, evals, &mut result)?,
+                suite: suite(ctx, runs, evals, &mut result)?,
+            })
+        } else {
+            None
+        };
+        gpu_side(ctx, runs, evals, timed_runs, cpu.as_ref(), &mut result)?;
         Ok(result)
     }
 }
@@ -223,7 +242,7 @@ fn paper_time(
     ctx: &BenchContext,
     timed_runs: usize,
     result: &mut SuiteResult,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<Outcome>> {
     let (problem, optimum) = g01()?;
     let params = DpgaParams::paper();
     let bar = ctx.progress(timed_runs as u64, "dpga (a)");
@@ -286,7 +305,7 @@ fn paper_time(
     );
     eprintln!("{note}\n");
     result.notes.push(note);
-    Ok(())
+    Ok(outcomes)
 }
 
 /// Experiment (b): g01 under the CEC budget, our defaults and the paper's preset.
@@ -295,8 +314,9 @@ fn g01_quality(
     runs: usize,
     evals: u64,
     result: &mut SuiteResult,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<[Vec<Outcome>; 2]> {
     let (problem, optimum) = g01()?;
+    let mut kept: [Vec<Outcome>; 2] = [Vec::new(), Vec::new()];
     let mut table = vec![
         "| configuration | runs × evaluations | feasible | f − f* ≤ 1e-4 | mean | sd | best | worst | mean evaluations |"
             .to_string(),
@@ -345,6 +365,11 @@ fn g01_quality(
             mean(&objectives),
             sd(&objectives),
         ));
+        match variant {
+            Variant::Default => kept[0].clone_from(&outcomes),
+            Variant::Paper => kept[1].clone_from(&outcomes),
+            Variant::Gray => {}
+        }
         let rate = runs as f64 / seconds;
         result.rows.push(Row {
             case: format!("g01 quality batch, {name}"),
@@ -382,7 +407,7 @@ fn g01_quality(
     );
     eprintln!("{note}\n");
     result.notes.push(note);
-    Ok(())
+    Ok(kept)
 }
 
 /// Experiment (c): CEC 2006 g01–g24 with our defaults.
@@ -391,9 +416,10 @@ fn suite(
     runs: usize,
     evals: u64,
     result: &mut SuiteResult,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<Option<Vec<Outcome>>>> {
     let params = DpgaParams::default();
     let problems = Cec2006Problem::all();
+    let mut kept = Vec::with_capacity(problems.len());
     let bar = ctx.progress(problems.len() as u64, "dpga (c)");
     let start = Instant::now();
     let mut table = vec![
@@ -419,6 +445,7 @@ fn suite(
                     problem.number()
                 ));
                 table.push(line);
+                kept.push(None);
                 bar.inc(1);
                 continue;
             }
@@ -462,6 +489,7 @@ fn suite(
         // Long runs: each row is also logged as soon as it is measured.
         eprintln!("dpga (c) {line}");
         table.push(line);
+        kept.push(Some(outcomes));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -488,7 +516,7 @@ fn suite(
          errors over the feasible runs; {seconds:.0} s wall on the CPU (rayon over runs):\n\n{}",
         table.join("\n")
     ));
-    Ok(())
+    Ok(kept)
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -496,14 +524,240 @@ fn suite(
 // experiments (a)–(c), its final bests checked bit for bit against the CPU rows above (same seeds).
 // ---------------------------------------------------------------------------------------------------------
 
-/// The CUDA side: says why it did not run.
-fn gpu_side(ctx: &BenchContext, result: &mut SuiteResult) {
-    let reason = if ctx.gpu().is_some() {
-        "skipped: no CUDA engine (evo-dpga has no batched CUDA engine in this build of the suite)"
-    } else {
-        "skipped: no CUDA device or --backend cpu"
+/// The CUDA side: experiments (a)–(c) on the batched engine, or why they did not run.
+fn gpu_side(
+    ctx: &BenchContext,
+    runs: usize,
+    evals: u64,
+    timed_runs: usize,
+    cpu: Option<&CpuOutcomes>,
+    result: &mut SuiteResult,
+) -> anyhow::Result<()> {
+    let Some(gpu) = ctx.gpu() else {
+        result
+            .notes
+            .push("GPU side: skipped (no CUDA device, or --backend cpu).".into());
+        return Ok(());
     };
-    result.notes.push(format!("GPU side: {reason}."));
+    let gpu = gpu.clone();
+    let (problem, optimum) = g01()?;
+    let target = Some(optimum + SUCCESS);
+    let mut lines = vec![
+        "| experiment | runs per batch | batches | wall s (all batches) | s per run | feasible | success | CPU check |"
+            .to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+    ];
+
+    // (a): one run per batch, as the paper's one-run timings.
+    let params = DpgaParams::paper();
+    let mut outcomes = Vec::with_capacity(timed_runs);
+    let mut seconds = 0.0;
+    for r in 0..timed_runs {
+        let (s, mut o) = gpu_batch(&gpu, &params, &problem, SEED + r as u64, 1, EVALS, target)?;
+        seconds += s;
+        outcomes.append(&mut o);
+    }
+    let check = compare(cpu.map(|c| c.paper_time.as_slice()), &outcomes);
+    let per_run = seconds / timed_runs as f64;
+    result.rows.push(Row {
+        case: "g01, paper's Table II preset, one run per batch".into(),
+        backend: Backend::Cuda,
+        device: ctx.gpu_device(),
+        size: timed_runs as u64,
+        median_ms: per_run * 1e3,
+        samples: timed_runs,
+        throughput: 1.0 / per_run,
+        unit: "runs/s".into(),
+        reference: Some(Reference::new(
+            "paper Table IV, GTX Titan (12.14 s)",
+            1.0 / PAPER_TITAN_S,
+            1.0 / per_run,
+        )),
+        check: Some(check.clone()),
+    });
+    lines.push(gpu_line(
+        "(a) g01, paper preset",
+        1,
+        timed_runs,
+        seconds,
+        &outcomes,
+        Some(optimum),
+        &check,
+    ));
+    judge(&check, "(a) g01 paper preset", result);
+
+    // (b): g01, the defaults and the paper's preset, every run in one batch.
+    for (k, (name, params)) in [
+        ("(b) g01, defaults", DpgaParams::default()),
+        ("(b) g01, paper preset", DpgaParams::paper()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (seconds, outcomes) = gpu_batch(&gpu, &params, &problem, SEED, runs, evals, target)?;
+        let check = compare(cpu.map(|c| c.g01[k].as_slice()), &outcomes);
+        result.rows.push(Row {
+            case: format!("g01 quality batch, {name}"),
+            backend: Backend::Cuda,
+            device: ctx.gpu_device(),
+            size: runs as u64,
+            median_ms: seconds * 1e3,
+            samples: 1,
+            throughput: runs as f64 / seconds,
+            unit: "runs/s".into(),
+            reference: None,
+            check: Some(check.clone()),
+        });
+        lines.push(gpu_line(
+            name,
+            runs,
+            1,
+            seconds,
+            &outcomes,
+            Some(optimum),
+            &check,
+        ));
+        judge(&check, name, result);
+    }
+
+    // (c): every problem, one batch each.
+    let params = DpgaParams::default();
+    for (index, problem) in Cec2006Problem::all().iter().enumerate() {
+        let name = format!("(c) g{:02}", problem.number());
+        let target = problem.optimum().map(|f| f + SUCCESS);
+        match gpu_batch(&gpu, &params, problem, SEED, runs, evals, target) {
+            Ok((seconds, outcomes)) => {
+                let cpu_outcomes = cpu
+                    .and_then(|c| c.suite.get(index))
+                    .and_then(|o| o.as_deref());
+                let check = compare(cpu_outcomes, &outcomes);
+                lines.push(gpu_line(
+                    &name,
+                    runs,
+                    1,
+                    seconds,
+                    &outcomes,
+                    problem.optimum(),
+                    &check,
+                ));
+                judge(&check, &name, result);
+            }
+            Err(error) => {
+                lines.push(format!(
+                    "| {name} | {runs} | 1 | batch aborted: {error:#} | | | | |"
+                ));
+                result
+                    .failures
+                    .push(format!("GPU {name}: the batch aborted: {error:#}"));
+            }
+        }
+    }
+    result.notes.push(format!(
+        "GPU side: DpgaBatchCuda on {} (Exact profile, {} threads per block), the same seeds and stopping \
+         rules as the CPU rows; wall time includes the initialisation and the per-generation read-back of \
+         every run's best, and excludes a one-run warm-up batch (module compilation). Success and errors as \
+         on the CPU ((c) g20: no success counted).\n\n{}",
+        ctx.gpu_device(),
+        evo_dpga::cuda::DEFAULT_BLOCK,
+        lines.join("\n")
+    ));
+    Ok(())
+}
+
+/// `runs` runs from seeds `seed + r` in one CUDA batch; each run's outcome is taken when its own rule
+/// (the [`Executor`]'s: target reached or `evals` spent, checked before every generation) stops it, while the
+/// batch steps on until every run has stopped. Returns the wall time of the batch (after a one-run warm-up).
+fn gpu_batch(
+    gpu: &Gpu,
+    params: &DpgaParams,
+    problem: &Cec2006Problem,
+    seed: u64,
+    runs: usize,
+    evals: u64,
+    target: Option<f64>,
+) -> anyhow::Result<(f64, Vec<Outcome>)> {
+    // Compile (or load) the module outside the timed region.
+    DpgaBatchCuda::new(params.clone(), problem, seed, 1, gpu)?;
+    gpu.synchronize()?;
+    let start = Instant::now();
+    let mut engine = DpgaBatchCuda::new(params.clone(), problem, seed, runs, gpu)?;
+    let mut done: Vec<Option<Outcome>> = vec![None; runs];
+    loop {
+        for (r, slot) in done.iter_mut().enumerate() {
+            if slot.is_some() {
+                continue;
+            }
+            let progress = engine.progress(r);
+            let stop =
+                target.is_some_and(|t| progress.best_fitness <= t) || progress.evaluations >= evals;
+            if stop {
+                let best = engine.best_evaluation(r);
+                *slot = Some(Outcome {
+                    feasible: best.feasible,
+                    objective: best.objective,
+                    evaluations: progress.evaluations,
+                    seconds: start.elapsed().as_secs_f64(),
+                });
+            }
+        }
+        if done.iter().all(Option::is_some) {
+            break;
+        }
+        engine.step()?;
+    }
+    gpu.synchronize()?;
+    let seconds = start.elapsed().as_secs_f64();
+    Ok((seconds, done.into_iter().flatten().collect()))
+}
+
+/// "bit-identical" when the GPU's final objectives and evaluation counts equal the CPU's run for run.
+fn compare(cpu: Option<&[Outcome]>, gpu: &[Outcome]) -> String {
+    let Some(cpu) = cpu else {
+        return "no CPU run to compare".into();
+    };
+    let differing = cpu
+        .iter()
+        .zip(gpu)
+        .filter(|(a, b)| {
+            a.objective.to_bits() != b.objective.to_bits()
+                || a.feasible != b.feasible
+                || a.evaluations != b.evaluations
+        })
+        .count();
+    if cpu.len() == gpu.len() && differing == 0 {
+        "final bests bit-identical to the CPU's".into()
+    } else {
+        format!("DIFFERS from the CPU in {differing} of {} runs", gpu.len())
+    }
+}
+
+fn judge(check: &str, name: &str, result: &mut SuiteResult) {
+    if check.starts_with("DIFFERS") {
+        result.failures.push(format!("GPU {name}: {check}"));
+    }
+}
+
+fn gpu_line(
+    name: &str,
+    runs: usize,
+    batches: usize,
+    seconds: f64,
+    outcomes: &[Outcome],
+    optimum: Option<f64>,
+    check: &str,
+) -> String {
+    let feasible = outcomes.iter().filter(|o| o.feasible).count();
+    let successes = optimum.map_or(0, |f| {
+        outcomes
+            .iter()
+            .filter(|o| o.feasible && o.objective - f <= SUCCESS)
+            .count()
+    });
+    let total = outcomes.len();
+    format!(
+        "| {name} | {runs} | {batches} | {seconds:.2} | {:.3} | {feasible}/{total} | {successes}/{total} | {check} |",
+        seconds / total.max(1) as f64
+    )
 }
 
 fn mean(values: &[f64]) -> f64 {
