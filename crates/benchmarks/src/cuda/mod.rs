@@ -11,7 +11,9 @@
 //!
 //! Work split: a grid of (tile, individual) blocks (individual fastest), each tile an aligned subtree of the canonical tree of
 //! the fitness' terms, and one block per individual for the second stage; for moderate `D` the first grid is
-//! one block per individual. Because tiles are aligned subtrees, the bits do not depend on the block size or
+//! one block per individual. Griewank's blocks take 4 consecutive individuals each
+//! ([`launch::GRIEWANK_GROUP`]), which share the tile's `1/√(i+1)`; `scan_squares` runs one warp per scan
+//! tile with the values in registers. Because tiles are aligned subtrees, the bits do not depend on the block size or
 //! the number of tiles (`kernels/cuda/benchmarks_continuous.cu` explains the kernels).
 //!
 //! Not done: the Fast profile's accuracy is not measured against the CPU (the equivalence suite uses Exact).
