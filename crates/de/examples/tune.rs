@@ -10,18 +10,23 @@
 //!
 //! A configuration is `strategy/F/CR/crossover/adaptation`, e.g. `rand1/0.5/0.005/bin/fixed` or
 //! `best1/0.5/0.9/exp/jde`; strategies `rand1`, `best1`, `ctb1` (current-to-best); crossovers `bin`, `exp`;
-//! adaptations `fixed`, `jde`. Add `+minmin` to an ETC configuration to seed the Min-Min schedule.
+//! adaptations `fixed`, `jde`. Add `+minmin` to an ETC configuration to seed the Min-Min schedule, `+eq` to
+//! let a trial as good as its parent replace it.
 
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
 use evo_core::{ContinuousProblem, Engine};
-use evo_de::{Adaptation, Crossover, DeCpu, DeParams, Strategy, min_min_vector};
+use evo_de::{Adaptation, Crossover, DeCpu, DeParams, Selection, Strategy, min_min_vector};
 use std::time::Instant;
 
 fn parse(config: &str, population: usize) -> Result<(DeParams, bool), String> {
     let (config, seeded) = match config.strip_suffix("+minmin") {
         Some(rest) => (rest, true),
         None => (config, false),
+    };
+    let (config, selection) = match config.strip_suffix("+eq") {
+        Some(rest) => (rest, Selection::BetterOrEqual),
+        None => (config, Selection::StrictlyBetter),
     };
     let parts: Vec<&str> = config.split('/').collect();
     let [strategy, f, cr, crossover, adaptation] = parts[..] else {
@@ -54,7 +59,8 @@ fn parse(config: &str, population: usize) -> Result<(DeParams, bool), String> {
         .map_err(|e| e.to_string())?
         .with_strategy(strategy)
         .with_crossover(crossover)
-        .with_adaptation(adaptation);
+        .with_adaptation(adaptation)
+        .with_selection(selection);
     Ok((params, seeded))
 }
 
