@@ -25,7 +25,7 @@ struct MaKernelParams {
     float rho;                      // unused (the Solis-Wets step size lives in MaSwState)
     float alpha;                    // BLX-alpha
     float range;                    // BGA range as a fraction of b - a
-    unsigned int flag;              // unused (keeps the 64-byte layout)
+    unsigned int flag;              // ma_sw_step_f32 / ma_sw_decide_f64: the look-ahead L (1 or 2)
 };
 static_assert(sizeof(MaKernelParams) == 64, "MaKernelParams must match its Rust mirror (64 bytes)");
 
@@ -217,9 +217,13 @@ extern "C" __global__ void ma_copy_f32(const float* src, float* dst, MaKernelPar
     }
 }
 
-// The device-resident Solis-Wets loop (spec step 14, "ours" in spec section 4): per iteration the host
-// enqueues ma_sw_step_f32, the problem's evaluation of the two probe rows and ma_sw_decide, and reads the
-// state back only every ~half of the remaining evaluations. Twin of MaSwState: ops::SwState.
+// The device-resident Solis-Wets loop (spec step 14, "ours" in spec section 4): per group of L iterations
+// (look-ahead L = p.flag, 1 or 2) the host enqueues ma_sw_step_f32, the problem's evaluation of the 2 (L = 1) or
+// 8 (L = 2) probe rows and ma_sw_decide_f64, and reads the state back only every ~half of the remaining
+// evaluations. Probe rows: 0 / 1 = forward / backward of iteration k; with L = 2 also, for each outcome o of
+// iteration k (0 forward, 1 backward, 2 failure), rows 2 + 2o / 3 + 2o = forward / backward of iteration k + 1
+// from the point, bias and rho that outcome leads to (speculative: only the branch taken is used). Twin of
+// MaSwState: ops::SwState.
 struct MaSwState {
     double current;              // f(x)
     double bad_value;            // the first non-finite fitness met
@@ -230,23 +234,47 @@ struct MaSwState {
     unsigned int used;           // evaluations spent
     unsigned int limit;          // evaluations allowed
     unsigned int iteration;      // the Philox step of the next iteration's noise
-    unsigned int pending;        // outcome of iteration - 1 not yet applied (0 forward, 1 backward, 2 failure, 3 none)
+    unsigned int pending;        // outcome of iteration pending_iteration not yet applied (0 forward, 1 backward, 2 failure, 3 none)
     unsigned int active;         // 1 while the application goes on
     unsigned int bad;            // 1 / 2: the forward / backward fitness was not finite
     unsigned int success_limit;
     unsigned int failure_limit;
     float expand;
     float contract;
+    unsigned int pending2;       // look-ahead: outcome of iteration pending_iteration + 1 (3 none)
+    float move_rho2;             // rho of pending2's probes
+    unsigned int pending_iteration;
+    unsigned int pad;
 };
-static_assert(sizeof(MaSwState) == 72, "MaSwState must match its Rust mirror ops::SwState (72 bytes)");
+static_assert(sizeof(MaSwState) == 88, "MaSwState must match its Rust mirror ops::SwState (88 bytes)");
 
 #define MA_SW_NONE 3u
 
-// One lane of 4 variables: first the pending iteration's update (bias, and on a success x = the accepted
-// probe row, d regenerated from its counters with move_rho), then, while the application is active, the two
-// probes clip(x + t) (row 0) and clip(x - t) (row 1) of iteration state->iteration with t = b + rho*n.
-// Every thread reads the same state, which only ma_sw_decide writes (the next launch). Twins:
-// CpuWorkspace::ls_update and CpuWorkspace::ls_probe.
+// rho after an iteration with outcome o from the counters of s (step 14.3, as ma_sw_decide_one).
+__device__ __forceinline__ float ma_sw_rho_after(const MaSwState& s, unsigned int o)
+{
+    unsigned int successes = s.successes;
+    unsigned int failures = s.failures;
+    if (o == 2u) {
+        failures += 1u;
+        successes = 0u;
+    } else {
+        successes += 1u;
+        failures = 0u;
+    }
+    float rho = s.rho;
+    if (successes >= s.success_limit) {
+        rho *= s.expand;
+    } else if (failures >= s.failure_limit) {
+        rho *= s.contract;
+    }
+    return rho;
+}
+
+// One lane of 4 variables: first the pending iterations' updates (bias, and on a success x = the accepted
+// probe row; d regenerated from its counters with move_rho / move_rho2), then, while the application is
+// active, the probes of the next L iterations (layout above). Every thread reads the same state, which only
+// ma_sw_decide_f64 writes (the next launch). Twins: CpuWorkspace::ls_update and CpuWorkspace::ls_probe.
 extern "C" __global__ void ma_sw_step_f32(float* x, float* bias, float* probes, const float* lower, const float* upper, const MaSwState* state, MaKernelParams p)
 {
     const unsigned long long lane = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -254,59 +282,74 @@ extern "C" __global__ void ma_sw_step_f32(float* x, float* bias, float* probes, 
     if (first >= p.dimension) {
         return;
     }
-    const unsigned int pending = state->pending;
-    const unsigned int active = state->active;
-    const unsigned int iteration = state->iteration;
-    if (pending != MA_SW_NONE) {
-        const float move_rho = state->move_rho;
-        const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, iteration - 1u, 0u), (unsigned int)lane);
-        const float* accepted = probes + (unsigned long long)(pending == 1u ? 1u : 0u) * p.dimension;
-        for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
+    const MaSwState s = *state;
+    const unsigned long long d = p.dimension;
+    if (s.pending != MA_SW_NONE) {
+        const float4 n1 = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration, 0u), (unsigned int)lane);
+        const float4 n2 = s.pending2 != MA_SW_NONE ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration + 1u, 0u), (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (unsigned int q = 0; q < 4u && first + q < d; ++q) {
             const unsigned long long i = first + q;
-            const float b = bias[i];
-            const float t = ma_sw_move(b, move_rho, ma_normal_of(n, q));
-            bias[i] = ma_sw_bias(b, t, pending);
-            if (pending != 2u) {
-                x[i] = accepted[i];
+            float b = bias[i];
+            const float t1 = ma_sw_move(b, s.move_rho, ma_normal_of(n1, q));
+            b = ma_sw_bias(b, t1, s.pending);
+            unsigned long long row = s.pending != 2u ? (unsigned long long)s.pending : ~0ull;
+            if (s.pending2 != MA_SW_NONE) {
+                const float t2 = ma_sw_move(b, s.move_rho2, ma_normal_of(n2, q));
+                b = ma_sw_bias(b, t2, s.pending2);
+                if (s.pending2 != 2u) {
+                    row = 2ull + 2ull * s.pending + s.pending2;
+                }
+            }
+            bias[i] = b;
+            if (row != ~0ull) {
+                x[i] = probes[row * d + i];
             }
         }
     }
-    if (active != 0u) {
-        const float rho = state->rho;
-        const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, iteration, 0u), (unsigned int)lane);
-        for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
+    if (s.active != 0u) {
+        const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration, 0u), (unsigned int)lane);
+        const float4 m = p.flag == 2u ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration + 1u, 0u), (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float rho_after[3];
+        for (unsigned int o = 0; o < 3u; ++o) {
+            rho_after[o] = ma_sw_rho_after(s, o);
+        }
+        for (unsigned int q = 0; q < 4u && first + q < d; ++q) {
             const unsigned long long i = first + q;
-            const float t = ma_sw_move(bias[i], rho, ma_normal_of(n, q));
+            const float b = bias[i];
             const float xi = x[i];
-            probes[i] = ma_sw_probe(xi, t, true, lower[i], upper[i]);
-            probes[p.dimension + i] = ma_sw_probe(xi, t, false, lower[i], upper[i]);
+            const float lo = lower[i];
+            const float hi = upper[i];
+            const float t = ma_sw_move(b, s.rho, ma_normal_of(n, q));
+            const float forward = ma_sw_probe(xi, t, true, lo, hi);
+            const float backward = ma_sw_probe(xi, t, false, lo, hi);
+            probes[i] = forward;
+            probes[d + i] = backward;
+            if (p.flag == 2u) {
+                for (unsigned int o = 0; o < 3u; ++o) {
+                    const float x1 = o == 0u ? forward : (o == 1u ? backward : xi);
+                    const float b1 = ma_sw_bias(b, t, o);
+                    const float t1 = ma_sw_move(b1, rho_after[o], ma_normal_of(m, q));
+                    probes[(2ull + 2ull * o) * d + i] = ma_sw_probe(x1, t1, true, lo, hi);
+                    probes[(3ull + 2ull * o) * d + i] = ma_sw_probe(x1, t1, false, lo, hi);
+                }
+            }
         }
     }
 }
 
-// The decision of one iteration (one thread): fitness[0] / fitness[1] are the forward / backward probes'.
-// Clears the pending outcome (ma_sw_step_f32 applied it), then, while active, decides as ops::sw_decide
-// (the twin, same order of operations) and stops on a non-finite fitness it uses.
-extern "C" __global__ void ma_sw_decide_f64(const double* fitness, MaSwState* state)
+// One decision (twin: ops::sw_decide, same order of operations) from the forward and backward fitness of
+// iteration s.iteration; returns the outcome, or MA_SW_NONE when the application ended without one (a failed
+// forward probe on the last evaluation, or a non-finite fitness it used: bad, bad_value).
+__device__ unsigned int ma_sw_decide_one(MaSwState& s, double forward, double backward)
 {
-    if (blockIdx.x != 0u || threadIdx.x != 0u) {
-        return;
-    }
-    MaSwState s = *state;
-    s.pending = MA_SW_NONE;
-    if (s.active == 0u) {
-        *state = s;
-        return;
-    }
-    const double forward = fitness[0];
     if (!isfinite(forward)) {
         s.bad = 1u;
         s.bad_value = forward;
         s.active = 0u;
-        *state = s;
-        return;
+        return MA_SW_NONE;
     }
     s.move_rho = s.rho;
+    s.pending_iteration = s.iteration;
     s.iteration += 1u;
     s.used += 1u;
     unsigned int outcome;
@@ -314,13 +357,11 @@ extern "C" __global__ void ma_sw_decide_f64(const double* fitness, MaSwState* st
         s.current = forward;
         outcome = 0u;
     } else if (s.used < s.limit) {
-        const double backward = fitness[1];
         if (!isfinite(backward)) {
             s.bad = 2u;
             s.bad_value = backward;
             s.active = 0u;
-            *state = s;
-            return;
+            return MA_SW_NONE;
         }
         s.used += 1u;
         if (backward < s.current) {
@@ -331,10 +372,8 @@ extern "C" __global__ void ma_sw_decide_f64(const double* fitness, MaSwState* st
         }
     } else {
         s.active = 0u;
-        *state = s;
-        return;
+        return MA_SW_NONE;
     }
-    s.pending = outcome;
     if (outcome == 2u) {
         s.failures += 1u;
         s.successes = 0u;
@@ -351,6 +390,33 @@ extern "C" __global__ void ma_sw_decide_f64(const double* fitness, MaSwState* st
     }
     if (s.used >= s.limit) {
         s.active = 0u;
+    }
+    return outcome;
+}
+
+// The decisions of one group of L = p.flag iterations (one thread). Clears the pending outcomes
+// (ma_sw_step_f32 applied them), then, while active, decides iteration k from rows 0 / 1 and, with L = 2 and the
+// application still active, iteration k + 1 from the rows of the branch taken.
+extern "C" __global__ void ma_sw_decide_f64(const double* fitness, MaSwState* state, MaKernelParams p)
+{
+    if (blockIdx.x != 0u || threadIdx.x != 0u) {
+        return;
+    }
+    MaSwState s = *state;
+    s.pending = MA_SW_NONE;
+    s.pending2 = MA_SW_NONE;
+    if (s.active != 0u) {
+        const unsigned int first = s.iteration;
+        const unsigned int o1 = ma_sw_decide_one(s, fitness[0], fitness[1]);
+        s.pending = o1;
+        if (p.flag == 2u && s.active != 0u && o1 != MA_SW_NONE) {
+            const float rho1 = s.move_rho;
+            const unsigned int o2 = ma_sw_decide_one(s, fitness[2u + 2u * o1], fitness[3u + 2u * o1]);
+            s.move_rho2 = s.move_rho;
+            s.move_rho = rho1;
+            s.pending2 = o2;
+        }
+        s.pending_iteration = first;
     }
     *state = s;
 }

@@ -4,7 +4,9 @@
 
 use evo_benchmarks::ShiftedFunction;
 use evo_equivalence::equivalence_test;
-use evo_equivalence::suite::ma::{check_cross_restore, check_run, check_variants};
+use evo_equivalence::suite::ma::{
+    check_cross_restore, check_lookahead_one, check_run, check_variants,
+};
 
 equivalence_test!(ma_runs_d1000_should_match_cpu, [256], |gpu, _block| {
     for function in ShiftedFunction::ALL {
@@ -22,6 +24,10 @@ equivalence_test!(ma_variants_should_match_cpu, [256], |gpu, _block| {
     for report in check_variants(gpu) {
         report.assert_passed();
     }
+});
+
+equivalence_test!(ma_lookahead_one_should_match_cpu, [256], |gpu, _block| {
+    check_lookahead_one(gpu).assert_passed();
 });
 
 equivalence_test!(ma_snapshots_should_cross_backends, [256], |gpu, _block| {

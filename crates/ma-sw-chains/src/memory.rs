@@ -1,7 +1,8 @@
 //! The device memory a CUDA run needs, computed before anything is allocated (spec §4: at D = 10^8 with
 //! N = 60 about 60 GB, so 10^8 variables fit an 80 GB GPU).
 
-use crate::cuda::launch::TILE;
+use crate::cuda::default_lookahead;
+use crate::cuda::launch::{TILE, sw_rows};
 use crate::params::MaParams;
 
 /// Room for the CUDA context, the loaded modules and the evaluator's small buffers.
@@ -13,7 +14,8 @@ pub const HEADROOM_BYTES: u64 = 256 << 20;
 /// | --- | --- |
 /// | population, chain biases | 2·N·D |
 /// | children area (padding) | K·D |
-/// | LS point, LS bias, the two probe rows | 4·D |
+/// | LS point, LS bias | 2·D |
+/// | Solis–Wets probe rows (8 up to 500 000 variables, 2 above: `cuda::default_lookahead`) | 8·D or 2·D |
 /// | bounds | 2·D |
 ///
 /// plus the problem's data (at most 16·D bytes: a shift vector in f64 and a permutation), the distance partials
@@ -26,7 +28,8 @@ pub fn device_bytes(params: &MaParams, dimension: usize) -> u64 {
     let k = params.children_per_step() as u64;
     let tiles = d.div_ceil(TILE);
     let rounded = |bytes: u64| bytes + bytes / 8;
-    let vectors = [n * d, n * d, k * d, d, d, 2 * d, d, d]
+    let probes = sw_rows(default_lookahead(dimension)) as u64 * d;
+    let vectors = [n * d, n * d, k * d, d, d, probes, d, d]
         .iter()
         .map(|&values| rounded(4 * values))
         .sum::<u64>();

@@ -81,7 +81,7 @@ pub fn sw_bias(bias: f32, t: f32, outcome: SwOutcome) -> f32 {
 pub const SW_NONE: u32 = 3;
 
 /// The scalar state of one Solis–Wets application (spec steps 14–15), as the host sets it up and as the
-/// device keeps it during a device-resident LS: `kernels/cuda/ma.cu` mirrors it as `MaSwState` (72 bytes).
+/// device keeps it during a device-resident LS: `kernels/cuda/ma.cu` mirrors it as `MaSwState` (88 bytes).
 /// [`sw_decide`] is the one place where the accept/reject, the counters and ρ are decided; both engines
 /// call it (the CUDA engine through its twin kernel `ma_sw_decide`).
 #[repr(C)]
@@ -120,6 +120,15 @@ pub struct SwState {
     pub expand: f32,
     /// ρ's contraction factor (0.5).
     pub contract: f32,
+    /// Device look-ahead only (the CPU engine leaves it at [`SW_NONE`]): the outcome of iteration
+    /// `pending_iteration + 1`, decided in the same launch as `pending`'s.
+    pub pending2: u32,
+    /// ρ of the probes of `pending2`'s iteration.
+    pub move_rho2: f32,
+    /// The iteration of `pending` (the Philox step of its noise).
+    pub pending_iteration: u32,
+    /// Padding to a multiple of 8 bytes.
+    pub pad: u32,
 }
 
 impl SwState {
@@ -152,6 +161,10 @@ impl SwState {
             failure_limit: limits.1,
             expand: factors.0,
             contract: factors.1,
+            pending2: SW_NONE,
+            move_rho2: rho,
+            pending_iteration: iteration,
+            pad: 0,
         }
     }
 }
@@ -169,6 +182,7 @@ pub fn sw_decide<E>(
 ) -> Result<(), E> {
     state.pending = SW_NONE;
     state.move_rho = state.rho;
+    state.pending_iteration = state.iteration;
     state.iteration = state.iteration.wrapping_add(1);
     state.used += 1;
     let outcome = if forward < state.current {

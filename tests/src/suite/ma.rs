@@ -232,6 +232,20 @@ pub fn check_variants(gpu: &Gpu) -> Vec<CheckReport> {
         .collect()
 }
 
+/// The Solis–Wets loop with look-ahead 1 (the default above 500 000 variables) at D = 1000, where the default
+/// is 2: every cycle of shifted Rastrigin, and the two look-aheads against each other.
+pub fn check_lookahead_one(gpu: &Gpu) -> CheckReport {
+    let check = "shifted-rastrigin, D = 1000, Solis–Wets look-ahead 1, every cycle".to_string();
+    let outcome = (|| {
+        let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, 1_000)?;
+        let mut cpu = MaCpu::new(params()?, &problem, SEED, 0)?;
+        let mut on_gpu = MaCuda::new(params()?, &problem, SEED, gpu)?;
+        on_gpu.set_sw_lookahead(1)?;
+        lockstep(&mut cpu, &mut on_gpu, EVALUATIONS)
+    })();
+    report(check, outcome)
+}
+
 /// A CPU snapshot after 3 cycles restores on the GPU; a GPU snapshot 3 cycles later restores on a fresh CPU
 /// engine; each pair then runs identically to the budget (Rastrigin, D = 1000).
 pub fn check_cross_restore(gpu: &Gpu) -> CheckReport {
@@ -264,6 +278,7 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
         }
     }
     reports.extend(check_variants(gpu));
+    reports.push(check_lookahead_one(gpu));
     reports.push(check_cross_restore(gpu));
     reports
 }

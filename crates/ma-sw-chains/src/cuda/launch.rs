@@ -43,7 +43,7 @@ pub struct MaKernelParams {
     pub alpha: f32,
     /// BGA range fraction.
     pub range: f32,
-    /// Unused (kept for the 64-byte layout).
+    /// `ma_sw_step_f32` / `ma_sw_decide_f64`: the look-ahead (1 or 2).
     pub flag: u32,
 }
 const _: () = assert!(size_of::<MaKernelParams>() == 64);
@@ -329,14 +329,20 @@ pub fn copy(
     }
 }
 
-const _: () = assert!(size_of::<SwState>() == 72);
-// SAFETY: `SwState` is repr(C) with two f64 then fourteen 4-byte numbers (no padding; 72 bytes, asserted here
+const _: () = assert!(size_of::<SwState>() == 88);
+// SAFETY: `SwState` is repr(C) with two f64 then eighteen 4-byte numbers (no padding; 88 bytes, asserted here
 // and for `MaSwState` in ma.cu); every bit pattern is a valid value.
 unsafe impl evo_gpu_runtime::DeviceCopy for SwState {}
 
+/// Probe rows of a Solis–Wets group with look-ahead `lookahead` (1: 2 rows; 2: 8 rows).
+pub fn sw_rows(lookahead: u32) -> usize {
+    if lookahead == 2 { 8 } else { 2 }
+}
+
 #[allow(clippy::too_many_arguments)]
-/// `ma_sw_step_f32`: applies the pending iteration of `state` to `x` and `bias`, then writes the forward and
-/// backward probes of the next iteration into the two rows of `probes` (stream and seed from `params`).
+/// `ma_sw_step_f32`: applies the pending iterations of `state` to `x` and `bias`, then writes the probes of the
+/// next `params.flag` (look-ahead, 1 or 2) iterations into the rows of `probes` (stream and seed from
+/// `params`).
 pub fn sw_step(
     gpu: &Gpu,
     x: &mut DeviceBuffer<f32>,
@@ -350,21 +356,29 @@ pub fn sw_step(
 ) -> Result<()> {
     const K: &str = "ma_sw_step_f32";
     let d = params.dimension as usize;
+    check(
+        K,
+        "look-ahead",
+        params.flag == 1 || params.flag == 2,
+        params.flag as usize,
+        "1 or 2".to_string(),
+    )?;
     let ok = [x.len(), bias.len(), lower.len(), upper.len()]
         .iter()
         .all(|&l| l == d);
     check(K, "vector length", ok, x.len(), format!("{d}"))?;
+    let rows = sw_rows(params.flag);
     check(
         K,
         "probe rows",
-        probes.len() == 2 * d,
+        probes.len() == rows * d,
         probes.len(),
-        format!("2 x {d}"),
+        format!("{rows} x {d}"),
     )?;
     check(K, "state", state.len() == 1, state.len(), "1".to_string())?;
     let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
-    // SAFETY: argument order and types match; every vector holds D values, `probes` 2·D, `state` one
-    // `MaSwState`; the kernel touches only variables < D (and D + i of `probes`).
+    // SAFETY: argument order and types match; every vector holds D values, `probes` rows·D for the look-ahead
+    // in `params.flag` (checked), `state` one `MaSwState`; the kernel touches only variables < D of each row.
     unsafe {
         kernel
             .launch()
@@ -379,30 +393,41 @@ pub fn sw_step(
     }
 }
 
-/// `ma_sw_decide_f64`: one Solis–Wets decision from the two probe fitness values into `state` (one thread).
+/// `ma_sw_decide_f64`: the Solis–Wets decisions of one group of `params.flag` iterations from the probe
+/// fitness values into `state` (one thread).
 pub fn sw_decide(
     gpu: &Gpu,
     fitness: &DeviceBuffer<f64>,
     state: &mut DeviceBuffer<SwState>,
+    params: MaKernelParams,
     profile: Profile,
 ) -> Result<()> {
     const K: &str = "ma_sw_decide_f64";
     check(
         K,
+        "look-ahead",
+        params.flag == 1 || params.flag == 2,
+        params.flag as usize,
+        "1 or 2".to_string(),
+    )?;
+    let rows = sw_rows(params.flag);
+    check(
+        K,
         "probe fitness",
-        fitness.len() == 2,
+        fitness.len() == rows,
         fitness.len(),
-        "2".to_string(),
+        format!("{rows}"),
     )?;
     check(K, "state", state.len() == 1, state.len(), "1".to_string())?;
     let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
-    // SAFETY: argument order and types match; `fitness` holds 2 values and `state` one `MaSwState`; only
-    // thread 0 of block 0 reads or writes.
+    // SAFETY: argument order and types match; `fitness` holds the group's rows (checked) and `state` one
+    // `MaSwState`; only thread 0 of block 0 reads or writes.
     unsafe {
         kernel
             .launch()
             .input(fitness)
             .output(state)
+            .params(&params)
             .run(LaunchConfig::linear(1, 32, 0))
     }
 }

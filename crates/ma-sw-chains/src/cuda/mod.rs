@@ -40,6 +40,15 @@ const EVAL_BLOCK: u32 = 256;
 /// Below this many evaluations left in a Solis–Wets application, one iteration is enqueued per evaluation.
 const SW_TAIL: u32 = 8;
 
+/// Up to this many variables the Solis–Wets loop decides 2 iterations per launch group (8 probe rows
+/// evaluated per group: cheap while launches, not bandwidth, bound the loop); above it, 1 (2 rows).
+pub const LOOKAHEAD_MAX_VARIABLES: usize = 500_000;
+
+/// The default look-ahead at `d` variables (see [`LOOKAHEAD_MAX_VARIABLES`]).
+pub fn default_lookahead(d: usize) -> u32 {
+    if d <= LOOKAHEAD_MAX_VARIABLES { 2 } else { 1 }
+}
+
 struct CudaWorkspace {
     gpu: Gpu,
     evaluator: CudaEvaluator,
@@ -62,6 +71,8 @@ struct CudaWorkspace {
     children_fitness: DeviceBuffer<f64>,
     probe_fitness: DeviceBuffer<f64>,
     sw_state: DeviceBuffer<SwState>,
+    /// Solis–Wets iterations per launch group (1 or 2).
+    lookahead: u32,
     partials: DeviceBuffer<f64>,
     distances: DeviceBuffer<f64>,
 }
@@ -75,9 +86,9 @@ impl CudaWorkspace {
         }
     }
 
-    /// One Solis–Wets iteration, enqueued without waiting: the step kernel (the pending update and the two
-    /// probes), the evaluation of both probe rows (the backward one speculatively: it is used only when the
-    /// forward probe fails), and the decision kernel.
+    /// One group of `lookahead` Solis–Wets iterations, enqueued without waiting: the step kernel (the pending
+    /// updates and the probes), the evaluation of every probe row in one call (speculative: only the rows of
+    /// the branch taken are used), and the decision kernel.
     fn sw_iteration(&mut self, params: MaKernelParams) -> Result<()> {
         launch::sw_step(
             &self.gpu,
@@ -100,6 +111,7 @@ impl CudaWorkspace {
             &self.gpu,
             &self.probe_fitness,
             &mut self.sw_state,
+            params,
             self.profile,
         )
     }
@@ -260,6 +272,7 @@ impl Workspace for CudaWorkspace {
         self.sw_state.copy_from_host(std::slice::from_ref(state))?;
         let params = MaKernelParams {
             stream: Stream::MaSwNoise.id(),
+            flag: self.lookahead,
             ..self.params()
         };
         let mut host = *state;
@@ -274,7 +287,7 @@ impl Workspace for CudaWorkspace {
             } else {
                 remaining.div_ceil(2)
             };
-            for _ in 0..iterations {
+            for _ in 0..iterations.div_ceil(self.lookahead) {
                 self.sw_iteration(params)?;
             }
             let mut back = [SwState::default()];
@@ -289,7 +302,7 @@ impl Workspace for CudaWorkspace {
             }
         }
         if host.pending != SW_NONE {
-            // The last decided iteration is applied by one more step kernel (inactive: no new probes).
+            // The last decided iterations are applied by one more step kernel (inactive: no new probes).
             launch::sw_step(
                 &self.gpu,
                 &mut self.ls_point,
@@ -414,11 +427,12 @@ impl<'p, P: CudaProblem + ?Sized> MaCuda<'p, P> {
             ls_bias: gpu.alloc(d)?,
             // Zeroed so that no evaluation reads unwritten memory (an iteration enqueued after the end of an
             // application evaluates the last probes again and ignores the result).
-            probes: gpu.alloc_zeroed(2 * d)?,
+            probes: gpu.alloc_zeroed(launch::sw_rows(default_lookahead(d)) * d)?,
             population_fitness: gpu.alloc(n)?,
             children_fitness: gpu.alloc(k)?,
-            probe_fitness: gpu.alloc_zeroed(2)?,
+            probe_fitness: gpu.alloc_zeroed(launch::sw_rows(default_lookahead(d)))?,
             sw_state: gpu.alloc_zeroed(1)?,
+            lookahead: default_lookahead(d),
             partials: gpu.alloc(pairs * tiles)?,
             distances: gpu.alloc(pairs)?,
         };
@@ -435,6 +449,29 @@ impl<'p, P: CudaProblem + ?Sized> MaCuda<'p, P> {
     /// The parameters.
     pub fn params(&self) -> &MaParams {
         &self.params
+    }
+
+    /// Sets how many Solis–Wets iterations one launch group decides (1 or 2; default
+    /// [`default_lookahead`]). The results do not depend on it (the look-ahead only evaluates the possible
+    /// next probes speculatively); it trades evaluated rows for launches.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a value other than 1 or 2; GPU errors (the probe rows are reallocated).
+    pub fn set_sw_lookahead(&mut self, lookahead: u32) -> Result<()> {
+        if lookahead != 1 && lookahead != 2 {
+            return Err(Error::invalid_parameter(
+                ALGORITHM,
+                "Solis–Wets look-ahead",
+                lookahead,
+                "1 or 2",
+            ));
+        }
+        let w = &mut self.workspace;
+        let rows = launch::sw_rows(lookahead);
+        w.probes = w.gpu.alloc_zeroed(rows * w.dimension)?;
+        w.probe_fitness = w.gpu.alloc_zeroed(rows)?;
+        w.lookahead = lookahead;
+        Ok(())
     }
 
     /// The problem.
