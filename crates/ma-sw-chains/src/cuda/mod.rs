@@ -7,17 +7,21 @@
 //! never move (index-based replacement: an adopted child is copied into the evicted slot).
 //!
 //! Solis–Wets runs device-resident: the chain's scalars travel to the device once per application
-//! ([`SwState`], 72 bytes) and every decision inside it (accept/reject, bias update, success and failure
+//! ([`SwState`], 88 bytes) and every decision inside it (accept/reject, bias update, success and failure
 //! counters, ρ) is made by the one-thread kernel `ma_sw_decide_f64`, the twin of
-//! [`ops::sw_decide`](crate::ops::sw_decide). One iteration is three enqueued launches with no host wait:
-//! `ma_sw_step_f32` (the previous iteration's bias/point update fused with the two probes
-//! `clip(x ± (b + ρ·n))`), the problem's evaluation of both probe rows in one call (the backward probe is
-//! evaluated speculatively and counted only when used), and the decision. The host enqueues ⌈remaining/2⌉
-//! iterations at a time (a lower bound on the iterations still to come, since one spends 1 or 2
-//! evaluations) and reads the state back after each batch, then one iteration per evaluation left once at
-//! most 8 are left: 4–6 round trips per application of 500 evaluations at a typical 1.6–1.8 evaluations per
-//! iteration (1 when every iteration fails, at most 8 when every forward probe succeeds), instead of one per
-//! evaluation.
+//! [`ops::sw_decide`](crate::ops::sw_decide). A group of L iterations (the look-ahead, 2 up to
+//! [`LOOKAHEAD_MAX_VARIABLES`], 1 above; [`MaCuda::set_sw_lookahead`]) is three enqueued calls with no host
+//! wait: `ma_sw_step_f32` (the previous group's bias/point updates fused with the probes), the problem's
+//! evaluation of every probe row in one call, and the decision. With L = 1 the rows are `clip(x ± (b + ρn))`
+//! of iteration k (the backward probe evaluated speculatively, counted only when used); with L = 2 also the
+//! forward and backward probes of iteration k + 1 for each of the three outcomes of k (8 rows; the point,
+//! bias and ρ each outcome leads to are computed per lane, the counters' effect on ρ from the state), so
+//! one group decides two iterations and only the rows of the branch taken count as evaluations. The host
+//! enqueues ⌈⌈remaining/2⌉/L⌉ groups at a time (⌈remaining/2⌉ is a lower bound on the iterations still to come,
+//! since one spends 1 or 2 evaluations) and reads the state back after each batch, then one iteration per
+//! evaluation left once at most 8 are left: 4–6 round trips per application of 500 evaluations at a typical
+//! 1.6–1.8 evaluations per iteration (1 when every iteration fails, at most 8 when every forward probe
+//! succeeds), instead of one per evaluation.
 
 pub mod launch;
 
