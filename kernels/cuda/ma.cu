@@ -1,6 +1,6 @@
 // MA-SW-Chains (kernel module `ma`): the vector work of the memetic cycle. The host (crates/ma-sw-chains,
-// `cycle.rs`) makes every decision except those inside a Solis-Wets application, which ma_sw_decide makes on
-// the device (twin: ops::sw_decide); these kernels do the per-variable work with the same scalar operators as
+// `cycle.rs`) makes every decision except those inside a Solis-Wets application, which ma_sw_step_f32 makes on
+// the device (ma_sw_decide_one, twin: ops::sw_decide); these kernels do the per-variable work with the same scalar operators as
 // `evo_ma_sw_chains::ops` (twins named `ma_*`, same order of operations), so under the Exact profile the CUDA
 // engine's snapshots equal the CPU engine's bit for bit.
 //
@@ -20,12 +20,12 @@ struct MaKernelParams {
     unsigned long long dst_offset;  // ma_copy_f32: first element written
     unsigned int stream;            // Philox stream id (counter word 3)
     unsigned int step;              // Philox step (counter word 2)
-    unsigned int count;             // rows, pairs or children in the launch
+    unsigned int count;             // rows, pairs or children in the launch; ma_sw_step_f32: the state slot read
     unsigned int tiles;             // distance tiles per pair
     float rho;                      // unused (the Solis-Wets step size lives in MaSwState)
     float alpha;                    // BLX-alpha
     float range;                    // BGA range as a fraction of b - a
-    unsigned int flag;              // ma_sw_step_f32 / ma_sw_decide_f64: the look-ahead L (1 or 2)
+    unsigned int flag;              // ma_sw_step_f32: the look-ahead L (1 or 2)
 };
 static_assert(sizeof(MaKernelParams) == 64, "MaKernelParams must match its Rust mirror (64 bytes)");
 
@@ -218,12 +218,12 @@ extern "C" __global__ void ma_copy_f32(const float* src, float* dst, MaKernelPar
 }
 
 // The device-resident Solis-Wets loop (spec step 14, "ours" in spec section 4): per group of L iterations
-// (look-ahead L = p.flag, 1 or 2) the host enqueues ma_sw_step_f32, the problem's evaluation of the 2 (L = 1) or
-// 8 (L = 2) probe rows and ma_sw_decide_f64, and reads the state back only every ~half of the remaining
-// evaluations. Probe rows: 0 / 1 = forward / backward of iteration k; with L = 2 also, for each outcome o of
-// iteration k (0 forward, 1 backward, 2 failure), rows 2 + 2o / 3 + 2o = forward / backward of iteration k + 1
-// from the point, bias and rho that outcome leads to (speculative: only the branch taken is used). Twin of
-// MaSwState: ops::SwState.
+// (look-ahead L = p.flag, 1 or 2) the host enqueues the problem's evaluation of the 2 (L = 1) or 8 (L = 2) probe
+// rows and ma_sw_step_f32, which decides the group, applies it and writes the next group's probes; the host
+// reads the state back only every ~half of the remaining evaluations. Probe rows: 0 / 1 = forward / backward
+// of iteration k; with L = 2 also, for each outcome o of iteration k (0 forward, 1 backward, 2 failure),
+// rows 2 + 2o / 3 + 2o = forward / backward of iteration k + 1 from the point, bias and rho that outcome leads
+// to (speculative: only the branch taken is used). Twin of MaSwState: ops::SwState.
 struct MaSwState {
     double current;              // f(x)
     double bad_value;            // the first non-finite fitness met
@@ -244,7 +244,7 @@ struct MaSwState {
     unsigned int pending2;       // look-ahead: outcome of iteration pending_iteration + 1 (3 none)
     float move_rho2;             // rho of pending2's probes
     unsigned int pending_iteration;
-    unsigned int pad;
+    unsigned int probed;         // 1: the probe rows hold an undecided group (their fitness is being evaluated)
 };
 static_assert(sizeof(MaSwState) == 88, "MaSwState must match its Rust mirror ops::SwState (88 bytes)");
 
@@ -269,72 +269,6 @@ __device__ __forceinline__ float ma_sw_rho_after(const MaSwState& s, unsigned in
         rho *= s.contract;
     }
     return rho;
-}
-
-// One lane of 4 variables: first the pending iterations' updates (bias, and on a success x = the accepted
-// probe row; d regenerated from its counters with move_rho / move_rho2), then, while the application is
-// active, the probes of the next L iterations (layout above). Every thread reads the same state, which only
-// ma_sw_decide_f64 writes (the next launch). Twins: CpuWorkspace::ls_update and CpuWorkspace::ls_probe.
-extern "C" __global__ void ma_sw_step_f32(float* x, float* bias, float* probes, const float* lower, const float* upper, const MaSwState* state, MaKernelParams p)
-{
-    const unsigned long long lane = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const unsigned long long first = lane * 4ull;
-    if (first >= p.dimension) {
-        return;
-    }
-    const MaSwState s = *state;
-    const unsigned long long d = p.dimension;
-    if (s.pending != MA_SW_NONE) {
-        const float4 n1 = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration, 0u), (unsigned int)lane);
-        const float4 n2 = s.pending2 != MA_SW_NONE ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration + 1u, 0u), (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        for (unsigned int q = 0; q < 4u && first + q < d; ++q) {
-            const unsigned long long i = first + q;
-            float b = bias[i];
-            const float t1 = ma_sw_move(b, s.move_rho, ma_normal_of(n1, q));
-            b = ma_sw_bias(b, t1, s.pending);
-            unsigned long long row = s.pending != 2u ? (unsigned long long)s.pending : ~0ull;
-            if (s.pending2 != MA_SW_NONE) {
-                const float t2 = ma_sw_move(b, s.move_rho2, ma_normal_of(n2, q));
-                b = ma_sw_bias(b, t2, s.pending2);
-                if (s.pending2 != 2u) {
-                    row = 2ull + 2ull * s.pending + s.pending2;
-                }
-            }
-            bias[i] = b;
-            if (row != ~0ull) {
-                x[i] = probes[row * d + i];
-            }
-        }
-    }
-    if (s.active != 0u) {
-        const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration, 0u), (unsigned int)lane);
-        const float4 m = p.flag == 2u ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration + 1u, 0u), (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        float rho_after[3];
-        for (unsigned int o = 0; o < 3u; ++o) {
-            rho_after[o] = ma_sw_rho_after(s, o);
-        }
-        for (unsigned int q = 0; q < 4u && first + q < d; ++q) {
-            const unsigned long long i = first + q;
-            const float b = bias[i];
-            const float xi = x[i];
-            const float lo = lower[i];
-            const float hi = upper[i];
-            const float t = ma_sw_move(b, s.rho, ma_normal_of(n, q));
-            const float forward = ma_sw_probe(xi, t, true, lo, hi);
-            const float backward = ma_sw_probe(xi, t, false, lo, hi);
-            probes[i] = forward;
-            probes[d + i] = backward;
-            if (p.flag == 2u) {
-                for (unsigned int o = 0; o < 3u; ++o) {
-                    const float x1 = o == 0u ? forward : (o == 1u ? backward : xi);
-                    const float b1 = ma_sw_bias(b, t, o);
-                    const float t1 = ma_sw_move(b1, rho_after[o], ma_normal_of(m, q));
-                    probes[(2ull + 2ull * o) * d + i] = ma_sw_probe(x1, t1, true, lo, hi);
-                    probes[(3ull + 2ull * o) * d + i] = ma_sw_probe(x1, t1, false, lo, hi);
-                }
-            }
-        }
-    }
 }
 
 // One decision (twin: ops::sw_decide, same order of operations) from the forward and backward fitness of
@@ -394,29 +328,103 @@ __device__ unsigned int ma_sw_decide_one(MaSwState& s, double forward, double ba
     return outcome;
 }
 
-// The decisions of one group of L = p.flag iterations (one thread). Clears the pending outcomes
-// (ma_sw_step_f32 applied them), then, while active, decides iteration k from rows 0 / 1 and, with L = 2 and the
-// application still active, iteration k + 1 from the rows of the branch taken.
-extern "C" __global__ void ma_sw_decide_f64(const double* fitness, MaSwState* state, MaKernelParams p)
+// The decisions of one group of L iterations: clears the previous outcomes, then, while active, decides
+// iteration k from rows 0 / 1 and, with L = 2 and the application still active, iteration k + 1 from the rows of
+// the branch taken.
+__device__ __forceinline__ void ma_sw_decide_group(MaSwState& s, const double* fitness, unsigned int lookahead)
 {
-    if (blockIdx.x != 0u || threadIdx.x != 0u) {
-        return;
-    }
-    MaSwState s = *state;
     s.pending = MA_SW_NONE;
     s.pending2 = MA_SW_NONE;
-    if (s.active != 0u) {
-        const unsigned int first = s.iteration;
-        const unsigned int o1 = ma_sw_decide_one(s, fitness[0], fitness[1]);
-        s.pending = o1;
-        if (p.flag == 2u && s.active != 0u && o1 != MA_SW_NONE) {
-            const float rho1 = s.move_rho;
-            const unsigned int o2 = ma_sw_decide_one(s, fitness[2u + 2u * o1], fitness[3u + 2u * o1]);
-            s.move_rho2 = s.move_rho;
-            s.move_rho = rho1;
-            s.pending2 = o2;
-        }
-        s.pending_iteration = first;
+    if (s.probed == 0u) {
+        return;
     }
-    *state = s;
+    s.probed = 0u;
+    if (s.active == 0u) {
+        return;
+    }
+    const unsigned int first = s.iteration;
+    const unsigned int o1 = ma_sw_decide_one(s, fitness[0], fitness[1]);
+    s.pending = o1;
+    if (lookahead == 2u && s.active != 0u && o1 != MA_SW_NONE) {
+        const float rho1 = s.move_rho;
+        const unsigned int o2 = ma_sw_decide_one(s, fitness[2u + 2u * o1], fitness[3u + 2u * o1]);
+        s.move_rho2 = s.move_rho;
+        s.move_rho = rho1;
+        s.pending2 = o2;
+    }
+    s.pending_iteration = first;
+}
+
+// One launch per group (p.count = the state slot read, 0 or 1; the other slot is written). Every thread reads
+// the state and the probe fitness and makes the same decisions (ma_sw_decide_group; nothing it reads is written
+// in this launch), thread 0 of block 0 writes the decided state; then each thread, for its lane of 4
+// variables, applies the decided iterations (bias, and on a success x = the accepted probe row; d regenerated
+// from its counters with move_rho / move_rho2) and, while the application is active, writes the probes of the
+// next group (layout above). Twins: ops::sw_decide, CpuWorkspace::ls_update and CpuWorkspace::ls_probe.
+extern "C" __global__ void ma_sw_step_f32(float* x, float* bias, float* probes, const float* lower, const float* upper, const double* fitness, MaSwState* states, MaKernelParams p)
+{
+    const unsigned int from = p.count & 1u;
+    MaSwState s = states[from];
+    ma_sw_decide_group(s, fitness, p.flag);
+    s.probed = s.active;
+    if (blockIdx.x == 0u && threadIdx.x == 0u) {
+        states[1u - from] = s;
+    }
+    const unsigned long long lane = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long first = lane * 4ull;
+    if (first >= p.dimension) {
+        return;
+    }
+    const unsigned long long d = p.dimension;
+    if (s.pending != MA_SW_NONE) {
+        const float4 n1 = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration, 0u), (unsigned int)lane);
+        const float4 n2 = s.pending2 != MA_SW_NONE ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration + 1u, 0u), (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (unsigned int q = 0; q < 4u && first + q < d; ++q) {
+            const unsigned long long i = first + q;
+            float b = bias[i];
+            const float t1 = ma_sw_move(b, s.move_rho, ma_normal_of(n1, q));
+            b = ma_sw_bias(b, t1, s.pending);
+            unsigned long long row = s.pending != 2u ? (unsigned long long)s.pending : ~0ull;
+            if (s.pending2 != MA_SW_NONE) {
+                const float t2 = ma_sw_move(b, s.move_rho2, ma_normal_of(n2, q));
+                b = ma_sw_bias(b, t2, s.pending2);
+                if (s.pending2 != 2u) {
+                    row = 2ull + 2ull * s.pending + s.pending2;
+                }
+            }
+            bias[i] = b;
+            if (row != ~0ull) {
+                x[i] = probes[row * d + i];
+            }
+        }
+    }
+    if (s.active != 0u) {
+        const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration, 0u), (unsigned int)lane);
+        const float4 m = p.flag == 2u ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration + 1u, 0u), (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float rho_after[3];
+        for (unsigned int o = 0; o < 3u; ++o) {
+            rho_after[o] = ma_sw_rho_after(s, o);
+        }
+        for (unsigned int q = 0; q < 4u && first + q < d; ++q) {
+            const unsigned long long i = first + q;
+            const float b = bias[i];
+            const float xi = x[i];
+            const float lo = lower[i];
+            const float hi = upper[i];
+            const float t = ma_sw_move(b, s.rho, ma_normal_of(n, q));
+            const float forward = ma_sw_probe(xi, t, true, lo, hi);
+            const float backward = ma_sw_probe(xi, t, false, lo, hi);
+            probes[i] = forward;
+            probes[d + i] = backward;
+            if (p.flag == 2u) {
+                for (unsigned int o = 0; o < 3u; ++o) {
+                    const float x1 = o == 0u ? forward : (o == 1u ? backward : xi);
+                    const float b1 = ma_sw_bias(b, t, o);
+                    const float t1 = ma_sw_move(b1, rho_after[o], ma_normal_of(m, q));
+                    probes[(2ull + 2ull * o) * d + i] = ma_sw_probe(x1, t1, true, lo, hi);
+                    probes[(3ull + 2ull * o) * d + i] = ma_sw_probe(x1, t1, false, lo, hi);
+                }
+            }
+        }
+    }
 }

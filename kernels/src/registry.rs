@@ -227,7 +227,6 @@ pub static MODULES: &[KernelModule] = &[
             "ma_crossover_f32",
             "ma_copy_f32",
             "ma_sw_step_f32",
-            "ma_sw_decide_f64",
         ],
     },
     KernelModule {

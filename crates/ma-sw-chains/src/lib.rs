@@ -69,11 +69,12 @@
 //! free device memory before it allocates anything.
 //!
 //! The CUDA engine's Solis–Wets loop is device-resident: the decisions inside an application are made on the
-//! device by the twin of [`ops::sw_decide`] and the host enqueues iterations in batches, reading the state
-//! back 1–8 times (typically 4–6) per application of 500 evaluations ([`cuda`] module docs).
+//! device by the twin of [`ops::sw_decide`], one launch of `ma_sw_step_f32` (decide, apply, next probes)
+//! plus one evaluation call per group of 1–2 iterations, and the host enqueues groups in batches, reading the
+//! state back 1–8 times (typically 4–6) per application of 500 evaluations ([`cuda`] module docs).
 //!
 //! Not implemented: a probe kernel fused with the evaluation (the evaluation stays evo-benchmarks' kernels,
-//! launched once per iteration for both probes), a persistent kernel or CUDA graph for the LS loop (the
+//! launched once per group for all probe rows), a persistent kernel or CUDA graph for the LS loop (the
 //! runtime has no graph capture); the paper's cuRAND XORWOW mode; a CUDA engine for problems without a GPU
 //! evaluation (use [`MaCpu`]).
 //!

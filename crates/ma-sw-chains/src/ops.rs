@@ -83,7 +83,7 @@ pub const SW_NONE: u32 = 3;
 /// The scalar state of one Solis–Wets application (spec steps 14–15), as the host sets it up and as the
 /// device keeps it during a device-resident LS: `kernels/cuda/ma.cu` mirrors it as `MaSwState` (88 bytes).
 /// [`sw_decide`] is the one place where the accept/reject, the counters and ρ are decided; both engines
-/// call it (the CUDA engine through its twin kernel `ma_sw_decide`).
+/// call it (the CUDA engine through its twin `ma_sw_decide_one` in the kernel `ma_sw_step_f32`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SwState {
@@ -127,8 +127,8 @@ pub struct SwState {
     pub move_rho2: f32,
     /// The iteration of `pending` (the Philox step of its noise).
     pub pending_iteration: u32,
-    /// Padding to a multiple of 8 bytes.
-    pub pad: u32,
+    /// Device only (the CPU engine leaves it at 0): 1 while the probe rows hold an undecided group.
+    pub probed: u32,
 }
 
 impl SwState {
@@ -164,7 +164,7 @@ impl SwState {
             pending2: SW_NONE,
             move_rho2: rho,
             pending_iteration: iteration,
-            pad: 0,
+            probed: 0,
         }
     }
 }
@@ -174,7 +174,7 @@ impl SwState {
 /// with an evaluation left (librealea `SolisWets::apply`). Sets `pending` to the outcome (the caller applies it
 /// to the point and bias with `move_rho`), updates the counters and ρ (step 14.3), and clears `active` when the
 /// evaluations are spent. The forward probe failing on the last evaluation ends the application with nothing
-/// changed (`pending` = [`SW_NONE`]). Twin: `ma_sw_decide`.
+/// changed (`pending` = [`SW_NONE`]). Twin: `ma_sw_decide_one` (`kernels/cuda/ma.cu`).
 pub fn sw_decide<E>(
     state: &mut SwState,
     forward: f64,

@@ -33,7 +33,7 @@ pub struct MaKernelParams {
     pub stream: u32,
     /// Philox step.
     pub step: u32,
-    /// Rows, pairs or children of the launch.
+    /// Rows, pairs or children of the launch; `ma_sw_step_f32`: the state slot read (0 or 1).
     pub count: u32,
     /// Distance tiles per pair.
     pub tiles: u32,
@@ -43,7 +43,7 @@ pub struct MaKernelParams {
     pub alpha: f32,
     /// BGA range fraction.
     pub range: f32,
-    /// `ma_sw_step_f32` / `ma_sw_decide_f64`: the look-ahead (1 or 2).
+    /// `ma_sw_step_f32`: the look-ahead (1 or 2).
     pub flag: u32,
 }
 const _: () = assert!(size_of::<MaKernelParams>() == 64);
@@ -340,9 +340,10 @@ pub fn sw_rows(lookahead: u32) -> usize {
 }
 
 #[allow(clippy::too_many_arguments)]
-/// `ma_sw_step_f32`: applies the pending iterations of `state` to `x` and `bias`, then writes the probes of the
-/// next `params.flag` (look-ahead, 1 or 2) iterations into the rows of `probes` (stream and seed from
-/// `params`).
+/// `ma_sw_step_f32`: decides the group whose probe fitness is in `fitness` (when `states[params.count]` says
+/// one was probed), writes the decided state into the other slot of `states`, applies the decided
+/// iterations to `x` and `bias`, and writes the probes of the next `params.flag` (look-ahead, 1 or 2)
+/// iterations into the rows of `probes` (stream and seed from `params`).
 pub fn sw_step(
     gpu: &Gpu,
     x: &mut DeviceBuffer<f32>,
@@ -350,7 +351,8 @@ pub fn sw_step(
     probes: &mut DeviceBuffer<f32>,
     lower: &DeviceBuffer<f32>,
     upper: &DeviceBuffer<f32>,
-    state: &DeviceBuffer<SwState>,
+    fitness: &DeviceBuffer<f64>,
+    states: &mut DeviceBuffer<SwState>,
     params: MaKernelParams,
     profile: Profile,
 ) -> Result<()> {
@@ -362,6 +364,13 @@ pub fn sw_step(
         params.flag == 1 || params.flag == 2,
         params.flag as usize,
         "1 or 2".to_string(),
+    )?;
+    check(
+        K,
+        "state slot",
+        params.count < 2,
+        params.count as usize,
+        "0 or 1".to_string(),
     )?;
     let ok = [x.len(), bias.len(), lower.len(), upper.len()]
         .iter()
@@ -375,10 +384,24 @@ pub fn sw_step(
         probes.len(),
         format!("{rows} x {d}"),
     )?;
-    check(K, "state", state.len() == 1, state.len(), "1".to_string())?;
+    check(
+        K,
+        "probe fitness",
+        fitness.len() == rows,
+        fitness.len(),
+        format!("{rows}"),
+    )?;
+    check(
+        K,
+        "states",
+        states.len() == 2,
+        states.len(),
+        "2".to_string(),
+    )?;
     let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
-    // SAFETY: argument order and types match; every vector holds D values, `probes` rows·D for the look-ahead
-    // in `params.flag` (checked), `state` one `MaSwState`; the kernel touches only variables < D of each row.
+    // SAFETY: argument order and types match; every vector holds D values, `probes` rows·D and `fitness` rows
+    // values for the look-ahead in `params.flag` (checked), `states` two `MaSwState`s of which the launch reads
+    // slot `params.count` and thread 0 writes the other; lanes touch only variables < D of each row.
     unsafe {
         kernel
             .launch()
@@ -387,47 +410,9 @@ pub fn sw_step(
             .output(probes)
             .input(lower)
             .input(upper)
-            .input(state)
+            .input(fitness)
+            .output(states)
             .params(&params)
             .run(config(lanes_grid(params.dimension), 1, 0))
-    }
-}
-
-/// `ma_sw_decide_f64`: the Solis–Wets decisions of one group of `params.flag` iterations from the probe
-/// fitness values into `state` (one thread).
-pub fn sw_decide(
-    gpu: &Gpu,
-    fitness: &DeviceBuffer<f64>,
-    state: &mut DeviceBuffer<SwState>,
-    params: MaKernelParams,
-    profile: Profile,
-) -> Result<()> {
-    const K: &str = "ma_sw_decide_f64";
-    check(
-        K,
-        "look-ahead",
-        params.flag == 1 || params.flag == 2,
-        params.flag as usize,
-        "1 or 2".to_string(),
-    )?;
-    let rows = sw_rows(params.flag);
-    check(
-        K,
-        "probe fitness",
-        fitness.len() == rows,
-        fitness.len(),
-        format!("{rows}"),
-    )?;
-    check(K, "state", state.len() == 1, state.len(), "1".to_string())?;
-    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
-    // SAFETY: argument order and types match; `fitness` holds the group's rows (checked) and `state` one
-    // `MaSwState`; only thread 0 of block 0 reads or writes.
-    unsafe {
-        kernel
-            .launch()
-            .input(fitness)
-            .output(state)
-            .params(&params)
-            .run(LaunchConfig::linear(1, 32, 0))
     }
 }

@@ -7,21 +7,23 @@
 //! never move (index-based replacement: an adopted child is copied into the evicted slot).
 //!
 //! Solis–Wets runs device-resident: the chain's scalars travel to the device once per application
-//! ([`SwState`], 88 bytes) and every decision inside it (accept/reject, bias update, success and failure
-//! counters, ρ) is made by the one-thread kernel `ma_sw_decide_f64`, the twin of
+//! ([`SwState`], 88 bytes, in two slots) and every decision inside it (accept/reject, bias update, success and
+//! failure counters, ρ) is made on the device by `ma_sw_decide_one`, the twin of
 //! [`ops::sw_decide`](crate::ops::sw_decide). A group of L iterations (the look-ahead, 2 up to
-//! [`LOOKAHEAD_MAX_VARIABLES`], 1 above; [`MaCuda::set_sw_lookahead`]) is three enqueued calls with no host
-//! wait: `ma_sw_step_f32` (the previous group's bias/point updates fused with the probes), the problem's
-//! evaluation of every probe row in one call, and the decision. With L = 1 the rows are `clip(x ± (b + ρn))`
-//! of iteration k (the backward probe evaluated speculatively, counted only when used); with L = 2 also the
-//! forward and backward probes of iteration k + 1 for each of the three outcomes of k (8 rows; the point,
-//! bias and ρ each outcome leads to are computed per lane, the counters' effect on ρ from the state), so
-//! one group decides two iterations and only the rows of the branch taken count as evaluations. The host
-//! enqueues ⌈⌈remaining/2⌉/L⌉ groups at a time (⌈remaining/2⌉ is a lower bound on the iterations still to come,
-//! since one spends 1 or 2 evaluations) and reads the state back after each batch, then one iteration per
-//! evaluation left once at most 8 are left: 4–6 round trips per application of 500 evaluations at a typical
-//! 1.6–1.8 evaluations per iteration (1 when every iteration fails, at most 8 when every forward probe
-//! succeeds), instead of one per evaluation.
+//! [`LOOKAHEAD_MAX_VARIABLES`], 1 above; [`MaCuda::set_sw_lookahead`]) is two enqueued calls with no host
+//! wait: the problem's evaluation of every probe row in one call, then `ma_sw_step_f32`, in which every
+//! thread makes the group's decisions from the probe fitness and the state slot it reads (thread 0 writes
+//! the result to the other slot), applies them to its lane of the point and the bias, and writes the next
+//! group's probes. With L = 1 the rows are `clip(x ± (b + ρn))` of iteration k (the backward probe
+//! evaluated speculatively, counted only when used); with L = 2 also the forward and backward probes of
+//! iteration k + 1 for each of the three outcomes of k (8 rows; the point, bias and ρ each outcome leads to
+//! are computed per lane, the counters' effect on ρ from the state), so one group decides two iterations and
+//! only the rows of the branch taken count as evaluations. The host enqueues ⌈⌈remaining/2⌉/L⌉ groups at a
+//! time (⌈remaining/2⌉ is a lower bound on the iterations still to come, since one spends 1 or 2
+//! evaluations) and reads the state back after each batch, then one iteration per evaluation left once at
+//! most 8 are left: 4–6 round trips per application of 500 evaluations at a typical 1.6–1.8 evaluations per
+//! iteration (1 when every iteration fails, at most 8 when every forward probe succeeds), instead of one per
+//! evaluation.
 
 pub mod launch;
 
@@ -90,10 +92,9 @@ impl CudaWorkspace {
         }
     }
 
-    /// One group of `lookahead` Solis–Wets iterations, enqueued without waiting: the step kernel (the pending
-    /// updates and the probes), the evaluation of every probe row in one call (speculative: only the rows of
-    /// the branch taken are used), and the decision kernel.
-    fn sw_iteration(&mut self, params: MaKernelParams) -> Result<()> {
+    /// The step kernel reading state slot `slot`: decides the group whose probes were evaluated since the
+    /// last step, applies it, and writes the next group's probes (while the application is active).
+    fn sw_step(&mut self, params: MaKernelParams, slot: u32) -> Result<()> {
         launch::sw_step(
             &self.gpu,
             &mut self.ls_point,
@@ -101,21 +102,12 @@ impl CudaWorkspace {
             &mut self.probes,
             &self.lower,
             &self.upper,
-            &self.sw_state,
-            params,
-            self.profile,
-        )?;
-        self.evaluator.evaluate(
-            &self.probes,
-            &mut self.probe_fitness,
-            self.profile,
-            EVAL_BLOCK,
-        )?;
-        launch::sw_decide(
-            &self.gpu,
             &self.probe_fitness,
             &mut self.sw_state,
-            params,
+            MaKernelParams {
+                count: slot,
+                ..params
+            },
             self.profile,
         )
     }
@@ -273,30 +265,24 @@ impl Workspace for CudaWorkspace {
     }
 
     fn solis_wets(&mut self, state: &mut SwState) -> Result<()> {
-        self.sw_state.copy_from_host(std::slice::from_ref(state))?;
+        let start = SwState {
+            probed: 0,
+            ..*state
+        };
+        self.sw_state.copy_from_host(&[start, start])?;
         let params = MaKernelParams {
             stream: Stream::MaSwNoise.id(),
             flag: self.lookahead,
             ..self.params()
         };
-        let mut host = *state;
-        while host.active != 0 {
-            // Each iteration spends 1 or 2 evaluations, so at least ⌈remaining/2⌉ iterations are still to
-            // come: enqueue them without a host round trip, then read the state back (about log2(I_str)
-            // round trips per application). Near the end, enqueue one per evaluation left (the extra ones
-            // find the state inactive and do nothing).
-            let remaining = host.limit - host.used;
-            let iterations = if remaining <= SW_TAIL {
-                remaining
-            } else {
-                remaining.div_ceil(2)
-            };
-            for _ in 0..iterations.div_ceil(self.lookahead) {
-                self.sw_iteration(params)?;
-            }
-            let mut back = [SwState::default()];
+        // The first step writes the first group's probes (nothing to decide yet).
+        let mut slot = 0u32;
+        self.sw_step(params, slot)?;
+        slot ^= 1;
+        loop {
+            let mut back = [SwState::default(); 2];
             self.sw_state.copy_to_host(&mut back)?;
-            host = back[0];
+            let host = back[slot as usize];
             if host.bad != 0 {
                 return Err(Error::NonFiniteFitness {
                     problem: self.name.clone(),
@@ -304,24 +290,36 @@ impl Workspace for CudaWorkspace {
                     value: host.bad_value,
                 });
             }
+            if host.active == 0 {
+                // The step that ended the application also applied its last iterations.
+                *state = SwState {
+                    pending: SW_NONE,
+                    pending2: SW_NONE,
+                    ..host
+                };
+                return Ok(());
+            }
+            // Each iteration spends 1 or 2 evaluations, so at least ⌈remaining/2⌉ iterations are still to
+            // come: enqueue their groups (evaluate, step) without a host round trip, then read the state back.
+            // Near the end, enqueue one iteration per evaluation left (extra groups find the state inactive
+            // and change nothing).
+            let remaining = host.limit - host.used;
+            let iterations = if remaining <= SW_TAIL {
+                remaining
+            } else {
+                remaining.div_ceil(2)
+            };
+            for _ in 0..iterations.div_ceil(self.lookahead) {
+                self.evaluator.evaluate(
+                    &self.probes,
+                    &mut self.probe_fitness,
+                    self.profile,
+                    EVAL_BLOCK,
+                )?;
+                self.sw_step(params, slot)?;
+                slot ^= 1;
+            }
         }
-        if host.pending != SW_NONE {
-            // The last decided iterations are applied by one more step kernel (inactive: no new probes).
-            launch::sw_step(
-                &self.gpu,
-                &mut self.ls_point,
-                &mut self.ls_bias,
-                &mut self.probes,
-                &self.lower,
-                &self.upper,
-                &self.sw_state,
-                params,
-                self.profile,
-            )?;
-            host.pending = SW_NONE;
-        }
-        *state = host;
-        Ok(())
     }
 
     fn ls_write_back(&mut self, slot: usize) -> Result<()> {
@@ -435,7 +433,7 @@ impl<'p, P: CudaProblem + ?Sized> MaCuda<'p, P> {
             population_fitness: gpu.alloc(n)?,
             children_fitness: gpu.alloc(k)?,
             probe_fitness: gpu.alloc_zeroed(launch::sw_rows(default_lookahead(d)))?,
-            sw_state: gpu.alloc_zeroed(1)?,
+            sw_state: gpu.alloc_zeroed(2)?,
             lookahead: default_lookahead(d),
             partials: gpu.alloc(pairs * tiles)?,
             distances: gpu.alloc(pairs)?,
