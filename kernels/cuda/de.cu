@@ -483,8 +483,8 @@ __device__ __forceinline__ double de_fused_etc(const DeGenerationParams& p, EvoS
 // (read by no other block during the generation) and writes slot_out[i] = the other buffer, else slot_out[i]
 // = slot_in[i]. The last vector to be selected (a ticket on done[0]) writes the best index to best[0] and
 // (fitness, index) to best_fitness, as de_best_index_f64. Tickets are reset to 0 for the next launch.
-// Twin: DeCpu::step.
-extern "C" __global__ void de_generation_f32(float* buffer0, float* buffer1, const unsigned int* slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best, double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float* lower, const float* upper, const float* etc, DeGenerationParams p)
+// Twin: DeCpu::step. Launch bounds: any block up to 1024 threads must launch (at most 64 registers).
+extern "C" __global__ void __launch_bounds__(1024) de_generation_f32(float* buffer0, float* buffer1, const unsigned int* slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best, double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float* lower, const float* upper, const float* etc, DeGenerationParams p)
 {
     __shared__ const float* s_rows[5];
     __shared__ float* s_out;
