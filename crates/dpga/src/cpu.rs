@@ -139,6 +139,7 @@ impl<P: ConstrainedProblem> DpgaCpu<P> {
         let pool = evo_core::backend::thread_pool(threads)?;
         let (m, n) = (params.main_size(), params.reserve_size());
         let state = DpgaSnapshot {
+            seed,
             generation: 0,
             evaluations: 0,
             length,
@@ -557,6 +558,8 @@ impl<P: ConstrainedProblem> Engine for DpgaCpu<P> {
             self.params.reserve_size(),
             self.state.length,
         )?;
+        // The draws of every later generation are keyed by the snapshot's seed, not the engine's own.
+        self.rng = Philox::new(snapshot.seed);
         self.state = snapshot.clone();
         Ok(())
     }

@@ -5,9 +5,12 @@ use crate::params::ALGORITHM;
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
-/// A DPGA run's state after a generation; restoring it continues the run bit for bit.
+/// A DPGA run's state after a generation; restoring it continues the run bit for bit, on either backend and
+/// into an engine created from any seed (the snapshot's seed replaces the engine's).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DpgaSnapshot {
+    /// The run's seed (the Philox key of every draw: tournaments, crossover, mutation, crossbreeding).
+    pub seed: u64,
     /// Generations completed; the next generation draws with step = this value.
     pub generation: u64,
     /// Objective evaluations so far (initial draws included).

@@ -1,13 +1,16 @@
 //! evo-dpga: the CUDA engine's snapshot equals the CPU engine's at every generation, bit for bit (Exact
 //! profile): both populations' bits, the main population's objective, violation and satisfied count, δ, the
-//! best so far and the counters.
+//! best so far, the seed and the counters.
 //!
 //! Cases (issue "evo-dpga"):
 //! - one run, 300 generations, on g01, g04 and g07, under MCSM and under Deb's rules (Table II sizes,
 //!   `init_max_draws` 5 000);
 //! - a batch of K runs (seeds `seed + r`) against K separate CPU runs, every generation, with the other
 //!   crossovers and the random initialisation;
-//! - a snapshot moved CPU → CUDA and CUDA → CPU mid-run, then both continued.
+//! - a snapshot moved CPU → CUDA and CUDA → CPU mid-run (into engines of other seeds), then both continued;
+//!   CPU snapshots restored into a batch of another seed;
+//! - a short case for compute-sanitizer (every kernel of the initialisation and of a generation, a few
+//!   generations).
 
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{Engine, Result};
@@ -18,7 +21,7 @@ use evo_dpga::{
 use evo_gpu_runtime::Gpu;
 
 use super::{BLOCK_SIZES, CheckReport};
-use crate::compare::{Comparison, compare_slices};
+use crate::compare::{Comparison, Mismatch, Position, compare_slices};
 use crate::tolerance::Tolerance;
 
 /// The kernel every check exercises (the generation is a pipeline of dpga kernels).
@@ -63,8 +66,11 @@ fn widen_bits(bits: &[u8]) -> Vec<f64> {
 pub fn compare_snapshots(cpu: &DpgaSnapshot, gpu: &DpgaSnapshot, label: &str) -> Comparison {
     let generation = cpu.generation;
     let context = |i: usize| format!("{label}, element {i}");
+    // The seed as two exact 32-bit halves (the key of every later draw).
     let counters = |s: &DpgaSnapshot| {
         vec![
+            (s.seed >> 32) as f64,
+            (s.seed & 0xffff_ffff) as f64,
             s.generation as f64,
             s.evaluations as f64,
             s.length as f64,
@@ -87,7 +93,7 @@ pub fn compare_snapshots(cpu: &DpgaSnapshot, gpu: &DpgaSnapshot, label: &str) ->
     };
     [
         compare_slices(
-            "generation, evaluations, L, δ",
+            "seed (high, low), generation, evaluations, L, δ",
             generation,
             1,
             &counters(cpu),
@@ -188,13 +194,27 @@ pub fn check_single(
 
 /// A batch of [`BATCH_RUNS`] runs against as many separate CPU runs (seeds `seed + r`), every generation.
 pub fn check_batch(gpu: &Gpu, g: u32, params: DpgaParams, label: &str, block: u32) -> CheckReport {
+    check_batch_of(gpu, g, params, label, block, BATCH_RUNS, BATCH_GENERATIONS)
+}
+
+/// A batch of `runs` runs against as many separate CPU runs (seeds `77 + r`), `generations` generations,
+/// compared after every one (generation 0 included).
+pub fn check_batch_of(
+    gpu: &Gpu,
+    g: u32,
+    params: DpgaParams,
+    label: &str,
+    block: u32,
+    runs: usize,
+    generations: u64,
+) -> CheckReport {
     let check = format!(
-        "g{g:02} {label}, batch of {BATCH_RUNS} runs vs separate CPU runs, {BATCH_GENERATIONS} generations, block {block}"
+        "g{g:02} {label}, batch of {runs} runs vs separate CPU runs, {generations} generations, block {block}"
     );
     let outcome = (|| -> Result<Comparison> {
         let problem = Cec2006Problem::new(g)?;
         let seed = 77;
-        let mut cpus = (0..BATCH_RUNS)
+        let mut cpus = (0..runs)
             .map(|r| {
                 DpgaCpu::new(
                     params.clone(),
@@ -204,7 +224,7 @@ pub fn check_batch(gpu: &Gpu, g: u32, params: DpgaParams, label: &str, block: u3
                 )
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut batch = DpgaBatchCuda::with_block(params, &problem, seed, BATCH_RUNS, gpu, block)?;
+        let mut batch = DpgaBatchCuda::with_block(params, &problem, seed, runs, gpu, block)?;
         let compare_all = |cpus: &[DpgaCpu<Cec2006Problem>], batch: &DpgaBatchCuda| {
             let snapshots = batch.snapshots()?;
             let mut total = Comparison {
@@ -223,7 +243,7 @@ pub fn check_batch(gpu: &Gpu, g: u32, params: DpgaParams, label: &str, block: u3
             Ok::<_, evo_core::Error>(total)
         };
         let mut total = compare_all(&cpus, &batch)?;
-        for _ in 0..BATCH_GENERATIONS {
+        for _ in 0..generations {
             if !total.passed() {
                 break;
             }
@@ -299,6 +319,94 @@ pub fn check_restore_across_backends(gpu: &Gpu) -> CheckReport {
     report(check, outcome)
 }
 
+/// Runs of [`check_batch_restore`].
+pub const RESTORE_RUNS: usize = 3;
+
+/// [`RESTORE_RUNS`] CPU runs (seeds `40 + r`, g07, MCSM, two-point crossover) stepped 30 generations, their
+/// snapshots restored into a batch created from seed 900, then both continued 30 generations and compared
+/// after every one; the batch must refuse snapshots whose seeds are not run 0's plus `r`.
+pub fn check_batch_restore(gpu: &Gpu, block: u32) -> CheckReport {
+    let check = format!(
+        "g07 CPU snapshots → batch of {RESTORE_RUNS} runs of another seed, 60 generations, block {block}"
+    );
+    let outcome = (|| -> Result<Comparison> {
+        let problem = Cec2006Problem::new(7)?;
+        let params = test_params(ConstraintHandling::Mcsm)?.with_crossover(Crossover::TwoPoint);
+        let mut cpus = (0..RESTORE_RUNS)
+            .map(|r| DpgaCpu::new(params.clone(), problem.clone(), 40 + r as u64, CPU_THREADS))
+            .collect::<Result<Vec<_>>>()?;
+        for cpu in &mut cpus {
+            for _ in 0..30 {
+                cpu.step()?;
+            }
+        }
+        let snapshots = cpus
+            .iter()
+            .map(Engine::snapshot)
+            .collect::<Result<Vec<_>>>()?;
+        let mut batch = DpgaBatchCuda::with_block(params, &problem, 900, RESTORE_RUNS, gpu, block)?;
+        let mut total = Comparison {
+            cases: 0,
+            max_ulps: 0,
+            mismatches: 0,
+            first_mismatch: None,
+        };
+        let mut swapped = snapshots.clone();
+        swapped.swap(0, 1);
+        if batch.restore_all(&swapped).is_ok() {
+            total.mismatches += 1;
+            total.first_mismatch = Some(Mismatch {
+                what: "restore_all of snapshots with seeds 41, 40, 42".to_string(),
+                position: Position::default(),
+                cpu: "refused".to_string(),
+                gpu: "accepted".to_string(),
+                ulps: u64::MAX,
+                tolerance: Tolerance::Exact,
+                context: check.clone(),
+            });
+        }
+        batch.restore_all(&snapshots)?;
+        for _ in 0..30 {
+            for cpu in &mut cpus {
+                cpu.step()?;
+            }
+            batch.step()?;
+            for (r, (cpu, gpu_snapshot)) in cpus.iter().zip(batch.snapshots()?).enumerate() {
+                let run_label = format!("{check}, run {r}");
+                total = merge(
+                    total,
+                    compare_snapshots(&cpu.snapshot()?, &gpu_snapshot, &run_label),
+                );
+                if cpu.progress() != batch.progress(r) {
+                    total.mismatches += 1;
+                }
+            }
+            if !total.passed() {
+                break;
+            }
+        }
+        Ok(total)
+    })();
+    report(check, outcome)
+}
+
+/// A short case for compute-sanitizer (memcheck, racecheck): the feasible initialisation and 4 generations
+/// of g04 (MCSM), and a batch of 2 runs of g01 (Deb, uniform crossover, random initialisation) for 3
+/// generations: every dpga kernel, compared with the CPU after every generation.
+pub fn check_short(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
+    let uniform = test_params(ConstraintHandling::Deb).map(|p| {
+        p.with_crossover(Crossover::Uniform)
+            .with_initialisation(Initialisation::Random)
+    });
+    vec![
+        check_single(gpu, 4, ConstraintHandling::Mcsm, 4, block),
+        match uniform {
+            Ok(params) => check_batch_of(gpu, 1, params, "Deb uniform random-init", block, 2, 3),
+            Err(error) => CheckReport::from_error("short batch".to_string(), KERNEL, &error),
+        },
+    ]
+}
+
 /// The single-run cases at one block size.
 pub fn run_singles(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
     let mut reports = Vec::new();
@@ -310,7 +418,7 @@ pub fn run_singles(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
     reports
 }
 
-/// Every case: the single runs and batches at both block sizes, and the restore.
+/// Every case: the single runs and batches at both block sizes, and the restores.
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     let mut reports = Vec::new();
     for &block in &BLOCK_SIZES {
@@ -318,5 +426,6 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
         reports.extend(check_batches(gpu, block));
     }
     reports.push(check_restore_across_backends(gpu));
+    reports.push(check_batch_restore(gpu, BLOCK_SIZES[0]));
     reports
 }

@@ -682,6 +682,7 @@ impl DpgaBatchCuda {
         let best = self.best.rows.to_vec()?;
         Ok((0..self.runs)
             .map(|r| DpgaSnapshot {
+                seed: self.kernel.seed.wrapping_add(r as u64),
                 generation: self.generation,
                 evaluations: self.evaluations[r],
                 length,
@@ -720,9 +721,11 @@ impl DpgaBatchCuda {
     }
 
     /// Restores every run from its snapshot (one per run, all at the same generation), from either backend.
+    /// The batch adopts the snapshots' seeds: run `r`'s must be run 0's plus `r` (wrapping), as the kernels
+    /// key run `r` by `seed + r`.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for a count, shape or generation mismatch; GPU errors.
+    /// [`Error::InvalidParameter`] for a count, shape, generation or seed mismatch; GPU errors.
     pub fn restore_all(&mut self, snapshots: &[DpgaSnapshot]) -> Result<()> {
         let (m, n, length) = (
             self.params.main_size(),
@@ -738,8 +741,18 @@ impl DpgaBatchCuda {
             ));
         }
         let generation = snapshots.first().map_or(0, |s| s.generation);
-        for s in snapshots {
+        let seed = snapshots.first().map_or(self.kernel.seed, |s| s.seed);
+        for (r, s) in snapshots.iter().enumerate() {
             s.check_shape(m, n, length)?;
+            let expected = seed.wrapping_add(r as u64);
+            if s.seed != expected {
+                return Err(Error::invalid_parameter(
+                    ALGORITHM,
+                    "snapshot seeds",
+                    format!("run {r}: {}", s.seed),
+                    format!("run 0's seed + r ({expected}; the batch keys run r by seed + r)"),
+                ));
+            }
             if s.generation != generation {
                 return Err(Error::invalid_parameter(
                     ALGORITHM,
@@ -803,6 +816,7 @@ impl DpgaBatchCuda {
                 .map(|s| s.target_distance)
                 .collect::<Vec<_>>(),
         )?;
+        self.kernel.seed = seed;
         self.generation = generation;
         self.evaluations = snapshots.iter().map(|s| s.evaluations).collect();
         self.best_values = best;
