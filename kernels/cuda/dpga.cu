@@ -700,11 +700,13 @@ extern "C" __global__ void dpga_gather_reserve(const unsigned char* reserve, con
 
 // Step 9 (when p.phase == 1 and |C| > 0) and the best-so-far update, one block per run: delta from the
 // survivors among `chosen`; the best of M (a scan under the total order) replaces the best-so-far when it is
-// strictly better (DpgaCpu::update_best compares (best of M, 0) with (best so far, 1)).
+// strictly better (DpgaCpu::update_best compares (best of M, 0) with (best so far, 1)); then report[4r..4r+4] =
+// (best objective, violation, satisfied count, status[r]) for the host's single read-back.
 extern "C" __global__ void dpga_finish(const unsigned char* main, const double* objective, const double* violation,
                                        const unsigned int* satisfied, const unsigned int* chosen, double* delta,
                                        unsigned char* best, double* best_objective, double* best_violation,
-                                       unsigned int* best_satisfied, DpgaKernelParams p)
+                                       unsigned int* best_satisfied, const unsigned int* status, double* report,
+                                       DpgaKernelParams p)
 {
     __shared__ unsigned int winner;
     __shared__ bool improved;
@@ -746,6 +748,12 @@ extern "C" __global__ void dpga_finish(const unsigned char* main, const double* 
             best_violation[run] = violation[off + w];
             best_satisfied[run] = satisfied[off + w];
         }
+        // The host's one read-back per generation: the best so far and the status (both counts are exact in
+        // a double).
+        report[4ull * run] = best_objective[run];
+        report[4ull * run + 1ull] = best_violation[run];
+        report[4ull * run + 2ull] = (double)best_satisfied[run];
+        report[4ull * run + 3ull] = (double)status[run];
     }
     __syncthreads();
     if (improved) {

@@ -781,16 +781,21 @@ pub struct DeviceBest {
     pub values: DeviceValues,
 }
 
-/// `dpga_finish`: δ adaptation (when `p.phase == 1`) and the best-so-far update of every run.
+/// `dpga_finish`: δ adaptation (when `p.phase == 1`) and the best-so-far update of every run, then
+/// `report[4r..4r + 4]` = (best objective, best violation, best satisfied count, `status[r]`) as `f64`s (the
+/// host's one read-back per generation).
 ///
 /// # Errors
 /// Shape mismatches; GPU errors.
+#[allow(clippy::too_many_arguments)]
 pub fn finish(
     gpu: &Gpu,
     main: MainSet<'_>,
     chosen: &DeviceBuffer<u32>,
     delta: &mut DeviceBuffer<f64>,
     best: &mut DeviceBest,
+    status: &DeviceBuffer<u32>,
+    report: &mut DeviceBuffer<f64>,
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
@@ -809,11 +814,13 @@ pub fn finish(
     check_len(KERNEL, "target distances", delta.len(), k)?;
     check_len(KERNEL, "best rows", best.rows.len(), k * length(p))?;
     best.values.check(KERNEL, "best values", k)?;
+    check_len(KERNEL, "status", status.len(), k)?;
+    check_len(KERNEL, "report", report.len(), 4 * k)?;
     let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
     // SAFETY: `dpga_finish(const unsigned char*, const double*, const double*, const unsigned*, const
-    // unsigned*, double*, unsigned char*, double*, double*, unsigned*, DpgaKernelParams)`; block r reads the m
-    // rows and values of run r and (phase 1) its m − e_M chosen indices, and writes delta[r], best row r and
-    // its values (lengths checked).
+    // unsigned*, double*, unsigned char*, double*, double*, unsigned*, const unsigned*, double*,
+    // DpgaKernelParams)`; block r reads the m rows and values of run r, (phase 1) its m − e_M chosen indices
+    // and status[r], and writes delta[r], best row r, its values and report[4r..4r + 4] (lengths checked).
     unsafe {
         kernel
             .launch()
@@ -827,6 +834,8 @@ pub fn finish(
             .output(&mut best.values.objective)
             .output(&mut best.values.violation)
             .output(&mut best.values.satisfied)
+            .input(status)
+            .output(report)
             .params(p)
             .run(LaunchConfig::linear(p.runs, block, 0))
     }

@@ -7,7 +7,7 @@
 //!
 //! | step | kernel | launch shape |
 //! | --- | --- | --- |
-//! | mean vector of M, `f_r` of R | `dpga_mean_vector`, `dpga_reserve_fitness` | thread per (run, bit), per (run, row) |
+//! | mean vector of M (after the initialisation or a restore only: step 8 leaves it), `f_r` of R | `dpga_mean_vector`, `dpga_reserve_fitness` | thread per (run, bit), per (run, row) |
 //! | 4 inbreeding of M | `dpga_breed_main` | block per (pair, run), threads over the bits |
 //! | evaluation of O_m and C | `dpga_evaluate` | thread per (run, row): decode, CEC 2006 formula, constraints |
 //! | 5 inbreeding of R | `dpga_breed_reserve` | block per (pair, run) |
@@ -18,8 +18,9 @@
 //!
 //! The initialisation (item 2) loops `dpga_draw_rows` → `dpga_evaluate` → `dpga_init_merge` until every run
 //! has `m` feasible candidates or its draw budget is spent (runs that are done only copy their rows); the host
-//! reads back one counter per run per batch. After each generation the host reads the best-so-far values
-//! (3 numbers per run) and the non-finite status, for [`Engine::progress`] and errors.
+//! reads back one counter per run per batch. After each generation the host reads one buffer, the best-so-far
+//! values and the non-finite status (4 numbers per run, written by `dpga_finish`), for [`Engine::progress`]
+//! and errors: 20 launches and one synchronising copy per generation.
 
 pub mod launch;
 
@@ -61,6 +62,8 @@ struct Scratch {
     next_reserve: DeviceBuffer<u8>,
     main_count: DeviceBuffer<u32>,
     crossbred_count: DeviceBuffer<u32>,
+    /// Per run (best objective, violation, satisfied count, status), written by `dpga_finish`.
+    report: DeviceBuffer<f64>,
 }
 
 /// K independent DPGA runs of one CEC 2006 problem on one GPU (Exact profile).
@@ -84,6 +87,9 @@ pub struct DpgaBatchCuda {
     best: DeviceBest,
     status: DeviceBuffer<u32>,
     scratch: Scratch,
+    /// Whether `scratch.mean` holds the mean vector of the current `main` (step 8 leaves the mean of
+    /// M_{t+1}, which the next generation starts from; false after the initialisation and a restore).
+    mean_current: bool,
 }
 
 fn handling_code(handling: ConstraintHandling) -> u32 {
@@ -208,6 +214,7 @@ impl DpgaBatchCuda {
             next_reserve: bits(n)?,
             main_count: gpu.upload(&vec![kernel.main_size; runs])?,
             crossbred_count: gpu.upload(&vec![kernel.crossbreed; runs])?,
+            report: gpu.alloc_zeroed(4 * runs)?,
         };
         let bounds = problem.bounds();
         let mut engine = Self {
@@ -237,6 +244,7 @@ impl DpgaBatchCuda {
             },
             status: gpu.upload(&vec![u32::MAX; runs])?,
             scratch,
+            mean_current: false,
             params,
         };
         engine.initialise()?;
@@ -333,7 +341,8 @@ impl DpgaBatchCuda {
         }
     }
 
-    /// δ adaptation (`adapt`) and the best-so-far update, then the host copy of the best values.
+    /// δ adaptation (`adapt`) and the best-so-far update, then one read-back: the status (a non-finite
+    /// evaluation is an error) and the best values.
     fn finish_generation(&mut self, adapt: bool) -> Result<()> {
         let p = DpgaKernelParams {
             phase: u32::from(adapt),
@@ -348,27 +357,33 @@ impl DpgaBatchCuda {
             &self.scratch.main_chosen,
             &mut self.delta,
             &mut self.best,
+            &self.status,
+            &mut self.scratch.report,
             &p,
             self.block,
         )?;
-        self.check_status()?;
-        self.read_best()
-    }
-
-    fn read_best(&mut self) -> Result<()> {
+        let report = self.scratch.report.to_vec()?;
+        // Counts travel as exact f64s (below 2^32).
+        let count = |x: f64| x as u32;
+        if let Some(row) = report
+            .chunks_exact(4)
+            .map(|r| count(r[3]))
+            .find(|&s| s != u32::MAX)
+        {
+            return Err(Error::NonFiniteFitness {
+                problem: self.problem.name().to_string(),
+                individual: row as usize,
+                value: f64::NAN,
+            });
+        }
         let total = self.kernel.inequalities + self.kernel.equalities;
-        let objective = self.best.values.objective.to_vec()?;
-        let violation = self.best.values.violation.to_vec()?;
-        let satisfied = self.best.values.satisfied.to_vec()?;
-        self.best_values = objective
-            .into_iter()
-            .zip(violation)
-            .zip(satisfied)
-            .map(|((objective, violation), satisfied)| Evaluation {
-                objective,
-                violation,
-                satisfied,
-                feasible: satisfied == total,
+        self.best_values = report
+            .chunks_exact(4)
+            .map(|r| Evaluation {
+                objective: r[0],
+                violation: r[1],
+                satisfied: count(r[2]),
+                feasible: count(r[2]) == total,
             })
             .collect();
         Ok(())
@@ -403,7 +418,11 @@ impl DpgaBatchCuda {
         let (m, n, c) = (k.main_size, k.reserve_size, k.crossbreed);
         let s = &mut self.scratch;
 
-        launch::mean_vector(gpu, &self.main, &mut s.mean, &base, block)?;
+        if !self.mean_current {
+            launch::mean_vector(gpu, &self.main, &mut s.mean, &base, block)?;
+        }
+        // Set again once M_{t+1} and its mean are in place (an error on the way leaves it false).
+        self.mean_current = false;
         launch::reserve_fitness(
             gpu,
             &self.reserve,
@@ -586,6 +605,8 @@ impl DpgaBatchCuda {
         std::mem::swap(&mut self.main, &mut s.next_main);
         std::mem::swap(&mut self.main_values, &mut s.next_main_values);
         std::mem::swap(&mut self.reserve, &mut s.next_reserve);
+        // `s.mean` is the mean of `next_main`, now `main`: the next generation's first launch is not needed.
+        self.mean_current = true;
         // Step 9 and the best so far.
         self.finish_generation(true)?;
         self.generation += 1;
@@ -781,6 +802,7 @@ impl DpgaBatchCuda {
         let concat = |f: &dyn Fn(&DpgaSnapshot) -> &[u8]| -> Vec<u8> {
             snapshots.iter().flat_map(|s| f(s).to_vec()).collect()
         };
+        self.mean_current = false;
         self.main.copy_from_host(&concat(&|s| &s.main))?;
         self.reserve.copy_from_host(&concat(&|s| &s.reserve))?;
         self.best.rows.copy_from_host(&concat(&|s| &s.best))?;
