@@ -467,9 +467,19 @@ struct GaFusedParams {
     float mutation_rate;         // p_m
     unsigned int function;       // 0..7: GaFunction in the paper's order f1..f8
     unsigned int scratch;        // doubles of evaluation scratch per warp (a power of two >= the terms)
+    unsigned int draws;          // generations per run in the precomputed-draw buffers (0: draw in the kernel)
+    unsigned int runs;           // ga_fused_draws_u32: runs whose draws it computes
     unsigned int pad;            // keeps the size a multiple of 8
 };
-static_assert(sizeof(GaFusedParams) == 80, "GaFusedParams must match its Rust mirror (80 bytes)");
+static_assert(sizeof(GaFusedParams) == 88, "GaFusedParams must match its Rust mirror (88 bytes)");
+
+// Mutation entries of one offspring in the precomputed-draw buffers: room for all W words, at least
+// GA_FUSED_STAGED (the fused kernel stages the first GA_FUSED_STAGED of each row in shared memory).
+#define GA_FUSED_STAGED 4u
+__device__ __forceinline__ unsigned int ga_fused_entry_capacity(unsigned int words)
+{
+    return max(words, GA_FUSED_STAGED);
+}
 
 #define GA_FN_HYPERSPHERE 0u
 #define GA_FN_RIDGE 1u
@@ -493,12 +503,18 @@ __device__ __forceinline__ double ga_fused_z(const unsigned int* row, unsigned i
     return (double)ga_decode_half(row[v >> 1] >> (16u * (v & 1u)), p.lo, p.hi);
 }
 
-// The adjacent-pair tree over s[0..leaves) (leaves a power of two), level by level; the warp's lanes share the
-// nodes of a level in chunks of 32, each chunk reading its children before writing. product: multiply instead
-// of add. Returns the root in every lane.
+// The adjacent-pair tree over s[0..leaves) (leaves a power of two). Levels with more than 32 nodes run in
+// shared memory, the warp's lanes sharing a level's nodes in chunks of 32, each chunk reading its children
+// before writing; the last (at most 32) nodes go to registers, lane l holding node l, and a butterfly of
+// shuffles finishes the tree: at distance d every lane combines its node with lane l XOR d's, so each lane
+// of an aligned group of 2d holds (lower half) op (upper half), the same bits in every lane since + and * are
+// commutative. The same additions (multiplications) as the tree level by level. product: multiply instead of
+// add. Returns the root in every lane.
 __device__ __forceinline__ double ga_fused_warp_tree(double* s, unsigned int leaves, bool product, unsigned int lane)
 {
-    for (unsigned int active = leaves >> 1; active > 0u; active >>= 1) {
+    unsigned int nodes = leaves;
+    for (; nodes > 32u; nodes >>= 1) {
+        const unsigned int active = nodes >> 1;
         for (unsigned int base = 0u; base < active; base += 32u) {
             const unsigned int i = base + lane;
             double node = 0.0;
@@ -510,9 +526,15 @@ __device__ __forceinline__ double ga_fused_warp_tree(double* s, unsigned int lea
             __syncwarp();
         }
     }
-    const double root = s[0];
+    // Lanes at or past `nodes` form whole groups of their own at every distance below `nodes`: they never mix
+    // into lane 0's group.
+    double value = lane < nodes ? s[lane] : 0.0;
     __syncwarp();
-    return root;
+    for (unsigned int d = 1u; d < nodes; d <<= 1) {
+        const double other = __shfl_xor_sync(0xFFFFFFFFu, value, d);
+        value = product ? value * other : value + other;
+    }
+    return __shfl_sync(0xFFFFFFFFu, value, 0);
 }
 
 // The term `which` of variable (or Rosenbrock term) i: 0 the function's main term, 1 the second accumulator
@@ -621,13 +643,32 @@ __device__ __forceinline__ void ga_fused_sort_record(const unsigned int* next, c
                                                      unsigned int* best_row, const GaFusedParams& p)
 {
     const unsigned int n = p.population;
-    for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
-        const unsigned long long key = keys[i];
-        unsigned int r = 0u;
-        for (unsigned int j = 0u; j < n; ++j) {
-            r += evo_sort_precedes(keys[j], j, key, i) ? 1u : 0u;
+    // T = the largest power of two <= min(32, blockDim.x / n) threads count the rank of one offspring, each
+    // over every T-th rival, and a shuffle sum over the T adjacent lanes adds the counts (integers: any order).
+    unsigned int split = 1u;
+    while (split < 32u && 2u * split * n <= blockDim.x) split <<= 1;
+    if (split == 1u) {
+        for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
+            const unsigned long long key = keys[i];
+            unsigned int r = 0u;
+            for (unsigned int j = 0u; j < n; ++j) {
+                r += evo_sort_precedes(keys[j], j, key, i) ? 1u : 0u;
+            }
+            rank[i] = r;
         }
-        rank[i] = r;
+    } else {
+        // Every thread of the block takes part (the shuffles need whole warps); threads past T n count nothing.
+        const unsigned int i = threadIdx.x / split;
+        const unsigned int part = threadIdx.x & (split - 1u);
+        unsigned int r = 0u;
+        if (i < n) {
+            const unsigned long long key = keys[i];
+            for (unsigned int j = part; j < n; j += split) {
+                r += evo_sort_precedes(keys[j], j, key, i) ? 1u : 0u;
+            }
+        }
+        for (unsigned int d = split >> 1; d > 0u; d >>= 1) r += __shfl_xor_sync(0xFFFFFFFFu, r, d);
+        if (i < n && part == 0u) rank[i] = r;
     }
     __syncthreads();
     const unsigned int total = n * p.words;
@@ -752,12 +793,23 @@ __device__ __forceinline__ void ga_fused_gather(unsigned int* next, double* next
 // 32). Block `rank` of a run draws the champions and crossover points of its slice of slots, builds and
 // evaluates those offspring; with C > 1 the blocks then exchange their slices and each sorts the whole
 // population itself (the same result in every block); block 0 writes the run's state. Dynamic shared memory
-// (bytes, in this order): 2 N doubles of fitness, N keys, N + ceil(N/2) words of champions and points
-// (rounded up to an even count), warps * p.scratch doubles, 2 N W words of population (the sorted current one
-// and the one being built); the host computes the same sum (launch::fused_shared_bytes).
+// (bytes, in this order): 2 N doubles of fitness, N keys, N + ceil(N/2) words of champions and points, with
+// precomputed draws (p.draws > 0) also N mutation-entry counts and 2 GA_FUSED_STAGED N words of staged
+// entries (word indices, then masks), all rounded up to an even count of words, warps * p.scratch doubles,
+// 2 N W words of population (the sorted current one and the one being built); the host computes the same sum
+// (launch::fused_shared_bytes).
+//
+// Precomputed draws (p.draws > 0; buffers written by ga_fused_draws_u32, generation g of the launch of run r
+// at slot r * p.draws + g): the champions, the crossover points and each offspring's mutation entries are read
+// instead of drawn. The entries of an offspring are (word, mask) pairs of its non-zero mutation masks in word
+// order; the first GA_FUSED_STAGED are staged in shared memory with the champions, so the thread building
+// word j of slot i XORs the masks whose word is j (the rest, rare at the paper's rates, it reads from global
+// memory). The same words as ga_op_mutation_mask, so the same bits as the in-kernel draws.
 template <unsigned int C>
 __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
-                                             double* best_fitness, unsigned int* status, const GaFusedParams& p)
+                                             double* best_fitness, unsigned int* status,
+                                             const unsigned int* selection, const unsigned int* counts,
+                                             const uint2* entries, const GaFusedParams& p)
 {
     extern __shared__ __align__(16) unsigned char ga_fused_shared[];
     const unsigned int run = blockIdx.x / C;
@@ -771,8 +823,13 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
     unsigned int* champion = (unsigned int*)(keys + n);
     unsigned int* point = champion + n;
     const unsigned int pairs = (n + 1u) / 2u;
+    const bool drawn = p.draws > 0u;
+    unsigned int* mcount = point + pairs;
+    unsigned int* mword = mcount + n;
+    unsigned int* mmask = mword + GA_FUSED_STAGED * n;
+    const unsigned int small_words = n + pairs + (drawn ? (1u + 2u * GA_FUSED_STAGED) * n : 0u);
     // The scratch starts on an 8-byte boundary: round the word count up to an even number.
-    double* scratch = (double*)(point + pairs + ((n + pairs) & 1u));
+    double* scratch = (double*)(champion + small_words + (small_words & 1u));
     unsigned int* cur = (unsigned int*)(scratch + (unsigned long long)(blockDim.x >> 5) * p.scratch);
     unsigned int* next = cur + (unsigned long long)n * w;
     __shared__ double best_shared;
@@ -808,13 +865,33 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
     const unsigned int elite = min(p.elite, n);
     for (unsigned int g = 0u; g < p.generations; ++g) {
         const unsigned int step = p.first_step + g;
+        const unsigned long long slot = (unsigned long long)run * p.draws + g;
+        const unsigned int capacity = ga_fused_entry_capacity(w);
         // Steps 4 and 6 for this block's slots: the champions and the crossover points of the pairs (0: not
-        // crossed; an odd last individual has no partner).
-        for (unsigned int i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-            champion[i] = ga_op_tournament(seed, step, i, n, p.tournament);
-        }
-        for (unsigned int q = lo / 2u + threadIdx.x; q < (hi + 1u) / 2u; q += blockDim.x) {
-            point[q] = 2u * q + 1u < n ? ga_op_crossover_point(seed, step, q, p.bits, p.crossover_rate) : 0u;
+        // crossed; an odd last individual has no partner); drawn here or read with the mutation entries.
+        if (drawn) {
+            const unsigned int* chosen = selection + slot * (n + pairs);
+            for (unsigned int i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+                champion[i] = chosen[i];
+                mcount[i] = counts[slot * n + i];
+                // Loaded whatever the count (the row has room for them): one round trip for all.
+                const uint2* row_entries = entries + (slot * n + i) * capacity;
+                for (unsigned int e = 0u; e < GA_FUSED_STAGED; ++e) {
+                    const uint2 entry = row_entries[e];
+                    mword[e * n + i] = entry.x;
+                    mmask[e * n + i] = entry.y;
+                }
+            }
+            for (unsigned int q = lo / 2u + threadIdx.x; q < (hi + 1u) / 2u; q += blockDim.x) {
+                point[q] = chosen[n + q];
+            }
+        } else {
+            for (unsigned int i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+                champion[i] = ga_op_tournament(seed, step, i, n, p.tournament);
+            }
+            for (unsigned int q = lo / 2u + threadIdx.x; q < (hi + 1u) / 2u; q += blockDim.x) {
+                point[q] = 2u * q + 1u < n ? ga_op_crossover_point(seed, step, q, p.bits, p.crossover_rate) : 0u;
+            }
         }
         __syncthreads();
         // Steps 5-7 and elitism, thread per (slot, word).
@@ -834,7 +911,19 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
                     ga_op_crossover_word(&first, &second, j, c);
                     word = first;
                 }
-                if (p.mutation_rate > 0.0f) {
+                if (drawn) {
+                    const unsigned int count = mcount[i];
+                    for (unsigned int e = 0u; e < min(count, GA_FUSED_STAGED); ++e) {
+                        if (mword[e * n + i] == j) word ^= mmask[e * n + i];
+                    }
+                    if (count > GA_FUSED_STAGED) {
+                        const uint2* row_entries = entries + (slot * n + i) * capacity;
+                        for (unsigned int e = GA_FUSED_STAGED; e < count; ++e) {
+                            const uint2 entry = row_entries[e];
+                            if (entry.x == j) word ^= entry.y;
+                        }
+                    }
+                } else if (p.mutation_rate > 0.0f) {
                     word ^= ga_op_mutation_mask(seed, step, i, j, p.bits, p.mutation_rate);
                 }
             }
@@ -859,9 +948,11 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
 }
 
 extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
-                                            double* best_fitness, unsigned int* status, GaFusedParams p)
+                                            double* best_fitness, unsigned int* status,
+                                            const unsigned int* selection, const unsigned int* counts,
+                                            const uint2* entries, GaFusedParams p)
 {
-    ga_fused_run<1u>(sorted, sorted_fitness, best, best_fitness, status, p);
+    ga_fused_run<1u>(sorted, sorted_fitness, best, best_fitness, status, selection, counts, entries, p);
 }
 
 // The same with one run per cluster of GA_FUSED_CLUSTER blocks (one run spread over that many SMs).
@@ -872,7 +963,57 @@ extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted
 #define GA_FUSED_CLUSTER_DIMS
 #endif
 extern "C" __global__ void GA_FUSED_CLUSTER_DIMS ga_fused_cluster_run_u32(unsigned int* sorted,
-    double* sorted_fitness, unsigned int* best, double* best_fitness, unsigned int* status, GaFusedParams p)
+    double* sorted_fitness, unsigned int* best, double* best_fitness, unsigned int* status,
+    const unsigned int* selection, const unsigned int* counts, const uint2* entries, GaFusedParams p)
 {
-    ga_fused_run<GA_FUSED_CLUSTER>(sorted, sorted_fitness, best, best_fitness, status, p);
+    ga_fused_run<GA_FUSED_CLUSTER>(sorted, sorted_fitness, best, best_fitness, status, selection, counts, entries,
+                                   p);
+}
+
+// The draws of p.generations generations (steps p.first_step, ...) of p.runs runs (run r: seed p.seed + r) for
+// the fused kernels, which then read them instead of drawing (spec ga.md §4 items 3-6: the draws depend on the
+// seed, the step and the slot only, never on the population, so they can be made ahead, in parallel over the
+// whole GPU). Warp per (run, generation, slot); generation g of run r goes to slot r * p.draws + g:
+//   selection[slot * (N + ceil(N/2)) + i]: the champion of slot i; [... + N + q]: the crossover point of pair q
+//       (0: not crossed);
+//   counts[slot * N + i]: the number of non-zero mutation masks of slot i;
+//   entries[(slot * N + i) * max(W, GA_FUSED_STAGED) + e]: the e-th of them as (word, mask), in word order.
+// Grid-stride over the warps; blockDim.x a multiple of 32.
+extern "C" __global__ void ga_fused_draws_u32(unsigned int* selection, unsigned int* counts, uint2* entries,
+                                              GaFusedParams p)
+{
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int n = p.population;
+    const unsigned int pairs = (n + 1u) / 2u;
+    const unsigned int capacity = ga_fused_entry_capacity(p.words);
+    const unsigned long long rows = (unsigned long long)p.runs * p.generations * n;
+    const unsigned long long warps = ((unsigned long long)gridDim.x * blockDim.x) >> 5;
+    for (unsigned long long row = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < rows;
+         row += warps) {
+        const unsigned int i = (unsigned int)(row % n);
+        const unsigned long long run_generation = row / n;
+        const unsigned int g = (unsigned int)(run_generation % p.generations);
+        const unsigned int run = (unsigned int)(run_generation / p.generations);
+        const unsigned long long seed = p.seed + run;
+        const unsigned int step = p.first_step + g;
+        const unsigned long long slot = (unsigned long long)run * p.draws + g;
+        if (lane == 0u) {
+            selection[slot * (n + pairs) + i] = ga_op_tournament(seed, step, i, n, p.tournament);
+        } else if (lane == 1u && (i & 1u) == 0u) {
+            const unsigned int q = i >> 1;
+            selection[slot * (n + pairs) + n + q] =
+                i + 1u < n ? ga_op_crossover_point(seed, step, q, p.bits, p.crossover_rate) : 0u;
+        }
+        uint2* out = entries + (slot * n + i) * capacity;
+        unsigned int count = 0u;
+        for (unsigned int base = 0u; base < p.words; base += 32u) {
+            const unsigned int j = base + lane;
+            const unsigned int mask = j < p.words && p.mutation_rate > 0.0f
+                ? ga_op_mutation_mask(seed, step, i, j, p.bits, p.mutation_rate) : 0u;
+            const unsigned int nonzero = __ballot_sync(0xFFFFFFFFu, mask != 0u);
+            if (mask != 0u) out[count + __popc(nonzero & ((1u << lane) - 1u))] = make_uint2(j, mask);
+            count += __popc(nonzero);
+        }
+        if (lane == 0u) counts[slot * n + i] = count;
+    }
 }

@@ -181,6 +181,7 @@ pub static MODULES: &[KernelModule] = &[
             "ga_mutate_paper_u32",
             "ga_fused_run_u32",
             "ga_fused_cluster_run_u32",
+            "ga_fused_draws_u32",
         ],
     },
     KernelModule {

@@ -1,6 +1,7 @@
 //! The fused CUDA path (`GaFusedCuda`, `GaFusedBatchCuda`: every step of G generations in one launch,
 //! population in shared memory; block per run, or clustered: 8 blocks per run) equals the CPU engine bit for bit: the whole snapshot after every generation on
-//! all eight functions, after G generations in one launch, for K runs in one launch, and across a checkpoint.
+//! all eight functions, after G generations in one launch, for K runs in one launch, across a checkpoint, and
+//! with precomputed draws (`set_precomputed_draws`: advances across the draw buffers' boundaries, restores).
 //! Skips (printing SKIPPED) without a GPU; fails instead under `EVO_REQUIRE_GPU=1`.
 
 // Helpers outside `#[test]` functions unwrap too: a failure there is a failed test, not a user-facing path.
@@ -408,4 +409,236 @@ fn fused_engine_should_refuse_what_it_cannot_run() {
     let large = PaperFunction::new(GaFunction::Step, 128).unwrap();
     let params = GaParams::new().with_population(4096).unwrap();
     assert!(GaFusedCuda::new(params, &large, 0, &gpu).is_err());
+    // Draw buffers beyond 2^31 words.
+    let mut fused = GaFusedCuda::new(GaParams::new(), &large, 0, &gpu).unwrap();
+    assert!(fused.set_precomputed_draws(u32::MAX).is_err());
+}
+
+/// Precomputed draws: `plan` is a list of (buffer generations, generations to advance); the buffers are
+/// resized before each advance (0: drawn inside the fused kernel), and the snapshot is compared after it.
+#[allow(clippy::too_many_arguments)]
+fn check_draws(
+    gpu: &Gpu,
+    function: GaFunction,
+    n: usize,
+    params: GaParams,
+    seed: u64,
+    clustered: bool,
+    plan: &[(u32, u32)],
+) {
+    let problem = PaperFunction::new(function, n).unwrap();
+    let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
+    let mut fused = fused_engine(params, &problem, seed, gpu, clustered);
+    for &(capacity, g) in plan {
+        fused.set_precomputed_draws(capacity).unwrap();
+        fused.advance(g).unwrap();
+        for _ in 0..g {
+            cpu.step().unwrap();
+        }
+        let context = format!(
+            "{} n={n} clustered {clustered}, precomputed draws for {capacity} generations, advance {g}",
+            function.name()
+        );
+        assert_same(
+            &context,
+            &cpu.snapshot().unwrap(),
+            &fused.snapshot().unwrap(),
+        );
+        assert_eq!(cpu.progress(), fused.progress(), "{context}: progress");
+    }
+}
+
+#[test]
+fn precomputed_draws_should_match_cpu_across_buffer_boundaries() {
+    let Some(gpu) = gpu_or_skip("precomputed_draws_should_match_cpu_across_buffer_boundaries")
+    else {
+        return;
+    };
+    // Buffers of 7 generations: advances below, at, just past and over twice the buffer, then the buffers
+    // resized, switched off and on again mid-run.
+    let plan = [
+        (7, 1),
+        (7, 6),
+        (7, 7),
+        (7, 8),
+        (7, 15),
+        (3, 4),
+        (0, 5),
+        (64, 20),
+        (1, 2),
+    ];
+    let wide = GaParams::new().with_block_size(1024).unwrap();
+    for clustered in [false, true] {
+        for (k, function) in GaFunction::ALL.into_iter().enumerate() {
+            check_draws(
+                &gpu,
+                function,
+                32,
+                wide.clone(),
+                700 + k as u64,
+                clustered,
+                &plan,
+            );
+        }
+        check_draws(
+            &gpu,
+            GaFunction::Ridge,
+            128,
+            wide.clone(),
+            710,
+            clustered,
+            &plan,
+        );
+        check_draws(
+            &gpu,
+            GaFunction::Griewank,
+            128,
+            GaParams::new(),
+            711,
+            clustered,
+            &plan,
+        );
+        // Odd N, tournament 3, two elites, p_c < 1, W = 3 (fewer words than staged entries).
+        let odd = GaParams::new()
+            .with_population(37)
+            .unwrap()
+            .with_tournament_size(3)
+            .unwrap()
+            .with_elite(2)
+            .unwrap()
+            .with_crossover_rate(0.7)
+            .unwrap()
+            .with_mutation_rate(0.01)
+            .unwrap()
+            .with_block_size(64)
+            .unwrap();
+        check_draws(
+            &gpu,
+            GaFunction::Rosenbrock,
+            5,
+            odd.clone(),
+            712,
+            clustered,
+            &plan,
+        );
+        // p_m = 0.2: about 6 flipped bits per word, every word of a row non-zero, so most entries lie past
+        // the staged ones (read from global memory); and p_m = 0 (no entries at all).
+        check_draws(
+            &gpu,
+            GaFunction::Rastrigin,
+            32,
+            odd.clone().with_mutation_rate(0.2).unwrap(),
+            713,
+            clustered,
+            &plan,
+        );
+        check_draws(
+            &gpu,
+            GaFunction::Step,
+            32,
+            odd.with_mutation_rate(0.0).unwrap(),
+            714,
+            clustered,
+            &plan,
+        );
+    }
+}
+
+#[test]
+fn precomputed_draws_should_serve_batches_and_restores() {
+    let Some(gpu) = gpu_or_skip("precomputed_draws_should_serve_batches_and_restores") else {
+        return;
+    };
+    // K = 3 runs (run r's draws at slot r · G + g), buffers of 8 generations.
+    for (function, n, clustered) in [
+        (GaFunction::Ackley, 32, false),
+        (GaFunction::Ridge, 128, true),
+    ] {
+        let problem = PaperFunction::new(function, n).unwrap();
+        let params = GaParams::new();
+        let base = 40;
+        let mut batch = if clustered {
+            GaFusedBatchCuda::new_clustered(params.clone(), &problem, base, 3, &gpu).unwrap()
+        } else {
+            GaFusedBatchCuda::new(params.clone(), &problem, base, 3, &gpu).unwrap()
+        };
+        batch.set_precomputed_draws(8).unwrap();
+        assert_eq!(batch.precomputed_draws(), 8);
+        let mut cpus: Vec<_> = (0..3u64)
+            .map(|r| GaCpu::new(params.clone(), problem.clone(), base + r).unwrap())
+            .collect();
+        for g in [1u32, 8, 9, 30] {
+            batch.advance(g).unwrap();
+            for cpu in &mut cpus {
+                for _ in 0..g {
+                    cpu.step().unwrap();
+                }
+            }
+            for (run, cpu) in cpus.iter().enumerate() {
+                assert_same(
+                    &format!(
+                        "fused batch with draws, run {run}, {} n={n}, clustered {clustered}",
+                        function.name()
+                    ),
+                    &cpu.snapshot().unwrap(),
+                    &batch.snapshot(run).unwrap(),
+                );
+            }
+        }
+    }
+
+    // Restore mid-run (generation 10, inside a buffer's span) on an engine with draws, then advance across
+    // buffer boundaries.
+    let problem = PaperFunction::new(GaFunction::Schwefel, 32).unwrap();
+    let params = GaParams::new();
+    let mut cpu = GaCpu::new(params.clone(), problem.clone(), 9).unwrap();
+    for _ in 0..10 {
+        cpu.step().unwrap();
+    }
+    let mut fused = GaFusedCuda::new(params.clone(), &problem, 9, &gpu).unwrap();
+    fused.set_precomputed_draws(4).unwrap();
+    fused.advance(3).unwrap();
+    fused.restore(&cpu.snapshot().unwrap()).unwrap();
+    fused.advance(13).unwrap();
+    for _ in 0..13 {
+        cpu.step().unwrap();
+    }
+    assert_same(
+        "schwefel restored at generation 10 on the fused engine with draws",
+        &cpu.snapshot().unwrap(),
+        &fused.snapshot().unwrap(),
+    );
+
+    // Executor checkpoint and resume (one generation per step) with draws equal an uninterrupted CPU run.
+    let dir = std::env::temp_dir().join(format!("evo-ga-draws-checkpoint-{}", std::process::id()));
+    let path = dir.join("ga.json");
+    let whole = Executor::new(GaCpu::new(params.clone(), problem.clone(), 99).unwrap())
+        .with_termination(Termination::new().with_max_generations(25))
+        .unwrap()
+        .run()
+        .unwrap();
+    let make = || {
+        let mut engine = GaFusedCuda::new(params.clone(), &problem, 99, &gpu).unwrap();
+        engine.set_precomputed_draws(5).unwrap();
+        engine
+    };
+    Executor::new(make())
+        .with_termination(Termination::new().with_max_generations(11))
+        .unwrap()
+        .with_checkpointing(Checkpointing::new(&path, 3).unwrap())
+        .run()
+        .unwrap();
+    let resumed = Executor::new(make())
+        .with_termination(Termination::new().with_max_generations(25))
+        .unwrap()
+        .with_checkpointing(Checkpointing::new(&path, 3).unwrap())
+        .resume_if_present()
+        .unwrap()
+        .run()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(resumed.generations, 25);
+    assert_eq!(resumed.best, whole.best);
+    assert_eq!(resumed.best_fitness.to_bits(), whole.best_fitness.to_bits());
+    assert_eq!(resumed.evaluations, whole.evaluations);
 }

@@ -27,7 +27,7 @@ use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::{BinaryProblem, Bits, Engine, Error, Progress, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu};
 
-use super::launch::{self, GaFusedParams};
+use super::launch::{self, FusedDraws, GaFusedParams};
 use crate::cpu::ALGORITHM;
 use crate::params::{COMPONENT, GaParams, GaRng};
 use crate::problem::PaperFunction;
@@ -47,6 +47,7 @@ pub struct GaFusedBatchCuda {
     best: DeviceBuffer<u32>,
     best_fitness: DeviceBuffer<f64>,
     status: DeviceBuffer<u32>,
+    draws: FusedDraws,
 }
 
 impl GaFusedBatchCuda {
@@ -141,6 +142,8 @@ impl GaFusedBatchCuda {
             mutation_rate: params.mutation_rate(bits) as f32,
             function,
             scratch: problem.variables().next_power_of_two() as u32,
+            draws: 0,
+            runs: runs as u32,
             pad: 0,
         };
         let block = launch::fused_block(gpu, params.block_size(), clustered)?;
@@ -156,31 +159,92 @@ impl GaFusedBatchCuda {
             best: gpu.alloc_zeroed(runs * words)?,
             best_fitness: gpu.upload(&vec![f64::INFINITY; runs])?,
             status: gpu.alloc_zeroed(runs)?,
+            draws: FusedDraws::new(gpu, 0, runs, n, words)?,
             params,
         };
         batch.launch(true, 0)?;
         Ok(batch)
     }
 
+    /// Precomputed draws: with `generations > 0`, every later [`advance`](Self::advance) first computes the
+    /// champions, crossover points and mutation masks of up to `generations` generations of every run with
+    /// `ga_fused_draws_u32` (warp per run, generation and slot, over the whole GPU), then the fused kernel reads
+    /// them instead of running Philox itself: two launches per `generations` generations, the same results
+    /// bit for bit. Takes per run and generation (N + ⌈N/2⌉ + N + 2 N max(W, 4)) words of device memory
+    /// (134 KiB at N = 256, n = 128). `0` returns to drawing inside the fused kernel.
+    ///
+    /// Worth it when few runs leave most of the GPU idle (one run: the fused kernel's Philox work, 131 072
+    /// blocks per generation at n = 128, otherwise runs on one SM, or 8 with clusters); with many runs the
+    /// fused kernels already fill the GPU and the buffers only cost memory.
+    ///
+    /// # Errors
+    /// GPU errors (allocation); [`Error::InvalidParameter`] when the buffers would exceed 2^31 words.
+    pub fn set_precomputed_draws(&mut self, generations: u32) -> Result<()> {
+        let (n, w) = (self.params.population(), self.kernel.words as usize);
+        let words = (generations as usize)
+            .checked_mul(self.runs)
+            .and_then(|slots| slots.checked_mul(n * launch::fused_entry_capacity(w) * 2))
+            .filter(|&words| words <= i32::MAX as usize);
+        if words.is_none() {
+            return Err(Error::invalid_parameter(
+                COMPONENT,
+                "precomputed draw generations",
+                generations,
+                "buffers of at most 2^31 words (runs × generations × N × 2 max(W, 4))",
+            ));
+        }
+        self.draws = FusedDraws::new(&self.gpu, generations, self.runs, n, w)?;
+        Ok(())
+    }
+
+    /// Generations per launch pair of the precomputed draws (0: drawn inside the fused kernel).
+    pub fn precomputed_draws(&self) -> u32 {
+        self.draws.generations()
+    }
+
     fn launch(&mut self, initialise: bool, generations: u32) -> Result<()> {
+        let capacity = self.draws.generations();
+        if generations == 0 || capacity == 0 {
+            return self.launch_chunk(initialise, self.generation, generations);
+        }
+        let mut done = 0u32;
+        while done < generations {
+            let chunk = (generations - done).min(capacity);
+            self.launch_chunk(
+                initialise && done == 0,
+                self.generation + u64::from(done),
+                chunk,
+            )?;
+            done += chunk;
+        }
+        Ok(())
+    }
+
+    /// One fused launch of `generations` generations after generation `after` (with precomputed draws
+    /// preceded by the draws launch for the same steps).
+    fn launch_chunk(&mut self, initialise: bool, after: u64, generations: u32) -> Result<()> {
         let mut p = self.kernel;
         p.initialise = u32::from(initialise);
         p.generations = generations;
+        p.draws = self.draws.generations();
         p.first_step = if generations == 0 {
             0
         } else {
-            u32::try_from(self.generation + 1)
+            u32::try_from(after + 1)
                 .ok()
                 .filter(|first| first.checked_add(generations - 1).is_some())
                 .ok_or_else(|| {
                     Error::invalid_parameter(
                         COMPONENT,
                         "generation",
-                        self.generation + u64::from(generations),
+                        after + u64::from(generations),
                         format!("at most {} (the RNG step is 32 bits)", u32::MAX),
                     )
                 })?
         };
+        if p.draws > 0 && generations > 0 {
+            launch::fused_draws(&self.gpu, &mut self.draws, &p)?;
+        }
         launch::fused_run(
             &self.gpu,
             &mut self.sorted,
@@ -188,6 +252,7 @@ impl GaFusedBatchCuda {
             &mut self.best,
             &mut self.best_fitness,
             &mut self.status,
+            &self.draws,
             &p,
             self.runs,
             self.block,
@@ -410,6 +475,15 @@ impl GaFusedCuda {
     /// The threads per block the kernel runs with.
     pub fn block_size(&self) -> u32 {
         self.batch.block_size()
+    }
+
+    /// Precomputed draws for up to `generations` generations per launch pair (see
+    /// [`GaFusedBatchCuda::set_precomputed_draws`]; 0: off, the default).
+    ///
+    /// # Errors
+    /// As [`GaFusedBatchCuda::set_precomputed_draws`].
+    pub fn set_precomputed_draws(&mut self, generations: u32) -> Result<()> {
+        self.batch.set_precomputed_draws(generations)
     }
 }
 

@@ -571,24 +571,44 @@ pub struct GaFusedParams {
     pub function: u32,
     /// Evaluation scratch per warp in doubles: the smallest power of two ≥ n.
     pub scratch: u32,
-    /// Padding to 80 bytes.
+    /// Generations per run in the precomputed-draw buffers (0: the fused kernel draws itself).
+    pub draws: u32,
+    /// `ga_fused_draws_u32`: the runs whose draws it computes.
+    pub runs: u32,
+    /// Padding to 88 bytes.
     pub pad: u32,
 }
-const _: () = assert!(size_of::<GaFusedParams>() == 80);
-// SAFETY: repr(C), plain numbers, the layout of the CUDA struct `GaFusedParams` (80 bytes, asserted on both
+const _: () = assert!(size_of::<GaFusedParams>() == 88);
+// SAFETY: repr(C), plain numbers, the layout of the CUDA struct `GaFusedParams` (88 bytes, asserted on both
 // sides).
 unsafe impl KernelParams for GaFusedParams {}
 
 /// The most variables the fused kernel evaluates (Ridge's prefix sum is one tile of evo-benchmarks' scan).
 pub const FUSED_MAX_VARIABLES: usize = 1024;
 
+/// Mutation entries staged in shared memory per offspring by the fused kernels (`GA_FUSED_STAGED`).
+pub const FUSED_STAGED: usize = 4;
+
+/// Mutation-entry capacity of one offspring in the precomputed-draw buffers: max(W, [`FUSED_STAGED`]) pairs.
+pub fn fused_entry_capacity(words: usize) -> usize {
+    words.max(FUSED_STAGED)
+}
+
 /// Dynamic shared memory of `ga_fused_run_u32` for `p` and a block of `block` threads, in bytes: 2 N fitness
-/// values, N keys, N champions and ⌈N/2⌉ points (rounded up to an even count), the warps' scratch and two
-/// populations (the layout the kernel computes).
+/// values, N keys, N champions and ⌈N/2⌉ points (with precomputed draws also N mutation-entry counts and
+/// 2 · [`FUSED_STAGED`] · N words of staged entries; the words rounded up to an even count), the warps'
+/// scratch and two populations (the layout the kernel computes).
 pub fn fused_shared_bytes(p: &GaFusedParams, block: u32) -> usize {
     let n = p.population as usize;
     let pairs = n.div_ceil(2);
-    let words = n + pairs + ((n + pairs) & 1);
+    let small = n
+        + pairs
+        + if p.draws > 0 {
+            (1 + 2 * FUSED_STAGED) * n
+        } else {
+            0
+        };
+    let words = small + (small & 1);
     3 * 8 * n
         + 4 * words
         + (block as usize / 32) * p.scratch as usize * 8
@@ -630,9 +650,125 @@ pub fn fused_block(gpu: &Gpu, block: u32, clustered: bool) -> Result<u32> {
     Ok(chosen)
 }
 
+/// The precomputed-draw buffers of the fused kernels for `runs` runs and `generations` generations per run
+/// (written by [`fused_draws`], read by [`fused_run`] when `GaFusedParams::draws` is `generations`): per
+/// (run, generation) the N champions and ⌈N/2⌉ crossover points, N mutation-entry counts and
+/// N · [`fused_entry_capacity`] (word, mask) pairs. With 0 generations the buffers are placeholders (the
+/// kernels take them as arguments but do not read them).
+pub struct FusedDraws {
+    generations: u32,
+    runs: usize,
+    selection: DeviceBuffer<u32>,
+    counts: DeviceBuffer<u32>,
+    entries: DeviceBuffer<u32>,
+}
+
+impl FusedDraws {
+    /// Allocates the buffers (zeroed) for `runs` runs of N = `population` and W = `words`.
+    ///
+    /// # Errors
+    /// GPU errors (allocation).
+    pub fn new(
+        gpu: &Gpu,
+        generations: u32,
+        runs: usize,
+        population: usize,
+        words: usize,
+    ) -> Result<Self> {
+        let slots = runs * generations as usize;
+        let placeholder = |len: usize| if generations == 0 { 2 } else { len };
+        Ok(Self {
+            generations,
+            runs,
+            selection: gpu
+                .alloc_zeroed(placeholder(slots * (population + population.div_ceil(2))))?,
+            counts: gpu.alloc_zeroed(placeholder(slots * population))?,
+            entries: gpu.alloc_zeroed(placeholder(
+                slots * population * fused_entry_capacity(words) * 2,
+            ))?,
+        })
+    }
+
+    /// Generations per run the buffers hold (0: none).
+    pub fn generations(&self) -> u32 {
+        self.generations
+    }
+
+    fn check(&self, p: &GaFusedParams, runs: usize) -> Result<()> {
+        const KERNEL: &str = "ga_fused_draws_u32 / ga_fused_run_u32";
+        if p.draws != self.generations || p.generations > p.draws || self.runs != runs {
+            return Err(Error::invalid_parameter(
+                COMPONENT,
+                "fused draws",
+                format!(
+                    "{} generations of {runs} runs (buffers of {} for {})",
+                    p.generations, p.draws, self.runs
+                ),
+                format!(
+                    "at most {} generations of {} runs",
+                    self.generations, self.runs
+                ),
+            ));
+        }
+        if p.draws > 0 {
+            let slots = runs * p.draws as usize;
+            let n = p.population as usize;
+            check_len(
+                KERNEL,
+                "selection length",
+                self.selection.len(),
+                slots * (n + n.div_ceil(2)),
+            )?;
+            check_len(KERNEL, "counts length", self.counts.len(), slots * n)?;
+            check_len(
+                KERNEL,
+                "entries length",
+                self.entries.len(),
+                slots * n * fused_entry_capacity(p.words as usize) * 2,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `ga_fused_draws_u32`: the champions, crossover points and mutation entries of generations
+/// `p.first_step ..` (`p.generations` of them, at most `p.draws`) of `p.runs` runs into `draws`, warp per
+/// (run, generation, slot) over the whole GPU.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when the buffers do not fit `p`; GPU errors.
+pub fn fused_draws(gpu: &Gpu, draws: &mut FusedDraws, p: &GaFusedParams) -> Result<()> {
+    let runs = p.runs as usize;
+    draws.check(p, runs)?;
+    if p.draws == 0 || p.generations == 0 || runs == 0 || p.population == 0 || p.words == 0 {
+        return Ok(());
+    }
+    const BLOCK: u32 = 256;
+    let warps = runs * p.generations as usize * p.population as usize;
+    let kernel = gpu.kernel(ModuleId::Ga, "ga_fused_draws_u32", Profile::Exact)?;
+    // SAFETY: the kernel takes `(unsigned*, unsigned*, uint2*, GaFusedParams)`; warp (r, g, i) writes slot
+    // r * p.draws + g (g < p.generations <= p.draws, r < p.runs = the buffers' runs) of each buffer, whose
+    // lengths were checked above (the entries as u32 pairs, 8-byte aligned: the allocation is, and every
+    // index is even); the block is a multiple of 32.
+    unsafe {
+        kernel
+            .launch()
+            .output(&mut draws.selection)
+            .output(&mut draws.counts)
+            .output(&mut draws.entries)
+            .params(p)
+            .run(LaunchConfig::linear(
+                grid(warps.div_ceil(BLOCK as usize / 32)),
+                BLOCK,
+                0,
+            ))
+    }
+}
+
 /// `ga_fused_run_u32` (block per run) or, when `clustered`, `ga_fused_cluster_run_u32` (a cluster of
 /// [`FUSED_CLUSTER`] blocks per run): `p.generations` generations (after the initial population when
-/// `p.initialise` is 1) of `runs` runs, the population in shared memory.
+/// `p.initialise` is 1) of `runs` runs, the population in shared memory; with `p.draws > 0` the draws come
+/// from `draws` (written by [`fused_draws`] for the same steps).
 #[allow(clippy::too_many_arguments)]
 pub fn fused_run(
     gpu: &Gpu,
@@ -641,6 +777,7 @@ pub fn fused_run(
     best: &mut DeviceBuffer<u32>,
     best_fitness: &mut DeviceBuffer<f64>,
     status: &mut DeviceBuffer<u32>,
+    draws: &FusedDraws,
     p: &GaFusedParams,
     runs: usize,
     block: u32,
@@ -656,6 +793,7 @@ pub fn fused_run(
     check_len(KERNEL, "best length", best.len(), runs * w)?;
     check_len(KERNEL, "best fitness length", best_fitness.len(), runs)?;
     check_len(KERNEL, "status length", status.len(), runs)?;
+    draws.check(p, runs)?;
     evo_gpu_runtime::check_block_size(COMPONENT, block)?;
     let variables = p.variables as usize;
     if variables == 0
@@ -694,9 +832,12 @@ pub fn fused_run(
     }
     let kernel = gpu.kernel(ModuleId::Ga, kernel_name, Profile::Exact)?;
     kernel.allow_dynamic_shared_bytes(bytes as u32)?;
-    // SAFETY: both kernels take `(unsigned*, double*, unsigned*, double*, unsigned*, GaFusedParams)`; block b
-    // serves run b / per_run < runs and touches that run's rows, fitness, best row, best fitness and status
-    // only (every length is runs times the per-run size, checked); the grid is a multiple of the cluster size;
+    // SAFETY: both kernels take `(unsigned*, double*, unsigned*, double*, unsigned*, const unsigned*,
+    // const unsigned*, const uint2*, GaFusedParams)`; block b serves run b / per_run < runs and touches that
+    // run's rows, fitness, best row, best fitness and status only (every length is runs times the per-run size,
+    // checked); with p.draws > 0 it reads slots run * p.draws + g, g < p.generations <= p.draws, of the draw
+    // buffers (lengths checked by draws.check; entries as 8-byte aligned u32 pairs), else none of them;
+    // the grid is a multiple of the cluster size;
     // the dynamic shared memory is the size the kernel lays out (same formula, allowed above), and the block is
     // a power of two of at least one warp.
     unsafe {
@@ -707,6 +848,9 @@ pub fn fused_run(
             .output(best)
             .output(best_fitness)
             .output(status)
+            .input(&draws.selection)
+            .input(&draws.counts)
+            .input(&draws.entries)
             .params(p)
             .run(LaunchConfig::linear(
                 (runs * per_run) as u32,
