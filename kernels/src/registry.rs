@@ -241,6 +241,7 @@ pub static MODULES: &[KernelModule] = &[
             "dpga_init_merge",
             "dpga_mean_vector",
             "dpga_reserve_fitness",
+            "dpga_reserve_fitness_survival",
             "dpga_breed_main",
             "dpga_breed_reserve",
             "dpga_crossbreed",

@@ -81,8 +81,8 @@ pub struct DpgaKernelParams {
     pub stream_mutate: u32,
     /// Row kernels: rows per run.
     pub rows: u32,
-    /// Padding.
-    pub pad: u32,
+    /// 0 binary, 1 reflected Gray code (`Encoding`).
+    pub encoding: u32,
     /// P_c.
     pub crossover_rate: f32,
     /// p_m per bit.
@@ -412,6 +412,83 @@ pub fn reserve_fitness(
             .output(fitness)
             .params(p)
             .run(row_grid(p, block))
+    }
+}
+
+/// The three row sets of step 8 and their reserve fitness: R_t and O_r (`n` rows per run), C (`|C|` rows per
+/// run).
+pub struct SurvivalSets<'a> {
+    /// R_t.
+    pub reserve: &'a DeviceBuffer<u8>,
+    /// O_r.
+    pub offspring: &'a DeviceBuffer<u8>,
+    /// C.
+    pub crossbred: &'a DeviceBuffer<u8>,
+    /// `f_r` of R_t (written).
+    pub reserve_fr: &'a mut DeviceBuffer<f64>,
+    /// `f_r` of O_r (written).
+    pub offspring_fr: &'a mut DeviceBuffer<f64>,
+    /// `f_r` of C (written).
+    pub crossbred_fr: &'a mut DeviceBuffer<f64>,
+}
+
+/// `dpga_reserve_fitness_survival`: step 8's `f_r` of R_t, O_r and C against each run's mean vector (of
+/// M_{t+1}) and δ in one launch (the three `dpga_reserve_fitness` launches it replaces give the same values).
+///
+/// # Errors
+/// Shape mismatches; GPU errors.
+pub fn reserve_fitness_survival(
+    gpu: &Gpu,
+    sets: SurvivalSets<'_>,
+    mean: &DeviceBuffer<f64>,
+    delta: &DeviceBuffer<f64>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    const KERNEL: &str = "dpga_reserve_fitness_survival";
+    let (k, n, c) = (runs(p), p.reserve_size as usize, p.crossbreed as usize);
+    check_len(
+        KERNEL,
+        "reserve rows",
+        sets.reserve.len(),
+        k * n * length(p),
+    )?;
+    check_len(
+        KERNEL,
+        "offspring rows",
+        sets.offspring.len(),
+        k * n * length(p),
+    )?;
+    check_len(
+        KERNEL,
+        "crossbred rows",
+        sets.crossbred.len(),
+        k * c * length(p),
+    )?;
+    check_len(KERNEL, "reserve fitness", sets.reserve_fr.len(), k * n)?;
+    check_len(KERNEL, "offspring fitness", sets.offspring_fr.len(), k * n)?;
+    check_len(KERNEL, "crossbred fitness", sets.crossbred_fr.len(), k * c)?;
+    check_len(KERNEL, "mean vector", mean.len(), k * length(p))?;
+    check_len(KERNEL, "target distances", delta.len(), k)?;
+    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let config = LaunchConfig::linear(grid((k * (2 * n + c)).div_ceil(block as usize)), block, 0);
+    // SAFETY: `dpga_reserve_fitness_survival(const unsigned char*, const unsigned char*, const unsigned char*,
+    // const double*, const double*, double*, double*, double*, DpgaKernelParams)`; thread t < runs · (2n + |C|)
+    // reads one row of R_t, O_r or C (n, n, |C| rows of L bits per run), its run's mean (L) and δ, and writes
+    // that row's fitness (every length checked).
+    unsafe {
+        kernel
+            .launch()
+            .input(sets.reserve)
+            .input(sets.offspring)
+            .input(sets.crossbred)
+            .input(mean)
+            .input(delta)
+            .output(sets.reserve_fr)
+            .output(sets.offspring_fr)
+            .output(sets.crossbred_fr)
+            .params(p)
+            .run(config)
     }
 }
 

@@ -13,14 +13,14 @@
 //! | 5 inbreeding of R | `dpga_breed_reserve` | block per (pair, run) |
 //! | 6 best of O_m, O_r; crossbreeding | `dpga_select_main`, `dpga_select_reserve`, `dpga_crossbreed` | block per run (ranks); block per (pair, run) |
 //! | 7 survival of M | `dpga_select_main` ×2, `dpga_gather_main` | block per run; block per (row, run) |
-//! | 8 survival of R | `dpga_mean_vector`, `dpga_reserve_fitness` ×3, `dpga_select_reserve` ×2, `dpga_gather_reserve` | as above |
+//! | 8 survival of R | `dpga_mean_vector`, `dpga_reserve_fitness_survival` (R_t, O_r and C), `dpga_select_reserve` ×2, `dpga_gather_reserve` | as above |
 //! | 9 δ, best so far | `dpga_finish` | block per run |
 //!
 //! The initialisation (item 2) loops `dpga_draw_rows` → `dpga_evaluate` → `dpga_init_merge` until every run
 //! has `m` feasible candidates or its draw budget is spent (runs that are done only copy their rows); the host
 //! reads back one counter per run per batch. After each generation the host reads one buffer, the best-so-far
 //! values and the non-finite status (4 numbers per run, written by `dpga_finish`), for [`Engine::progress`]
-//! and errors: 20 launches and one synchronising copy per generation.
+//! and errors: 18 launches and one synchronising copy per generation.
 
 pub mod launch;
 
@@ -30,9 +30,11 @@ use evo_gpu_runtime::{DeviceBuffer, Gpu, check_block_size};
 use evo_rng::Stream;
 
 use crate::ops::{Evaluation, decode_variable};
-use crate::params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Initialisation};
+use crate::params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Encoding, Initialisation};
 use crate::snapshot::DpgaSnapshot;
-use launch::{DeviceBest, DeviceBounds, DeviceValues, DpgaKernelParams, InitPool, MainSet};
+use launch::{
+    DeviceBest, DeviceBounds, DeviceValues, DpgaKernelParams, InitPool, MainSet, SurvivalSets,
+};
 
 /// The default threads per block.
 pub const DEFAULT_BLOCK: u32 = 128;
@@ -96,6 +98,13 @@ fn handling_code(handling: ConstraintHandling) -> u32 {
     match handling {
         ConstraintHandling::Mcsm => 0,
         ConstraintHandling::Deb => 1,
+    }
+}
+
+fn encoding_code(encoding: Encoding) -> u32 {
+    match encoding {
+        Encoding::Binary => 0,
+        Encoding::Gray => 1,
     }
 }
 
@@ -182,6 +191,7 @@ impl DpgaBatchCuda {
             tournament: to_u32("tournament size", params.tournament_size())?,
             crossover: crossover_code(params.crossover()),
             handling: handling_code(params.constraint_handling()),
+            encoding: encoding_code(params.encoding()),
             crossover_rate: params.crossover_rate(),
             mutation_rate: params.mutation_rate(length),
             stream_init: Stream::DpgaInit.id(),
@@ -547,31 +557,19 @@ impl DpgaBatchCuda {
         )?;
         // Step 8: f_r against M_{t+1} with the current δ.
         launch::mean_vector(gpu, &s.next_main, &mut s.mean, &base, block)?;
-        launch::reserve_fitness(
+        launch::reserve_fitness_survival(
             gpu,
-            &self.reserve,
+            SurvivalSets {
+                reserve: &self.reserve,
+                offspring: &s.offspring_reserve,
+                crossbred: &s.crossbred,
+                reserve_fr: &mut s.reserve_fr,
+                offspring_fr: &mut s.offspring_reserve_fr,
+                crossbred_fr: &mut s.crossbred_fr,
+            },
             &s.mean,
             &self.delta,
-            &mut s.reserve_fr,
-            &with_rows(n),
-            block,
-        )?;
-        launch::reserve_fitness(
-            gpu,
-            &s.offspring_reserve,
-            &s.mean,
-            &self.delta,
-            &mut s.offspring_reserve_fr,
-            &with_rows(n),
-            block,
-        )?;
-        launch::reserve_fitness(
-            gpu,
-            &s.crossbred,
-            &s.mean,
-            &self.delta,
-            &mut s.crossbred_fr,
-            &with_rows(c),
+            &base,
             block,
         )?;
         let e_r = k.reserve_elites;
@@ -676,10 +674,11 @@ impl DpgaBatchCuda {
     /// The decoded variables of a bit string.
     pub fn decode(&self, bits: &[u8]) -> Vec<f32> {
         let b = self.params.bits_per_variable() as usize;
+        let encoding = self.params.encoding();
         let bounds = self.problem.bounds();
         bits.chunks(b)
             .enumerate()
-            .map(|(k, var)| decode_variable(var, bounds.lower()[k], bounds.upper()[k]))
+            .map(|(k, var)| decode_variable(var, encoding, bounds.lower()[k], bounds.upper()[k]))
             .collect()
     }
 
