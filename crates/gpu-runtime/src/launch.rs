@@ -173,7 +173,8 @@ impl<'a> Launch<'a> {
     /// # Safety
     /// The pushed arguments must match the kernel's parameter list in order, count and type, and the kernel
     /// must stay within the bounds of every buffer for `config` (which the kernel's typed launch function
-    /// guarantees by computing `config` from the buffer lengths).
+    /// guarantees by computing `config` from the buffer lengths). On a side stream (`on`), every buffer must
+    /// be free of unfinished work on other streams (see [`crate::Gpu::side_stream`]).
     pub unsafe fn run(self, config: LaunchConfig) -> Result<()> {
         let Launch {
             kernel,

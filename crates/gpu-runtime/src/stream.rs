@@ -77,6 +77,11 @@ impl crate::Gpu {
     }
 
     /// A side stream from the device's pool (round-robin over a few), for work that may overlap.
+    ///
+    /// The runtime does not track which stream last used a buffer (cudarc's event tracking is off: it cost two
+    /// driver calls per buffer per launch). Before a buffer written on the main stream is used on a side
+    /// stream, or the other way round, synchronize the stream that wrote it; never let two streams write one
+    /// buffer at the same time.
     pub fn side_stream(&self) -> Stream {
         Stream {
             inner: self.inner.streams.side().clone(),
