@@ -52,7 +52,7 @@ struct DpgaKernelParams {
     unsigned int stream_crossbreed;
     unsigned int stream_mutate;
     unsigned int rows;              // row kernels: rows per run
-    unsigned int pad;
+    unsigned int encoding;          // 0 binary, 1 reflected Gray code
     float crossover_rate;
     float mutation_rate;
 };
@@ -88,10 +88,32 @@ __device__ __forceinline__ int dpga_cmp_index(unsigned long long a, unsigned lon
     return a < b ? -1 : (a > b ? 1 : 0);
 }
 
-// Twin: ops::evaluate_constraints (inequalities first, each in index order).
+// Twin: ops::Evaluation::non_finite (the worst value under both comparators).
+__device__ inline DpgaEvaluation dpga_non_finite(unsigned int constraints)
+{
+    DpgaEvaluation e;
+    e.objective = 1.7976931348623157e308; // f64::MAX
+    e.violation = 1.7976931348623157e308;
+    e.satisfied = 0;
+    e.feasible = constraints == 0;
+    return e;
+}
+
+// Twin: ops::evaluate_constraints (inequalities first, each in index order; a non-finite objective,
+// constraint value or violation sum gives dpga_non_finite).
 __device__ inline DpgaEvaluation evaluate_constraints(double objective, const double* inequality, unsigned int m,
                                                       const double* equality, unsigned int q, double tolerance)
 {
+    bool finite = isfinite(objective);
+    for (unsigned int j = 0; j < m; ++j) {
+        finite = finite && isfinite(inequality[j]);
+    }
+    for (unsigned int j = 0; j < q; ++j) {
+        finite = finite && isfinite(equality[j]);
+    }
+    if (!finite) {
+        return dpga_non_finite(m + q);
+    }
     double violation = 0.0;
     unsigned int satisfied = 0;
     for (unsigned int j = 0; j < m; ++j) {
@@ -107,6 +129,9 @@ __device__ inline DpgaEvaluation evaluate_constraints(double objective, const do
         } else {
             violation += fabs(equality[j]);
         }
+    }
+    if (!isfinite(violation)) {
+        return dpga_non_finite(m + q);
     }
     DpgaEvaluation e;
     e.objective = objective;
@@ -160,12 +185,20 @@ __device__ inline int reserve_cmp(double fa, unsigned int ia, double fb, unsigne
     return by_value != 0 ? by_value : dpga_cmp_index(ia, ib);
 }
 
-// Twin: ops::decode_variable (k in u64, then f64 arithmetic with no contraction, rounded to f32).
-__device__ inline float decode_variable(const unsigned char* bits, unsigned int b, float lower, float upper)
+#define DPGA_BINARY 0u
+#define DPGA_GRAY 1u
+
+// Twin: ops::decode_variable (k in u64, Gray: binary bit j = binary bit j-1 XOR Gray bit j; then f64
+// arithmetic with no contraction, rounded to f32).
+__device__ inline float decode_variable(const unsigned char* bits, unsigned int b, unsigned int encoding,
+                                        float lower, float upper)
 {
     unsigned long long k = 0;
+    unsigned char previous = 0;
     for (unsigned int j = 0; j < b; ++j) {
-        k = (k << 1) | (unsigned long long)bits[j];
+        const unsigned char binary = encoding == DPGA_GRAY ? (unsigned char)(previous ^ bits[j]) : bits[j];
+        previous = binary;
+        k = (k << 1) | (unsigned long long)binary;
     }
     const double top = (double)((1ull << b) - 1ull);
     const double lo = (double)lower;
@@ -346,7 +379,8 @@ extern "C" __global__ void dpga_draw_rows(unsigned char* rows, const unsigned lo
 
 // Decode (ops::decode_variable per variable), the CEC 2006 formula of common/problems/cec2006.cuh and
 // ops::evaluate_constraints for rows i < count[r] of p.rows per run; a non-finite objective or violation
-// records the lowest such row in status[r] (u32::MAX: none).
+// records the lowest such row in status[r] (u32::MAX: none). evaluate_constraints maps non-finite problem
+// values to dpga_non_finite (finite), so this is only a guard against a broken twin.
 extern "C" __global__ void dpga_evaluate(const unsigned char* rows, const float* lower, const float* upper,
                                          double* objective, double* violation, unsigned int* satisfied,
                                          unsigned int* status, const unsigned int* count, DpgaKernelParams p)
@@ -365,7 +399,7 @@ extern "C" __global__ void dpga_evaluate(const unsigned char* rows, const float*
         double g[EVO_CEC2006_MAX_INEQUALITIES];
         double h[EVO_CEC2006_MAX_EQUALITIES];
         for (unsigned int v = 0; v < p.dimension; ++v) {
-            x[v] = (double)decode_variable(row + v * p.bits, p.bits, lower[v], upper[v]);
+            x[v] = (double)decode_variable(row + v * p.bits, p.bits, p.encoding, lower[v], upper[v]);
         }
         const double f = evo_cec2006_evaluate(p.number, x, g, h);
         const DpgaEvaluation e = evaluate_constraints(f, g, p.inequalities, h, p.equalities, p.tolerance);

@@ -8,7 +8,6 @@ use crate::ops::{
 };
 use crate::params::{ALGORITHM, DpgaParams, Initialisation};
 use crate::snapshot::DpgaSnapshot;
-use evo_core::problem::check_fitness;
 use evo_core::{Backend, ConstrainedProblem, Engine, Error, Progress, Result};
 use evo_rng::{Philox, Sequence, Stream};
 use rayon::prelude::*;
@@ -123,7 +122,8 @@ impl<P: ConstrainedProblem> DpgaCpu<P> {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for inconsistent parameters or a problem of dimension 0 (or with bounds of
-    /// another dimension), [`Error::ThreadPool`], and [`Error::NonFiniteFitness`].
+    /// another dimension) and [`Error::ThreadPool`]. A non-finite objective or constraint value is no error: the
+    /// point gets [`Evaluation::non_finite`], the worst value under both comparators.
     pub fn new(params: DpgaParams, problem: P, seed: u64, threads: usize) -> Result<Self> {
         params.check_relations()?;
         let dimension = problem.dimension();
@@ -220,10 +220,11 @@ impl<P: ConstrainedProblem> DpgaCpu<P> {
     /// The decoded variables of a bit string.
     pub fn decode(&self, bits: &[u8]) -> Vec<f32> {
         let b = self.params.bits_per_variable() as usize;
+        let encoding = self.params.encoding();
         let bounds = self.problem.bounds();
         bits.chunks(b)
             .enumerate()
-            .map(|(k, var)| decode_variable(var, bounds.lower()[k], bounds.upper()[k]))
+            .map(|(k, var)| decode_variable(var, encoding, bounds.lower()[k], bounds.upper()[k]))
             .collect()
     }
 
@@ -231,21 +232,18 @@ impl<P: ConstrainedProblem> DpgaCpu<P> {
     fn evaluate_rows(&self, rows: &[u8]) -> Result<Vec<Evaluation>> {
         let problem = &self.problem;
         let tolerance = problem.equality_tolerance();
-        self.pool.install(|| {
+        Ok(self.pool.install(|| {
             rows.par_chunks(self.state.length)
-                .enumerate()
-                .map(|(i, row)| {
+                .map(|row| {
                     let x = self.decode(row);
                     let mut inequality = vec![0.0; problem.inequality_count()];
                     let mut equality = vec![0.0; problem.equality_count()];
                     let objective = problem.evaluate(&x, &mut inequality, &mut equality);
-                    let value = evaluate_constraints(objective, &inequality, &equality, tolerance);
-                    check_fitness(problem.name(), i, value.objective)?;
-                    check_fitness(problem.name(), i, value.violation)?;
-                    Ok(value)
+                    // A non-finite objective or constraint gives the worst value (ops::evaluate_constraints).
+                    evaluate_constraints(objective, &inequality, &equality, tolerance)
                 })
                 .collect()
-        })
+        }))
     }
 
     /// Step 2: M0 = the m best drawn candidates under the comparator, drawing batches of `m` until `m`

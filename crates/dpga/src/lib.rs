@@ -172,6 +172,6 @@ pub mod snapshot;
 pub use cpu::DpgaCpu;
 pub use cuda::{DpgaBatchCuda, DpgaCuda};
 pub use ops::Evaluation;
-pub use params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Initialisation};
+pub use params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Encoding, Initialisation};
 pub use run::run;
 pub use snapshot::DpgaSnapshot;

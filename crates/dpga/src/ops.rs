@@ -1,6 +1,6 @@
 //! The DPGA operators as pure scalar functions (spec §2–§4). A CUDA twin would mirror each one by name.
 
-use crate::params::{ConstraintHandling, Crossover};
+use crate::params::{ConstraintHandling, Crossover, Encoding};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
@@ -18,13 +18,22 @@ pub struct Evaluation {
 }
 
 /// Builds an [`Evaluation`] from the constraint values (spec §3): the sum runs inequalities first, each in
-/// index order.
+/// index order. A non-finite objective, constraint value or violation sum (g14's `0·ln 0` at `x_i = 0`, g20's
+/// `0/0` on its box boundary, spec cec2006.md "Singular points") gives [`Evaluation::non_finite`], the worst
+/// value under both comparators, so the run goes on without it.
 pub fn evaluate_constraints(
     objective: f64,
     inequality: &[f64],
     equality: &[f64],
     tolerance: f64,
 ) -> Evaluation {
+    let total = (inequality.len() + equality.len()) as u32;
+    if !objective.is_finite()
+        || inequality.iter().any(|g| !g.is_finite())
+        || equality.iter().any(|h| !h.is_finite())
+    {
+        return Evaluation::non_finite(total);
+    }
     let mut violation = 0.0;
     let mut satisfied = 0u32;
     for &g in inequality {
@@ -41,11 +50,34 @@ pub fn evaluate_constraints(
             violation += h.abs();
         }
     }
+    if !violation.is_finite() {
+        return Evaluation::non_finite(total);
+    }
     Evaluation {
         objective,
         violation,
         satisfied,
-        feasible: satisfied as usize == inequality.len() + equality.len(),
+        feasible: satisfied == total,
+    }
+}
+
+impl Evaluation {
+    /// The value of a point whose objective or a constraint is not finite: objective and violation
+    /// `f64::MAX`, no constraint satisfied (infeasible unless the problem has no constraint). It ranks after
+    /// every finite evaluation under MCSM and Deb's rules, and equal ones go by index like any tie.
+    pub fn non_finite(constraints: u32) -> Self {
+        Self {
+            objective: f64::MAX,
+            violation: f64::MAX,
+            satisfied: 0,
+            feasible: constraints == 0,
+        }
+    }
+
+    /// Whether this is [`Evaluation::non_finite`]'s value (a finite evaluation has a violation below
+    /// `f64::MAX` unless its sum rounds to exactly that).
+    pub fn is_non_finite(&self) -> bool {
+        self.objective == f64::MAX && self.violation == f64::MAX && self.satisfied == 0
     }
 }
 
@@ -91,12 +123,31 @@ pub fn reserve_cmp(a: (f64, usize), b: (f64, usize)) -> Ordering {
     b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
 }
 
+/// The integer of reflected-Gray-code bits `g` (`b ≤ 64`): `g ⊕ (g >> 1) ⊕ (g >> 2) ⊕ …`, the inverse of
+/// `k ⊕ (k >> 1)`.
+pub fn gray_to_binary(g: u64) -> u64 {
+    let mut k = g;
+    let mut shift = 1;
+    while shift < 64 {
+        k ^= k >> shift;
+        shift <<= 1;
+    }
+    k
+}
+
 /// Decodes variable bits (most significant first) to `lo + (hi − lo)·k/(2^b − 1)`, in `f64` then rounded to
-/// `f32` (spec §2 item 1).
-pub fn decode_variable(bits: &[u8], lower: f32, upper: f32) -> f32 {
+/// `f32` (spec §2 item 1). `k` is the bits read as plain binary, or as a reflected Gray code: binary bit `i`
+/// is the XOR of the Gray bits `0..=i` (the same `k` as [`gray_to_binary`]), built in one pass.
+pub fn decode_variable(bits: &[u8], encoding: Encoding, lower: f32, upper: f32) -> f32 {
     let mut k: u64 = 0;
+    let mut previous: u8 = 0;
     for &bit in bits {
-        k = (k << 1) | u64::from(bit);
+        let binary = match encoding {
+            Encoding::Binary => bit,
+            Encoding::Gray => previous ^ bit,
+        };
+        previous = binary;
+        k = (k << 1) | u64::from(binary);
     }
     let top = ((1u64 << bits.len()) - 1) as f64;
     let (lo, hi) = (f64::from(lower), f64::from(upper));
@@ -235,10 +286,75 @@ mod tests {
 
     #[test]
     fn decoding_spans_the_box_most_significant_bit_first() {
-        assert_eq!(decode_variable(&[0, 0, 0], -1.0, 1.0), -1.0);
-        assert_eq!(decode_variable(&[1, 1, 1], -1.0, 1.0), 1.0);
-        assert_eq!(decode_variable(&[1, 0, 0], 0.0, 7.0), 4.0);
-        assert_eq!(decode_variable(&[0, 0, 1], 0.0, 7.0), 1.0);
+        let binary = Encoding::Binary;
+        assert_eq!(decode_variable(&[0, 0, 0], binary, -1.0, 1.0), -1.0);
+        assert_eq!(decode_variable(&[1, 1, 1], binary, -1.0, 1.0), 1.0);
+        assert_eq!(decode_variable(&[1, 0, 0], binary, 0.0, 7.0), 4.0);
+        assert_eq!(decode_variable(&[0, 0, 1], binary, 0.0, 7.0), 1.0);
+    }
+
+    fn bits_of(value: u64, b: usize) -> Vec<u8> {
+        (0..b).rev().map(|i| ((value >> i) & 1) as u8).collect()
+    }
+
+    #[test]
+    fn gray_decoding_reads_the_reflected_code() {
+        let gray = Encoding::Gray;
+        // The 3-bit reflected Gray code: 000 001 011 010 110 111 101 100 are k = 0..7.
+        let code = [0b000u64, 0b001, 0b011, 0b010, 0b110, 0b111, 0b101, 0b100];
+        for (k, &g) in code.iter().enumerate() {
+            assert_eq!(gray_to_binary(g), k as u64);
+            assert_eq!(decode_variable(&bits_of(g, 3), gray, 0.0, 7.0), k as f32);
+        }
+        assert_eq!(decode_variable(&[1, 1, 1], gray, 0.0, 7.0), 5.0);
+        assert_eq!(decode_variable(&[1, 0, 0], gray, -1.0, 1.0), 1.0);
+        assert_eq!(decode_variable(&[0; 20], gray, 0.0, 10.0), 0.0);
+    }
+
+    #[test]
+    fn gray_code_round_trips_and_neighbours_differ_in_one_bit() {
+        let b = 20;
+        for k in (0u64..1 << b)
+            .step_by(997)
+            .chain([(1 << 19) - 1, 1 << 19, (1 << b) - 1])
+        {
+            let g = k ^ (k >> 1);
+            assert_eq!(gray_to_binary(g), k);
+            // The one-pass decode gives the same k: with [0, 2^b − 1] as the box, x = k.
+            let x = decode_variable(
+                &bits_of(g, b),
+                Encoding::Gray,
+                0.0,
+                ((1u64 << b) - 1) as f32,
+            );
+            assert_eq!(x, k as f32);
+            if k + 1 < 1 << b {
+                let next = (k + 1) ^ ((k + 1) >> 1);
+                assert_eq!((g ^ next).count_ones(), 1);
+            }
+        }
+        // All ones is the Gray code of 1010…10.
+        assert_eq!(gray_to_binary(u64::MAX), 0xAAAA_AAAA_AAAA_AAAA);
+    }
+
+    #[test]
+    fn a_non_finite_evaluation_is_the_worst_under_both_comparators() {
+        let nan = evaluate_constraints(f64::NAN, &[-1.0], &[0.0], 1e-4);
+        assert!(nan.is_non_finite() && !nan.feasible);
+        assert_eq!(nan, Evaluation::non_finite(2));
+        assert!(evaluate_constraints(-f64::NAN, &[-1.0], &[], 1e-4).is_non_finite());
+        assert!(evaluate_constraints(1.0, &[f64::INFINITY], &[], 1e-4).is_non_finite());
+        assert!(evaluate_constraints(1.0, &[-1.0], &[f64::NAN], 1e-4).is_non_finite());
+        assert!(evaluate_constraints(1.0, &[f64::MAX, f64::MAX], &[], 1e-4).is_non_finite());
+        assert!(!evaluate_constraints(1.0, &[-1.0], &[], 1e-4).is_non_finite());
+        let worst_finite = eval(1e300, 1e300, 0, 2);
+        for handling in [ConstraintHandling::Mcsm, ConstraintHandling::Deb] {
+            assert_eq!(
+                main_cmp(handling, (&nan, 0), (&worst_finite, 1)),
+                Ordering::Greater
+            );
+            assert_eq!(main_cmp(handling, (&nan, 0), (&nan, 1)), Ordering::Less);
+        }
     }
 
     #[test]

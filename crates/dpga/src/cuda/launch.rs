@@ -81,8 +81,8 @@ pub struct DpgaKernelParams {
     pub stream_mutate: u32,
     /// Row kernels: rows per run.
     pub rows: u32,
-    /// Padding.
-    pub pad: u32,
+    /// 0 binary, 1 reflected Gray code (`Encoding`).
+    pub encoding: u32,
     /// P_c.
     pub crossover_rate: f32,
     /// p_m per bit.

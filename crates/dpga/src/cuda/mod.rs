@@ -30,7 +30,9 @@ use evo_gpu_runtime::{DeviceBuffer, Gpu, check_block_size};
 use evo_rng::Stream;
 
 use crate::ops::{Evaluation, decode_variable};
-use crate::params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Initialisation};
+use crate::params::{
+    ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Encoding, Initialisation,
+};
 use crate::snapshot::DpgaSnapshot;
 use launch::{
     DeviceBest, DeviceBounds, DeviceValues, DpgaKernelParams, InitPool, MainSet, SurvivalSets,
@@ -98,6 +100,13 @@ fn handling_code(handling: ConstraintHandling) -> u32 {
     match handling {
         ConstraintHandling::Mcsm => 0,
         ConstraintHandling::Deb => 1,
+    }
+}
+
+fn encoding_code(encoding: Encoding) -> u32 {
+    match encoding {
+        Encoding::Binary => 0,
+        Encoding::Gray => 1,
     }
 }
 
@@ -184,6 +193,7 @@ impl DpgaBatchCuda {
             tournament: to_u32("tournament size", params.tournament_size())?,
             crossover: crossover_code(params.crossover()),
             handling: handling_code(params.constraint_handling()),
+            encoding: encoding_code(params.encoding()),
             crossover_rate: params.crossover_rate(),
             mutation_rate: params.mutation_rate(length),
             stream_init: Stream::DpgaInit.id(),
@@ -666,10 +676,11 @@ impl DpgaBatchCuda {
     /// The decoded variables of a bit string.
     pub fn decode(&self, bits: &[u8]) -> Vec<f32> {
         let b = self.params.bits_per_variable() as usize;
+        let encoding = self.params.encoding();
         let bounds = self.problem.bounds();
         bits.chunks(b)
             .enumerate()
-            .map(|(k, var)| decode_variable(var, bounds.lower()[k], bounds.upper()[k]))
+            .map(|(k, var)| decode_variable(var, encoding, bounds.lower()[k], bounds.upper()[k]))
             .collect()
     }
 
