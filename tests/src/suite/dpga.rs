@@ -4,9 +4,11 @@
 //!
 //! Cases (issue "evo-dpga"):
 //! - one run, 300 generations, on g01, g04 and g07, under MCSM and under Deb's rules (Table II sizes,
-//!   `init_max_draws` 5 000);
+//!   `init_max_draws` 5 000, the default Gray-coded variables);
 //! - a batch of K runs (seeds `seed + r`) against K separate CPU runs, every generation, with the other
-//!   crossovers and the random initialisation;
+//!   crossovers, the random initialisation and the paper's binary encoding; g14 with 2 bits per variable,
+//!   whose grid puts x_i = 0 (0·ln 0 = NaN) on many draws: non-finite values give the worst evaluation on
+//!   both backends;
 //! - a snapshot moved CPU → CUDA and CUDA → CPU mid-run (into engines of other seeds), then both continued;
 //!   CPU snapshots restored into a batch of another seed;
 //! - a short case for compute-sanitizer (every kernel of the initialisation and of a generation, a few
@@ -16,7 +18,7 @@ use evo_benchmarks::Cec2006Problem;
 use evo_core::{Engine, Result};
 use evo_dpga::{
     ConstraintHandling, Crossover, DpgaBatchCuda, DpgaCpu, DpgaCuda, DpgaParams, DpgaSnapshot,
-    Initialisation,
+    Encoding, Initialisation,
 };
 use evo_gpu_runtime::Gpu;
 
@@ -258,19 +260,22 @@ pub fn check_batch_of(
     report(check, outcome)
 }
 
-/// The batch cases: g07 with two-point crossover (MCSM), g01 with uniform crossover, Deb's rules and the
-/// random initialisation.
+/// The batch cases: g07 with two-point crossover (MCSM, Gray), g01 with uniform crossover, Deb's rules, the
+/// random initialisation and binary encoding, g14 with 2 bits per variable (MCSM, Gray: singular points).
 pub fn check_batches(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
     let two_point =
         test_params(ConstraintHandling::Mcsm).map(|p| p.with_crossover(Crossover::TwoPoint));
     let uniform = test_params(ConstraintHandling::Deb).map(|p| {
         p.with_crossover(Crossover::Uniform)
             .with_initialisation(Initialisation::Random)
+            .with_encoding(Encoding::Binary)
     });
+    let singular = test_params(ConstraintHandling::Mcsm).and_then(|p| p.with_bits_per_variable(2));
     let mut reports = Vec::new();
     for (g, params, label) in [
         (7, two_point, "MCSM two-point"),
-        (1, uniform, "Deb uniform random-init"),
+        (1, uniform, "Deb uniform random-init binary"),
+        (14, singular, "MCSM 2 bits per variable (x_i = 0: NaN)"),
     ] {
         reports.push(match params {
             Ok(params) => check_batch(gpu, g, params, label, block),
@@ -391,12 +396,13 @@ pub fn check_batch_restore(gpu: &Gpu, block: u32) -> CheckReport {
 }
 
 /// A short case for compute-sanitizer (memcheck, racecheck): the feasible initialisation and 4 generations
-/// of g04 (MCSM), and a batch of 2 runs of g01 (Deb, uniform crossover, random initialisation) for 3
-/// generations: every dpga kernel, compared with the CPU after every generation.
+/// of g04 (MCSM, Gray), and a batch of 2 runs of g01 (Deb, uniform crossover, random initialisation, binary)
+/// for 3 generations: every dpga kernel, compared with the CPU after every generation.
 pub fn check_short(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
     let uniform = test_params(ConstraintHandling::Deb).map(|p| {
         p.with_crossover(Crossover::Uniform)
             .with_initialisation(Initialisation::Random)
+            .with_encoding(Encoding::Binary)
     });
     vec![
         check_single(gpu, 4, ConstraintHandling::Mcsm, 4, block),
