@@ -12,7 +12,13 @@
 //!
 //! ## The algorithm (spec §2; code comments refer to these numbers)
 //!
-//! 1. **Encoding**: each variable is `b` bits, most significant first, `x = lo + (hi − lo)·k/(2^b − 1)`.
+//! 1. **Encoding**: each variable is `b` bits, most significant first, `x = lo + (hi − lo)·k/(2^b − 1)`;
+//!    `k` is the bits read as a reflected Gray code ([`Encoding::Gray`], the default) or as plain binary
+//!    ([`Encoding::Binary`]: the paper's and spec §2's encoding, used by [`DpgaParams::paper`]). The paper
+//!    (and spec §2 item 1) decode plain binary; Gray is this crate's departure: with binary, neighbouring
+//!    grid points can be many bit flips apart, and on g01 every run stalls at x10–x12 = 2.929595 (k = 30719 =
+//!    `0x077FF`), 3 or more simultaneous flips from any better feasible point (0/25 runs within 1e-4 of −15);
+//!    Gray-coded, neighbours are one flip apart and 25/25 runs reach −15 ± 1e-4 (docs/results/dpga.md).
 //! 2. **Init**: M0 = the `m` best of uniform candidates drawn in batches of `m` until `m` feasible ones
 //!    are among them or `init_max_draws` were drawn (every draw is an evaluation); R0 = `n` uniform strings.
 //! 3. **Sizes**: `|C| = 2·round(crossbreed_rate·m/2)`, `e_M = ⌈elitism_rate·m⌉`, `e_R = ⌈elitism_rate·n⌉`.
@@ -35,6 +41,14 @@
 //! constraints first; equal counts with all satisfied → lower objective; otherwise lower `V`, then lower
 //! objective. Deb's rules ([`ConstraintHandling::Deb`]): feasible beats infeasible; feasible by objective,
 //! infeasible by `V`. Both end with the lower index, so every order is total.
+//!
+//! **Non-finite values**: an objective, constraint value or violation sum that is NaN or ±∞ (CEC 2006 g14:
+//! `x_i·ln(x_i/S)` is `0·(−∞)` at `x_i = 0`; g20: `0/0` when x1..x12 or x13..x24 are all 0 — the box keeps 0 as
+//! lower bound, as the CEC reference code does, and a grid decodes to exactly `lo` when all bits give k = 0)
+//! gives the point [`Evaluation::non_finite`]: objective and violation `f64::MAX`, no constraint satisfied.
+//! That is the worst value under both comparators, so such points lose every tournament and selection and
+//! the run goes on (no error); the CPU and CUDA engines do the same (`ops::evaluate_constraints` and its
+//! twin). They are not counted.
 //!
 //! **Reserve fitness** (spec §4): with `m̄_k` the frequency of allele 1 at bit `k` in M,
 //! `d(M, x) = (1/L) Σ_k |x_k − m̄_k|` (the mean Hamming distance from `x` to M, per bit) and
@@ -64,8 +78,8 @@
 //! and for the reserve fitness, block per run for the selections (each candidate's rank under the total
 //! order is the number of candidates before it, which equals the CPU's sort-then-truncate), block per
 //! (row, run) to gather the next populations, block per run for δ and the best so far. The host reads back
-//! three numbers and a status word per run per generation (for [`evo_core::Engine::progress`] and the
-//! non-finite-value error), and one counter per run per batch of the feasible initialisation.
+//! three numbers and a status word per run per generation (for [`evo_core::Engine::progress`] and a
+//! guard status, set only if a twin let a non-finite value through), and one counter per run per batch of the feasible initialisation.
 //!
 //! ```no_run
 //! use evo_benchmarks::Cec2006Problem;
@@ -94,6 +108,7 @@
 //! | main population `m` | 128 | even, ≥ 2 |
 //! | reserve population `n` | 128 | even, ≥ 2 |
 //! | bits per variable `b` | 20 | 1..=32 |
+//! | encoding | Gray (`paper()`: binary) | Gray, binary |
 //! | crossover rate `P_c` | 0.8 | [0, 1] |
 //! | mutation rate `p_m` (per bit) | 1/L (`paper()`: 0.09) | [0, 1] |
 //! | elitism rate | 0.1 | [0, 1] |
@@ -113,6 +128,13 @@
 //! The engine's best fitness is the objective of the best individual found so far under the comparator
 //! when that individual is feasible, and `+inf` while no feasible point has been found.
 //! [`DpgaCpu::best_evaluation`] gives its objective, violation and satisfied count.
+//!
+//! **Equality-constrained problems.** An equality `h_j = 0` holds only within the tolerance ε (1e-4 for CEC
+//! 2006) on a grid of `2^b` points per variable: with binary encoding, the CPU measurements (25 runs × 500 000
+//! evaluations, docs/results/dpga.md) never found a feasible point of g05, g17, g21 or g22 (best stays
+//! `+inf`; MCSM still drives the violation down), and g03, g11, g13–g15, g20 and g23 vary. Nothing here
+//! relaxes ε over the run (no ε-constrained method) and the real-coded option is absent (below), so on such
+//! problems read [`DpgaCpu::best_evaluation`]'s violation and satisfied count, not only the best fitness.
 //!
 //! ## Example: a user's own constrained problem
 //!
@@ -157,7 +179,7 @@
 //!   counting (exact, O(N²) per run with N ≤ m + |C|);
 //! - stopping runs of a batch individually: every run of a [`DpgaBatchCuda`] steps until the caller stops
 //!   (the caller reads each run's progress, e.g. the generation at which it reached the target);
-//! - a non-finite objective or violation on the GPU is reported with its row but not its value (NaN);
+//! - a count of the non-finite evaluations (they are ranked last, not reported);
 //! - the real-coded option (f32 genes, SBX and polynomial mutation; spec §2 items 1 and 4);
 //! - the CEC 2006 suite runner and the paper's Table III reproduction (spec §6) in this crate (they belong
 //!   to the bench harness, `xtask`).
