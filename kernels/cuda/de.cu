@@ -212,9 +212,10 @@ __device__ __forceinline__ float de_trial_coordinate(const DeKernelParams& p, un
     } else {
         takes_mutant = de_exponential_takes_mutant(j, j_rand, length, d);
     }
-    const float xj = x[j];
+    // The parent's coordinate is read only where the trial takes it (or current-to-best needs it): at a high
+    // CR most of the parent's row is never loaded.
     if (!takes_mutant) {
-        return xj;
+        return x[j];
     }
     float mutant;
     if (p.strategy == DE_STRATEGY_RAND1) {
@@ -222,7 +223,7 @@ __device__ __forceinline__ float de_trial_coordinate(const DeKernelParams& p, un
     } else if (p.strategy == DE_STRATEGY_BEST1) {
         mutant = de_mutate_best1(best[j], a[j], b[j], f);
     } else {
-        mutant = de_mutate_current_to_best1(xj, best[j], a[j], b[j], f);
+        mutant = de_mutate_current_to_best1(x[j], best[j], a[j], b[j], f);
     }
     return de_repair(mutant, lower[j], upper[j]);
 }
@@ -379,6 +380,10 @@ __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g
             term[k] = 0.0;
         }
         if (first < d) {
+            // All K coordinates are built (every load issued) before the first store: `out` may alias the
+            // rows as far as the compiler knows, so a store between two coordinates would wait for the first
+            // coordinate's loads before the second's could be issued (K round trips to memory per tile).
+            float value[ITEMS];
             // Words first .. first + K - 1 (first a multiple of 2, and of 4 when K = 8) lie in K/4 Philox
             // blocks (one for K = 2).
 #pragma unroll
@@ -387,12 +392,19 @@ __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g
 #pragma unroll
                 for (unsigned int k = 0; k < (items < 4u ? items : 4u); ++k) {
                     const unsigned int j = first + 4u * lane + k;
+                    value[4u * lane + k] = 0.0f;
                     if (j < d) {
                         const float u = evo_uniform_f32(evo_uint4_word(words, j % 4u));
-                        const float v = de_trial_coordinate(p, j, u, j_rand, length, f, cr, rows[0], rows[1], rows[2], rows[3], rows[4], lower, upper);
-                        out[j] = v;
-                        term[4u * lane + k] = evo_rastrigin_term((double)v);
+                        value[4u * lane + k] = de_trial_coordinate(p, j, u, j_rand, length, f, cr, rows[0], rows[1], rows[2], rows[3], rows[4], lower, upper);
                     }
+                }
+            }
+#pragma unroll
+            for (unsigned int k = 0; k < ITEMS; ++k) {
+                const unsigned int j = first + k;
+                if (j < d) {
+                    out[j] = value[k];
+                    term[k] = evo_rastrigin_term((double)value[k]);
                 }
             }
         }
@@ -428,14 +440,23 @@ __device__ __forceinline__ double de_fused_etc(const DeGenerationParams& p, EvoS
     double time[2] = {0.0, 0.0};
     if (t0 < n) {
         const uint4 words = p.de.crossover == DE_CROSSOVER_EXPONENTIAL ? make_uint4(0u, 0u, 0u, 0u) : evo_sequence_block(cross, t0 / 4u);
+        // Both tasks are built before the first store (see de_fused_rastrigin).
+        float value[2] = {0.0f, 0.0f};
+#pragma unroll
         for (unsigned int k = 0; k < 2u; ++k) {
             const unsigned int t = t0 + k;
             if (t < n) {
                 const float u = evo_uniform_f32(evo_uint4_word(words, t % 4u));
-                const float v = de_trial_coordinate(p.de, t, u, j_rand, length, f, cr, rows[0], rows[1], rows[2], rows[3], rows[4], lower, upper);
-                out[t] = v;
-                machine[k] = evo_etc_machine_of(v, machines);
+                value[k] = de_trial_coordinate(p.de, t, u, j_rand, length, f, cr, rows[0], rows[1], rows[2], rows[3], rows[4], lower, upper);
+            }
+        }
+#pragma unroll
+        for (unsigned int k = 0; k < 2u; ++k) {
+            const unsigned int t = t0 + k;
+            if (t < n) {
+                machine[k] = evo_etc_machine_of(value[k], machines);
                 time[k] = (double)etc[(unsigned long long)t * machines + machine[k]];
+                out[t] = value[k];
             }
         }
     }

@@ -5,7 +5,7 @@
 
 use crate::params::{ALGORITHM, Crossover, DeParams, Selection, Strategy};
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, DeviceCopy, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_gpu_runtime::{DeviceBuffer, DeviceCopy, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
 use evo_kernels::ModuleId;
 use evo_rng::Stream;
 
@@ -492,6 +492,14 @@ pub struct DeviceBest<'a> {
     pub done: &'a mut DeviceBuffer<u32>,
 }
 
+/// The entry point of the one-launch generation (`de_generation_f32`), compiled under `profile`.
+///
+/// # Errors
+/// As [`Gpu::kernel`].
+pub fn generation_kernel(gpu: &Gpu, profile: Profile) -> Result<Kernel> {
+    gpu.kernel(ModuleId::De, "de_generation_f32", profile)
+}
+
 /// The read-only inputs of the fused generation.
 pub struct FusedInputs<'a> {
     /// The search box.
@@ -501,8 +509,9 @@ pub struct FusedInputs<'a> {
 }
 
 /// One whole generation (steps 3.1–3.4 and the best vector) in one launch (twin: `DeCpu::step`).
+/// `kernel` is [`generation_kernel`], looked up once by the engine (a lookup per launch costs a driver call).
 pub fn generation(
-    gpu: &Gpu,
+    kernel: &Kernel,
     population: SlottedPopulation<'_>,
     chunk_sums: ChunkSums<'_>,
     best: DeviceBest<'_>,
@@ -564,7 +573,6 @@ pub fn generation(
              covering D; ETC: one chunk, 2 items, D ≤ 2·block, 1 ≤ m ≤ 32, an n × m matrix",
         ));
     }
-    let kernel = gpu.kernel(ModuleId::De, "de_generation_f32", settings.profile)?;
     // SAFETY: arguments follow `de_generation_f32(float* buffer0, float* buffer1, const unsigned int*
     // slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best,
     // double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float*

@@ -14,7 +14,7 @@ use crate::problem::{DeviceEvaluation, DeviceProblem};
 use crate::snapshot::DeSnapshot;
 use evo_benchmarks::cuda::scheduling::EtcOutputs;
 use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, Profile};
 use launch::{
     ChunkSums, DeGenerationParams, DeKernelParams, DeviceBest, DeviceBounds, EvaluatedTrials,
     FusedInputs, FusedProblem, Parents, Population, Settings, SlottedPopulation, Trials,
@@ -74,6 +74,8 @@ pub struct DeCuda<P: DeviceProblem> {
 /// The state of the one-launch generation: the population is `population` (buffer 0) and `trials`
 /// (buffer 1), vector `i` in buffer `slots[current][i]`.
 struct Fused {
+    /// `de_generation_f32`, looked up once.
+    kernel: Kernel,
     params: DeGenerationParams,
     block: u32,
     /// The ETC matrix (one element for Rastrigin).
@@ -94,6 +96,7 @@ impl Fused {
         kernel_params: DeKernelParams,
         params: &DeParams,
         dimension: usize,
+        profile: Profile,
     ) -> Result<Option<Self>> {
         let Some(evaluation) = evaluation else {
             return Ok(None);
@@ -120,6 +123,7 @@ impl Fused {
             return Ok(None);
         };
         Ok(Some(Self {
+            kernel: launch::generation_kernel(gpu, profile)?,
             params: DeGenerationParams::new(kernel_params, problem, plan),
             block: plan.block,
             etc: gpu.upload(&etc)?,
@@ -204,6 +208,7 @@ impl<P: DeviceProblem> DeCuda<P> {
             kernel_params,
             &params,
             dimension,
+            profile,
         )?;
         let host = matches!(evaluation, DeviceEvaluation::Host);
         let scratch_len = if matches!(evaluation, DeviceEvaluation::Scheduling(_)) {
@@ -396,7 +401,7 @@ impl<P: DeviceProblem> DeCuda<P> {
                     (&*slots_b, slots_a)
                 };
                 launch::generation(
-                    &self.gpu,
+                    &fused.kernel,
                     SlottedPopulation {
                         buffers: [&mut self.population, &mut self.trials],
                         slots_in,
