@@ -555,16 +555,48 @@ __device__ __forceinline__ double ga_fused_term(const unsigned int* row, unsigne
     }
 }
 
-// One accumulator of the function over `terms` terms: leaves past `terms` are the tree's padding (+0.0 for a
-// sum, 1.0 for a product).
+// Leaf i of an accumulator over `terms` terms: the term, or past `terms` the tree's padding (+0.0 for a sum,
+// 1.0 for a product).
+__device__ __forceinline__ double ga_fused_leaf(const unsigned int* row, unsigned int i, unsigned int terms,
+                                                unsigned int which, bool product, const GaFusedParams& p)
+{
+    return i < terms ? ga_fused_term(row, i, which, p) : (product ? 1.0 : 0.0);
+}
+
+// One accumulator of the function over `terms` terms (the canonical tree over the next power of two of leaves).
+// Up to 128 leaves the tree runs in registers: lane l takes leaves m l .. m l + m - 1 (m = leaves / 32, or
+// one leaf per lane below 32 leaves), combines them as the tree's lowest levels do (adjacent pairs, then the
+// pair of pairs) and the butterfly of ga_fused_warp_tree finishes; more leaves go through shared memory.
 __device__ __forceinline__ double ga_fused_accumulate(const unsigned int* row, double* s, unsigned int terms,
                                                       unsigned int which, bool product, const GaFusedParams& p,
                                                       unsigned int lane)
 {
     const unsigned int leaves = ga_fused_pow2(terms);
-    for (unsigned int i = lane; i < leaves; i += 32u) {
-        s[i] = i < terms ? ga_fused_term(row, i, which, p) : (product ? 1.0 : 0.0);
+    if (leaves <= 128u) {
+        const unsigned int per = leaves > 32u ? leaves / 32u : 1u;
+        const unsigned int nodes = leaves > 32u ? 32u : leaves;
+        double value = 0.0;
+        if (lane < nodes) {
+            const unsigned int i = lane * per;
+            value = ga_fused_leaf(row, i, terms, which, product, p);
+            if (per >= 2u) {
+                const double second = ga_fused_leaf(row, i + 1u, terms, which, product, p);
+                value = product ? value * second : value + second;
+            }
+            if (per == 4u) {
+                const double third = ga_fused_leaf(row, i + 2u, terms, which, product, p);
+                const double fourth = ga_fused_leaf(row, i + 3u, terms, which, product, p);
+                const double pair = product ? third * fourth : third + fourth;
+                value = product ? value * pair : value + pair;
+            }
+        }
+        for (unsigned int d = 1u; d < nodes; d <<= 1) {
+            const double other = __shfl_xor_sync(0xFFFFFFFFu, value, d);
+            value = product ? value * other : value + other;
+        }
+        return __shfl_sync(0xFFFFFFFFu, value, 0);
     }
+    for (unsigned int i = lane; i < leaves; i += 32u) s[i] = ga_fused_leaf(row, i, terms, which, product, p);
     __syncwarp();
     return ga_fused_warp_tree(s, leaves, product, lane);
 }
@@ -635,12 +667,15 @@ __device__ __forceinline__ void ga_fused_evaluate_rows(const unsigned int* pop, 
     __syncthreads();
 }
 
-// Step 3 and the best so far: sorts `next` (fitness next_fitness, keys) into `cur` by rank, then updates the
-// best row (global; none when best_row is null) and the best fitness (*best_shared). Ends with a block barrier.
+// Step 3 and the best so far, without moving rows: order[r] becomes the row of `next` with rank r under the
+// workspace total order (key, then lower index; unique, so the same permutation as evo_sort::cpu), then the
+// best row (global; none when best_row is null) and the best fitness (*best_shared) are updated from row
+// order[0]. The caller then takes `next` as the current population, read through `order` (the exchange of
+// the paper's step 3 happens only when the launch writes its state back). Ends with a block barrier.
 __device__ __forceinline__ void ga_fused_sort_record(const unsigned int* next, const double* next_fitness,
-                                                     const unsigned long long* keys, unsigned int* rank,
-                                                     unsigned int* cur, double* cur_fitness, double* best_shared,
-                                                     unsigned int* best_row, const GaFusedParams& p)
+                                                     const unsigned long long* keys, unsigned int* order,
+                                                     double* best_shared, unsigned int* best_row,
+                                                     const GaFusedParams& p)
 {
     const unsigned int n = p.population;
     // T = the largest power of two <= min(32, blockDim.x / n) threads count the rank of one offspring, each
@@ -654,7 +689,7 @@ __device__ __forceinline__ void ga_fused_sort_record(const unsigned int* next, c
             for (unsigned int j = 0u; j < n; ++j) {
                 r += evo_sort_precedes(keys[j], j, key, i) ? 1u : 0u;
             }
-            rank[i] = r;
+            order[r] = i;
         }
     } else {
         // Every thread of the block takes part (the shuffles need whole warps); threads past T n count nothing.
@@ -668,28 +703,32 @@ __device__ __forceinline__ void ga_fused_sort_record(const unsigned int* next, c
             }
         }
         for (unsigned int d = split >> 1; d > 0u; d >>= 1) r += __shfl_xor_sync(0xFFFFFFFFu, r, d);
-        if (i < n && part == 0u) rank[i] = r;
+        if (i < n && part == 0u) order[r] = i;
     }
     __syncthreads();
-    const unsigned int total = n * p.words;
-    for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) {
-        const unsigned int i = k / p.words;
-        const unsigned int j = k - i * p.words;
-        cur[rank[i] * p.words + j] = next[k];
-    }
-    for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
-        cur_fitness[rank[i]] = next_fitness[i];
-    }
-    __syncthreads();
-    const bool better = cur_fitness[0] < *best_shared;
+    const unsigned int first = order[0];
+    const bool better = next_fitness[first] < *best_shared;
     __syncthreads();
     if (better) {
         if (best_row != nullptr) {
-            for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) best_row[j] = cur[j];
+            const unsigned int* row = next + (unsigned long long)first * p.words;
+            for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) best_row[j] = row[j];
         }
-        if (threadIdx.x == 0u) *best_shared = cur_fitness[0];
+        if (threadIdx.x == 0u) *best_shared = next_fitness[first];
     }
     __syncthreads();
+}
+
+// The offspring become the current population: the two rows buffers and fitness arrays change roles.
+__device__ __forceinline__ void ga_fused_swap(unsigned int** cur, unsigned int** next, double** cur_fitness,
+                                              double** next_fitness)
+{
+    unsigned int* rows = *cur;
+    *cur = *next;
+    *next = rows;
+    double* fitness = *cur_fitness;
+    *cur_fitness = *next_fitness;
+    *next_fitness = fitness;
 }
 
 // ---- Clusters (sm_90): C blocks of one run share the work of a generation through distributed shared memory.
@@ -793,11 +832,12 @@ __device__ __forceinline__ void ga_fused_gather(unsigned int* next, double* next
 // 32). Block `rank` of a run draws the champions and crossover points of its slice of slots, builds and
 // evaluates those offspring; with C > 1 the blocks then exchange their slices and each sorts the whole
 // population itself (the same result in every block); block 0 writes the run's state. Dynamic shared memory
-// (bytes, in this order): 2 N doubles of fitness, N keys, N + ceil(N/2) words of champions and points, with
-// precomputed draws (p.draws > 0) also N mutation-entry counts and 2 GA_FUSED_STAGED N words of staged
-// entries (word indices, then masks), all rounded up to an even count of words, warps * p.scratch doubles,
-// 2 N W words of population (the sorted current one and the one being built); the host computes the same sum
-// (launch::fused_shared_bytes).
+// (bytes, in this order): 2 N doubles of fitness, N keys, N + ceil(N/2) + N words of champions, points and
+// the current population's order, with precomputed draws (p.draws > 0) also N mutation-entry counts and
+// 2 GA_FUSED_STAGED N words of staged entries (word indices, then masks), all rounded up to an even count of
+// words, warps * p.scratch doubles, 2 N W words of population (the current one, unsorted: sorted position r
+// is row order[r], and the one being built; the two change roles every generation, so no row moves for the
+// sort); the host computes the same sum (launch::fused_shared_bytes).
 //
 // Precomputed draws (p.draws > 0; buffers written by ga_fused_draws_u32, generation g of the launch of run r
 // at slot r * p.draws + g): the champions, the crossover points and each offspring's mutation entries are read
@@ -823,11 +863,12 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
     unsigned int* champion = (unsigned int*)(keys + n);
     unsigned int* point = champion + n;
     const unsigned int pairs = (n + 1u) / 2u;
+    unsigned int* order = point + pairs;
     const bool drawn = p.draws > 0u;
-    unsigned int* mcount = point + pairs;
+    unsigned int* mcount = order + n;
     unsigned int* mword = mcount + n;
     unsigned int* mmask = mword + GA_FUSED_STAGED * n;
-    const unsigned int small_words = n + pairs + (drawn ? (1u + 2u * GA_FUSED_STAGED) * n : 0u);
+    const unsigned int small_words = 2u * n + pairs + (drawn ? (1u + 2u * GA_FUSED_STAGED) * n : 0u);
     // The scratch starts on an 8-byte boundary: round the word count up to an even number.
     double* scratch = (double*)(champion + small_words + (small_words & 1u));
     unsigned int* cur = (unsigned int*)(scratch + (unsigned long long)(blockDim.x >> 5) * p.scratch);
@@ -856,13 +897,23 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
         __syncthreads();
         ga_fused_evaluate_rows(next, next_fitness, keys, scratch, lo, hi, &status_shared, p);
         if (C > 1u) ga_fused_gather<C>(next, next_fitness, keys, rank, p);
-        ga_fused_sort_record(next, next_fitness, keys, champion, cur, cur_fitness, &best_shared, best_target, p);
+        ga_fused_sort_record(next, next_fitness, keys, order, &best_shared, best_target, p);
+        ga_fused_swap(&cur, &next, &cur_fitness, &next_fitness);
     } else {
         for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) cur[k] = run_sorted[k];
-        for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) cur_fitness[i] = run_fitness[i];
+        for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
+            cur_fitness[i] = run_fitness[i];
+            order[i] = i;
+        }
         __syncthreads();
     }
     const unsigned int elite = min(p.elite, n);
+    // The (slot, word) sweep over this block's slots without a division per word: thread t starts at word
+    // lo W + t and steps by the block, i.e. by blockDim / W rows and blockDim mod W words.
+    const unsigned int first_row = lo + threadIdx.x / w;
+    const unsigned int first_word = threadIdx.x % w;
+    const unsigned int row_step = blockDim.x / w;
+    const unsigned int word_step = blockDim.x % w;
     for (unsigned int g = 0u; g < p.generations; ++g) {
         const unsigned int step = p.first_step + g;
         const unsigned long long slot = (unsigned long long)run * p.draws + g;
@@ -894,20 +945,26 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
             }
         }
         __syncthreads();
-        // Steps 5-7 and elitism, thread per (slot, word).
-        for (unsigned int k = lo * w + threadIdx.x; k < hi * w; k += blockDim.x) {
-            const unsigned int i = k / w;
-            const unsigned int j = k - i * w;
+        // Steps 5-7 and elitism, thread per (slot, word); sorted position r of the current population is its
+        // row order[r].
+        unsigned int i = first_row;
+        unsigned int j = first_word;
+        for (; i < hi; i += row_step, j += word_step) {
+            if (j >= w) {
+                j -= w;
+                ++i;
+                if (i >= hi) break;
+            }
             unsigned int word;
             if (i < elite) {
-                word = cur[k];
+                word = cur[order[i] * w + j];
             } else {
-                word = cur[champion[i] * w + j];
+                word = cur[order[champion[i]] * w + j];
                 const unsigned int c = point[i >> 1];
                 if (c != 0u) {
                     // Both rows of the pair exchange the same bits, so each slot applies the same difference.
                     unsigned int first = word;
-                    unsigned int second = cur[champion[i ^ 1u] * w + j];
+                    unsigned int second = cur[order[champion[i ^ 1u]] * w + j];
                     ga_op_crossover_word(&first, &second, j, c);
                     word = first;
                 }
@@ -927,27 +984,36 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
                     word ^= ga_op_mutation_mask(seed, step, i, j, p.bits, p.mutation_rate);
                 }
             }
-            next[k] = word;
+            next[i * w + j] = word;
         }
-        for (unsigned int i = lo + threadIdx.x; i < min(elite, hi); i += blockDim.x) {
-            next_fitness[i] = cur_fitness[i];
-            keys[i] = evo_sort_key_f64(cur_fitness[i]);
+        for (unsigned int e = lo + threadIdx.x; e < min(elite, hi); e += blockDim.x) {
+            const double f = cur_fitness[order[e]];
+            next_fitness[e] = f;
+            keys[e] = evo_sort_key_f64(f);
         }
         __syncthreads();
-        // Step 2 on the offspring (the elite keep their fitness), then steps 3 and 8.
+        // Step 2 on the offspring (the elite keep their fitness), then steps 3 and 8; the offspring become the
+        // current population (its order just computed).
         ga_fused_evaluate_rows(next, next_fitness, keys, scratch, max(lo, elite), hi, &status_shared, p);
         if (C > 1u) ga_fused_gather<C>(next, next_fitness, keys, rank, p);
-        ga_fused_sort_record(next, next_fitness, keys, champion, cur, cur_fitness, &best_shared, best_target, p);
+        ga_fused_sort_record(next, next_fitness, keys, order, &best_shared, best_target, p);
+        ga_fused_swap(&cur, &next, &cur_fitness, &next_fitness);
     }
     if (rank == 0u) {
-        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) run_sorted[k] = cur[k];
-        for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) run_fitness[i] = cur_fitness[i];
+        // The exchange of step 3, once per launch: the state leaves sorted.
+        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) {
+            const unsigned int r = k / w;
+            run_sorted[k] = cur[order[r] * w + (k - r * w)];
+        }
+        for (unsigned int r = threadIdx.x; r < n; r += blockDim.x) run_fitness[r] = cur_fitness[order[r]];
         if (threadIdx.x == 0u) best_fitness[run] = best_shared;
     }
     if (threadIdx.x == 0u && status_shared) status[run] = 1u;
 }
 
-extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
+// Launch bounds 1024: at most 64 registers, so a block of 1024 threads (the bench's single-run setting: 32
+// warps to hide the shared-memory latencies of one SM) always fits.
+extern "C" __global__ void __launch_bounds__(1024) ga_fused_run_u32(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
                                             double* best_fitness, unsigned int* status,
                                             const unsigned int* selection, const unsigned int* counts,
                                             const uint2* entries, GaFusedParams p)
@@ -962,7 +1028,7 @@ extern "C" __global__ void ga_fused_run_u32(unsigned int* sorted, double* sorted
 #else
 #define GA_FUSED_CLUSTER_DIMS
 #endif
-extern "C" __global__ void GA_FUSED_CLUSTER_DIMS ga_fused_cluster_run_u32(unsigned int* sorted,
+extern "C" __global__ void GA_FUSED_CLUSTER_DIMS __launch_bounds__(1024) ga_fused_cluster_run_u32(unsigned int* sorted,
     double* sorted_fitness, unsigned int* best, double* best_fitness, unsigned int* status,
     const unsigned int* selection, const unsigned int* counts, const uint2* entries, GaFusedParams p)
 {

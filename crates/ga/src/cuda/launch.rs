@@ -595,19 +595,19 @@ pub fn fused_entry_capacity(words: usize) -> usize {
 }
 
 /// Dynamic shared memory of `ga_fused_run_u32` for `p` and a block of `block` threads, in bytes: 2 N fitness
-/// values, N keys, N champions and ⌈N/2⌉ points (with precomputed draws also N mutation-entry counts and
-/// 2 · [`FUSED_STAGED`] · N words of staged entries; the words rounded up to an even count), the warps'
-/// scratch and two populations (the layout the kernel computes).
+/// values, N keys, N champions, ⌈N/2⌉ points and the N-word order of the current population (with
+/// precomputed draws also N mutation-entry counts and 2 · [`FUSED_STAGED`] · N words of staged entries; the
+/// words rounded up to an even count), the warps' scratch and two populations (the layout the kernel
+/// computes).
 pub fn fused_shared_bytes(p: &GaFusedParams, block: u32) -> usize {
     let n = p.population as usize;
     let pairs = n.div_ceil(2);
-    let small = n
-        + pairs
-        + if p.draws > 0 {
-            (1 + 2 * FUSED_STAGED) * n
-        } else {
-            0
-        };
+    let staged = if p.draws > 0 {
+        (1 + 2 * FUSED_STAGED) * n
+    } else {
+        0
+    };
+    let small = 2 * n + pairs + staged;
     let words = small + (small & 1);
     3 * 8 * n
         + 4 * words
