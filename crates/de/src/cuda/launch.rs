@@ -346,8 +346,9 @@ pub struct DeGenerationParams {
     pub chunks: u32,
     /// Coordinates per chunk: a power of two, a multiple of the tile (one chunk: at least `D`).
     pub chunk_len: u32,
-    /// Padding to a multiple of 8 bytes.
-    pub pad: u32,
+    /// 1 when every coordinate has the same box (the kernel reads `lower[0]`, `upper[0]` once per block
+    /// instead of two loads per mutant coordinate).
+    pub uniform_bounds: u32,
 }
 const _: () = assert!(size_of::<DeGenerationParams>() == 80);
 // SAFETY: repr(C), integers and one f64 without padding, the layout of `DeGenerationParams` (80 bytes,
@@ -355,8 +356,14 @@ const _: () = assert!(size_of::<DeGenerationParams>() == 80);
 unsafe impl KernelParams for DeGenerationParams {}
 
 impl DeGenerationParams {
-    /// The parameters of a fused generation of `problem` with `plan`'s chunks.
-    pub(crate) fn new(de: DeKernelParams, problem: FusedProblem, plan: FusedPlan) -> Self {
+    /// The parameters of a fused generation of `problem` with `plan`'s chunks; `uniform_bounds` when every
+    /// coordinate's box is the first one's (bit for bit).
+    pub(crate) fn new(
+        de: DeKernelParams,
+        problem: FusedProblem,
+        plan: FusedPlan,
+        uniform_bounds: bool,
+    ) -> Self {
         let (problem_id, machines, lambda) = match problem {
             FusedProblem::Rastrigin => (0, 0, 0.0),
             FusedProblem::Etc { machines, lambda } => (1, machines, lambda),
@@ -369,7 +376,7 @@ impl DeGenerationParams {
             items: plan.items,
             chunks: plan.chunks,
             chunk_len: plan.chunk_len,
-            pad: 0,
+            uniform_bounds: u32::from(uniform_bounds),
         }
     }
 }

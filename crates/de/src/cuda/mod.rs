@@ -97,6 +97,7 @@ impl Fused {
         params: &DeParams,
         dimension: usize,
         profile: Profile,
+        uniform_bounds: bool,
     ) -> Result<Option<Self>> {
         let Some(evaluation) = evaluation else {
             return Ok(None);
@@ -124,7 +125,7 @@ impl Fused {
         };
         Ok(Some(Self {
             kernel: launch::generation_kernel(gpu, profile)?,
-            params: DeGenerationParams::new(kernel_params, problem, plan),
+            params: DeGenerationParams::new(kernel_params, problem, plan, uniform_bounds),
             block: plan.block,
             etc: gpu.upload(&etc)?,
             slots: [gpu.alloc_zeroed(m)?, gpu.alloc_zeroed(m)?],
@@ -134,6 +135,17 @@ impl Fused {
             done: gpu.alloc_zeroed(1)?,
         }))
     }
+}
+
+/// Whether every coordinate's box is the first coordinate's, bit for bit (the fused kernel then reads the
+/// box once per block).
+fn has_uniform_bounds(lower: &[f32], upper: &[f32]) -> bool {
+    let same = |values: &[f32]| {
+        values
+            .first()
+            .is_some_and(|first| values.iter().all(|v| v.to_bits() == first.to_bits()))
+    };
+    same(lower) && same(upper)
 }
 
 /// Evaluates `vectors` into `fitness` with the problem's evaluation; `scratch` receives the ETC makespans and
@@ -209,6 +221,7 @@ impl<P: DeviceProblem> DeCuda<P> {
             &params,
             dimension,
             profile,
+            has_uniform_bounds(problem.bounds().lower(), problem.bounds().upper()),
         )?;
         let host = matches!(evaluation, DeviceEvaluation::Host);
         let scratch_len = if matches!(evaluation, DeviceEvaluation::Scheduling(_)) {
@@ -574,5 +587,19 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
         self.generation = snapshot.generation;
         self.evaluations = snapshot.evaluations;
         self.update_best()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_uniform_bounds;
+
+    #[test]
+    fn uniform_bounds_are_equal_bit_for_bit() {
+        assert!(has_uniform_bounds(&[-5.12; 4], &[5.12; 4]));
+        assert!(!has_uniform_bounds(&[-5.12, -5.12, -5.0], &[5.12; 3]));
+        assert!(!has_uniform_bounds(&[0.0; 3], &[1.0, 1.0, 2.0]));
+        assert!(!has_uniform_bounds(&[0.0, -0.0], &[1.0; 2]));
+        assert!(!has_uniform_bounds(&[], &[]));
     }
 }
