@@ -3,78 +3,16 @@
 //! `cargo run --release -p evo-dpga --example dpga_probe -- <g> <runs> <max_evals> [key=value ...]`
 //! with keys `preset` (`default` or `paper`), `pm` (per-bit mutation rate), `bits`, `m`, `n`, `pc`,
 //! `tournament`, `elitism`, `crossbreed`, `crossover` (`one`, `two`, `uniform`), `handling` (`mcsm`, `deb`),
-//! `init` (`feasible`, `random`), `seed` (base seed; run r uses seed + r). Runs are spread over every core,
+//! `init` (`feasible`, `random`), `encoding` (`gray`, `binary`; set after `preset`, which resets it), `seed`
+//! (base seed; run r uses seed + r). Runs are spread over every core,
 //! one thread per run. Prints per run: feasible, f, f − f*, evaluations, seconds; then a summary.
 
 use std::time::Instant;
 
 use evo_benchmarks::Cec2006Problem;
-use evo_core::{Bounds, ConstrainedProblem, Executor, Termination};
-use evo_dpga::{ConstraintHandling, Crossover, DpgaCpu, DpgaParams, Initialisation};
+use evo_core::{Executor, Termination};
+use evo_dpga::{ConstraintHandling, Crossover, DpgaCpu, DpgaParams, Encoding, Initialisation};
 use rayon::prelude::*;
-
-/// A CEC 2006 problem seen through Gray-coded variables: the engine's box is `[0, 2^b − 1]` per variable, so
-/// it decodes each variable's bits to the integer `k` they spell; `k` is read as a Gray code, converted to
-/// binary `k'` and mapped to `lo + (hi − lo)·k'/(2^b − 1)` exactly as the engine's own decoding does. This tests
-/// a Gray-code encoding without touching the engine.
-#[derive(Clone)]
-struct Gray {
-    inner: Cec2006Problem,
-    bits: u32,
-    bounds: Bounds,
-}
-
-impl Gray {
-    fn new(inner: Cec2006Problem, bits: u32) -> Result<Self, evo_core::Error> {
-        let top = ((1u64 << bits) - 1) as f32;
-        let bounds = Bounds::uniform(inner.dimension(), 0.0, top)?;
-        Ok(Self {
-            inner,
-            bits,
-            bounds,
-        })
-    }
-
-    fn real(&self, x: &[f32]) -> Vec<f32> {
-        let top = ((1u64 << self.bits) - 1) as f64;
-        let b = self.inner.bounds();
-        x.iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let gray = f64::from(v).round() as u64;
-                let mut k = gray;
-                let mut shift = gray >> 1;
-                while shift != 0 {
-                    k ^= shift;
-                    shift >>= 1;
-                }
-                let (lo, hi) = (f64::from(b.lower()[i]), f64::from(b.upper()[i]));
-                (lo + (hi - lo) * (k as f64 / top)) as f32
-            })
-            .collect()
-    }
-}
-
-impl ConstrainedProblem for Gray {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn dimension(&self) -> usize {
-        self.inner.dimension()
-    }
-    fn bounds(&self) -> &Bounds {
-        &self.bounds
-    }
-    fn inequality_count(&self) -> usize {
-        self.inner.inequality_count()
-    }
-    fn equality_count(&self) -> usize {
-        self.inner.equality_count()
-    }
-    fn evaluate(&self, x: &[f32], g: &mut [f64], h: &mut [f64]) -> f64 {
-        self.inner.evaluate(&self.real(x), g, h)
-    }
-}
 
 fn parse(args: &[String]) -> Result<(DpgaParams, u64), Box<dyn std::error::Error>> {
     let mut params = DpgaParams::default();
@@ -109,6 +47,11 @@ fn parse(args: &[String]) -> Result<(DpgaParams, u64), Box<dyn std::error::Error
             } else {
                 Initialisation::Feasible
             }),
+            "encoding" => params.with_encoding(match value {
+                "binary" => Encoding::Binary,
+                "gray" => Encoding::Gray,
+                other => return Err(format!("unknown encoding {other}").into()),
+            }),
             "seed" => {
                 seed = value.parse()?;
                 params
@@ -130,23 +73,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (params, seed) = parse(&args[3..])?;
     let problem = Cec2006Problem::new(g)?;
     let optimum = problem.best_known_value();
-    let gray = std::env::var_os("DPGA_PROBE_GRAY").is_some();
-    let gray_problem = Gray::new(problem.clone(), params.bits_per_variable())?;
     let start = Instant::now();
     let results: Vec<Result<(bool, f64, u64, f64), String>> = (0..runs)
         .into_par_iter()
         .map(|r| {
             let t = Instant::now();
-            if gray {
-                return one_run(
-                    params.clone(),
-                    gray_problem.clone(),
-                    seed + r,
-                    max_evals,
-                    optimum,
-                )
-                .map(|(ok, f, e)| (ok, f, e, t.elapsed().as_secs_f64()));
-            }
             let engine = DpgaCpu::new(params.clone(), problem.clone(), seed + r, 1)
                 .map_err(|e| e.to_string())?;
             let termination = Termination::new()
@@ -190,24 +121,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
-}
-
-fn one_run<P: ConstrainedProblem>(
-    params: DpgaParams,
-    problem: P,
-    seed: u64,
-    max_evals: u64,
-    optimum: f64,
-) -> Result<(bool, f64, u64), String> {
-    let engine = DpgaCpu::new(params, problem, seed, 1).map_err(|e| e.to_string())?;
-    let termination = Termination::new()
-        .with_max_evaluations(max_evals)
-        .with_target_fitness(optimum + 1e-4)
-        .map_err(|e| e.to_string())?;
-    let mut executor = Executor::new(engine)
-        .with_termination(termination)
-        .map_err(|e| e.to_string())?;
-    let report = executor.run().map_err(|e| e.to_string())?;
-    let best = executor.engine().best_evaluation();
-    Ok((best.feasible, best.objective, report.evaluations))
 }
