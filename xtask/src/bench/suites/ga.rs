@@ -5,7 +5,8 @@
 //! on all cores (rayon), of the paper-faithful CUDA engine (one kernel per step; it reads the best fitness back
 //! every generation), of the batched CUDA engine with K = 1 (fused reproduction kernel, no read-back) and of
 //! the fused CUDA engine (every step of G generations in one launch, population in shared memory; block per
-//! run, and clustered: 8 blocks per run), with
+//! run, and clustered: 8 blocks per run; each without and with precomputed draws, the champions, crossover
+//! points and mutation masks computed ahead by a launch over the whole GPU), with
 //! N = 256 and the paper's Table 2 settings. CUDA engines are timed with CUDA events after warm-up (median
 //! of the samples); the CPU with the wall clock. Table 4 is printed side by side in seconds per run: our time
 //! per generation × Table 2's generation counts (5 000 at n = 32, 10 000 at n = 128; spec ga.md §6). After
@@ -93,6 +94,36 @@ fn fused_params() -> anyhow::Result<GaParams> {
     Ok(GaParams::new().with_block_size(1024)?)
 }
 
+/// Generations per launch pair of the fused engine's precomputed draws (one run: 8.6 MiB at n = 128).
+const DRAW_GENERATIONS: u32 = 64;
+
+/// The four single-run forms of the fused engine: (name, clustered, precomputed draws).
+const FUSED_VARIANTS: [(&str, bool, bool); 4] = [
+    ("CUDA fused", false, false),
+    ("CUDA fused + draws", false, true),
+    ("CUDA fused clustered (8 blocks)", true, false),
+    ("CUDA fused clustered (8 blocks) + draws", true, true),
+];
+
+/// One fused engine: `runs` runs, block per run or clustered, with or without precomputed draws.
+fn fused_engine(
+    problem: &PaperFunction,
+    runs: usize,
+    clustered: bool,
+    draws: bool,
+    gpu: &Gpu,
+) -> anyhow::Result<GaFusedBatchCuda> {
+    let mut engine = if clustered {
+        GaFusedBatchCuda::new_clustered(fused_params()?, problem, SEED, runs, gpu)?
+    } else {
+        GaFusedBatchCuda::new(fused_params()?, problem, SEED, runs, gpu)?
+    };
+    if draws {
+        engine.set_precomputed_draws(DRAW_GENERATIONS)?;
+    }
+    Ok(engine)
+}
+
 /// Fused-path targets on an H100 (issue 6): one run at n = 128, and K = 1000 runs at n = 128.
 const FUSED_TARGET_US_PER_GENERATION: f64 = 10.0;
 const FUSED_TARGET_RUN_GENERATIONS_PER_S: f64 = 100_000.0;
@@ -135,12 +166,12 @@ impl Suite for Ga {
         let generations: u64 = if ctx.quick() { 5 } else { 50 };
         let mut result = SuiteResult::default();
         let mut table = vec![
-            "| function | n | paper CPU s | paper GPU s | paper speed-up | CPU 1 thread s | CPU rayon s | CUDA paper-faithful s | CUDA batched K=1 s | CUDA fused s | fused µs/gen | fused clustered µs/gen | speed-up 1 thread / paper-faithful | speed-up 1 thread / fused |".to_string(),
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+            "| function | n | paper CPU s | paper GPU s | paper speed-up | CPU 1 thread s | CPU rayon s | CUDA paper-faithful s | CUDA batched K=1 s | CUDA fused s (fastest form) | fused µs/gen | fused + draws µs/gen | fused clustered µs/gen | fused clustered + draws µs/gen | speed-up 1 thread / paper-faithful | speed-up 1 thread / fused |".to_string(),
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
         ];
         let bar = ctx.progress(TABLE_4.len() as u64, "ga");
-        let mut fused_single_us = f64::NAN;
-        let mut clustered_single_us = f64::NAN;
+        // Hypersphere n = 128, one run: µs per generation of each fused form (FUSED_VARIANTS' order).
+        let mut fused_single_us = [f64::NAN; 4];
         for (function, n, cpu_s, gpu_s) in TABLE_4 {
             bar.set_message(format!("{} n={n}", function.name()));
             let problem = PaperFunction::new(function, n)?;
@@ -173,7 +204,8 @@ impl Suite for Ga {
                 Some(("paper CPU (Core2Duo E8500, 1 thread)", 1e6 / paper_cpu_us)),
                 None,
             ));
-            let mut cells = [f64::NAN; 4];
+            // Paper-faithful, batched K = 1, then the fused forms (FUSED_VARIANTS' order).
+            let mut cells = [f64::NAN; 6];
             if let Some(gpu) = ctx.gpu() {
                 // Every engine below runs warm-up + samples times `generations` generations, as `one` did.
                 let expected = one.snapshot()?;
@@ -193,28 +225,23 @@ impl Suite for Ga {
                     Ok(())
                 })?;
                 let batch_same = batch.snapshot(0)?.bit_identical(&expected);
-                let mut fused = GaFusedBatchCuda::new(fused_params()?, &problem, SEED, 1, gpu)?;
-                let fused_t = time_gpu_engine(ctx, gpu, generations, || {
-                    Ok(fused.advance(generations as u32)?)
-                })?;
-                fused.check_finite()?;
-                let fused_same = fused.snapshot(0)?.bit_identical(&expected);
-                let mut clustered =
-                    GaFusedBatchCuda::new_clustered(fused_params()?, &problem, SEED, 1, gpu)?;
-                let clustered_t = time_gpu_engine(ctx, gpu, generations, || {
-                    Ok(clustered.advance(generations as u32)?)
-                })?;
-                clustered.check_finite()?;
-                let clustered_same = clustered.snapshot(0)?.bit_identical(&expected);
-                for (ok, engine) in [
-                    (same, "paper-faithful"),
-                    (batch_same, "batched"),
-                    (fused_same, "fused"),
-                    (clustered_same, "fused clustered"),
-                ] {
+                let mut timed = vec![
+                    ("CUDA paper-faithful", cuda_t, same),
+                    ("CUDA batched K=1", batch_t, batch_same),
+                ];
+                for (engine, clustered, draws) in FUSED_VARIANTS {
+                    let mut fused = fused_engine(&problem, 1, clustered, draws, gpu)?;
+                    let fused_t = time_gpu_engine(ctx, gpu, generations, || {
+                        Ok(fused.advance(generations as u32)?)
+                    })?;
+                    fused.check_finite()?;
+                    let fused_same = fused.snapshot(0)?.bit_identical(&expected);
+                    timed.push((engine, fused_t, fused_same));
+                }
+                for &(engine, _, ok) in &timed {
                     if !ok {
                         result.failures.push(format!(
-                            "{engine} CUDA snapshot differs from the CPU's after {} generations ({} n={n})",
+                            "{engine} snapshot differs from the CPU's after {} generations ({} n={n})",
                             expected.generation,
                             function.name()
                         ));
@@ -230,16 +257,8 @@ impl Suite for Ga {
                         .to_string(),
                     )
                 };
-                for (engine, measured, ok) in [
-                    ("CUDA paper-faithful", &cuda_t, same),
-                    ("CUDA batched K=1", &batch_t, batch_same),
-                    ("CUDA fused", &fused_t, fused_same),
-                    (
-                        "CUDA fused clustered (8 blocks)",
-                        &clustered_t,
-                        clustered_same,
-                    ),
-                ] {
+                for (k, (engine, measured, ok)) in timed.iter().enumerate() {
+                    cells[k] = measured.per_generation_us;
                     result.rows.push(row(
                         case(engine),
                         Backend::Cuda,
@@ -247,34 +266,31 @@ impl Suite for Ga {
                         n,
                         measured,
                         Some(("paper GPU (GTX 280)", 1e6 / paper_gpu_us)),
-                        check(ok),
+                        check(*ok),
                     ));
                 }
-                cells = [
-                    cuda_t.per_generation_us,
-                    batch_t.per_generation_us,
-                    fused_t.per_generation_us,
-                    clustered_t.per_generation_us,
-                ];
                 if n == 128 && function == GaFunction::Hypersphere {
-                    fused_single_us = fused_t.per_generation_us;
-                    clustered_single_us = clustered_t.per_generation_us;
+                    fused_single_us.copy_from_slice(&cells[2..]);
                 }
             }
+            // The fastest fused form (NaN without a GPU).
+            let fastest = cells[2..].iter().copied().fold(f64::NAN, f64::min);
             let seconds = |us: f64| us * paper_gens / 1e6;
             table.push(format!(
-                "| {} | {n} | {cpu_s:.3} | {gpu_s:.3} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.1} |",
+                "| {} | {n} | {cpu_s:.3} | {gpu_s:.3} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
                 function.name(),
                 cpu_s / gpu_s,
                 seconds(one_t.per_generation_us),
                 seconds(all_t.per_generation_us),
                 seconds(cells[0]),
                 seconds(cells[1]),
-                seconds(cells[2]),
+                seconds(fastest),
                 cells[2],
                 cells[3],
+                cells[4],
+                cells[5],
                 one_t.per_generation_us / cells[0],
-                one_t.per_generation_us / cells[2],
+                one_t.per_generation_us / fastest,
             ));
             bar.inc(1);
         }
@@ -284,7 +300,9 @@ impl Suite for Ga {
              10 000 at n = 128); N = 256, Table 2 settings; {generations} generations per sample, median of the \
              samples (CUDA: CUDA events after warm-up). Paper: Core2Duo E8500 one thread; GTX 280. The paper's \
              speed-up compares its own CPU and GPU; ours compare our 1-thread CPU engine with our CUDA engines. \
-             The fused engine runs all {generations} generations of a sample in one launch (one block). Without a \
+             The fused engine runs all {generations} generations of a sample in one launch (one block, or a \
+             cluster of 8); with precomputed draws one draws launch over the whole GPU precedes it (buffers of \
+             {DRAW_GENERATIONS} generations). \"CUDA fused s\" is the fastest of the four fused forms. Without a \
              GPU the CUDA cells are NaN.\n\n{}",
             table.join("\n")
         ));
@@ -298,21 +316,22 @@ impl Suite for Ga {
             let mut fused_batch_rate = f64::NAN;
             for n in [32, 128] {
                 let problem = PaperFunction::new(GaFunction::Hypersphere, n)?;
-                for path in ["CUDA batched", "CUDA fused", "CUDA fused clustered"] {
+                for path in [
+                    "CUDA batched",
+                    "CUDA fused",
+                    "CUDA fused clustered",
+                    "CUDA fused + draws",
+                    "CUDA fused clustered + draws",
+                ] {
                     let mut single_rate = f64::NAN;
-                    for runs in [1usize, 1000] {
+                    let draws = path.ends_with("+ draws");
+                    // Draw buffers grow with K (K = 1000 at n = 128: 134 MiB per generation), and many runs
+                    // already fill the GPU: the forms with draws run one run only.
+                    let runs_list: &[usize] = if draws { &[1] } else { &[1, 1000] };
+                    for &runs in runs_list {
                         let t = if path != "CUDA batched" {
-                            let mut batch = if path == "CUDA fused" {
-                                GaFusedBatchCuda::new(fused_params()?, &problem, SEED, runs, gpu)?
-                            } else {
-                                GaFusedBatchCuda::new_clustered(
-                                    fused_params()?,
-                                    &problem,
-                                    SEED,
-                                    runs,
-                                    gpu,
-                                )?
-                            };
+                            let clustered = path.contains("clustered");
+                            let mut batch = fused_engine(&problem, runs, clustered, draws, gpu)?;
                             let t = time_gpu_engine(ctx, gpu, batch_generations, || {
                                 Ok(batch.advance(batch_generations as u32)?)
                             })?;
@@ -365,15 +384,23 @@ impl Suite for Ga {
             result.notes.push(format!(
                 "Batched runs: K independent runs (seeds {SEED}, {SEED} + 1, …). CUDA batched: one launch sequence \
                  per generation (fused reproduction, evaluation, segmented sort, exchange, best; groups of 255 runs \
-                 per evaluator launch). CUDA fused: one launch of {batch_generations} generations, block per run (up to 1024 threads); clustered: a cluster of 8 blocks per run.\n\n{}",
+                 per evaluator launch). CUDA fused: one launch of {batch_generations} generations, block per run (up to \
+                 1024 threads); clustered: a cluster of 8 blocks per run; + draws: the champions, crossover points and \
+                 mutation masks of up to {DRAW_GENERATIONS} generations precomputed by one launch over the whole GPU \
+                 before each fused launch.\n\n{}",
                 lines.join("\n")
             ));
+            let fastest_single = fused_single_us.iter().copied().fold(f64::NAN, f64::min);
             result.notes.push(format!(
-                "Fused-path targets (H100): one run, hypersphere n = 128: {fused_single_us:.1} µs per generation \
-                 with a block per run, {clustered_single_us:.1} µs with a cluster of 8 blocks (target ≤ \
+                "Fused-path targets (H100): one run, hypersphere n = 128, µs per generation: block per run {:.1}, \
+                 + draws {:.1}; cluster of 8 blocks {:.1}, + draws {:.1} (target ≤ \
                  {FUSED_TARGET_US_PER_GENERATION} µs: {}); K = 1000 runs at n = 128: {fused_batch_rate:.0} \
                  run-generations/s (target ≥ {FUSED_TARGET_RUN_GENERATIONS_PER_S}: {}).",
-                if fused_single_us.min(clustered_single_us) <= FUSED_TARGET_US_PER_GENERATION {
+                fused_single_us[0],
+                fused_single_us[1],
+                fused_single_us[2],
+                fused_single_us[3],
+                if fastest_single <= FUSED_TARGET_US_PER_GENERATION {
                     "met"
                 } else {
                     "NOT met"
