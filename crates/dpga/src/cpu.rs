@@ -154,6 +154,7 @@ impl<P: ConstrainedProblem> DpgaCpu<P> {
                 satisfied: 0,
                 feasible: false,
             },
+            encoding: params.encoding(),
         };
         let mut engine = Self {
             params,
@@ -555,6 +556,7 @@ impl<P: ConstrainedProblem> Engine for DpgaCpu<P> {
             self.params.main_size(),
             self.params.reserve_size(),
             self.state.length,
+            self.params.encoding(),
         )?;
         // The draws of every later generation are keyed by the snapshot's seed, not the engine's own.
         self.rng = Philox::new(snapshot.seed);

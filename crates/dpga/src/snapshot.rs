@@ -1,7 +1,7 @@
 //! The whole state of a DPGA run.
 
 use crate::ops::Evaluation;
-use crate::params::ALGORITHM;
+use crate::params::{ALGORITHM, Encoding};
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -29,11 +29,33 @@ pub struct DpgaSnapshot {
     pub best: Vec<u8>,
     /// The evaluation of `best`.
     pub best_value: Evaluation,
+    /// How the bits decode (the evaluations above hold under it); absent in snapshots written before the
+    /// option existed, which were all binary.
+    #[serde(default = "binary_encoding")]
+    pub encoding: Encoding,
+}
+
+fn binary_encoding() -> Encoding {
+    Encoding::Binary
 }
 
 impl DpgaSnapshot {
-    /// Checks the snapshot against an engine with `m`, `n` and `L`.
-    pub(crate) fn check_shape(&self, m: usize, n: usize, length: usize) -> Result<()> {
+    /// Checks the snapshot against an engine with `m`, `n`, `L` and `encoding`.
+    pub(crate) fn check_shape(
+        &self,
+        m: usize,
+        n: usize,
+        length: usize,
+        encoding: Encoding,
+    ) -> Result<()> {
+        if self.encoding != encoding {
+            return Err(Error::invalid_parameter(
+                ALGORITHM,
+                "snapshot encoding",
+                format!("{:?}", self.encoding),
+                format!("the engine's ({encoding:?})"),
+            ));
+        }
         let bits_ok = |v: &[u8]| v.iter().all(|&b| b <= 1);
         let consistent = self.length == length
             && self.main.len() == m * length

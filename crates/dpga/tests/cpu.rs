@@ -4,7 +4,9 @@
 
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{Checkpointing, ConstrainedProblem, Engine, Error, Executor, Termination};
-use evo_dpga::{ConstraintHandling, Crossover, DpgaCpu, DpgaParams, DpgaSnapshot, Initialisation};
+use evo_dpga::{
+    ConstraintHandling, Crossover, DpgaCpu, DpgaParams, DpgaSnapshot, Encoding, Initialisation,
+};
 
 fn small_params() -> DpgaParams {
     DpgaParams::default()
@@ -146,6 +148,16 @@ fn a_snapshot_restores_through_json_and_mismatched_shapes_are_rejected() {
         wrong.restore(&a.snapshot().unwrap()),
         Err(Error::InvalidParameter { .. })
     ));
+    // The same shape under the other encoding: the stored evaluations would not match the decoded bits.
+    let mut binary = engine(7, small_params().with_encoding(Encoding::Binary), 2, 1);
+    let error = binary.restore(&a.snapshot().unwrap()).unwrap_err();
+    assert!(error.to_string().contains("snapshot encoding"), "{error}");
+    // A snapshot written before the encoding existed reads as binary.
+    let mut old = serde_json::to_value(binary.snapshot().unwrap()).unwrap();
+    old.as_object_mut().unwrap().remove("encoding");
+    binary
+        .restore(&serde_json::from_value(old).unwrap())
+        .unwrap();
 }
 
 /// The evo-equivalence case `dpga_restore_across_backends` on the CPU alone (g04, MCSM, Table II sizes): a

@@ -77,6 +77,7 @@ pub fn compare_snapshots(cpu: &DpgaSnapshot, gpu: &DpgaSnapshot, label: &str) ->
             s.evaluations as f64,
             s.length as f64,
             s.target_distance,
+            f64::from(u8::from(s.encoding == Encoding::Gray)),
         ]
     };
     let values = |s: &DpgaSnapshot| {
@@ -95,7 +96,7 @@ pub fn compare_snapshots(cpu: &DpgaSnapshot, gpu: &DpgaSnapshot, label: &str) ->
     };
     [
         compare_slices(
-            "seed (high, low), generation, evaluations, L, δ",
+            "seed (high, low), generation, evaluations, L, δ, encoding (1: Gray)",
             generation,
             1,
             &counters(cpu),

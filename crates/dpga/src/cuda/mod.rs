@@ -721,6 +721,7 @@ impl DpgaBatchCuda {
                 target_distance: delta[r],
                 best: best[r * length..(r + 1) * length].to_vec(),
                 best_value: self.best_values[r],
+                encoding: self.params.encoding(),
             })
             .collect())
     }
@@ -765,7 +766,7 @@ impl DpgaBatchCuda {
         let generation = snapshots.first().map_or(0, |s| s.generation);
         let seed = snapshots.first().map_or(self.kernel.seed, |s| s.seed);
         for (r, s) in snapshots.iter().enumerate() {
-            s.check_shape(m, n, length)?;
+            s.check_shape(m, n, length, self.params.encoding())?;
             let expected = seed.wrapping_add(r as u64);
             if s.seed != expected {
                 return Err(Error::invalid_parameter(
