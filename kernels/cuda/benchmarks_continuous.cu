@@ -6,10 +6,12 @@
 // 1. `benchmarks_continuous_tiles_*`: a grid of tiles x groups of individuals (linear, group fastest; groups
 //    of one individual except Griewank, whose 1/sqrt(i) is shared by the group); for each individual r of its
 //    group, the block of tile t with B threads reduces the aligned tile of 8B terms starting at t * 8B of
-//    row r: thread k loads the coordinates of terms k, k + B, ... (coalesced), then computes them
-//    into shared memory, then thread t adds its 8 adjacent terms and the block adds the threads' sums with
-//    the shuffle tree of common/problems/tree.cuh. One or two accumulators (Griewank: sum and product,
-//    Ackley: two sums). For moderate D the grid is one block per individual.
+//    row r: warp w takes the 256 terms from 256 w, lane l the 4 adjacent terms 4 l .. 4 l + 3 of each half
+//    of 128 (two 16-byte loads per array, coalesced), all in registers; each 4 is an aligned subtree, the warp
+//    shuffle tree over the lanes gives each half's 128, and warp 0 adds the warps' 256-term subtrees from 64
+//    doubles of shared memory (`evo_tile_rows`). One or two accumulators (Griewank: sum and product, Ackley:
+//    two sums). Interior tiles of 16-byte aligned, unpermuted rows take float4 loads and a single range check
+//    of the thread's 8 cosine arguments; the last tile, permuted parts and Rosenbrock take per-term loads.
 // 2. `benchmarks_continuous_finish`: one block per individual reduces its tile partials (aligned subtrees of the same
 //    tree, padded to a power of two) and applies the function's final combination and bias.
 // Schwefel 1.2 / Ridge use the canonical prefix sum of evo_benchmarks::tree (tiles of 1024, Hillis-Steele
@@ -93,8 +95,10 @@ __device__ __forceinline__ unsigned long long evo_coordinate(const unsigned int*
     return p.permuted == 1u ? (unsigned long long)perm[p.perm_offset + i] : i;
 }
 
-// The accumulator values of term i, whose shifted coordinate z has been loaded by the caller.
-template <int KIND>
+// The accumulator values of term i, whose shifted coordinate z has been loaded by the caller. REDUCED: the
+// caller has checked |z| < 2^49 (Rastrigin) or |z| < 2^20 (Griewank, so |z scale| < 2^20 as scale <= 1), and
+// the cosine skips its own range check (the same bits).
+template <int KIND, bool REDUCED = false>
 __device__ __forceinline__ void evo_term(const float* row, const float* shift32, const double* shift64,
                                          const unsigned int* perm, const TilesParams& p, unsigned long long i,
                                          double z, double scale, double* a, double* b)
@@ -103,7 +107,7 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
     if (KIND == EVO_KIND_SPHERE) {
         *a = evo_sphere_term(z);
     } else if (KIND == EVO_KIND_RASTRIGIN) {
-        *a = evo_rastrigin_term(z);
+        *a = REDUCED ? evo_rastrigin_term_reduced(z) : evo_rastrigin_term(z);
     } else if (KIND == EVO_KIND_STEP) {
         *a = evo_step_term(z);
     } else if (KIND == EVO_KIND_SCHWEFEL) {
@@ -116,7 +120,8 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
         *a = evo_elliptic_term(i, p.terms, z);
     } else if (KIND == EVO_KIND_GRIEWANK) {
         *a = z * z;
-        *b = evo_cos_fma(z * scale);  // scale = evo_griewank_scale(i): evo_griewank_factor(i, z)
+        // scale = evo_griewank_scale(i): evo_griewank_factor(i, z)
+        *b = REDUCED ? evo_cos_fma_reduced(z * scale) : evo_cos_fma(z * scale);
     } else if (KIND == EVO_KIND_ACKLEY) {
         *a = z * z;
         *b = evo_ackley_cos_term(z);
@@ -130,136 +135,270 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
 #endif
 }
 
-template <int KIND>
-__device__ void evo_tiles(const float* x, const float* shift32, const double* shift64, const unsigned int* perm,
-                          double* partials, const TilesParams& p)
+// The shifted coordinates of the 8 terms of lane l of warp w: chunk c (0, 1) holds terms base + 128 c + e
+// (e = 0..3, base = tile start + 256 w + 4 l), z[4 c + e]; missing terms (beyond `terms`) get z = 0. FAST:
+// the whole tile lies inside the row, no permutation, the row and the shift 16-byte aligned: one float4 of x
+// and one of the f32 shift (or two double2 of the f64 shift) per chunk, each a 512-byte coalesced warp load.
+// At most 256 threads per block (the launcher's cap), 4 blocks per SM: at most 64 registers per thread.
+#define EVO_TILES_BOUNDS __launch_bounds__(256, 4)
+
+template <bool FAST>
+__device__ __forceinline__ void evo_load_z(const float* row, const float* shift32, const double* shift64,
+                                           const unsigned int* perm, const TilesParams& p, unsigned long long base,
+                                           double* z)
+{
+    if (FAST) {
+        float4 xs[2];
+#pragma unroll
+        for (unsigned int c = 0; c < 2u; ++c) {
+            xs[c] = __ldg(reinterpret_cast<const float4*>(row + base + 128u * c));
+        }
+        if (p.shift == 1u) {
+            float4 ss[2];
+#pragma unroll
+            for (unsigned int c = 0; c < 2u; ++c) {
+                ss[c] = __ldg(reinterpret_cast<const float4*>(shift32 + base + 128u * c));
+            }
+#pragma unroll
+            for (unsigned int c = 0; c < 2u; ++c) {
+                z[4 * c + 0] = (double)xs[c].x - (double)ss[c].x;
+                z[4 * c + 1] = (double)xs[c].y - (double)ss[c].y;
+                z[4 * c + 2] = (double)xs[c].z - (double)ss[c].z;
+                z[4 * c + 3] = (double)xs[c].w - (double)ss[c].w;
+            }
+        } else if (p.shift == 2u) {
+#pragma unroll
+            for (unsigned int c = 0; c < 2u; ++c) {
+                const double2 lo = __ldg(reinterpret_cast<const double2*>(shift64 + base + 128u * c));
+                const double2 hi = __ldg(reinterpret_cast<const double2*>(shift64 + base + 128u * c + 2u));
+                z[4 * c + 0] = (double)xs[c].x - lo.x;
+                z[4 * c + 1] = (double)xs[c].y - lo.y;
+                z[4 * c + 2] = (double)xs[c].z - hi.x;
+                z[4 * c + 3] = (double)xs[c].w - hi.y;
+            }
+        } else {
+#pragma unroll
+            for (unsigned int c = 0; c < 2u; ++c) {
+                z[4 * c + 0] = (double)xs[c].x;
+                z[4 * c + 1] = (double)xs[c].y;
+                z[4 * c + 2] = (double)xs[c].z;
+                z[4 * c + 3] = (double)xs[c].w;
+            }
+        }
+    } else {
+#pragma unroll
+        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+            const unsigned long long i = base + 128u * (j >> 2) + (j & 3u);
+            z[j] = i < p.terms ? evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i)) : 0.0;
+        }
+    }
+}
+
+// The two chunk subtrees of the thread's 8 terms (a: first accumulator, b: second): each the tree of its 4
+// adjacent terms; missing terms are the identity of their tree.
+template <int KIND, bool FAST, bool REDUCED>
+__device__ __forceinline__ void evo_chunk_terms(const float* row, const float* shift32, const double* shift64,
+                                                const unsigned int* perm, const TilesParams& p,
+                                                unsigned long long base, const double* z, const double* scale,
+                                                double* a, double* b)
+{
+    constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
+#pragma unroll
+    for (unsigned int c = 0; c < 2u; ++c) {
+        double ta[4];
+        double tb[4];
+#pragma unroll
+        for (unsigned int e = 0; e < 4u; ++e) {
+            const unsigned long long i = base + 128u * c + e;
+            ta[e] = 0.0;
+            tb[e] = PRODUCT ? 1.0 : 0.0;
+            if (FAST || i < p.terms) {
+                evo_term<KIND, REDUCED>(row, shift32, shift64, perm, p, i, z[4 * c + e], scale[4 * c + e], &ta[e],
+                                        &tb[e]);
+            }
+        }
+        a[c] = (ta[0] + ta[1]) + (ta[2] + ta[3]);
+        b[c] = PRODUCT ? (tb[0] * tb[1]) * (tb[2] * tb[3]) : (tb[0] + tb[1]) + (tb[2] + tb[3]);
+    }
+}
+
+// One tile of 8B terms for the individuals first_row .. last_row - 1 (see the file comment). Lane l of warp w
+// computes the 8 terms of `evo_load_z` in registers; each chunk's 4 adjacent terms form an aligned subtree
+// of 4 leaves, the warp tree over the 32 lanes of a chunk the aligned subtree of its 128 terms, their sum the
+// warp's aligned 256 terms, and the tree of the B/32 warp sums (warp 0, from shared memory) the tile's tree:
+// the canonical tree of the tile, as evo_core::reduce. The shuffle adds are unconditional: lanes that are
+// not multiples of 2 off compute values that no later level of lane 0 reads.
+template <int KIND, bool FAST>
+__device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift32, const double* shift64,
+                                              const unsigned int* perm, double* partials, const TilesParams& p,
+                                              unsigned long long t, unsigned long long tiles,
+                                              unsigned long long first_row, unsigned long long last_row,
+                                              double* scratch)
 {
     constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
     // Only Griewank and Ackley have a second accumulator; the others write 0 there without computing it.
     constexpr bool TWO = KIND == EVO_KIND_GRIEWANK || KIND == EVO_KIND_ACKLEY;
-    extern __shared__ double smem[];
-    const unsigned int block = blockDim.x;
-    const unsigned int tile = EVO_ITEMS * block;
-    double* sa = smem;
-    double* sb = smem + evo_pad(tile);
-    double* scratch = TWO ? sb + evo_pad(tile) : sb;
-    // Linear grid, group of individuals fastest: the blocks of one tile of all individuals run together, so
-    // the tile of the shift vector is read from memory once and from L2 for the other individuals. A block
-    // evaluates the tile for `group` consecutive individuals (1 except Griewank), one after the other.
-    unsigned long long tiles = (p.terms + tile - 1) / tile;
-    tiles = tiles > 0 ? tiles : 1;
-    const unsigned long long groups = (p.rows + p.group - 1) / p.group;
-    const unsigned long long g = blockIdx.x % groups;
-    const unsigned long long t = blockIdx.x / groups;
-    const unsigned long long first = t * tile;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 4u * lane;
     // Griewank's 1 / sqrt(i + 1) of the thread's terms, once for the whole group.
     double scale[EVO_ITEMS];
 #pragma unroll
     for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-        const unsigned long long i = first + threadIdx.x + j * block;
-        scale[j] = KIND == EVO_KIND_GRIEWANK && i < p.terms ? evo_griewank_scale(i) : 1.0;
+        const unsigned long long i = base + 128u * (j >> 2) + (j & 3u);
+        scale[j] = KIND == EVO_KIND_GRIEWANK && (FAST || i < p.terms) ? evo_griewank_scale(i) : 1.0;
     }
-    const unsigned long long last = (g + 1) * p.group < p.rows ? (g + 1) * p.group : p.rows;
-    for (unsigned long long r = g * p.group; r < last; ++r) {
+    for (unsigned long long r = first_row; r < last_row; ++r) {
         const float* row = x + r * p.dimension;
-        // Terms in a coalesced order (term k = threadIdx.x + j B of the tile); missing terms are the identity
-        // of their tree. All EVO_ITEMS coordinates of the thread are loaded before any term is computed, so
-        // that EVO_ITEMS loads (of x and of the shift) are in flight at once.
         double z[EVO_ITEMS];
+        evo_load_z<FAST>(row, shift32, shift64, perm, p, base, z);
+        double a[2];
+        double b[2];
+        // One range check for the 8 cosine arguments of the thread instead of one per cosine.
+        bool reduced = false;
+        if (KIND == EVO_KIND_RASTRIGIN || KIND == EVO_KIND_GRIEWANK) {
+            const double limit = KIND == EVO_KIND_RASTRIGIN ? 0x1p49 : 0x1p20;
+            reduced = true;
 #pragma unroll
-        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-            const unsigned long long i = first + threadIdx.x + j * block;
-            z[j] = i < p.terms ? evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i)) : 0.0;
+            for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+                reduced = reduced & (fabs(z[j]) < limit);
+            }
+        }
+        if (reduced) {
+            evo_chunk_terms<KIND, FAST, true>(row, shift32, shift64, perm, p, base, z, scale, a, b);
+        } else {
+            evo_chunk_terms<KIND, FAST, false>(row, shift32, shift64, perm, p, base, z, scale, a, b);
         }
 #pragma unroll
-        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-            const unsigned int k = threadIdx.x + j * block;
-            double a = 0.0;
-            double b = PRODUCT ? 1.0 : 0.0;
-            if (first + k < p.terms) {
-                evo_term<KIND>(row, shift32, shift64, perm, p, first + k, z[j], scale[j], &a, &b);
+        for (unsigned int off = 1; off < 32u; off <<= 1) {
+#pragma unroll
+            for (unsigned int c = 0; c < 2u; ++c) {
+                a[c] = a[c] + __shfl_down_sync(EVO_FULL_MASK, a[c], off);
+                if (TWO) {
+                    const double other = __shfl_down_sync(EVO_FULL_MASK, b[c], off);
+                    b[c] = PRODUCT ? b[c] * other : b[c] + other;
+                }
             }
-            sa[evo_pad(k)] = a;
+        }
+        if (lane == 0u) {
+            scratch[warp] = a[0] + a[1];
             if (TWO) {
-                sb[evo_pad(k)] = b;
+                scratch[32 + warp] = PRODUCT ? b[0] * b[1] : b[0] + b[1];
             }
         }
         __syncthreads();
-        double v[EVO_ITEMS];
-        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-            v[j] = sa[evo_pad(EVO_ITEMS * threadIdx.x + j)];
-        }
-        // The block trees end with a barrier, after every thread has read sa and sb: the next individual may
-        // overwrite them.
-        const double ta = evo_block_tree<false>(evo_thread_tree8<false>(v, EVO_ITEMS), scratch);
-        double tb = 0.0;
-        if (TWO) {
-            for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-                v[j] = sb[evo_pad(EVO_ITEMS * threadIdx.x + j)];
+        if (warp == 0u) {
+            double ta = lane < warps ? scratch[lane] : 0.0;
+            double tb = 0.0;
+            if (TWO) {
+                tb = lane < warps ? scratch[32 + lane] : (PRODUCT ? 1.0 : 0.0);
             }
-            tb = evo_block_tree<PRODUCT>(evo_thread_tree8<PRODUCT>(v, EVO_ITEMS), scratch);
+            for (unsigned int off = 1; off < warps; off <<= 1) {
+                ta = ta + __shfl_down_sync(EVO_FULL_MASK, ta, off);
+                if (TWO) {
+                    const double other = __shfl_down_sync(EVO_FULL_MASK, tb, off);
+                    tb = PRODUCT ? tb * other : tb + other;
+                }
+            }
+            if (lane == 0u) {
+                const unsigned long long slot = r * tiles + t;
+                partials[2 * slot] = ta;
+                partials[2 * slot + 1] = tb;
+            }
         }
-        if (threadIdx.x == 0) {
-            const unsigned long long slot = r * tiles + t;
-            partials[2 * slot] = ta;
-            partials[2 * slot + 1] = tb;
-        }
+        // Every warp has read its scratch slot's consumer before the next individual overwrites it.
+        __syncthreads();
     }
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+template <int KIND>
+__device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, const double* shift64,
+                                          const unsigned int* perm, double* partials, const TilesParams& p)
+{
+    __shared__ double scratch[64];
+    const unsigned int tile = EVO_ITEMS * blockDim.x;
+    // Linear grid, group of individuals fastest: the blocks of one tile of all individuals run together, so
+    // the tile of the shift vector is read from memory once and from L2 for the other individuals. A block
+    // evaluates the tile for `group` consecutive individuals (1 except Griewank), one after the other.
+    // tile is a power of two (the launcher's block sizes) and rows < 2^31 (checked): no 64-bit division.
+    const unsigned int tile_log2 = 31u - __clz(tile);
+    unsigned long long tiles = (p.terms + tile - 1) >> tile_log2;
+    tiles = tiles > 0 ? tiles : 1;
+    const unsigned int rows = (unsigned int)p.rows;
+    const unsigned int groups = p.group == 1u ? rows : (rows + p.group - 1u) / p.group;
+    const unsigned int g = blockIdx.x % groups;
+    const unsigned long long t = blockIdx.x / groups;
+    const unsigned long long first_row = (unsigned long long)g * p.group;
+    const unsigned long long last_row = first_row + p.group < p.rows ? first_row + p.group : p.rows;
+    // The vector path: every row of the group and the shift 16-byte aligned (x aligned, D a multiple of 4),
+    // the tile inside the terms, no permutation; Rosenbrock's term reads the next coordinate itself.
+    const bool aligned_rows = (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull && (p.dimension & 3ull) == 0ull;
+    const bool aligned_shift = p.shift == 0u ||
+                               (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull) ||
+                               (p.shift == 2u && (reinterpret_cast<unsigned long long>(shift64) & 15ull) == 0ull);
+    const bool fast = KIND != EVO_KIND_ROSENBROCK && p.permuted == 0u && aligned_rows && aligned_shift &&
+                      (t + 1) * tile <= p.terms;
+    if (fast) {
+        evo_tile_rows<KIND, true>(x, shift32, shift64, perm, partials, p, t, tiles, first_row, last_row, scratch);
+    } else {
+        evo_tile_rows<KIND, false>(x, shift32, shift64, perm, partials, p, t, tiles, first_row, last_row, scratch);
+    }
+}
+
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_SPHERE>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_rastrigin(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_rastrigin(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_RASTRIGIN>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_step(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_step(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_STEP>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_schwefel(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_schwefel(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_SCHWEFEL>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_discus(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_discus(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_DISCUS>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_sum_squares(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sum_squares(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_SUM_SQUARES>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_elliptic(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_elliptic(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_ELLIPTIC>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_GRIEWANK>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_ackley(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_ackley(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_ACKLEY>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void benchmarks_continuous_tiles_rosenbrock(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_rosenbrock(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_ROSENBROCK>(x, shift32, shift64, perm, partials, p);
 }
 
 
 #ifdef EVO_USER_FUNCTION
-extern "C" __global__ void benchmarks_continuous_tiles_user(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_user(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_USER>(x, shift32, shift64, perm, partials, p);
 }

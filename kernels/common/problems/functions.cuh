@@ -19,12 +19,10 @@ __device__ __forceinline__ double evo_sphere_term(double z) { return z * z; }
 // the degree-8 Taylor polynomial in w^2 of cos(pi w / 2) or of sin(pi w / 2) / w, by Horner with explicit
 // fma (correctly rounded, so the same bits under --fmad=false as Rust's mul_add). Branch-free apart from
 // |z| >= 2^49 (fmod, exact). Twin and accuracy: functions::cos_two_pi::cos_two_pi.
-__device__ __forceinline__ double evo_cos_two_pi(double z)
+// evo_cos_two_pi for |z| < 2^49 (callers that have checked the range of a whole group of arguments at once).
+__device__ __forceinline__ double evo_cos_two_pi_reduced(double z)
 {
     const double rounder = 0x1.8p52;
-    if (!(fabs(z) < 0x1p49)) {
-        z = fmod(z, 1.0);  // exact; never taken in the benchmark domains
-    }
     const double t = fma(4.0, z, rounder);
     const unsigned int quadrant = (unsigned int)__double2loint(t);
     const double n = t - rounder;
@@ -45,10 +43,24 @@ __device__ __forceinline__ double evo_cos_two_pi(double z)
     return __longlong_as_double(__double_as_longlong(m) ^ (long long)(negative << 63));
 }
 
+__device__ __forceinline__ double evo_cos_two_pi(double z)
+{
+    if (!(fabs(z) < 0x1p49)) {
+        z = fmod(z, 1.0);  // exact; never taken in the benchmark domains
+    }
+    return evo_cos_two_pi_reduced(z);
+}
+
 // Twin: functions::rastrigin::rastrigin_term.
 __device__ __forceinline__ double evo_rastrigin_term(double z)
 {
     return (z * z - 10.0 * evo_cos_two_pi(z)) + 10.0;
+}
+
+// evo_rastrigin_term for |z| < 2^49 (the same bits).
+__device__ __forceinline__ double evo_rastrigin_term_reduced(double z)
+{
+    return (z * z - 10.0 * evo_cos_two_pi_reduced(z)) + 10.0;
 }
 
 // Twin: functions::step::step_term.
@@ -73,11 +85,9 @@ __device__ __forceinline__ double evo_rosenbrock_term(double zi, double znext)
 // r = x - n (P1 + P2 + P3) by three fma, the first exact), then the degree-8 Taylor polynomial in r^2 of
 // cos r or of sin r / r by Horner with explicit fma; |x| >= 2^20 and NaN take evo_cos_f64. Twin and accuracy:
 // functions::cos_fma::cos_fma.
-__device__ __forceinline__ double evo_cos_fma(double x)
+// evo_cos_fma for |x| < 2^20 (callers that have checked the range of a whole group of arguments at once).
+__device__ __forceinline__ double evo_cos_fma_reduced(double x)
 {
-    if (!(fabs(x) < 0x1p20)) {
-        return evo_cos_f64(x);
-    }
     const double rounder = 0x1.8p52;
     const double t = fma(x, 0x1.45f306dc9c883p-1, rounder);
     const unsigned int quadrant = (unsigned int)__double2loint(t);
@@ -99,6 +109,14 @@ __device__ __forceinline__ double evo_cos_fma(double x)
     const double m = odd ? r * p : p;
     const unsigned long long negative = (unsigned long long)(((quadrant + 1u) >> 1) & 1u);
     return __longlong_as_double(__double_as_longlong(m) ^ (long long)(negative << 63));
+}
+
+__device__ __forceinline__ double evo_cos_fma(double x)
+{
+    if (!(fabs(x) < 0x1p20)) {
+        return evo_cos_f64(x);
+    }
+    return evo_cos_fma_reduced(x);
 }
 
 // Twin: functions::griewank::griewank_scale (0-based index i): 1 / sqrt(i + 1).

@@ -152,8 +152,12 @@ pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
         // Griewank's tiles kernel evaluates groups of 4 individuals per block: a partial last group.
         (Case::Shifted(ShiftedFunction::Griewank), 100_003, 7),
     ];
+    // D = 8196 (a multiple of 4, 4 full tiles of 2048 and a partial one at block 256, 8 full tiles at 128):
+    // the tiles kernels' float4 path on every shifted function, the per-term path on the last tile.
+    let vector_path = ShiftedFunction::ALL.map(|function| (Case::Shifted(function), 8196, 5));
     cases
         .iter()
+        .chain(vector_path.iter())
         .map(|&(case, d, individuals)| match case.build(d) {
             Ok(problem) => check_problem(
                 gpu,

@@ -207,11 +207,6 @@ fn check_len<T: evo_gpu_runtime::DeviceCopy>(
     }
 }
 
-/// The padded shared-memory length of `n` values (`evo_pad`).
-const fn padded(n: u32) -> u32 {
-    n + n / 16
-}
-
 /// Tiles of `8 · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
 /// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + t) ..]` and returns `tiles`.
 /// `block` must be a power of two in 32..=256.
@@ -272,11 +267,6 @@ pub fn tiles(
             check_len("shift", shift.shift64, needed)?;
         }
     }
-    let accumulators = match kernel {
-        TileKernel::Builtin(TermKind::Griewank | TermKind::Ackley) => 2,
-        _ => 1,
-    };
-    let shared = (accumulators * padded(ITEMS_PER_THREAD * block) + 32) * 8;
     let builtin;
     let kernel = match kernel {
         TileKernel::Builtin(kind) => {
@@ -291,8 +281,8 @@ pub fn tiles(
     // count from `rows` and `group`; for each individual r < rows of its group, block (t, g) reads x[r·D .. (r+1)·D]
     // (checked above; the permutation's entries are below D, as `Cec2010Problem` builds it), the shift below
     // D when its mode selects it (checked), the permutation below perm_offset + terms when permuted (checked),
-    // and writes partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles (checked); the dynamic shared memory
-    // holds the padded tile of each accumulator the kernel uses and 32 doubles of scratch.
+    // and writes partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles (checked); the kernel's shared memory
+    // (64 doubles of scratch) is static.
     unsafe {
         kernel
             .launch()
@@ -302,7 +292,7 @@ pub fn tiles(
             .input(shift.perm)
             .output(partials)
             .params(&params)
-            .run(LaunchConfig::linear(grid, block, shared))?;
+            .run(LaunchConfig::linear(grid, block, 0))?;
     }
     Ok(tiles)
 }
