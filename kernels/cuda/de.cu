@@ -198,35 +198,50 @@ __device__ __forceinline__ void de_exponential_length(EvoSequence cross, unsigne
     }
 }
 
-// Steps 3.1-3.3 for coordinate j of one trial: u is word j of DeCross as a uniform (unused by the
-// exponential crossover); x, a, b, c and best are the rows of the vector, its partners and the best vector.
-// Twin: the loop of cpu::TrialContext::build.
-__device__ __forceinline__ float de_trial_coordinate(const DeKernelParams& p, unsigned int j, float u, unsigned int j_rand, unsigned int length, float f, float cr, const float* x, const float* a, const float* b, const float* c, const float* best, const float* lower, const float* upper, bool uniform = false, float lo = 0.0f, float hi = 0.0f)
+// Step 3.3's choice for coordinate j: whether the trial takes the mutant (u is word j of DeCross as a
+// uniform, unused by the exponential crossover). Twin: the crossover branch of cpu::TrialContext::build.
+__device__ __forceinline__ bool de_takes_mutant(const DeKernelParams& p, unsigned int j, float u, unsigned int j_rand, unsigned int length, float cr)
 {
-    const unsigned int d = (unsigned int)p.dimension;
-    bool takes_mutant;
     if (p.crossover == DE_CROSSOVER_BINOMIAL) {
-        takes_mutant = de_binomial_takes_mutant(j, j_rand, u, cr);
-    } else if (p.crossover == DE_CROSSOVER_PAPER_LITERAL) {
-        takes_mutant = de_paper_literal_takes_mutant(j, j_rand, u, cr);
-    } else {
-        takes_mutant = de_exponential_takes_mutant(j, j_rand, length, d);
+        return de_binomial_takes_mutant(j, j_rand, u, cr);
     }
-    // The parent's coordinate is read only where the trial takes it (or current-to-best needs it): at a high
-    // CR most of the parent's row is never loaded.
-    if (!takes_mutant) {
-        return x[j];
+    if (p.crossover == DE_CROSSOVER_PAPER_LITERAL) {
+        return de_paper_literal_takes_mutant(j, j_rand, u, cr);
     }
+    return de_exponential_takes_mutant(j, j_rand, length, (unsigned int)p.dimension);
+}
+
+// Steps 3.1-3.2 for one coordinate from its loaded values: xj (the vector's; used by current-to-best only),
+// best_j (the best vector's; DE/best/1 and current-to-best), the partners' aj, bj and cj (cj: DE/rand/1
+// only), repaired into [lo, hi].
+__device__ __forceinline__ float de_mutant_value(const DeKernelParams& p, float f, float xj, float best_j, float aj, float bj, float cj, float lo, float hi)
+{
     float mutant;
     if (p.strategy == DE_STRATEGY_RAND1) {
-        mutant = de_mutate_rand1(a[j], b[j], c[j], f);
+        mutant = de_mutate_rand1(aj, bj, cj, f);
     } else if (p.strategy == DE_STRATEGY_BEST1) {
-        mutant = de_mutate_best1(best[j], a[j], b[j], f);
+        mutant = de_mutate_best1(best_j, aj, bj, f);
     } else {
-        mutant = de_mutate_current_to_best1(x[j], best[j], a[j], b[j], f);
+        mutant = de_mutate_current_to_best1(xj, best_j, aj, bj, f);
     }
+    return de_repair(mutant, lo, hi);
+}
+
+// Steps 3.1-3.3 for coordinate j of one trial: u is word j of DeCross as a uniform (unused by the
+// exponential crossover); x, a, b, c and best are the rows of the vector, its partners and the best vector.
+// The parent's coordinate is read only where the trial takes it (or current-to-best needs it), the
+// partners' only where it takes the mutant. Twin: the loop of cpu::TrialContext::build.
+__device__ __forceinline__ float de_trial_coordinate(const DeKernelParams& p, unsigned int j, float u, unsigned int j_rand, unsigned int length, float f, float cr, const float* x, const float* a, const float* b, const float* c, const float* best, const float* lower, const float* upper, bool uniform = false, float lo = 0.0f, float hi = 0.0f)
+{
+    if (!de_takes_mutant(p, j, u, j_rand, length, cr)) {
+        return x[j];
+    }
+    const bool rand1 = p.strategy == DE_STRATEGY_RAND1;
+    const float xj = p.strategy == DE_STRATEGY_CURRENT_TO_BEST1 ? x[j] : 0.0f;
+    const float best_j = rand1 ? 0.0f : best[j];
+    const float cj = rand1 ? c[j] : 0.0f;
     // A uniform box (`uniform`: lo and hi, loaded once by the caller) saves two loads per mutant coordinate.
-    return uniform ? de_repair(mutant, lo, hi) : de_repair(mutant, lower[j], upper[j]);
+    return de_mutant_value(p, f, xj, best_j, a[j], b[j], cj, uniform ? lo : lower[j], uniform ? hi : upper[j]);
 }
 
 // The index of the smallest of fitness[0..m) under the total order (f64::total_cmp, then the lower index)
@@ -384,31 +399,51 @@ __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g
             term[k] = 0.0;
         }
         if (first < d) {
-            // All K coordinates are built (every load issued) before the first store: `out` may alias the
-            // rows as far as the compiler knows, so a store between two coordinates would wait for the first
-            // coordinate's loads before the second's could be issued (K round trips to memory per tile).
-            float value[ITEMS];
-            // Words first .. first + K - 1 (first a multiple of 2, and of 4 when K = 8) lie in K/4 Philox
-            // blocks (one for K = 2).
+            // Up to four coordinates at a time (one Philox block of words), in three passes so that all their
+            // loads are in flight before the first value is used: (1) the crossover's choices and the loads
+            // (the parent's coordinate where the trial takes it or current-to-best needs it, the partners'
+            // and the best vector's where it takes the mutant); (2) the mutants; (3) the stores (`out` may
+            // alias the rows as far as the compiler knows, so no store comes between loads) and the terms.
+            // Same arithmetic as de_trial_coordinate. Words first .. first + K - 1 (first a multiple of 2,
+            // and of 4 when K = 8) lie in K/4 Philox blocks (one for K = 2).
+            constexpr unsigned int group = ITEMS < 4u ? ITEMS : 4u;
+            const bool rand1 = p.strategy == DE_STRATEGY_RAND1;
+            const bool needs_x = p.strategy == DE_STRATEGY_CURRENT_TO_BEST1;
+            const float* const e_row = rand1 ? rows[3] : rows[4];
 #pragma unroll
             for (unsigned int lane = 0; lane < (items + 3u) / 4u; ++lane) {
                 const uint4 words = exponential ? make_uint4(0u, 0u, 0u, 0u) : evo_sequence_block(cross, first / 4u + lane);
+                bool mutant[group];
+                float xv[group];
+                float av[group];
+                float bv[group];
+                float ev[group];  // c's coordinate under DE/rand/1, else the best vector's
 #pragma unroll
-                for (unsigned int k = 0; k < (items < 4u ? items : 4u); ++k) {
+                for (unsigned int k = 0; k < group; ++k) {
                     const unsigned int j = first + 4u * lane + k;
-                    value[4u * lane + k] = 0.0f;
-                    if (j < d) {
-                        const float u = evo_uniform_f32(evo_uint4_word(words, j % 4u));
-                        value[4u * lane + k] = de_trial_coordinate(p, j, u, j_rand, length, f, cr, rows[0], rows[1], rows[2], rows[3], rows[4], lower, upper, uniform, lo, hi);
+                    const bool inside = j < d;
+                    const float u = evo_uniform_f32(evo_uint4_word(words, j % 4u));
+                    const bool takes = inside && de_takes_mutant(p, j, u, j_rand, length, cr);
+                    mutant[k] = takes;
+                    xv[k] = inside && (!takes || needs_x) ? rows[0][j] : 0.0f;
+                    av[k] = takes ? rows[1][j] : 0.0f;
+                    bv[k] = takes ? rows[2][j] : 0.0f;
+                    ev[k] = takes ? e_row[j] : 0.0f;
+                }
+#pragma unroll
+                for (unsigned int k = 0; k < group; ++k) {
+                    const unsigned int j = first + 4u * lane + k;
+                    if (mutant[k]) {
+                        xv[k] = de_mutant_value(p, f, xv[k], ev[k], av[k], bv[k], ev[k], uniform ? lo : lower[j], uniform ? hi : upper[j]);
                     }
                 }
-            }
 #pragma unroll
-            for (unsigned int k = 0; k < ITEMS; ++k) {
-                const unsigned int j = first + k;
-                if (j < d) {
-                    out[j] = value[k];
-                    term[k] = evo_rastrigin_term((double)value[k]);
+                for (unsigned int k = 0; k < group; ++k) {
+                    const unsigned int j = first + 4u * lane + k;
+                    if (j < d) {
+                        out[j] = xv[k];
+                        term[4u * lane + k] = evo_rastrigin_term((double)xv[k]);
+                    }
                 }
             }
         }
