@@ -65,7 +65,8 @@
 //! Every draw is addressed by (seed, stream, generation, individual, word) (table in [`cpu::DpgaCpu`]), so
 //! neither the thread count nor the launch shape changes a bit: under the Exact profile the CUDA engines'
 //! snapshots equal the CPU engine's at every generation, run `r` of a batch equals a [`DpgaCpu`] of seed
-//! `seed + r`, and a [`DpgaSnapshot`] restores on either backend (evo-equivalence `tests/tests/dpga.rs`).
+//! `seed + r`, and a [`DpgaSnapshot`] (which holds the run's seed) restores on either backend, into an engine
+//! created from any seed (evo-equivalence `tests/tests/dpga.rs`).
 //! [`run()`] picks the engine from a [`evo_core::Backend`]: `Auto` takes the GPU when there is one and the
 //! problem is a [`evo_benchmarks::Cec2006Problem`], the CPU otherwise.
 //!
@@ -77,9 +78,10 @@
 //! (the CEC 2006 formulas of `kernels/common/problems/cec2006.cuh`, shared with evo-benchmarks' evaluator)
 //! and for the reserve fitness, block per run for the selections (each candidate's rank under the total
 //! order is the number of candidates before it, which equals the CPU's sort-then-truncate), block per
-//! (row, run) to gather the next populations, block per run for δ and the best so far. The host reads back
-//! three numbers and a status word per run per generation (for [`evo_core::Engine::progress`] and a
-//! guard status, set only if a twin let a non-finite value through), and one counter per run per batch of the feasible initialisation.
+//! (row, run) to gather the next populations, block per run for δ and the best so far: 18 launches per
+//! generation. The host reads back one buffer per generation, three numbers and a status word per run (for
+//! [`evo_core::Engine::progress`] and a guard status, set only if a twin let a non-finite value through),
+//! and one counter per run per batch of the feasible initialisation.
 //!
 //! ```no_run
 //! use evo_benchmarks::Cec2006Problem;
