@@ -817,8 +817,20 @@ __device__ __forceinline__ void ga_fused_gather(unsigned int* next, double* next
         if (q == rank) continue;
         unsigned int lo, hi;
         ga_fused_slice<C>(p.population, q, &lo, &hi);
-        for (unsigned int k = lo * p.words + threadIdx.x; k < hi * p.words; k += blockDim.x) {
-            next[k] = ga_cluster_load_u32(next + k, q);
+        // Four remote loads in flight per thread before their stores (each load is an ordered asm statement).
+        const unsigned int end = hi * p.words;
+        for (unsigned int k = lo * p.words + threadIdx.x; k < end; k += 4u * blockDim.x) {
+            unsigned int v[4];
+#pragma unroll
+            for (unsigned int u = 0u; u < 4u; ++u) {
+                const unsigned int at = k + u * blockDim.x;
+                v[u] = at < end ? ga_cluster_load_u32(next + at, q) : 0u;
+            }
+#pragma unroll
+            for (unsigned int u = 0u; u < 4u; ++u) {
+                const unsigned int at = k + u * blockDim.x;
+                if (at < end) next[at] = v[u];
+            }
         }
         for (unsigned int i = lo + threadIdx.x; i < hi; i += blockDim.x) {
             next_fitness[i] = __longlong_as_double((long long)ga_cluster_load_u64(next_fitness + i, q));
