@@ -65,29 +65,55 @@
 //! ## The fused path ([`GaFusedCuda`], [`GaFusedBatchCuda`]; spec ga.md §7.1)
 //!
 //! One launch of `ga_fused_run_u32` runs G generations of K runs, one block per run, with both populations
-//! (the sorted current one and the one being built, 2·N·W words: 128 KiB at N = 256, n = 128) in dynamic
-//! shared memory. Per generation, between block barriers:
+//! (the current one and the one being built, 2·N·W words: 128 KiB at N = 256, n = 128) in dynamic shared
+//! memory. Per generation, between block barriers:
 //!
-//! 1. steps 4 and 6: thread per slot draws its tournament champion, thread per pair its crossover point;
-//! 2. steps 5–7 and 8 (elitism): thread per (slot, word) takes the champion's word, applies the pair's
-//!    crossover (the same bit difference on both rows) and the mutation mask; elite slots copy the current
-//!    best rows and keep their fitness;
-//! 3. step 2: warp per offspring decodes its variables and evaluates the function with the canonical
-//!    trees of `evo_core::reduce` computed level by level in shared memory (Ridge: the Hillis–Steele prefix
-//!    sum of `evo_benchmarks::tree`), so the f64 fitness has the CPU's bits;
-//! 4. step 3: the rank of each offspring under the workspace order (fitness key, then lower index) is its
-//!    sorted position, and the rows move there;
+//! 1. steps 4 and 6: thread per slot draws its tournament champion, thread per pair its crossover point (or,
+//!    with precomputed draws, reads them and the slot's first mutation entries, see below);
+//! 2. steps 5–7 and 8 (elitism): thread per (slot, word), without a division per word, takes the champion's
+//!    word, applies the pair's crossover (the same bit difference on both rows) and the mutation mask; elite
+//!    slots copy the current best rows and keep their fitness;
+//! 3. step 2: warp per offspring decodes its variables and evaluates the function with the canonical trees
+//!    of `evo_core::reduce`: up to 128 leaves in registers (lane l combines leaves m·l … m·l + m − 1 as the
+//!    tree's lowest levels do) and a butterfly of shuffles for the last five levels, larger trees level by
+//!    level in shared memory first (Ridge: the Hillis–Steele prefix sum of `evo_benchmarks::tree`), so the
+//!    f64 fitness has the CPU's bits (+ and × are commutative, so every lane of a butterfly holds the same
+//!    bits);
+//! 4. step 3: the rank of each offspring under the workspace order (fitness key, then lower index), counted
+//!    by T = blockDim / N threads per offspring (a power of two up to 32) and summed by shuffles, gives the
+//!    sorted order; no row moves: the offspring buffer becomes the current population and is read through
+//!    the order (sorted position r is row `order[r]`); the exchange happens once, when the launch writes its
+//!    state back;
 //! 5. the best so far is updated.
 //!
 //! Only the final state returns to global memory, in the snapshot layout of the other engines, so snapshots
 //! move freely between all engines and the [`Executor`](evo_core::Executor) checkpoints and resumes
 //! [`GaFusedCuda`] (one generation per `step`; [`GaFusedCuda::advance`] runs G per launch).
 //!
-//! When to use it: many generations without host interaction (G per launch), and above all many independent
-//! runs ([`GaFusedBatchCuda`], K blocks fill the GPU). One run occupies one multiprocessor, so for a single
-//! run it saves the launch overhead of the per-step pipeline but cannot use more of the GPU; the paper-faithful
-//! [`GaCuda`] remains the engine that mirrors the paper's kernels. Limits: Philox RNG only, the paper's eight
-//! functions with n ≤ 1 024, both populations within one block's shared memory (227 KiB on an H100).
+//! **Precomputed draws** ([`GaFusedBatchCuda::set_precomputed_draws`], [`GaFusedCuda::set_precomputed_draws`],
+//! off by default). The spec fixes the mutation at one Philox word per bit (ga.md §4 items 5–6): 131 072
+//! Philox blocks per generation at N = 256, n = 128, which one SM needs about 100 µs for, while the whole
+//! GPU needs under 1 µs. The draws depend only on the seed, the step and the slot, never on the population,
+//! so `ga_fused_draws_u32` computes the champions, the crossover points and the mutation masks of the next
+//! G generations ahead (warp per run, generation and slot, over the whole GPU), and the fused kernel reads
+//! them. The masks are stored sparse: per offspring the count of its non-zero mask words and the (word, mask)
+//! pairs in word order (about one per offspring at the paper's rate 1/L); the fused kernel stages the count
+//! and the first 4 pairs of each slot in shared memory with the champions, and the thread building word j
+//! XORs the staged masks of word j (pairs past the 4th, frequent only at high rates, it reads from global
+//! memory). Identical to the in-kernel draws by construction: the same `ga_op_*` functions make the same
+//! words. [`GaFusedBatchCuda::advance`] splits G generations into launch pairs (draws, then fused) of at most
+//! the buffers' generations; buffers take (N + ⌈N/2⌉ + N + 2·N·max(W, 4)) words per run and generation
+//! (134 KiB at N = 256, n = 128). The draws launch runs before the fused one on the same stream (no
+//! overlap; a producer running ahead on a second stream is not implemented).
+//!
+//! When to use it: many generations without host interaction (G per launch), and many independent runs
+//! ([`GaFusedBatchCuda`], K blocks fill the GPU). For a single run, use precomputed draws: the block-per-run
+//! form then does on its SM only the evaluation, the rank sort and the row building; with the transcendental
+//! functions (Griewank, Rastrigin, Schwefel, Ackley: one f64 sine, cosine or square root per variable) the
+//! clustered form, which spreads the evaluation over 8 SMs, is expected to be faster (`cargo xtask bench
+//! --suite ga` times all four forms). The paper-faithful [`GaCuda`] remains the engine that mirrors the
+//! paper's kernels. Limits: Philox RNG only, the paper's eight functions with n ≤ 1 024, both populations
+//! within one block's shared memory (227 KiB on an H100).
 //!
 //! The clustered form (`GaFusedCuda::new_clustered`, `GaFusedBatchCuda::new_clustered`, kernel
 //! `ga_fused_cluster_run_u32`, sm_90) spreads one run over a cluster of 8 blocks: each block builds and

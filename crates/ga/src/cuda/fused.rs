@@ -4,15 +4,21 @@
 //! Per generation the block runs, between barriers (step numbers of the crate docs):
 //! 4 and 6, the champions of the N slots and the crossover points of the pairs (thread per slot / pair);
 //! 5–7 and elitism, thread per (slot, word): the champion's word, crossed with the partner's, mutated, or the
-//! elite row unchanged; 2, warp per offspring: decoding and the function's canonical trees (evo_core::reduce)
-//! level by level in shared memory, so the f64 fitness has the CPU's bits; 3, the rank of every offspring
-//! under the workspace order (key, then lower index) is its sorted position, then the exchange; 8, the best
-//! so far. Only the launch's last state goes back to global memory.
+//! elite row unchanged; 2, warp per offspring: decoding and the function's canonical trees (evo_core::reduce),
+//! up to 128 leaves in registers finished by a shuffle butterfly, so the f64 fitness has the CPU's bits; 3, the
+//! rank of every offspring under the workspace order (key, then lower index) gives the sorted order, and the
+//! offspring buffer becomes the current population read through that order (no row moves); 8, the best so
+//! far. Only the launch's last state goes back to global memory, sorted.
 //!
 //! [`GaFusedBatchCuda`] advances K runs (seeds s, s + 1, …; spec rng.md §6.2), a grid of K blocks, by G
 //! generations per launch; [`GaFusedCuda`] is one run behind the [`Engine`] trait (one generation per
 //! [`Engine::step`], or [`GaFusedCuda::advance`] for G per launch). Both give the snapshots of [`GaCpu`]
 //! (crate::GaCpu) bit for bit, at every generation and for every G.
+//!
+//! Precomputed draws (`set_precomputed_draws(G)`): before each fused launch of up to G generations,
+//! `ga_fused_draws_u32` computes the champions, crossover points and sparse mutation masks of those
+//! generations over the whole GPU, and the fused kernel reads them instead of running Philox on its own SM
+//! (see the crate docs). The same results bit for bit.
 //!
 //! The clustered form (`new_clustered`, kernel `ga_fused_cluster_run_u32`) spreads one run over a cluster
 //! of 8 blocks (8 SMs): each block builds and evaluates 1/8 of the offspring, the blocks exchange their slices
@@ -20,8 +26,7 @@
 //!
 //! Limits: Philox RNG only (the paper's xor128 array is GaCpu / GaCuda only); the paper's eight functions with
 //! at most 1 024 variables; the two populations must fit one block's shared memory (N = 256, n = 128 takes
-//! 143 KiB of the H100's 227 KiB, in every block of a cluster). Without clusters one run uses one
-//! multiprocessor, so a single run's time per generation is bound by one SM (the batch fills the GPU).
+//! 178 KiB of the H100's 227 KiB with 1024 threads and precomputed draws, in every block of a cluster).
 
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::{BinaryProblem, Bits, Engine, Error, Progress, Result};
