@@ -696,7 +696,10 @@ impl FusedDraws {
 
     fn check(&self, p: &GaFusedParams, runs: usize) -> Result<()> {
         const KERNEL: &str = "ga_fused_draws_u32 / ga_fused_run_u32";
-        if p.draws != self.generations || p.generations > p.draws || self.runs != runs {
+        if p.draws != self.generations
+            || (p.draws > 0 && p.generations > p.draws)
+            || self.runs != runs
+        {
             return Err(Error::invalid_parameter(
                 COMPONENT,
                 "fused draws",
