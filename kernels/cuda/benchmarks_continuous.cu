@@ -4,7 +4,8 @@
 //
 // Every fitness is a fixed tree of per-coordinate terms (evo_core::reduce), so the work splits freely:
 // 1. `benchmarks_continuous_tiles_*`: a grid of tiles x groups of individuals (linear, group fastest; groups
-//    of one individual except Griewank, whose 1/sqrt(i) is shared by the group); for each individual r of its
+//    of 4 consecutive individuals, which share the block's index arithmetic and Griewank's 1/sqrt(i)); for
+//    each individual r of its
 //    group, the block of tile t with B threads reduces the aligned tile of 8B terms starting at t * 8B of
 //    row r: warp w takes the 256 terms from 256 w, lane l the 4 adjacent terms 4 l .. 4 l + 3 of each half
 //    of 128 (two 16-byte loads per array, coalesced), all in registers; each 4 is an aligned subtree, the warp
@@ -320,7 +321,7 @@ __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, 
     const unsigned int tile = EVO_ITEMS * blockDim.x;
     // Linear grid, group of individuals fastest: the blocks of one tile of all individuals run together, so
     // the tile of the shift vector is read from memory once and from L2 for the other individuals. A block
-    // evaluates the tile for `group` consecutive individuals (1 except Griewank), one after the other.
+    // evaluates the tile for `group` consecutive individuals (ROW_GROUP of launch.rs), one after the other.
     // tile is a power of two (the launcher's block sizes) and rows < 2^31 (checked): no 64-bit division.
     const unsigned int tile_log2 = 31u - __clz(tile);
     unsigned long long tiles = (p.terms + tile - 1) >> tile_log2;

@@ -149,7 +149,7 @@ pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
         (Case::Shifted(ShiftedFunction::Schwefel12), 1_000_000, 8),
         (Case::Cec(19), 1_000_000, 8),
         (Case::Shifted(ShiftedFunction::Schwefel12), 1_100_000, 2),
-        // Griewank's tiles kernel evaluates groups of 4 individuals per block: a partial last group.
+        // The tiles kernels evaluate groups of 4 individuals per block: a partial last group.
         (Case::Shifted(ShiftedFunction::Griewank), 100_003, 7),
     ];
     // D = 8196 (a multiple of 4, 4 full tiles of 2048 and a partial one at block 256, 8 full tiles at 128):

@@ -9,9 +9,10 @@ use evo_kernels::ModuleId;
 
 /// Terms per thread of the tiles kernels (`EVO_ITEMS`).
 pub const ITEMS_PER_THREAD: u32 = 8;
-/// Individuals per block of the Griewank tiles kernel, which share the block's `1/√(i+1)` (a division and
-/// a square root per coordinate, as many f64 operations as the rest of the term).
-pub const GRIEWANK_GROUP: u32 = 4;
+/// Consecutive individuals per block of the tiles kernels: the block's index arithmetic is shared by the
+/// group, and Griewank's `1/√(i+1)` (a division and a square root per coordinate, as many f64 operations as
+/// the rest of the term) too.
+pub const ROW_GROUP: u32 = 4;
 /// Values per tile of the scan kernels (`EVO_SCAN_TILE`, [`crate::tree::SCAN_TILE`]).
 pub const SCAN_TILE: u64 = crate::tree::SCAN_TILE as u64;
 
@@ -31,7 +32,7 @@ pub struct TilesParams {
     pub shift: u32,
     /// 1: coordinates through the permutation.
     pub permuted: u32,
-    /// Consecutive individuals per block (set by [`tiles`]: [`GRIEWANK_GROUP`] for Griewank, else 1).
+    /// Consecutive individuals per block (set by [`tiles`]: [`ROW_GROUP`], or fewer individuals).
     pub group: u32,
     /// Padding (0).
     pub pad: u32,
@@ -233,10 +234,7 @@ pub fn tiles(
     check_rows(rows)?;
     let tile = u64::from(ITEMS_PER_THREAD * block);
     let tiles = params.terms.div_ceil(tile).max(1);
-    let group = match kernel {
-        TileKernel::Builtin(TermKind::Griewank) => u64::from(GRIEWANK_GROUP).min(rows),
-        _ => 1,
-    };
+    let group = u64::from(ROW_GROUP).min(rows);
     let params = TilesParams {
         rows,
         group: group as u32,

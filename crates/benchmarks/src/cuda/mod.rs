@@ -11,8 +11,8 @@
 //!
 //! Work split: a grid of (tile, individual) blocks (individual fastest), each tile an aligned subtree of the canonical tree of
 //! the fitness' terms, and one block per individual for the second stage; for moderate `D` the first grid is
-//! one block per individual. Griewank's blocks take 4 consecutive individuals each
-//! ([`launch::GRIEWANK_GROUP`]), which share the tile's `1/√(i+1)`; `scan_squares` runs one warp per scan
+//! one block per individual. The tiles blocks take 4 consecutive individuals each ([`launch::ROW_GROUP`]),
+//! which share the block's index arithmetic and Griewank's `1/√(i+1)`; `scan_squares` runs one warp per scan
 //! tile with the values in registers. Because tiles are aligned subtrees, the bits do not depend on the block size or
 //! the number of tiles (`kernels/cuda/benchmarks_continuous.cu` explains the kernels).
 //!
