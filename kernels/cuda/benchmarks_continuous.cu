@@ -506,6 +506,37 @@ __device__ __forceinline__ double* evo_hillis_steele(double* s0, double* s1)
     return src;
 }
 
+// The vector path of `benchmarks_continuous_scan_totals_z`: thread t's N adjacent values of the tile from
+// N/4 float4 loads (x, and the f32 shift when shift is 1), their tree of N leaves, then the block tree: the
+// same leaves and tree as evo_tile_tree over the shared tile.
+template <unsigned int N>
+__device__ __forceinline__ double evo_totals_vector(const float* row, const float* shift32, unsigned int shift,
+                                                    unsigned long long first, double* scratch)
+{
+    double v[N];
+    const unsigned long long at = first + N * threadIdx.x;
+#pragma unroll
+    for (unsigned int q = 0; q < N / 4u; ++q) {
+        const float4 xs = __ldg(reinterpret_cast<const float4*>(row + at + 4u * q));
+        float4 ss = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (shift == 1u) {
+            ss = __ldg(reinterpret_cast<const float4*>(shift32 + at + 4u * q));
+        }
+        v[4 * q + 0] = shift == 1u ? (double)xs.x - (double)ss.x : (double)xs.x;
+        v[4 * q + 1] = shift == 1u ? (double)xs.y - (double)ss.y : (double)xs.y;
+        v[4 * q + 2] = shift == 1u ? (double)xs.z - (double)ss.z : (double)xs.z;
+        v[4 * q + 3] = shift == 1u ? (double)xs.w - (double)ss.w : (double)xs.w;
+    }
+#pragma unroll
+    for (unsigned int width = 1; width < N; width <<= 1) {
+#pragma unroll
+        for (unsigned int j = 0; j < N; j += 2 * width) {
+            v[j] = v[j] + v[j + width];
+        }
+    }
+    return evo_block_tree<false>(v[0], scratch);
+}
+
 // Tile totals of z (from x and the shift): totals[row * tiles + tile].
 extern "C" __global__ void benchmarks_continuous_scan_totals_z(const float* x, const float* shift32, const double* shift64,
                                                     double* totals, ScanParams p)
@@ -514,11 +545,25 @@ extern "C" __global__ void benchmarks_continuous_scan_totals_z(const float* x, c
     __shared__ double scratch[32];
     const unsigned long long first = (unsigned long long)blockIdx.x * EVO_SCAN_TILE;
     const float* row = x + (unsigned long long)blockIdx.y * p.len;
-    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
-        tile[evo_pad(k)] = first + k < p.len ? evo_z(row, shift32, shift64, p.shift, first + k) : 0.0;
+    const unsigned int per_thread = EVO_SCAN_TILE / blockDim.x;
+    // Vector path (blocks of 128 or 256, a full tile, the row and the f32 shift or none 16-byte aligned): the
+    // thread's adjacent values in registers from float4 loads, the same leaves as evo_tile_tree reads from
+    // the shared tile, so the same tree.
+    const bool fast = per_thread >= 4u && first + EVO_SCAN_TILE <= p.len && (p.len & 3ull) == 0ull &&
+                      (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull &&
+                      (p.shift == 0u ||
+                       (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull));
+    double total;
+    if (fast) {
+        total = per_thread == 4u ? evo_totals_vector<4>(row, shift32, p.shift, first, scratch)
+                                 : evo_totals_vector<8>(row, shift32, p.shift, first, scratch);
+    } else {
+        for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
+            tile[evo_pad(k)] = first + k < p.len ? evo_z(row, shift32, shift64, p.shift, first + k) : 0.0;
+        }
+        __syncthreads();
+        total = evo_tile_tree(tile, scratch);
     }
-    __syncthreads();
-    const double total = evo_tile_tree(tile, scratch);
     if (threadIdx.x == 0) {
         totals[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x] = total;
     }

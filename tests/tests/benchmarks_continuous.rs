@@ -50,9 +50,13 @@ equivalence_test!(cec2010_should_match_cpu, [128, 256], |gpu, block| {
     }
 });
 
-equivalence_test!(large_dimensions_should_match_cpu, [256], |gpu, block| {
-    assert_all(check_large(gpu, block));
-});
+equivalence_test!(
+    large_dimensions_should_match_cpu,
+    [128, 256],
+    |gpu, block| {
+        assert_all(check_large(gpu, block));
+    }
+);
 
 equivalence_test!(
     fast_profile_should_stay_within_documented_ulps,
