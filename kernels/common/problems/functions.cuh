@@ -1,8 +1,8 @@
 // Per-coordinate terms and final combinations of the continuous test functions: the CUDA twins of
 // crates/benchmarks/src/functions/*.rs, same operations in the same order (module docs there give the math).
-// Transcendental functions come from common/math.cuh, except the cosines of Rastrigin (evo_cos_two_pi) and
-// Griewank (evo_cos_fma), written with explicit fma like their Rust twins' mul_add; either way the Exact
-// profile gives the CPU's bits.
+// Transcendental functions come from common/math.cuh, except the cosines of Rastrigin (evo_rastrigin_cos),
+// Griewank (evo_cos_fma) and evo_cos_two_pi (Rastrigin's former cosine, kept with its Rust twin), written
+// with explicit fma like their Rust twins' mul_add; either way the Exact profile gives the CPU's bits.
 #pragma once
 
 #include "common/math.cuh"
@@ -51,16 +51,51 @@ __device__ __forceinline__ double evo_cos_two_pi(double z)
     return evo_cos_two_pi_reduced(z);
 }
 
+// cos(2 pi z) for the Rastrigin term, accurate in absolute terms (2.6e-16), with no select of coefficients:
+// n = rint(z) from (z + 1.5 2^52) - 1.5 2^52, a = |z - n| <= 1/2, folded to b = (a > 1/4 ? 1/2 - a : a)
+// (exact), then the degree-10 Taylor polynomial of cos(pi v / 2) in v^2, v = 4b, by Horner with explicit fma,
+// negated when folded. Twin and accuracy: functions::rastrigin::rastrigin_cos.
+// evo_rastrigin_cos for |z| < 2^49 (callers that have checked the range of a whole group of arguments at once).
+__device__ __forceinline__ double evo_rastrigin_cos_reduced(double z)
+{
+    const double rounder = 0x1.8p52;
+    const double n = __dsub_rn(__dadd_rn(z, rounder), rounder);
+    const double a = fabs(z - n);
+    const bool far = a > 0.25;
+    const double v = 4.0 * (far ? 0.5 - a : a);
+    const double s = v * v;
+    double p = 0x1.ef6e308d6d1c4p-49;
+    p = fma(p, s, -0x1.2a0c591af8314p-41);
+    p = fma(p, s, 0x1.20c62c2f2d7f5p-34);
+    p = fma(p, s, -0x1.b6e24f44b128fp-28);
+    p = fma(p, s, 0x1.f9d38a3763cc3p-22);
+    p = fma(p, s, -0x1.a6d1f2a204a8cp-16);
+    p = fma(p, s, 0x1.e1f506891babbp-11);
+    p = fma(p, s, -0x1.55d3c7e3cbffap-6);
+    p = fma(p, s, 0x1.03c1f081b5ac4p-2);
+    p = fma(p, s, -0x1.3bd3cc9be45dep+0);
+    p = fma(p, s, 1.0);
+    return far ? -p : p;
+}
+
+__device__ __forceinline__ double evo_rastrigin_cos(double z)
+{
+    if (!(fabs(z) < 0x1p49)) {
+        z = fmod(z, 1.0);  // exact; never taken in the benchmark domains
+    }
+    return evo_rastrigin_cos_reduced(z);
+}
+
 // Twin: functions::rastrigin::rastrigin_term.
 __device__ __forceinline__ double evo_rastrigin_term(double z)
 {
-    return (z * z - 10.0 * evo_cos_two_pi(z)) + 10.0;
+    return (z * z - 10.0 * evo_rastrigin_cos(z)) + 10.0;
 }
 
 // evo_rastrigin_term for |z| < 2^49 (the same bits).
 __device__ __forceinline__ double evo_rastrigin_term_reduced(double z)
 {
-    return (z * z - 10.0 * evo_cos_two_pi_reduced(z)) + 10.0;
+    return (z * z - 10.0 * evo_rastrigin_cos_reduced(z)) + 10.0;
 }
 
 // Twin: functions::step::step_term.

@@ -27,10 +27,10 @@
 //! `kernels/common/problems/functions.cuh`.
 
 /// `1.5 · 2^52`: adding it to `|v| < 2^51` rounds `v` to an integer in the low bits of the sum.
-const ROUNDER: f64 = 6_755_399_441_055_744.0;
+pub(super) const ROUNDER: f64 = 6_755_399_441_055_744.0;
 
 /// `|z|` at and above which `z` is first reduced modulo 1 (then `|4z| < 2^51`).
-const LARGE: f64 = 562_949_953_421_312.0; // 2^49
+pub(super) const LARGE: f64 = 562_949_953_421_312.0; // 2^49
 
 /// `(−1)^k (π/2)^{2k}/(2k)!`, k = 0..=8.
 const COS: [f64; 9] = [
