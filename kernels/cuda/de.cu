@@ -376,7 +376,8 @@ extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fi
 // tree, node(log2 K, t) of the tile's tree; the block adds the B nodes with the shuffle tree), tile sums
 // combined left to right by thread 0's stack and padded to a power of two. Writes the trial into `out`;
 // returns the fitness in thread 0. Twin: DeCpu's trial loop followed by DeRastrigin::evaluate
-// (functions::rastrigin, evo_core::reduce's tree).
+// (functions::rastrigin, evo_core::reduce's tree). de_generation_f32 takes de_fused_rastrigin8 for K = 8
+// (the same tree and tiles; float4 loads, one barrier per tile).
 template <unsigned int ITEMS>
 __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
 {
@@ -457,6 +458,197 @@ __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g
         // One chunk: pad to a power of two. Several: pad to the chunk's tile count (a power of two), so the
         // sum is the aligned subtree of the chunk.
         const unsigned long long tiles = g.chunks == 1u ? 0ull : g.chunk_len / (items * blockDim.x);
+        while ((stack.pushed & (stack.pushed - 1ull)) != 0ull || stack.pushed < tiles) {
+            stack.push(0.0);
+        }
+        sum = stack.node[0];
+    }
+    return sum;
+}
+
+// Coordinates g0 .. g0 + 3 (g0 a multiple of 4: one Philox block of words) of a trial into v and `out`;
+// coordinates at or beyond D are 0 and not stored. VECTOR: all 4 inside D and every row and `out` 16-byte
+// aligned: one float4 load per row (loaded where any of the 4 coordinates needs it; the other values are
+// not used) and one float4 store. Three passes as in de_fused_rastrigin (choices and loads, then the
+// mutants, then the stores), the same arithmetic as de_trial_coordinate.
+template <bool VECTOR>
+__device__ __forceinline__ void de_fused_chunk4(const DeKernelParams& p, unsigned int g0, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, bool uniform, float lo, float hi, float v[4])
+{
+    const unsigned int d = (unsigned int)p.dimension;
+    const bool exponential = p.crossover == DE_CROSSOVER_EXPONENTIAL;
+    const bool rand1 = p.strategy == DE_STRATEGY_RAND1;
+    const bool needs_x = p.strategy == DE_STRATEGY_CURRENT_TO_BEST1;
+    const float* const e_row = rand1 ? rows[3] : rows[4];
+    const uint4 words = exponential || (!VECTOR && g0 >= d) ? make_uint4(0u, 0u, 0u, 0u) : evo_sequence_block(cross, g0 / 4u);
+    bool mutant[4];
+    float av[4];
+    float bv[4];
+    float ev[4];  // c's coordinate under DE/rand/1, else the best vector's
+    if (VECTOR) {
+        bool any_mutant = false;
+        bool any_x = false;
+#pragma unroll
+        for (unsigned int e = 0; e < 4u; ++e) {
+            const float u = evo_uniform_f32(evo_uint4_word(words, e));
+            const bool takes = de_takes_mutant(p, g0 + e, u, j_rand, length, cr);
+            mutant[e] = takes;
+            any_mutant = any_mutant || takes;
+            any_x = any_x || !takes || needs_x;
+        }
+        const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        // Non-coherent loads: the rows are slot_in's buffers, which no block writes during the launch (trials
+        // go to the other buffer).
+        const float4 x4 = any_x ? __ldg(reinterpret_cast<const float4*>(rows[0] + g0)) : zero;
+        const float4 a4 = any_mutant ? __ldg(reinterpret_cast<const float4*>(rows[1] + g0)) : zero;
+        const float4 b4 = any_mutant ? __ldg(reinterpret_cast<const float4*>(rows[2] + g0)) : zero;
+        const float4 e4 = any_mutant ? __ldg(reinterpret_cast<const float4*>(e_row + g0)) : zero;
+        v[0] = x4.x;
+        v[1] = x4.y;
+        v[2] = x4.z;
+        v[3] = x4.w;
+        av[0] = a4.x;
+        av[1] = a4.y;
+        av[2] = a4.z;
+        av[3] = a4.w;
+        bv[0] = b4.x;
+        bv[1] = b4.y;
+        bv[2] = b4.z;
+        bv[3] = b4.w;
+        ev[0] = e4.x;
+        ev[1] = e4.y;
+        ev[2] = e4.z;
+        ev[3] = e4.w;
+    } else {
+#pragma unroll
+        for (unsigned int e = 0; e < 4u; ++e) {
+            const unsigned int j = g0 + e;
+            const bool inside = j < d;
+            const float u = evo_uniform_f32(evo_uint4_word(words, e));
+            const bool takes = inside && de_takes_mutant(p, j, u, j_rand, length, cr);
+            mutant[e] = takes;
+            v[e] = inside && (!takes || needs_x) ? rows[0][j] : 0.0f;
+            av[e] = takes ? rows[1][j] : 0.0f;
+            bv[e] = takes ? rows[2][j] : 0.0f;
+            ev[e] = takes ? e_row[j] : 0.0f;
+        }
+    }
+#pragma unroll
+    for (unsigned int e = 0; e < 4u; ++e) {
+        const unsigned int j = g0 + e;
+        if (mutant[e]) {
+            // xj (v[e]) is read by current-to-best only, where it is the parent's coordinate on both paths.
+            v[e] = de_mutant_value(p, f, v[e], ev[e], av[e], bv[e], ev[e], uniform ? lo : lower[j], uniform ? hi : upper[j]);
+        }
+    }
+    if (VECTOR) {
+        *reinterpret_cast<float4*>(out + g0) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+        for (unsigned int e = 0; e < 4u; ++e) {
+            if (g0 + e < d) {
+                out[g0 + e] = v[e];
+            }
+        }
+    }
+}
+
+// The tree of the terms of coordinates g0 .. g0 + 3 (v from de_fused_chunk4), those at or beyond D being
+// 0.0. REDUCED: every |v| < 2^49 (the cosine skips its own range check; the same bits).
+template <bool REDUCED>
+__device__ __forceinline__ double de_chunk_terms4(unsigned int g0, unsigned int d, const float v[4])
+{
+    double t[4];
+#pragma unroll
+    for (unsigned int e = 0; e < 4u; ++e) {
+        const double z = (double)v[e];
+        t[e] = g0 + e < d ? (REDUCED ? evo_rastrigin_term_reduced(z) : evo_rastrigin_term(z)) : 0.0;
+    }
+    return (t[0] + t[1]) + (t[2] + t[3]);
+}
+
+// Rastrigin of a trial for K = 8 (long vectors): the same tiles of 8B coordinates and the same canonical tree
+// as de_fused_rastrigin<8>, with another assignment of coordinates to threads: warp w takes the 256
+// coordinates from 256 w of the tile, lane l the aligned 4-coordinate chunks 4 l and 128 + 4 l of them (float4
+// loads, coalesced, on 16-byte aligned rows); each chunk's 4 terms are an aligned subtree, the warp's shuffle
+// tree over 32 lanes the subtree of its 128, their sum the warp's 256, and warp 0's shuffle tree over the
+// B/32 warp sums (shared memory, one barrier per tile, double-buffered by the tile's parity) the tile's.
+// Writes the trial into `out`; returns the fitness in thread 0. Twin: as de_fused_rastrigin.
+__device__ __forceinline__ double de_fused_rastrigin8(const DeGenerationParams& g, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
+{
+    const DeKernelParams& p = g.de;
+    const unsigned int d = (unsigned int)p.dimension;
+    const unsigned long long begin = (unsigned long long)chunk * g.chunk_len;
+    const unsigned long long end_wide = begin + g.chunk_len;
+    const unsigned int end = end_wide < d ? (unsigned int)end_wide : d;
+    const bool uniform = g.uniform_bounds != 0u;
+    const float lo = uniform ? lower[0] : 0.0f;
+    const float hi = uniform ? upper[0] : 0.0f;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const unsigned int tile = 8u * blockDim.x;
+    unsigned long long address = reinterpret_cast<unsigned long long>(out);
+#pragma unroll
+    for (unsigned int k = 0; k < 5u; ++k) {
+        address |= reinterpret_cast<unsigned long long>(rows[k]);
+    }
+    const bool aligned = (address & 15ull) == 0ull;
+    EvoTreeStack<false> stack;
+    stack.init();
+    unsigned int half = 0;
+    for (unsigned int base = (unsigned int)begin; base < end; base += tile, half ^= 32u) {
+        const unsigned int first = base + 256u * warp + 4u * lane;
+        const bool vector = aligned && base + tile <= d;
+        // The two chunks one after the other (not unrolled: 64 registers without spills); 4 float4 loads per
+        // chunk and warp are in flight, and the multiprocessor holds 32 warps.
+        double a0 = 0.0;
+        double a1 = 0.0;
+#pragma unroll 1
+        for (unsigned int c = 0; c < 2u; ++c) {
+            const unsigned int g0 = first + 128u * c;
+            float v[4];
+            if (vector) {
+                de_fused_chunk4<true>(p, g0, cross, j_rand, length, f, cr, rows, out, lower, upper, uniform, lo, hi, v);
+            } else {
+                de_fused_chunk4<false>(p, g0, cross, j_rand, length, f, cr, rows, out, lower, upper, uniform, lo, hi, v);
+            }
+            // One range check for the 4 cosine arguments instead of one per cosine.
+            const bool reduced = (fabs((double)v[0]) < 0x1p49) & (fabs((double)v[1]) < 0x1p49) &
+                                 (fabs((double)v[2]) < 0x1p49) & (fabs((double)v[3]) < 0x1p49);
+            const double sum = reduced ? de_chunk_terms4<true>(g0, d, v) : de_chunk_terms4<false>(g0, d, v);
+            if (c == 0u) {
+                a0 = sum;
+            } else {
+                a1 = sum;
+            }
+        }
+        // Unconditional shuffle adds: lanes that are not multiples of 2 off compute values no later level of
+        // lane 0 reads; the left operand is always the lower lane's subtree.
+#pragma unroll
+        for (unsigned int off = 1; off < 32u; off <<= 1) {
+            a0 = a0 + __shfl_down_sync(EVO_FULL_MASK, a0, off);
+            a1 = a1 + __shfl_down_sync(EVO_FULL_MASK, a1, off);
+        }
+        if (lane == 0u) {
+            scratch[half + warp] = a0 + a1;
+        }
+        // Warp 0 reads this tile's half of scratch before it reaches the next tile's barrier, which every warp
+        // passes before it writes the same half again (two tiles later).
+        __syncthreads();
+        if (warp == 0u) {
+            double t = lane < warps ? scratch[half + lane] : 0.0;
+            for (unsigned int off = 1; off < warps; off <<= 1) {
+                t = t + __shfl_down_sync(EVO_FULL_MASK, t, off);
+            }
+            if (lane == 0u) {
+                stack.push(t);
+            }
+        }
+    }
+    double sum = 0.0;
+    if (threadIdx.x == 0) {
+        // As de_fused_rastrigin: pad to a power of two (one chunk) or to the chunk's tile count.
+        const unsigned long long tiles = g.chunks == 1u ? 0ull : g.chunk_len / tile;
         while ((stack.pushed & (stack.pushed - 1ull)) != 0ull || stack.pushed < tiles) {
             stack.push(0.0);
         }
@@ -598,7 +790,7 @@ extern "C" __global__ void __launch_bounds__(1024) de_generation_f32(float* buff
         if (p.problem == DE_PROBLEM_ETC) {
             trial = de_fused_etc(p, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, etc, s_warp, s_tree);
         } else {
-            trial = p.items == 8u ? de_fused_rastrigin<8u>(p, chunk, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp)
+            trial = p.items == 8u ? de_fused_rastrigin8(p, chunk, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp)
                                   : de_fused_rastrigin<2u>(p, chunk, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp);
         }
         if (threadIdx.x == 0) {
