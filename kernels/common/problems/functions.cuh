@@ -55,6 +55,22 @@ __device__ __forceinline__ double evo_cos_two_pi(double z)
 // n = rint(z) from (z + 1.5 2^52) - 1.5 2^52, a = |z - n| <= 1/2, folded to b = (a > 1/4 ? 1/2 - a : a)
 // (exact), then the degree-10 Taylor polynomial of cos(pi v / 2) in v^2, v = 4b, by Horner with explicit fma,
 // negated when folded. Twin and accuracy: functions::rastrigin::rastrigin_cos.
+// (-1)^k (pi/2)^(2k) / (2k)!, k = 0..10, rounded to nearest (Rust: functions::rastrigin's COS). In constant
+// memory so that each fma reads its coefficient as a constant-bank operand instead of two register moves.
+__constant__ double EVO_RASTRIGIN_COS[11] = {
+    1.0,
+    -0x1.3bd3cc9be45dep+0,
+    0x1.03c1f081b5ac4p-2,
+    -0x1.55d3c7e3cbffap-6,
+    0x1.e1f506891babbp-11,
+    -0x1.a6d1f2a204a8cp-16,
+    0x1.f9d38a3763cc3p-22,
+    -0x1.b6e24f44b128fp-28,
+    0x1.20c62c2f2d7f5p-34,
+    -0x1.2a0c591af8314p-41,
+    0x1.ef6e308d6d1c4p-49,
+};
+
 // evo_rastrigin_cos for |z| < 2^49 (callers that have checked the range of a whole group of arguments at once).
 __device__ __forceinline__ double evo_rastrigin_cos_reduced(double z)
 {
@@ -64,17 +80,11 @@ __device__ __forceinline__ double evo_rastrigin_cos_reduced(double z)
     const bool far = a > 0.25;
     const double v = 4.0 * (far ? 0.5 - a : a);
     const double s = v * v;
-    double p = 0x1.ef6e308d6d1c4p-49;
-    p = fma(p, s, -0x1.2a0c591af8314p-41);
-    p = fma(p, s, 0x1.20c62c2f2d7f5p-34);
-    p = fma(p, s, -0x1.b6e24f44b128fp-28);
-    p = fma(p, s, 0x1.f9d38a3763cc3p-22);
-    p = fma(p, s, -0x1.a6d1f2a204a8cp-16);
-    p = fma(p, s, 0x1.e1f506891babbp-11);
-    p = fma(p, s, -0x1.55d3c7e3cbffap-6);
-    p = fma(p, s, 0x1.03c1f081b5ac4p-2);
-    p = fma(p, s, -0x1.3bd3cc9be45dep+0);
-    p = fma(p, s, 1.0);
+    double p = EVO_RASTRIGIN_COS[10];
+#pragma unroll
+    for (int k = 9; k >= 0; --k) {
+        p = fma(p, s, EVO_RASTRIGIN_COS[k]);
+    }
     return far ? -p : p;
 }
 
