@@ -1,4 +1,6 @@
-//! `cos(2π z)` for the Rastrigin term, reduced exactly in `z` instead of in `2πz`.
+//! `cos(2π z)` reduced exactly in `z` instead of in `2πz`, within 2 ulp (relative) of the correctly rounded
+//! value. It was the Rastrigin term's cosine until [`super::rastrigin::rastrigin_cos`] (absolute accuracy,
+//! no coefficient selects) replaced it there; no function of the crate uses it now.
 //!
 //! ```text
 //! z' = z                    if |z| < 2^49, else fmod(z, 1)   (exact)
