@@ -7,10 +7,13 @@
 // - rows (draw, evaluate, distance): one thread per (run, row), grid-stride over runs × rows;
 // - breeding: one block per (pair, run) (grid.x = pair, grid.y = run), thread 0 draws the tournaments and the
 //   cut points, the threads stride over the L bits for crossover and mutation;
-// - selection: one block per run; each candidate's rank under the total order is the count of candidates
-//   that precede it (the order is total, so the ranks are 0..N-1 and `rank < count` is exactly the CPU's
+// - selection: one warp per (candidate, run) (grid.x = candidate groups, grid.y = run); each candidate's rank
+//   under the total order is the count of candidates that precede it, summed over the warp's lanes (an exact
+//   integer; the order is total, so the ranks are 0..N-1 and `rank < count` is exactly the CPU's
 //   sort-then-truncate);
-// - gather: one block per (row, run), threads over the bits; finish: one block per run.
+// - gather: one block per (row, run), threads over the bits; finish: one block per run, the best of M by a
+//   block reduction (the minimum under a total order is unique).
+// Block sizes are powers of two of at least 32 (whole warps).
 // Every random draw is addressed by (seed, stream, step, individual, word) as on the CPU, so the thread
 // mapping does not change a bit of the result. No atomics except the min-index of a non-finite evaluation.
 #include "common/problems/cec2006.cuh"
@@ -627,62 +630,79 @@ extern "C" __global__ void dpga_crossbreed(const unsigned char* offspring_main, 
     }
 }
 
-// Selection under the main comparator, one block per run: the select_count best of the candidates
-// 0..select_a (segment a, stride select_a per run) and select_a..select_a+select_b (segment b, stride
-// select_b per run), in order, into out[r][0..select_count].
+// The exact sum of a warp's counts (integer addition: any order gives the same total).
+__device__ __forceinline__ unsigned int dpga_warp_sum(unsigned int count)
+{
+    for (unsigned int offset = 16; offset > 0; offset >>= 1) {
+        count += __shfl_xor_sync(0xffffffffu, count, offset);
+    }
+    return count;
+}
+
+// Selection under the main comparator, one warp per candidate (grid.x = candidate groups, grid.y = run; the
+// block size is a multiple of 32): the select_count best of the candidates 0..select_a (segment a, stride
+// select_a per run) and select_a..select_a+select_b (segment b, stride select_b per run), in order, into
+// out[r][0..select_count]. Lane l counts the candidates o = l, l+32, ... that precede s; the warp's sum is the
+// rank (an exact integer count, independent of the block size).
 extern "C" __global__ void dpga_select_main(const double* objective_a, const double* violation_a,
                                             const unsigned int* satisfied_a, const double* objective_b,
                                             const double* violation_b, const unsigned int* satisfied_b,
                                             unsigned int* out, DpgaKernelParams p)
 {
-    const unsigned int run = blockIdx.x;
+    const unsigned int run = blockIdx.y;
     if (run >= p.runs) {
         return;
     }
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warps = blockDim.x >> 5;
     const unsigned int total = p.inequalities + p.equalities;
     const unsigned int n = p.select_a + p.select_b;
     const unsigned long long off_a = (unsigned long long)run * p.select_a;
     const unsigned long long off_b = (unsigned long long)run * p.select_b;
-    for (unsigned int s = threadIdx.x; s < n; s += blockDim.x) {
+    for (unsigned int s = blockIdx.x * warps + (threadIdx.x >> 5); s < n; s += gridDim.x * warps) {
         const DpgaEvaluation es = s < p.select_a
                                       ? dpga_load(objective_a, violation_a, satisfied_a, off_a + s, total)
                                       : dpga_load(objective_b, violation_b, satisfied_b, off_b + (s - p.select_a), total);
-        unsigned int rank = 0;
-        for (unsigned int o = 0; o < n; ++o) {
+        unsigned int count = 0;
+        for (unsigned int o = lane; o < n; o += 32u) {
             const DpgaEvaluation eo = o < p.select_a
                                           ? dpga_load(objective_a, violation_a, satisfied_a, off_a + o, total)
                                           : dpga_load(objective_b, violation_b, satisfied_b, off_b + (o - p.select_a), total);
             if (main_cmp(p.handling, eo, o, es, s) < 0) {
-                rank += 1;
+                count += 1;
             }
         }
-        if (rank < p.select_count) {
+        const unsigned int rank = dpga_warp_sum(count);
+        if (lane == 0 && rank < p.select_count) {
             out[(unsigned long long)run * p.select_count + rank] = s;
         }
     }
 }
 
-// Selection under the reserve order (higher f_r, then lower index), as dpga_select_main.
+// Selection under the reserve order (higher f_r, then lower index), one warp per candidate as dpga_select_main.
 extern "C" __global__ void dpga_select_reserve(const double* fitness_a, const double* fitness_b, unsigned int* out,
                                                DpgaKernelParams p)
 {
-    const unsigned int run = blockIdx.x;
+    const unsigned int run = blockIdx.y;
     if (run >= p.runs) {
         return;
     }
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warps = blockDim.x >> 5;
     const unsigned int n = p.select_a + p.select_b;
     const unsigned long long off_a = (unsigned long long)run * p.select_a;
     const unsigned long long off_b = (unsigned long long)run * p.select_b;
-    for (unsigned int s = threadIdx.x; s < n; s += blockDim.x) {
+    for (unsigned int s = blockIdx.x * warps + (threadIdx.x >> 5); s < n; s += gridDim.x * warps) {
         const double fs = s < p.select_a ? fitness_a[off_a + s] : fitness_b[off_b + (s - p.select_a)];
-        unsigned int rank = 0;
-        for (unsigned int o = 0; o < n; ++o) {
+        unsigned int count = 0;
+        for (unsigned int o = lane; o < n; o += 32u) {
             const double fo = o < p.select_a ? fitness_a[off_a + o] : fitness_b[off_b + (o - p.select_a)];
             if (reserve_cmp(fo, o, fs, s) < 0) {
-                rank += 1;
+                count += 1;
             }
         }
-        if (rank < p.select_count) {
+        const unsigned int rank = dpga_warp_sum(count);
+        if (lane == 0 && rank < p.select_count) {
             out[(unsigned long long)run * p.select_count + rank] = s;
         }
     }
@@ -768,16 +788,40 @@ extern "C" __global__ void dpga_gather_reserve(const unsigned char* reserve, con
     }
 }
 
-// Step 9 (when p.phase == 1 and |C| > 0) and the best-so-far update, one block per run: delta from the
-// survivors among `chosen`; the best of M (a scan under the total order) replaces the best-so-far when it is
-// strictly better (DpgaCpu::update_best compares (best of M, 0) with (best so far, 1)); then report[4r..4r+4] =
-// (best objective, violation, satisfied count, status[r]) for the host's single read-back.
+// The better of two candidate indices of M under the main comparator (DPGA_NONE: no candidate).
+#define DPGA_NONE 0xffffffffu
+__device__ __forceinline__ unsigned int dpga_better(const double* objective, const double* violation,
+                                                    const unsigned int* satisfied, unsigned long long off,
+                                                    unsigned int total, unsigned int handling, unsigned int a,
+                                                    unsigned int b)
+{
+    if (a == DPGA_NONE) {
+        return b;
+    }
+    if (b == DPGA_NONE) {
+        return a;
+    }
+    return main_cmp(handling, dpga_load(objective, violation, satisfied, off + b, total), b,
+                    dpga_load(objective, violation, satisfied, off + a, total), a) < 0
+               ? b
+               : a;
+}
+
+// Step 9 (when p.phase == 1 and |C| > 0) and the best-so-far update, one block per run (the block size is a
+// multiple of 32): delta from the survivors among `chosen` (an exact integer count summed over the threads);
+// the best of M under the main comparator with the index as the last key, a total order, so its minimum is
+// unique and the block's reduction (thread scans, warp shuffles, then thread 0 over the warps) finds the same
+// row as the CPU's scan; it replaces the best-so-far when it is strictly better (DpgaCpu::update_best compares
+// (best of M, 0) with (best so far, 1)); then report[4r..4r+4] = (best objective, violation, satisfied count,
+// status[r]) for the host's single read-back.
 extern "C" __global__ void dpga_finish(const unsigned char* main, const double* objective, const double* violation,
                                        const unsigned int* satisfied, const unsigned int* chosen, double* delta,
                                        unsigned char* best, double* best_objective, double* best_violation,
                                        unsigned int* best_satisfied, const unsigned int* status, double* report,
                                        DpgaKernelParams p)
 {
+    __shared__ unsigned int warp_winner[32];
+    __shared__ unsigned int warp_count[32];
     __shared__ unsigned int winner;
     __shared__ bool improved;
     const unsigned int run = blockIdx.x;
@@ -787,24 +831,43 @@ extern "C" __global__ void dpga_finish(const unsigned char* main, const double* 
     const unsigned int m = p.main_size;
     const unsigned int total = p.inequalities + p.equalities;
     const unsigned long long off = (unsigned long long)run * m;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const bool adapt = p.phase == 1 && p.crossbreed > 0;
+    const unsigned int kept = m - p.main_elites;
+    unsigned int count = 0;
+    if (adapt) {
+        for (unsigned int i = threadIdx.x; i < kept; i += blockDim.x) {
+            count += chosen[(unsigned long long)run * kept + i] >= m ? 1u : 0u;
+        }
+    }
+    unsigned int w = DPGA_NONE;
+    for (unsigned int i = threadIdx.x; i < m; i += blockDim.x) {
+        w = dpga_better(objective, violation, satisfied, off, total, p.handling, w, i);
+    }
+    for (unsigned int offset = 16; offset > 0; offset >>= 1) {
+        count += __shfl_xor_sync(0xffffffffu, count, offset);
+        const unsigned int other = __shfl_xor_sync(0xffffffffu, w, offset);
+        w = dpga_better(objective, violation, satisfied, off, total, p.handling, w, other);
+    }
+    if (lane == 0) {
+        warp_winner[warp] = w;
+        warp_count[warp] = count;
+    }
+    __syncthreads();
     if (threadIdx.x == 0) {
-        if (p.phase == 1 && p.crossbreed > 0) {
-            const unsigned int kept = m - p.main_elites;
-            unsigned int crossbred_survivors = 0;
-            for (unsigned int i = 0; i < kept; ++i) {
-                crossbred_survivors += chosen[(unsigned long long)run * kept + i] >= m ? 1u : 0u;
-            }
+        unsigned int crossbred_survivors = 0;
+        w = DPGA_NONE;
+        for (unsigned int k = 0; k < warps; ++k) {
+            crossbred_survivors += warp_count[k];
+            w = dpga_better(objective, violation, satisfied, off, total, p.handling, w, warp_winner[k]);
+        }
+        if (adapt) {
             const unsigned int inbred_survivors = kept - crossbred_survivors;
             delta[run] = adapt_target_distance(delta[run], p.learning_rate,
                                                (double)crossbred_survivors / (double)p.crossbreed,
                                                (double)inbred_survivors / (double)m, p.delta_min, p.delta_max);
-        }
-        unsigned int w = 0;
-        for (unsigned int i = 1; i < m; ++i) {
-            if (main_cmp(p.handling, dpga_load(objective, violation, satisfied, off + i, total), i,
-                         dpga_load(objective, violation, satisfied, off + w, total), w) < 0) {
-                w = i;
-            }
         }
         DpgaEvaluation current;
         current.objective = best_objective[run];

@@ -161,6 +161,16 @@ fn grid_2d(x: usize, p: &DpgaKernelParams, block: u32) -> LaunchConfig {
     }
 }
 
+/// One warp per selection candidate: (candidates / warps per block) × runs blocks.
+fn selection_grid(p: &DpgaKernelParams, block: u32) -> LaunchConfig {
+    let warps = (block / 32).max(1) as usize;
+    grid_2d(
+        (p.select_a as usize + p.select_b as usize).div_ceil(warps),
+        p,
+        block,
+    )
+}
+
 fn row_grid(p: &DpgaKernelParams, block: u32) -> LaunchConfig {
     LaunchConfig::linear(
         grid((runs(p) * p.rows as usize).div_ceil(block as usize)),
@@ -651,9 +661,10 @@ pub fn select_main(
     }
     let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
     // SAFETY: `dpga_select_main(const double*, const double*, const unsigned*, const double*, const double*,
-    // const unsigned*, unsigned*, DpgaKernelParams)`; block r reads entries of run r below select_a (a) and
-    // select_b (b, not read when 0) and writes out[r · count + rank] for rank < count (lengths checked; the
-    // ranks under a total order are distinct).
+    // const unsigned*, unsigned*, DpgaKernelParams)`; the blocks of grid row r (one warp per candidate, the
+    // block size a power of two of at least 32) read entries of run r below select_a (a) and select_b (b, not
+    // read when 0) and write out[r · count + rank] for rank < count (lengths checked; the ranks under a total
+    // order are distinct).
     unsafe {
         kernel
             .launch()
@@ -665,7 +676,7 @@ pub fn select_main(
             .input(&b.satisfied)
             .output(out)
             .params(p)
-            .run(LaunchConfig::linear(p.runs, block, 0))
+            .run(selection_grid(p, block))
     }
 }
 
@@ -723,7 +734,7 @@ pub fn select_reserve(
             .input(b)
             .output(out)
             .params(p)
-            .run(LaunchConfig::linear(p.runs, block, 0))
+            .run(selection_grid(p, block))
     }
 }
 
