@@ -76,9 +76,10 @@
 //! block per (pair, run) for inbreeding and crossbreeding (thread 0 draws the tournaments and cut points, the
 //! threads stride over the bits for crossover and mutation), thread per (run, row) to decode and evaluate
 //! (the CEC 2006 formulas of `kernels/common/problems/cec2006.cuh`, shared with evo-benchmarks' evaluator)
-//! and for the reserve fitness, block per run for the selections (each candidate's rank under the total
-//! order is the number of candidates before it, which equals the CPU's sort-then-truncate), block per
-//! (row, run) to gather the next populations, block per run for δ and the best so far: 18 launches per
+//! and for the reserve fitness, warp per (candidate, run) for the selections (each candidate's rank under the
+//! total order is the number of candidates before it, an exact integer sum over the lanes, which equals the
+//! CPU's sort-then-truncate), block per (row, run) to gather the next populations, block per run for δ and
+//! the best so far (a block reduction: the minimum under a total order is unique): 18 launches per
 //! generation. The host reads back one buffer per generation, three numbers and a status word per run (for
 //! [`evo_core::Engine::progress`] and a guard status, set only if a twin let a non-finite value through),
 //! and one counter per run per batch of the feasible initialisation.

@@ -11,10 +11,10 @@
 //! | 4 inbreeding of M | `dpga_breed_main` | block per (pair, run), threads over the bits |
 //! | evaluation of O_m and C | `dpga_evaluate` | thread per (run, row): decode, CEC 2006 formula, constraints |
 //! | 5 inbreeding of R | `dpga_breed_reserve` | block per (pair, run) |
-//! | 6 best of O_m, O_r; crossbreeding | `dpga_select_main`, `dpga_select_reserve`, `dpga_crossbreed` | block per run (ranks); block per (pair, run) |
-//! | 7 survival of M | `dpga_select_main` ×2, `dpga_gather_main` | block per run; block per (row, run) |
+//! | 6 best of O_m, O_r; crossbreeding | `dpga_select_main`, `dpga_select_reserve`, `dpga_crossbreed` | warp per (candidate, run) (ranks); block per (pair, run) |
+//! | 7 survival of M | `dpga_select_main` ×2, `dpga_gather_main` | warp per (candidate, run); block per (row, run) |
 //! | 8 survival of R | `dpga_mean_vector`, `dpga_reserve_fitness_survival` (R_t, O_r and C), `dpga_select_reserve` ×2, `dpga_gather_reserve` | as above |
-//! | 9 δ, best so far | `dpga_finish` | block per run |
+//! | 9 δ, best so far | `dpga_finish` | block per run (block reduction) |
 //!
 //! The initialisation (item 2) loops `dpga_draw_rows` → `dpga_evaluate` → `dpga_init_merge` until every run
 //! has `m` feasible candidates or its draw budget is spent (runs that are done only copy their rows); the host
