@@ -1,8 +1,9 @@
 // Per-coordinate terms and final combinations of the continuous test functions: the CUDA twins of
 // crates/benchmarks/src/functions/*.rs, same operations in the same order (module docs there give the math).
 // Transcendental functions come from common/math.cuh, except the cosines of Rastrigin (evo_rastrigin_cos),
-// Griewank (evo_cos_fma) and evo_cos_two_pi (Rastrigin's former cosine, kept with its Rust twin), written
-// with explicit fma like their Rust twins' mul_add; either way the Exact profile gives the CPU's bits.
+// Griewank (evo_griewank_cos), evo_cos_two_pi and evo_cos_fma (their former cosines, kept with their Rust
+// twins), written with explicit fma like their Rust twins' mul_add; either way the Exact profile gives the
+// CPU's bits.
 #pragma once
 
 #include "common/math.cuh"
@@ -167,10 +168,59 @@ __device__ __forceinline__ double evo_cos_fma(double x)
 // Twin: functions::griewank::griewank_scale (0-based index i): 1 / sqrt(i + 1).
 __device__ __forceinline__ double evo_griewank_scale(unsigned long long i) { return 1.0 / sqrt((double)(i + 1)); }
 
+// (-1)^k / (2k)!, k = 0..10, rounded to nearest (Rust: functions::griewank's COS), in constant memory like
+// EVO_RASTRIGIN_COS.
+__constant__ double EVO_GRIEWANK_COS[11] = {
+    1.0,
+    -0x1.0000000000000p-1,
+    0x1.5555555555555p-5,
+    -0x1.6c16c16c16c17p-10,
+    0x1.a01a01a01a01ap-16,
+    -0x1.27e4fb7789f5cp-22,
+    0x1.1eed8eff8d898p-29,
+    -0x1.93974a8c07c9dp-37,
+    0x1.ae7f3e733b81fp-45,
+    -0x1.6827863b97d97p-53,
+    0x1.e542ba4020225p-62,
+};
+
+// cos(x) for the Griewank factor, accurate in absolute terms (2.5e-16), with no select of coefficients:
+// n = rint(x / pi) from the low bits of fma(x, 1/pi, 1.5 2^52), r = x - n (Q1 + Q2 + Q3) by three fma (the
+// first exact), |r| <= pi/2, then the degree-10 Taylor polynomial of cos r in r^2 by Horner with explicit fma,
+// the sign flipped for odd n; |x| >= 2^20 and NaN take evo_cos_f64. Twin and accuracy:
+// functions::griewank::griewank_cos.
+// evo_griewank_cos for |x| < 2^20 (callers that have checked the range of a whole group of arguments at once).
+__device__ __forceinline__ double evo_griewank_cos_reduced(double x)
+{
+    const double rounder = 0x1.8p52;
+    const double t = fma(x, 0x1.45f306dc9c883p-2, rounder);
+    const unsigned int half_periods = (unsigned int)__double2loint(t);
+    const double n = t - rounder;
+    double r = fma(-n, 0x1.921fb54442d18p+1, x);
+    r = fma(-n, 0x1.1a62633145c07p-53, r);
+    r = fma(-n, -0x1.f1976b7ed8fbcp-109, r);
+    const double s = r * r;
+    double p = EVO_GRIEWANK_COS[10];
+#pragma unroll
+    for (int k = 9; k >= 0; --k) {
+        p = fma(p, s, EVO_GRIEWANK_COS[k]);
+    }
+    const unsigned long long negative = (unsigned long long)(half_periods & 1u);
+    return __longlong_as_double(__double_as_longlong(p) ^ (long long)(negative << 63));
+}
+
+__device__ __forceinline__ double evo_griewank_cos(double x)
+{
+    if (!(fabs(x) < 0x1p20)) {
+        return evo_cos_f64(x);
+    }
+    return evo_griewank_cos_reduced(x);
+}
+
 // Twin: functions::griewank::griewank_factor (0-based index i).
 __device__ __forceinline__ double evo_griewank_factor(unsigned long long i, double z)
 {
-    return evo_cos_fma(z * evo_griewank_scale(i));
+    return evo_griewank_cos(z * evo_griewank_scale(i));
 }
 
 // Twin: functions::griewank::griewank_combine.

@@ -1,4 +1,6 @@
-//! `cos(x)` for the Griewank factor, with a branch-free reduction by π/2 built on fused multiply-adds.
+//! `cos(x)` with a branch-free reduction by π/2 built on fused multiply-adds, within 2 ulp (relative). It was
+//! the Griewank factor's cosine until [`super::griewank::griewank_cos`] (absolute accuracy, no coefficient
+//! selects) replaced it there; no function of the crate uses it now.
 //!
 //! ```text
 //! |x| < 2^20:  t = fma(x, 2/π, 1.5·2^52),  n = t − 1.5·2^52          (n = rint(x·2/π) up to one unit)
