@@ -1,9 +1,8 @@
 // Per-coordinate terms and final combinations of the continuous test functions: the CUDA twins of
 // crates/benchmarks/src/functions/*.rs, same operations in the same order (module docs there give the math).
-// Transcendental functions come from common/math.cuh, except the cosines of Rastrigin (evo_rastrigin_cos),
-// Griewank (evo_griewank_cos), evo_cos_two_pi and evo_cos_fma (their former cosines, kept with their Rust
-// twins), written with explicit fma like their Rust twins' mul_add; either way the Exact profile gives the
-// CPU's bits.
+// Transcendental functions come from common/math.cuh, except the cosines of Rastrigin (evo_rastrigin_cos) and
+// Griewank (evo_griewank_cos), written with explicit fma like their Rust twins' mul_add; either way the Exact
+// profile gives the CPU's bits.
 #pragma once
 
 #include "common/math.cuh"
@@ -15,42 +14,6 @@
 
 // Twin: functions::sphere::sphere_term.
 __device__ __forceinline__ double evo_sphere_term(double z) { return z * z; }
-
-// cos(2 pi z) reduced exactly in z: rint(4z) = n picks the quadrant, w = 4z - n (|w| <= 1/2, exact), then
-// the degree-8 Taylor polynomial in w^2 of cos(pi w / 2) or of sin(pi w / 2) / w, by Horner with explicit
-// fma (correctly rounded, so the same bits under --fmad=false as Rust's mul_add). Branch-free apart from
-// |z| >= 2^49 (fmod, exact). Twin and accuracy: functions::cos_two_pi::cos_two_pi.
-// evo_cos_two_pi for |z| < 2^49 (callers that have checked the range of a whole group of arguments at once).
-__device__ __forceinline__ double evo_cos_two_pi_reduced(double z)
-{
-    const double rounder = 0x1.8p52;
-    const double t = fma(4.0, z, rounder);
-    const unsigned int quadrant = (unsigned int)__double2loint(t);
-    const double n = t - rounder;
-    const double w = fma(4.0, z, -n);
-    const double s = w * w;
-    const bool odd = (quadrant & 1u) != 0u;
-    double p = odd ? 0x1.aaec32af93359p-38 : 0x1.20c62c2f2d7f5p-34;
-    p = fma(p, s, odd ? -0x1.6fadb9f155744p-31 : -0x1.b6e24f44b128fp-28);
-    p = fma(p, s, odd ? 0x1.e8f434d018d63p-25 : 0x1.f9d38a3763cc3p-22);
-    p = fma(p, s, odd ? -0x1.e3074fde8871fp-19 : -0x1.a6d1f2a204a8cp-16);
-    p = fma(p, s, odd ? 0x1.50783487ee782p-13 : 0x1.e1f506891babbp-11);
-    p = fma(p, s, odd ? -0x1.32d2cce62bd86p-8 : -0x1.55d3c7e3cbffap-6);
-    p = fma(p, s, odd ? 0x1.466bc6775aae2p-4 : 0x1.03c1f081b5ac4p-2);
-    p = fma(p, s, odd ? -0x1.4abbce625be53p-1 : -0x1.3bd3cc9be45dep+0);
-    p = fma(p, s, odd ? 0x1.921fb54442d18p+0 : 1.0);
-    const double m = odd ? w * p : p;
-    const unsigned long long negative = (unsigned long long)(((quadrant + 1u) >> 1) & 1u);
-    return __longlong_as_double(__double_as_longlong(m) ^ (long long)(negative << 63));
-}
-
-__device__ __forceinline__ double evo_cos_two_pi(double z)
-{
-    if (!(fabs(z) < 0x1p49)) {
-        z = fmod(z, 1.0);  // exact; never taken in the benchmark domains
-    }
-    return evo_cos_two_pi_reduced(z);
-}
 
 // cos(2 pi z) for the Rastrigin term, accurate in absolute terms (2.6e-16), with no select of coefficients:
 // n = rint(z) from (z + 1.5 2^52) - 1.5 2^52, a = |z - n| <= 1/2, folded to b = (a > 1/4 ? 1/2 - a : a)
@@ -125,44 +88,6 @@ __device__ __forceinline__ double evo_rosenbrock_term(double zi, double znext)
     const double t = zi * zi - znext;
     const double d = zi - 1.0;
     return 100.0 * t * t + d * d;
-}
-
-// cos(x) with a branch-free reduction by pi/2 (n = rint(x 2/pi) from the low bits of x 2/pi + 1.5 2^52,
-// r = x - n (P1 + P2 + P3) by three fma, the first exact), then the degree-8 Taylor polynomial in r^2 of
-// cos r or of sin r / r by Horner with explicit fma; |x| >= 2^20 and NaN take evo_cos_f64. Twin and accuracy:
-// functions::cos_fma::cos_fma.
-// evo_cos_fma for |x| < 2^20 (callers that have checked the range of a whole group of arguments at once).
-__device__ __forceinline__ double evo_cos_fma_reduced(double x)
-{
-    const double rounder = 0x1.8p52;
-    const double t = fma(x, 0x1.45f306dc9c883p-1, rounder);
-    const unsigned int quadrant = (unsigned int)__double2loint(t);
-    const double n = t - rounder;
-    double r = fma(-n, 0x1.921fb54442d18p+0, x);
-    r = fma(-n, 0x1.1a62633145c07p-54, r);
-    r = fma(-n, -0x1.f1976b7ed8fbcp-110, r);
-    const double s = r * r;
-    const bool odd = (quadrant & 1u) != 0u;
-    double p = odd ? 0x1.952c77030ad4ap-49 : 0x1.ae7f3e733b81fp-45;
-    p = fma(p, s, odd ? -0x1.ae7f3e733b81fp-41 : -0x1.93974a8c07c9dp-37);
-    p = fma(p, s, odd ? 0x1.6124613a86d09p-33 : 0x1.1eed8eff8d898p-29);
-    p = fma(p, s, odd ? -0x1.ae64567f544e4p-26 : -0x1.27e4fb7789f5cp-22);
-    p = fma(p, s, odd ? 0x1.71de3a556c734p-19 : 0x1.a01a01a01a01ap-16);
-    p = fma(p, s, odd ? -0x1.a01a01a01a01ap-13 : -0x1.6c16c16c16c17p-10);
-    p = fma(p, s, odd ? 0x1.1111111111111p-7 : 0x1.5555555555555p-5);
-    p = fma(p, s, odd ? -0x1.5555555555555p-3 : -0x1.0000000000000p-1);
-    p = fma(p, s, 1.0);
-    const double m = odd ? r * p : p;
-    const unsigned long long negative = (unsigned long long)(((quadrant + 1u) >> 1) & 1u);
-    return __longlong_as_double(__double_as_longlong(m) ^ (long long)(negative << 63));
-}
-
-__device__ __forceinline__ double evo_cos_fma(double x)
-{
-    if (!(fabs(x) < 0x1p20)) {
-        return evo_cos_f64(x);
-    }
-    return evo_cos_fma_reduced(x);
 }
 
 // Twin: functions::griewank::griewank_scale (0-based index i): 1 / sqrt(i + 1).

@@ -24,15 +24,13 @@
 //! otherwise:   evo_core::math::cos_f64(x)
 //! ```
 //!
-//! `Q1 + Q2 + Q3` is π to 159 bits (twice [`super::cos_fma`]'s parts of π/2, so the first step is exact for
-//! the same reason), `P` the degree-10 Taylor polynomial of `cos` in `r²` (truncation below 2e-17 on
-//! `|r| ≤ π/2`) by Horner's rule with explicit fused multiply-adds, correctly rounded on both sides. Unlike
-//! [`super::cos_fma`] (the Griewank cosine until this change), which reduces by π/2 and chooses between a
-//! cosine and a sine polynomial per argument (about 18 select instructions per factor on the GPU), there is
-//! one polynomial and the sign is an integer xor. Accuracy against `cos(x)` of mpmath at 200 bits, on 3·10⁴
+//! `Q1 + Q2 + Q3` is π to 159 bits (the first step is exact: `x − n·Q1` is a multiple of `min(ulp(x), 2^−51)`
+//! below 4 in magnitude), `P` the degree-10 Taylor polynomial of `cos` in `r²` (truncation below 2e-17 on
+//! `|r| ≤ π/2`) by Horner's rule with explicit fused multiply-adds, correctly rounded on both sides: one polynomial, no
+//! select of coefficients, and the sign is an integer xor. Accuracy against `cos(x)` of mpmath at 200 bits, on 3·10⁴
 //! arguments `z · (1/√i)` (`z` the difference of two random `f32` in [−600, 600] or [−480, 480], `i` uniform
 //! in 1..=100 or 1..=10⁷ with equal probability) and the 3 495 doubles within 2 ulp of `kπ/2`, `k < 700`: at
-//! most 2.5e-16 absolute (`cos_fma`: 1.4e-16); the tests keep 37 of these values, the worst among them.
+//! most 2.5e-16 absolute; the tests keep 37 of these values, the worst among them.
 
 use crate::tree::pairwise_product_by;
 use evo_core::math::cos_f64;
@@ -46,7 +44,7 @@ const LARGE: f64 = 1_048_576.0; // 2^20
 
 /// 1/π rounded to nearest.
 const ONE_OVER_PI: f64 = f64::from_bits(0x3fd4_5f30_6dc9_c883);
-/// π = Q1 + Q2 + Q3 + O(2^−159): twice `cos_fma`'s parts of π/2 (exact).
+/// π = Q1 + Q2 + Q3 + O(2^−159): the doubles nearest to the successive remainders.
 const Q1: f64 = f64::from_bits(0x4009_21fb_5444_2d18);
 const Q2: f64 = f64::from_bits(0x3ca1_a626_3314_5c07);
 const Q3: f64 = f64::from_bits(0xb92f_1976_b7ed_8fbc);
@@ -73,7 +71,7 @@ pub fn griewank_cos(x: f64) -> f64 {
     {
         if std::arch::is_x86_feature_detected!("fma") {
             // SAFETY: the CPU supports the FMA instructions (checked just above).
-            return unsafe { griewank_cos_fma(x) };
+            return unsafe { griewank_cos_x86_fma(x) };
         }
     }
     griewank_cos_portable(x)
@@ -86,7 +84,7 @@ pub fn griewank_cos(x: f64) -> f64 {
 /// The CPU must support the FMA instructions.
 #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
 #[target_feature(enable = "fma")]
-unsafe fn griewank_cos_fma(x: f64) -> f64 {
+unsafe fn griewank_cos_x86_fma(x: f64) -> f64 {
     griewank_cos_portable(x)
 }
 

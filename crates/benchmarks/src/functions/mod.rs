@@ -6,12 +6,10 @@
 //! [`evo_core::reduce`] (or [`crate::tree`]); each `*_term` function is the scalar the CUDA twin in
 //! `kernels/common/problems/*.cuh` computes per coordinate, with the same operations in the same order, and
 //! transcendental functions come from [`evo_core::math`] (the Rastrigin and Griewank cosines from
-//! [`rastrigin::rastrigin_cos`] and [`griewank::griewank_cos`], polynomials with explicit fused multiply-adds,
-//! like their former cosines [`cos_two_pi`] and [`cos_fma`]), so the GPU's Exact profile gives the same bits.
+//! [`rastrigin::rastrigin_cos`] and [`griewank::griewank_cos`], polynomials with explicit fused multiply-adds),
+//! so the GPU's Exact profile gives the same bits.
 
 pub mod ackley;
-pub mod cos_fma;
-pub mod cos_two_pi;
 pub mod discus;
 pub mod elliptic;
 pub mod griewank;

@@ -20,26 +20,28 @@
 //! ```
 //!
 //! `P_c` is the degree-10 Taylor polynomial of `cos((π/2)v)` in `v²` (coefficients `(−1)^k (π/2)^{2k}/(2k)!`
-//! rounded to nearest, the first nine those of [`super::cos_two_pi`]; truncation below 2e-17 on `|v| ≤ 1`),
+//! rounded to nearest; truncation below 2e-17 on `|v| ≤ 1`),
 //! by Horner's rule with explicit fused multiply-adds (`f64::mul_add` here, `fma` in the CUDA twin), correctly
-//! rounded on both sides, so the CPU and the GPU compute the same bits under `--fmad=false`. Unlike
-//! [`super::cos_two_pi`], which reduces by quarter periods and chooses between a cosine and a sine polynomial
-//! per argument (9 coefficient pairs selected: about 20 select instructions per term on the GPU), this folds
+//! rounded on both sides, so the CPU and the GPU compute the same bits under `--fmad=false`. It folds
 //! to the first quarter period and has a single polynomial: 5 operations of reduction and folding, 1 for
 //! `v²`, 10 fused multiply-adds and a sign, no select of coefficients.
 //!
 //! Accuracy, absolute, against `cos(2πz)` of the exact `z` (mpmath at 200 bits, 34 141 arguments: 10⁴ each
 //! in [−5.12, 5.12], [−600, 600] and differences of two `f32`, and 4 141 within 5e-8 of a quarter period):
-//! at most 2.6e-16 (`cos_two_pi`: 1.4e-16), so the term `(z² − 10 cos) + 10` moves by at most 2.6e-15, about
-//! one ulp of a term value near 20, and by at most 2.3e-16 relative to `z² + 20` against the former
-//! `cos_two_pi` version on the same arguments. The cosine is not exactly 0 at odd quarter periods (1.1e-16
+//! at most 2.6e-16, so the term `(z² − 10 cos) + 10` moves by at most 2.6e-15, about
+//! one ulp of a term value near 20. The cosine is not exactly 0 at odd quarter periods (1.1e-16
 //! there); it is exactly 1 at integers (so the term is `z²`, 0 at `z = 0`) and exactly −1 at half-integers.
 //! The tests below keep 41 of the mpmath values (the worst among them) and a double-double reference.
 
-use super::cos_two_pi::{LARGE, ROUNDER};
 use evo_core::reduce::pairwise_sum_by;
 
-/// `(−1)^k (π/2)^{2k}/(2k)!`, k = 0..=10, rounded to nearest (the first nine are `cos_two_pi`'s).
+/// `1.5 · 2^52`: adding it to `|v| < 2^51` rounds `v` to an integer in the low bits of the sum.
+const ROUNDER: f64 = 6_755_399_441_055_744.0;
+
+/// `|z|` at and above which `z` is first reduced modulo 1 (exact).
+const LARGE: f64 = 562_949_953_421_312.0; // 2^49
+
+/// `(−1)^k (π/2)^{2k}/(2k)!`, k = 0..=10, rounded to nearest .
 const COS: [f64; 11] = [
     f64::from_bits(0x3ff0_0000_0000_0000),
     f64::from_bits(0xbff3_bd3c_c9be_45de),
@@ -61,7 +63,7 @@ pub fn rastrigin_cos(z: f64) -> f64 {
     {
         if std::arch::is_x86_feature_detected!("fma") {
             // SAFETY: the CPU supports the FMA instructions (checked just above).
-            return unsafe { rastrigin_cos_fma(z) };
+            return unsafe { rastrigin_cos_x86_fma(z) };
         }
     }
     rastrigin_cos_portable(z)
@@ -74,7 +76,7 @@ pub fn rastrigin_cos(z: f64) -> f64 {
 /// The CPU must support the FMA instructions.
 #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
 #[target_feature(enable = "fma")]
-unsafe fn rastrigin_cos_fma(z: f64) -> f64 {
+unsafe fn rastrigin_cos_x86_fma(z: f64) -> f64 {
     rastrigin_cos_portable(z)
 }
 
