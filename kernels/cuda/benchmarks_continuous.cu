@@ -15,11 +15,11 @@
 //    of the thread's 8 cosine arguments; the last tile, permuted parts and Rosenbrock take per-term loads.
 // 2. `benchmarks_continuous_finish`: one block per individual reduces its tile partials (aligned subtrees of the same
 //    tree, padded to a power of two) and applies the function's final combination and bias.
-// Schwefel 1.2 / Ridge use the canonical prefix sum of evo_benchmarks::tree (tiles of 1024, Hillis-Steele
-// inside a tile, carries by the same scan of the tile totals): `benchmarks_continuous_scan_totals_*` (tile sums),
-// `benchmarks_continuous_scan_f64` (the scan of the totals, recursively from the host), `benchmarks_continuous_scan_squares`
-// (scan of z plus carry in registers, one warp per tile, squared, tile partials for `benchmarks_continuous_finish`).
+// Schwefel 1.2 / Ridge: the segment summaries of evo_benchmarks::prefix_squares, which sum the squared prefix
+// sums without a scan pass: `benchmarks_continuous_prefix_squares` (tile summaries, the tiles layout above)
+// and `benchmarks_continuous_finish_prefix` (their tree per individual).
 #include "common/problems/functions.cuh"
+#include "common/problems/prefix_squares.cuh"
 #include "common/problems/tree.cuh"
 
 // Scalar arguments of `benchmarks_continuous_tiles_*`; mirrored by `TilesParams` in crates/benchmarks/src/cuda/launch.rs.
@@ -46,16 +46,6 @@ struct FinishParams {
 };
 static_assert(sizeof(FinishParams) == 32, "FinishParams must match its Rust mirror");
 
-// Scalar arguments of the scan kernels; mirrored by `ScanParams`.
-struct ScanParams {
-    unsigned long long len;    // values per row
-    unsigned long long tiles;  // tiles of 1024 per row = length of a row of totals
-    unsigned int shift;        // as TilesParams::shift (kernels reading x)
-    unsigned int has_carries;  // 1: add carries[row * tiles + tile - 1] to tiles > 0
-};
-static_assert(sizeof(ScanParams) == 24, "ScanParams must match its Rust mirror");
-
-#define EVO_SCAN_TILE 1024u
 #define EVO_ITEMS 8u
 
 // Term kinds of `benchmarks_continuous_tiles_*`: the second accumulator is a product for Griewank only.
@@ -85,9 +75,6 @@ __device__ __forceinline__ double evo_z(const float* row, const float* shift32, 
     }
     return x;
 }
-
-// Padded shared-memory index: one double of padding every 16 keeps the 8-adjacent reads conflict-free.
-__device__ __forceinline__ unsigned int evo_pad(unsigned int k) { return k + (k >> 4); }
 
 // Coordinate of term i: i itself, or perm[perm_offset + i] for the permuted parts of CEC 2010.
 __device__ __forceinline__ unsigned long long evo_coordinate(const unsigned int* perm, const TilesParams& p,
@@ -474,208 +461,155 @@ extern "C" __global__ void benchmarks_continuous_finish(const double* partials, 
     fitness[blockIdx.x] = value;
 }
 
-// ---- canonical prefix sum (tiles of exactly 1024 values; blockDim.x in {128, 256, 512, 1024}) ----
+// ---- the sum of squared prefix sums (Ridge, Schwefel 1.2): segment summaries, one pass over z ----
 
-// Thread t holds the 1024/B adjacent values E t .. E t + E - 1 of `tile` (shared) and the block returns
-// their canonical tree in thread 0.
-__device__ __forceinline__ double evo_tile_tree(const double* tile, double* scratch)
-{
-    const unsigned int per_thread = EVO_SCAN_TILE / blockDim.x;
-    double v[EVO_ITEMS];
-    for (unsigned int j = 0; j < per_thread; ++j) {
-        v[j] = tile[evo_pad(per_thread * threadIdx.x + j)];
-    }
-    return evo_block_tree<false>(evo_thread_tree8<false>(v, per_thread), scratch);
-}
-
-// Hillis-Steele over the 1024 values of s0 (ping-pong with s1, unpadded); returns the buffer holding the
-// result. Twin: `scan_tile` in evo_benchmarks::tree.
-__device__ __forceinline__ double* evo_hillis_steele(double* s0, double* s1)
-{
-    double* src = s0;
-    double* dst = s1;
-    for (unsigned int off = 1; off < EVO_SCAN_TILE; off <<= 1) {
-        for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
-            dst[k] = k >= off ? src[k] + src[k - off] : src[k];
-        }
-        __syncthreads();
-        double* t = src;
-        src = dst;
-        dst = t;
-    }
-    return src;
-}
-
-// The vector path of `benchmarks_continuous_scan_totals_z`: thread t's N adjacent values of the tile from
-// N/4 float4 loads (x, and the f32 shift when shift is 1), their tree of N leaves, then the block tree: the
-// same leaves and tree as evo_tile_tree over the shared tile.
-template <unsigned int N>
-__device__ __forceinline__ double evo_totals_vector(const float* row, const float* shift32, unsigned int shift,
-                                                    unsigned long long first, double* scratch)
-{
-    double v[N];
-    const unsigned long long at = first + N * threadIdx.x;
-#pragma unroll
-    for (unsigned int q = 0; q < N / 4u; ++q) {
-        const float4 xs = __ldg(reinterpret_cast<const float4*>(row + at + 4u * q));
-        float4 ss = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (shift == 1u) {
-            ss = __ldg(reinterpret_cast<const float4*>(shift32 + at + 4u * q));
-        }
-        v[4 * q + 0] = shift == 1u ? (double)xs.x - (double)ss.x : (double)xs.x;
-        v[4 * q + 1] = shift == 1u ? (double)xs.y - (double)ss.y : (double)xs.y;
-        v[4 * q + 2] = shift == 1u ? (double)xs.z - (double)ss.z : (double)xs.z;
-        v[4 * q + 3] = shift == 1u ? (double)xs.w - (double)ss.w : (double)xs.w;
-    }
-#pragma unroll
-    for (unsigned int width = 1; width < N; width <<= 1) {
-#pragma unroll
-        for (unsigned int j = 0; j < N; j += 2 * width) {
-            v[j] = v[j] + v[j + width];
-        }
-    }
-    return evo_block_tree<false>(v[0], scratch);
-}
-
-// Tile totals of z (from x and the shift): totals[row * tiles + tile].
-extern "C" __global__ void benchmarks_continuous_scan_totals_z(const float* x, const float* shift32, const double* shift64,
-                                                    double* totals, ScanParams p)
-{
-    __shared__ double tile[EVO_SCAN_TILE + EVO_SCAN_TILE / 16];
-    __shared__ double scratch[32];
-    const unsigned long long first = (unsigned long long)blockIdx.x * EVO_SCAN_TILE;
-    const float* row = x + (unsigned long long)blockIdx.y * p.len;
-    const unsigned int per_thread = EVO_SCAN_TILE / blockDim.x;
-    // Vector path (blocks of 128 or 256, a full tile, the row and the f32 shift or none 16-byte aligned): the
-    // thread's adjacent values in registers from float4 loads, the same leaves as evo_tile_tree reads from
-    // the shared tile, so the same tree.
-    const bool fast = per_thread >= 4u && first + EVO_SCAN_TILE <= p.len && (p.len & 3ull) == 0ull &&
-                      (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull &&
-                      (p.shift == 0u ||
-                       (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull));
-    double total;
-    if (fast) {
-        total = per_thread == 4u ? evo_totals_vector<4>(row, shift32, p.shift, first, scratch)
-                                 : evo_totals_vector<8>(row, shift32, p.shift, first, scratch);
-    } else {
-        for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
-            tile[evo_pad(k)] = first + k < p.len ? evo_z(row, shift32, shift64, p.shift, first + k) : 0.0;
-        }
-        __syncthreads();
-        total = evo_tile_tree(tile, scratch);
-    }
-    if (threadIdx.x == 0) {
-        totals[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x] = total;
-    }
-}
-
-// Tile totals of rows of doubles.
-extern "C" __global__ void benchmarks_continuous_scan_totals_f64(const double* values, double* totals, ScanParams p)
-{
-    __shared__ double tile[EVO_SCAN_TILE + EVO_SCAN_TILE / 16];
-    __shared__ double scratch[32];
-    const unsigned long long first = (unsigned long long)blockIdx.x * EVO_SCAN_TILE;
-    const double* row = values + (unsigned long long)blockIdx.y * p.len;
-    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
-        tile[evo_pad(k)] = first + k < p.len ? row[first + k] : 0.0;
-    }
-    __syncthreads();
-    const double total = evo_tile_tree(tile, scratch);
-    if (threadIdx.x == 0) {
-        totals[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x] = total;
-    }
-}
-
-// Inclusive canonical prefix sums of rows of doubles: one tile per block, plus the carry of the tiles
-// before it (the inclusive scan of the totals, element tile - 1) when has_carries is 1.
-extern "C" __global__ void benchmarks_continuous_scan_f64(const double* values, const double* carries, double* out,
-                                               ScanParams p)
-{
-    __shared__ double s0[EVO_SCAN_TILE];
-    __shared__ double s1[EVO_SCAN_TILE];
-    const unsigned long long first = (unsigned long long)blockIdx.x * EVO_SCAN_TILE;
-    const unsigned long long base = (unsigned long long)blockIdx.y * p.len;
-    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
-        s0[k] = first + k < p.len ? values[base + first + k] : 0.0;
-    }
-    __syncthreads();
-    const double* q = evo_hillis_steele(s0, s1);
-    const bool carry = p.has_carries == 1u && blockIdx.x > 0;
-    const double c = carry ? carries[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x - 1] : 0.0;
-    for (unsigned int k = threadIdx.x; k < EVO_SCAN_TILE; k += blockDim.x) {
-        if (first + k < p.len) {
-            out[base + first + k] = carry ? q[k] + c : q[k];
-        }
-    }
-}
-
-// The Schwefel 1.2 tile partials: S = the tile's Hillis-Steele scan of z plus the carry, leaves S_k^2
-// (+0.0 beyond the row), their canonical tree written as partials[2 (row * tiles + tile)] (the second
-// accumulator is 0) for `benchmarks_continuous_finish`.
-// One warp per tile (blockDim.x / 32 tiles per block), all in registers: lane l holds v[c] = element 32c + l.
-// Offsets 1..16 of Hillis-Steele: element k - off is lane (l - off) mod 32 of register c when l >= off, of
-// register c - 1 otherwise (one rotation by shuffle per register); offsets 32m: register c - m of the same
-// lane. Every element receives the same two operands at every level as in `evo_hillis_steele` and
-// `scan_tile` (Rust), so the bits are the same. The tree: the warp tree of each register (aligned subtrees of
-// 32), then lane 0's tree of the 32 subtree sums. At most 256 threads per block (the launcher's cap), so
-// that the 32 doubles per thread fit in the register file.
-extern "C" __global__ void __launch_bounds__(256) benchmarks_continuous_scan_squares(const float* x, const float* shift32, const double* shift64,
-                                                   const double* carries, double* partials, ScanParams p)
+// The summary of one tile of 8B terms for the individuals first_row .. last_row - 1, in the lane layout of
+// `evo_tile_rows`: lane l of warp w holds the leaves (4 adjacent terms) at 256 w + 4 l and 256 w + 128 + 4 l;
+// the shuffle tree over the 32 lanes of each half is the aligned subtree of its 128 terms, the two halves the
+// warp's 256, and warp 0's tree over the B/32 warp summaries the tile's: an aligned subtree of the canonical
+// tree of evo_benchmarks::prefix_squares. FAST (a full, aligned tile): every leaf holds 4 terms, so the right
+// operand of each shuffle level holds 4 off terms, a constant instead of a shuffled count.
+template <bool FAST>
+__device__ __forceinline__ void evo_prefix_squares_rows(const float* x, const float* shift32, const double* shift64,
+                                                        double* nodes, const TilesParams& p, unsigned long long t,
+                                                        unsigned long long tiles, unsigned long long first_row,
+                                                        unsigned long long last_row, EvoPrefixSquares* scratch)
 {
     const unsigned int lane = threadIdx.x & 31u;
-    const unsigned long long tile = (unsigned long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    if (tile >= p.tiles) {
-        return;  // the whole warp: the shuffles below see 32 active lanes
-    }
-    const unsigned long long first = tile * EVO_SCAN_TILE;
-    const float* row = x + (unsigned long long)blockIdx.y * p.len;
-    double v[32];
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 4u * lane;
+    for (unsigned long long r = first_row; r < last_row; ++r) {
+        const float* row = x + r * p.dimension;
+        double z[EVO_ITEMS];
+        evo_load_z<FAST>(row, shift32, shift64, nullptr, p, base, z);
+        EvoPrefixSquares half[2];
 #pragma unroll
-    for (unsigned int c = 0; c < 32u; ++c) {
-        const unsigned long long i = first + 32u * c + lane;
-        v[c] = i < p.len ? evo_z(row, shift32, shift64, p.shift, i) : 0.0;
-    }
+        for (unsigned int c = 0; c < 2u; ++c) {
+            half[c] = evo_prefix_squares_empty();
 #pragma unroll
-    for (unsigned int off = 1; off < 32u; off <<= 1) {
-        const unsigned int src = (lane - off) & 31u;
-        const bool same = lane >= off;
-        // Descending registers: v[c - 1] still holds the previous level when v[c] is updated.
-        double rotated = __shfl_sync(EVO_FULL_MASK, v[31], src);
+            for (unsigned int e = 0; e < 4u; ++e) {
+                if (FAST || base + 128u * c + e < p.terms) {
+                    evo_prefix_squares_push(half[c], z[4 * c + e]);
+                }
+            }
+            if (FAST) {
 #pragma unroll
-        for (unsigned int c = 31; c >= 1u; --c) {
-            const double previous = __shfl_sync(EVO_FULL_MASK, v[c - 1], src);
-            v[c] = v[c] + (same ? rotated : previous);
-            rotated = previous;
-        }
-        v[0] = same ? v[0] + rotated : v[0];
-    }
-#pragma unroll
-    for (unsigned int m = 1; m < 32u; m <<= 1) {
-#pragma unroll
-        for (unsigned int c = 31; c >= m; --c) {
-            v[c] = v[c] + v[c - m];
-        }
-    }
-    const bool carry = p.has_carries == 1u && tile > 0;
-    const double carried = carry ? carries[(unsigned long long)blockIdx.y * p.tiles + tile - 1] : 0.0;
-#pragma unroll
-    for (unsigned int c = 0; c < 32u; ++c) {
-        const double s = carry ? v[c] + carried : v[c];
-        const double square = first + 32u * c + lane < p.len ? s * s : 0.0;
-        v[c] = evo_warp_tree<false>(square, 32u);
-    }
-    if (lane == 0u) {
-#pragma unroll
-        for (unsigned int width = 1; width < 32u; width <<= 1) {
-#pragma unroll
-            for (unsigned int c = 0; c < 32u; c += 2 * width) {
-                v[c] = v[c] + v[c + width];
+                for (unsigned int off = 1; off < 32u; off <<= 1) {
+                    EvoPrefixSquares other;
+                    other.count = (double)(EVO_PREFIX_GROUP * off);
+                    other.total = __shfl_down_sync(EVO_FULL_MASK, half[c].total, off);
+                    other.prefix = __shfl_down_sync(EVO_FULL_MASK, half[c].prefix, off);
+                    other.square = __shfl_down_sync(EVO_FULL_MASK, half[c].square, off);
+                    half[c] = evo_prefix_squares_join(half[c], other);
+                }
+            } else {
+                half[c] = evo_prefix_squares_warp(half[c], 32u);
             }
         }
-        const unsigned long long slot = (unsigned long long)blockIdx.y * p.tiles + tile;
-        partials[2 * slot] = v[0];
-        partials[2 * slot + 1] = 0.0;
+        if (lane == 0u) {
+            scratch[warp] = FAST ? evo_prefix_squares_join(half[0], half[1]) : evo_prefix_squares_then(half[0], half[1]);
+        }
+        __syncthreads();
+        if (warp == 0u) {
+            EvoPrefixSquares s = lane < warps ? scratch[lane] : evo_prefix_squares_empty();
+            s = evo_prefix_squares_warp(s, warps);
+            if (lane == 0u) {
+                double* out = nodes + 4ull * (r * tiles + t);
+                out[0] = s.count;
+                out[1] = s.total;
+                out[2] = s.prefix;
+                out[3] = s.square;
+            }
+        }
+        // Warp 0 has read every slot before the next individual overwrites them.
+        __syncthreads();
     }
+}
+
+// Tile summaries of rows of z = x - shift: nodes[4 (r tiles + t) + 0..3] = (N, A, B, C) of tile t (8B terms)
+// of row r. Grid and groups of individuals as `evo_tiles` (the launcher's ROW_GROUP); perm is not used.
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares(const float* x, const float* shift32,
+                                                                               const double* shift64, double* nodes,
+                                                                               TilesParams p)
+{
+    __shared__ EvoPrefixSquares scratch[32];
+    const unsigned int tile = EVO_ITEMS * blockDim.x;
+    const unsigned int tile_log2 = 31u - __clz(tile);
+    unsigned long long tiles = (p.terms + tile - 1) >> tile_log2;
+    tiles = tiles > 0 ? tiles : 1;
+    const unsigned int rows = (unsigned int)p.rows;
+    const unsigned int groups = p.group == 1u ? rows : (rows + p.group - 1u) / p.group;
+    const unsigned int g = blockIdx.x % groups;
+    const unsigned long long t = blockIdx.x / groups;
+    const unsigned long long first_row = (unsigned long long)g * p.group;
+    const unsigned long long last_row = first_row + p.group < p.rows ? first_row + p.group : p.rows;
+    const bool aligned_rows = (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull && (p.dimension & 3ull) == 0ull;
+    const bool aligned_shift = p.shift == 0u ||
+                               (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull) ||
+                               (p.shift == 2u && (reinterpret_cast<unsigned long long>(shift64) & 15ull) == 0ull);
+    if (aligned_rows && aligned_shift && (t + 1) * tile <= p.terms) {
+        evo_prefix_squares_rows<true>(x, shift32, shift64, nodes, p, t, tiles, first_row, last_row, scratch);
+    } else {
+        evo_prefix_squares_rows<false>(x, shift32, shift64, nodes, p, t, tiles, first_row, last_row, scratch);
+    }
+}
+
+// One block per individual: the canonical tree over its `tiles` tile summaries (aligned subtrees of equal
+// size), then fitness = C (+ bias). Segments of B summaries are reduced by the block (aligned subtrees of B
+// tiles) and combined by thread 0 on a stack of completed subtrees; the padding to a power of two is the
+// identity, so the remaining stack is folded from the right.
+extern "C" __global__ void benchmarks_continuous_finish_prefix(const double* nodes, double* fitness, FinishParams p)
+{
+    __shared__ EvoPrefixSquares scratch[32];
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const double* row = nodes + 4ull * blockIdx.x * p.tiles;
+    EvoPrefixSquares stack[40];
+    unsigned int depth = 0;
+    unsigned long long pushed = 0;
+    for (unsigned long long first = 0; first < p.tiles; first += blockDim.x) {
+        const unsigned long long k = first + threadIdx.x;
+        EvoPrefixSquares s = evo_prefix_squares_empty();
+        if (k < p.tiles) {
+            s.count = row[4 * k];
+            s.total = row[4 * k + 1];
+            s.prefix = row[4 * k + 2];
+            s.square = row[4 * k + 3];
+        }
+        s = evo_prefix_squares_warp(s, 32u);
+        if (lane == 0u) {
+            scratch[warp] = s;
+        }
+        __syncthreads();
+        if (warp == 0u) {
+            s = lane < warps ? scratch[lane] : evo_prefix_squares_empty();
+            s = evo_prefix_squares_warp(s, warps);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0u) {
+            for (unsigned long long closed = pushed; closed & 1ull; closed >>= 1) {
+                depth -= 1;
+                s = evo_prefix_squares_join(stack[depth], s);
+            }
+            stack[depth] = s;
+            depth += 1;
+            pushed += 1;
+        }
+    }
+    if (threadIdx.x != 0u) {
+        return;
+    }
+    EvoPrefixSquares acc = stack[depth - 1];
+    for (unsigned int d = depth - 1; d-- > 0;) {
+        acc = evo_prefix_squares_join(stack[d], acc);
+    }
+    double value = acc.square;
+    if (p.add_bias == 1u) {
+        value = value + p.bias;
+    }
+    fitness[blockIdx.x] = value;
 }
 
 // ---- CEC 2010 groups (F4-F18). Twin: `Cec2010Problem::group_value` and `evaluate_by`. ----
@@ -767,17 +701,7 @@ extern "C" __global__ void benchmarks_continuous_cec_groups(const float* x, cons
         }
         value = evo_ackley_combine(EVO_GROUP, s1, evo_local_tree64(t, EVO_GROUP));
     } else if (p.base == 3u) {
-        // Hillis-Steele on 50 values: offsets of 64 and more do not reach below index 50, so this equals the
-        // padded 1024-value tile of the canonical prefix sum.
-        for (unsigned int off = 1; off < EVO_GROUP; off <<= 1) {
-            for (unsigned int j = EVO_GROUP - 1; j >= off; --j) {
-                r[j] = r[j] + r[j - off];
-            }
-        }
-        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
-            t[j] = r[j] * r[j];
-        }
-        value = evo_local_tree64(t, EVO_GROUP);
+        value = evo_prefix_squares_serial(r, EVO_GROUP).square;
     } else {
         for (unsigned int j = 0; j + 1 < EVO_GROUP; ++j) {
             t[j] = evo_rosenbrock_term(r[j], r[j + 1]);

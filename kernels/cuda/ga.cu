@@ -447,6 +447,7 @@ extern "C" __global__ void ga_mutate_paper_u32(const unsigned int* array, unsign
 // State between launches (global memory, per run): the sorted population and fitness, the best row and
 // fitness, and a flag set when a fitness was not finite.
 #include "common/problems/functions.cuh"
+#include "common/problems/prefix_squares.cuh"
 #include "common/sort/key.cuh"
 
 // Scalar arguments of ga_fused_run_u32; mirrored by `GaFusedParams` in crates/ga/src/cuda/launch.rs.
@@ -608,27 +609,19 @@ __device__ double ga_fused_evaluate(const unsigned int* row, double* s, const Ga
     const unsigned int n = p.variables;
     switch (p.function) {
     case GA_FN_RIDGE: {
-        // evo_benchmarks::tree::canonical_prefix_sums inside one tile (n <= 1024): Hillis-Steele, element j
-        // adds element j - offset of the previous round; then the pairwise sum of the squared prefixes.
+        // evo_benchmarks::prefix_squares: leaves of 4 adjacent values; lane l takes `per_lane` consecutive
+        // leaves (a power of two, so an aligned subtree, padded with empty leaves), then the shuffle tree over
+        // the lanes (lanes beyond the values hold empty summaries, the identity).
         for (unsigned int i = lane; i < n; i += 32u) s[i] = ga_fused_z(row, i, p);
         __syncwarp();
-        for (unsigned int offset = 1u; offset < n; offset <<= 1) {
-            for (unsigned int base = 0u; base < n; base += 32u) {
-                // Chunks from the top down, as the CPU's loop over j descending: a chunk reads only indices
-                // below its own, which lower chunks have not overwritten yet.
-                const unsigned int top = ((n - 1u) / 32u) * 32u - base;
-                const unsigned int j = top + lane;
-                double value = 0.0;
-                if (j < n && j >= offset) value = s[j] + s[j - offset];
-                __syncwarp();
-                if (j < n && j >= offset) s[j] = value;
-                __syncwarp();
-            }
-        }
-        const unsigned int leaves = ga_fused_pow2(n);
-        for (unsigned int i = lane; i < leaves; i += 32u) s[i] = i < n ? s[i] * s[i] : 0.0;
+        const unsigned int padded = ga_fused_pow2((n + EVO_PREFIX_GROUP - 1u) / EVO_PREFIX_GROUP);
+        const unsigned int per_lane = EVO_PREFIX_GROUP * (padded > 32u ? padded / 32u : 1u);
+        const unsigned int first = lane * per_lane;
+        const unsigned int count = first < n ? min(per_lane, n - first) : 0u;
+        EvoPrefixSquares mine = evo_prefix_squares_serial(s + first, count);
+        mine = evo_prefix_squares_warp(mine, 32u);
         __syncwarp();
-        return ga_fused_warp_tree(s, leaves, false, lane);
+        return __shfl_sync(0xFFFFFFFFu, mine.square, 0);
     }
     case GA_FN_ROSENBROCK: return ga_fused_accumulate(row, s, n - 1u, 0u, false, p, lane);
     case GA_FN_GRIEWANK: {

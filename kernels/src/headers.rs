@@ -48,6 +48,10 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/problems/knapsack.cuh"),
     },
     Header {
+        name: "common/problems/prefix_squares.cuh",
+        source: include_str!("../common/problems/prefix_squares.cuh"),
+    },
+    Header {
         name: "common/problems/tree.cuh",
         source: include_str!("../common/problems/tree.cuh"),
     },

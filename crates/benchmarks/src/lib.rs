@@ -19,8 +19,8 @@
 //! | [`cec2010`] | CEC 2010 LSGO F1–F20 with the official instances | Tang et al. (2009) |
 //! | [`de_rastrigin`] | the DE paper's Rastrigin f2 | Krömer et al., §4.2 |
 //!
-//! Their formulas live in [`functions`] (one file per base function), the fixed-shape product and prefix sum
-//! in [`tree`], and the GPU evaluation in [`cuda`].
+//! Their formulas live in [`functions`] (one file per base function), the fixed-shape product in [`tree`],
+//! the sum of squared prefix sums in [`prefix_squares`], and the GPU evaluation in [`cuda`].
 //!
 //! Discrete and constrained problems:
 //!
@@ -41,6 +41,7 @@ pub mod de_rastrigin;
 pub mod functions;
 pub mod ga_functions;
 pub mod knapsack;
+pub mod prefix_squares;
 pub mod scheduling;
 pub mod shifted;
 pub mod tree;

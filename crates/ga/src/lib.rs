@@ -76,7 +76,8 @@
 //! 3. step 2: warp per offspring decodes its variables and evaluates the function with the canonical trees
 //!    of `evo_core::reduce`: up to 128 leaves in registers (lane l combines leaves m·l … m·l + m − 1 as the
 //!    tree's lowest levels do) and a butterfly of shuffles for the last five levels, larger trees level by
-//!    level in shared memory first (Ridge: the Hillis–Steele prefix sum of `evo_benchmarks::tree`), so the
+//!    level in shared memory first (Ridge: the segment summaries of `evo_benchmarks::prefix_squares`, leaves
+//!    of 4 values per lane and a shuffle tree), so the
 //!    f64 fitness has the CPU's bits (+ and × are commutative, so every lane of a butterfly holds the same
 //!    bits);
 //! 4. step 3: the rank of each offspring under the workspace order (fitness key, then lower index), counted

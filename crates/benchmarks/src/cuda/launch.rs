@@ -13,8 +13,6 @@ pub const ITEMS_PER_THREAD: u32 = 8;
 /// group, and Griewank's `1/√(i+1)` (a division and a square root per coordinate, as many f64 operations as
 /// the rest of the term) too.
 pub const ROW_GROUP: u32 = 4;
-/// Values per tile of the scan kernels (`EVO_SCAN_TILE`, [`crate::tree::SCAN_TILE`]).
-pub const SCAN_TILE: u64 = crate::tree::SCAN_TILE as u64;
 
 /// Scalar arguments of `benchmarks_continuous_tiles_*`; mirrors `TilesParams`.
 #[repr(C)]
@@ -59,23 +57,6 @@ pub struct FinishParams {
 const _: () = assert!(size_of::<FinishParams>() == 32);
 // SAFETY: repr(C), plain numbers, the layout of the CUDA struct (32 bytes, asserted on both sides).
 unsafe impl KernelParams for FinishParams {}
-
-/// Scalar arguments of the scan kernels; mirrors `ScanParams`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct ScanParams {
-    /// Values per row.
-    pub len: u64,
-    /// Tiles of 1024 per row.
-    pub tiles: u64,
-    /// As [`TilesParams::shift`].
-    pub shift: u32,
-    /// 1: add the carries to every tile but the first.
-    pub has_carries: u32,
-}
-const _: () = assert!(size_of::<ScanParams>() == 24);
-// SAFETY: repr(C), plain integers, the layout of the CUDA struct (24 bytes, asserted on both sides).
-unsafe impl KernelParams for ScanParams {}
 
 /// The per-coordinate term of a tiles kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -208,21 +189,16 @@ fn check_len<T: evo_gpu_runtime::DeviceCopy>(
     }
 }
 
-/// Tiles of `8 · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
-/// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + t) ..]` and returns `tiles`.
-/// `block` must be a power of two in 32..=256.
-#[allow(clippy::too_many_arguments)]
-pub fn tiles(
-    gpu: &Gpu,
-    kernel: TileKernel<'_>,
+/// The launch shape shared by [`tiles`] and [`prefix_squares`]: validates the block size, the individuals,
+/// the population and the shift (and the permutation when `params.permuted` is 1); returns the tiles per
+/// individual, the linear grid (tiles × groups of [`ROW_GROUP`] individuals) and the completed params.
+fn tiles_shape(
     x: &DeviceBuffer<f32>,
     shift: &ShiftArgs<'_>,
-    partials: &mut DeviceBuffer<f64>,
     params: TilesParams,
     rows: u64,
-    profile: Profile,
     block: u32,
-) -> Result<u64> {
+) -> Result<(u64, u32, TilesParams)> {
     if !(block.is_power_of_two() && (32..=256).contains(&block)) {
         return Err(Error::invalid_parameter(
             "benchmarks_continuous_tiles",
@@ -253,7 +229,6 @@ pub fn tiles(
             )
         })?;
     check_len("population", x, rows * params.dimension)?;
-    check_len("partials", partials, 2 * rows * tiles)?;
     if params.permuted == 1 {
         check_len("permutation", shift.perm, params.perm_offset + params.terms)?;
     }
@@ -265,6 +240,26 @@ pub fn tiles(
             check_len("shift", shift.shift64, needed)?;
         }
     }
+    Ok((tiles, grid, params))
+}
+
+/// Tiles of `8 · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
+/// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + t) ..]` and returns `tiles`.
+/// `block` must be a power of two in 32..=256.
+#[allow(clippy::too_many_arguments)]
+pub fn tiles(
+    gpu: &Gpu,
+    kernel: TileKernel<'_>,
+    x: &DeviceBuffer<f32>,
+    shift: &ShiftArgs<'_>,
+    partials: &mut DeviceBuffer<f64>,
+    params: TilesParams,
+    rows: u64,
+    profile: Profile,
+    block: u32,
+) -> Result<u64> {
+    let (tiles, grid, params) = tiles_shape(x, shift, params, rows, block)?;
+    check_len("partials", partials, 2 * rows * tiles)?;
     let builtin;
     let kernel = match kernel {
         TileKernel::Builtin(kind) => {
@@ -327,196 +322,82 @@ pub fn finish(
     }
 }
 
-fn check_scan_block(block: u32) -> Result<()> {
-    if block.is_power_of_two() && (128..=1024).contains(&block) {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            "benchmarks_continuous_scan",
-            "block size",
-            block,
-            "a power of two in 128..=1024",
-        ))
-    }
-}
-
-/// Tile totals (canonical sums of 1024 values) of the `rows` rows of `z = x − o`: `totals[r · tiles + t]`.
+/// The Schwefel 1.2 / Ridge tile summaries `(N, A, B, C)` of [`crate::prefix_squares`] over tiles of
+/// `8 · block` terms of `z = x − o`, written to `nodes[4 (r · tiles + t) ..]`; returns `tiles`. The same
+/// grid, groups and block sizes as [`tiles`]; `params.permuted` must be 0.
 #[allow(clippy::too_many_arguments)]
-pub fn scan_totals_z(
+pub fn prefix_squares(
     gpu: &Gpu,
     x: &DeviceBuffer<f32>,
     shift: &ShiftArgs<'_>,
-    totals: &mut DeviceBuffer<f64>,
-    params: ScanParams,
+    nodes: &mut DeviceBuffer<f64>,
+    params: TilesParams,
     rows: u64,
     profile: Profile,
     block: u32,
-) -> Result<()> {
-    check_scan_block(block)?;
-    let grid_y = check_rows(rows)?;
-    let grid_x = grid_u32("tiles per row", params.tiles, "below 2^32")?;
-    check_len("population", x, rows * params.len)?;
-    check_len("totals", totals, rows * params.tiles)?;
+) -> Result<u64> {
+    if params.permuted != 0 {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous_prefix_squares",
+            "permuted",
+            params.permuted,
+            "0 (the prefix sums run over the coordinates in order)",
+        ));
+    }
+    let (tiles, grid, params) = tiles_shape(x, shift, params, rows, block)?;
+    check_len("nodes", nodes, 4 * rows * tiles)?;
     let kernel = gpu.kernel(
         ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_scan_totals_z",
+        "benchmarks_continuous_prefix_squares",
         profile,
     )?;
-    // SAFETY: `(const float* x, const float* shift32, const double* shift64, double* totals, ScanParams)`;
-    // block (t, r) reads x and the selected shift below the row length and writes totals[r·tiles + t],
-    // all checked above (the shift's length by the caller, `evaluate`).
+    // SAFETY: `(const float* x, const float* shift32, const double* shift64, double* nodes, TilesParams)`;
+    // the grid is the tiles kernels' (tiles x groups, derived by the kernel from the same terms, block size
+    // and group); block (t, g) reads x[r·D .. (r+1)·D] for its individuals r < rows and the selected shift
+    // below D (both checked above) and writes nodes[4(r·tiles + t) + 0..3] below 4·rows·tiles (checked);
+    // the shared scratch (32 summaries) is static.
     unsafe {
         kernel
             .launch()
             .input(x)
             .input(shift.shift32)
             .input(shift.shift64)
-            .output(totals)
-            .params(&ScanParams {
-                shift: shift.mode,
-                ..params
-            })
-            .run(LaunchConfig {
-                grid: (grid_x, grid_y, 1),
-                block: (block, 1, 1),
-                shared_bytes: 0,
-            })
-    }
-}
-
-/// Tile totals of `rows` rows of `params.len` doubles.
-pub fn scan_totals_f64(
-    gpu: &Gpu,
-    values: &DeviceBuffer<f64>,
-    totals: &mut DeviceBuffer<f64>,
-    params: ScanParams,
-    rows: u64,
-    profile: Profile,
-    block: u32,
-) -> Result<()> {
-    check_scan_block(block)?;
-    let grid_y = check_rows(rows)?;
-    let grid_x = grid_u32("tiles per row", params.tiles, "below 2^32")?;
-    check_len("values", values, rows * params.len)?;
-    check_len("totals", totals, rows * params.tiles)?;
-    let kernel = gpu.kernel(
-        ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_scan_totals_f64",
-        profile,
-    )?;
-    // SAFETY: `(const double* values, double* totals, ScanParams)`; reads below rows·len, writes below
-    // rows·tiles, both checked above.
-    unsafe {
-        kernel
-            .launch()
-            .input(values)
-            .output(totals)
+            .output(nodes)
             .params(&params)
-            .run(LaunchConfig {
-                grid: (grid_x, grid_y, 1),
-                block: (block, 1, 1),
-                shared_bytes: 0,
-            })
+            .run(LaunchConfig::linear(grid, block, 0))?;
     }
+    Ok(tiles)
 }
 
-/// Inclusive canonical prefix sums of `rows` rows of doubles, tile by tile, plus the carries (the scanned
-/// totals, `rows × tiles`) when `params.has_carries` is 1.
-#[allow(clippy::too_many_arguments)]
-pub fn scan_f64(
+/// One block per individual: the canonical tree over its `params.tiles` tile summaries, `fitness[r] = C`
+/// (plus `params.bias` when `params.add_bias` is 1). `block` must be a power of two in 32..=1024.
+pub fn finish_prefix(
     gpu: &Gpu,
-    values: &DeviceBuffer<f64>,
-    carries: &DeviceBuffer<f64>,
-    out: &mut DeviceBuffer<f64>,
-    params: ScanParams,
+    nodes: &DeviceBuffer<f64>,
+    fitness: &mut DeviceBuffer<f64>,
+    params: FinishParams,
     rows: u64,
     profile: Profile,
     block: u32,
 ) -> Result<()> {
-    check_scan_block(block)?;
-    let grid_y = check_rows(rows)?;
-    let grid_x = grid_u32("tiles per row", params.tiles, "below 2^32")?;
-    check_len("values", values, rows * params.len)?;
-    check_len("out", out, rows * params.len)?;
-    if params.has_carries == 1 {
-        check_len("carries", carries, rows * params.tiles)?;
-    }
+    evo_gpu_runtime::check_block_size("benchmarks_continuous_finish_prefix", block)?;
+    let grid = grid_u32("individuals", rows, "below 2^32")?;
+    check_len("nodes", nodes, 4 * rows * params.tiles)?;
+    check_len("fitness", fitness, rows)?;
     let kernel = gpu.kernel(
         ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_scan_f64",
+        "benchmarks_continuous_finish_prefix",
         profile,
     )?;
-    // SAFETY: `(const double* values, const double* carries, double* out, ScanParams)`; reads and writes
-    // below rows·len and reads carries below rows·tiles only when has_carries is 1, all checked above.
+    // SAFETY: `(const double* nodes, double* fitness, FinishParams)`; block r reads
+    // nodes[4 r·tiles .. 4 (r+1)·tiles] and writes fitness[r], both checked above; static shared memory.
     unsafe {
         kernel
             .launch()
-            .input(values)
-            .input(carries)
-            .output(out)
+            .input(nodes)
+            .output(fitness)
             .params(&params)
-            .run(LaunchConfig {
-                grid: (grid_x, grid_y, 1),
-                block: (block, 1, 1),
-                shared_bytes: 0,
-            })
-    }
-}
-
-/// The Schwefel 1.2 tile partials of `z = x − o` (scan, carry, square, canonical tree) into
-/// `partials[2 (r · tiles + t)]`; one warp per tile of 1024 (`block / 32` tiles per block).
-#[allow(clippy::too_many_arguments)]
-pub fn scan_squares(
-    gpu: &Gpu,
-    x: &DeviceBuffer<f32>,
-    shift: &ShiftArgs<'_>,
-    carries: &DeviceBuffer<f64>,
-    partials: &mut DeviceBuffer<f64>,
-    params: ScanParams,
-    rows: u64,
-    profile: Profile,
-    block: u32,
-) -> Result<()> {
-    check_scan_block(block)?;
-    // One warp per tile, so the block size does not change the result; at most 256 threads (the kernel's
-    // launch bounds: 32 doubles per thread in registers).
-    let block = block.min(256);
-    let grid_y = check_rows(rows)?;
-    let grid_x = grid_u32(
-        "tiles per row",
-        params.tiles.div_ceil(u64::from(block / 32)),
-        "below 2^32",
-    )?;
-    check_len("population", x, rows * params.len)?;
-    check_len("partials", partials, 2 * rows * params.tiles)?;
-    if params.has_carries == 1 {
-        check_len("carries", carries, rows * params.tiles)?;
-    }
-    let kernel = gpu.kernel(
-        ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_scan_squares",
-        profile,
-    )?;
-    // SAFETY: `(const float* x, const float* shift32, const double* shift64, const double* carries,
-    // double* partials, ScanParams)`; every access is below the lengths checked above (the shift's by
-    // `evaluate`).
-    unsafe {
-        kernel
-            .launch()
-            .input(x)
-            .input(shift.shift32)
-            .input(shift.shift64)
-            .input(carries)
-            .output(partials)
-            .params(&ScanParams {
-                shift: shift.mode,
-                ..params
-            })
-            .run(LaunchConfig {
-                grid: (grid_x, grid_y, 1),
-                block: (block, 1, 1),
-                shared_bytes: 0,
-            })
+            .run(LaunchConfig::linear(grid, block, 0))
     }
 }
 

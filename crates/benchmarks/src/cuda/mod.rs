@@ -5,15 +5,15 @@
 //! | problem | kernels |
 //! | --- | --- |
 //! | [`GaProblem`], [`DeRastrigin`], [`ShiftedProblem`], [`Cec2010Problem`] F1–F3, F20 | `tiles_*` then `finish` |
-//! | Ridge, shifted Schwefel 1.2, CEC 2010 F19 | `scan_totals_z`, the scan of the totals, `scan_squares`, `finish` |
+//! | Ridge, shifted Schwefel 1.2, CEC 2010 F19 | `prefix_squares` (tile summaries of [`crate::prefix_squares`], one pass), `finish_prefix` |
 //! | [`GaBinaryProblem`](crate::GaBinaryProblem) (16-bit codes) | `decode16`, then as [`GaProblem`] |
 //! | CEC 2010 F4–F18 | `cec_groups` (one thread per group of 50) and `finish` for the groups; `tiles_*` through the permutation and `finish` for the separable part; `cec_compose` |
 //!
 //! Work split: a grid of (tile, individual) blocks (individual fastest), each tile an aligned subtree of the canonical tree of
 //! the fitness' terms, and one block per individual for the second stage; for moderate `D` the first grid is
 //! one block per individual. The tiles blocks take 4 consecutive individuals each ([`launch::ROW_GROUP`]),
-//! which share the block's index arithmetic and Griewank's `1/√(i+1)`; `scan_squares` runs one warp per scan
-//! tile with the values in registers. Because tiles are aligned subtrees, the bits do not depend on the block size or
+//! which share the block's index arithmetic and Griewank's `1/√(i+1)`; `prefix_squares` uses the same tiles
+//! with a summary `(N, A, B, C)` per tile instead of a sum. Because tiles are aligned subtrees, the bits do not depend on the block size or
 //! the number of tiles (`kernels/cuda/benchmarks_continuous.cu` explains the kernels).
 //!
 //! Not done: the Fast profile's accuracy is not measured against the CPU (the equivalence suite uses Exact).
@@ -51,7 +51,7 @@ use crate::shifted::{F_BIAS, ShiftedFunction, ShiftedProblem};
 use evo_core::{ContinuousProblem, Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use launch::{CecComposeParams, CecGroupsParams};
-use launch::{FinishParams, SCAN_TILE, ScanParams, ShiftArgs, TermKind, TileKernel, TilesParams};
+use launch::{FinishParams, ShiftArgs, TermKind, TileKernel, TilesParams};
 
 /// How the fitness is assembled (the `combine` code of `benchmarks_continuous_finish`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -299,19 +299,7 @@ impl CudaEvaluator {
                 profile,
                 block,
             ),
-            Plan::PrefixSquares => {
-                let shift = self.shift_args();
-                let (tiles, partials) =
-                    self.prefix_squares(population, &shift, rows, profile, block.max(128))?;
-                let params = FinishParams {
-                    tiles,
-                    n: d,
-                    bias: self.bias.unwrap_or(0.0),
-                    combine: Combine::Sum as u32,
-                    add_bias: u32::from(self.bias.is_some()),
-                };
-                launch::finish(&self.gpu, &partials, fitness, params, rows, profile, block)
-            }
+            Plan::PrefixSquares => self.prefix_squares(population, fitness, profile, block),
             Plan::Cec {
                 base,
                 rotated,
@@ -432,83 +420,43 @@ impl CudaEvaluator {
         )
     }
 
-    /// The Schwefel 1.2 partials: tile totals of z, their canonical scan (the carries), the squares.
+    /// Schwefel 1.2 / Ridge: the tile summaries of [`crate::prefix_squares`], then their tree per individual.
     fn prefix_squares(
         &self,
         population: &DeviceBuffer<f32>,
-        shift: &ShiftArgs<'_>,
-        rows: u64,
+        fitness: &mut DeviceBuffer<f64>,
         profile: Profile,
         block: u32,
-    ) -> Result<(u64, DeviceBuffer<f64>)> {
+    ) -> Result<()> {
+        let rows = fitness.len() as u64;
         let d = self.dimension as u64;
-        let tiles = d.div_ceil(SCAN_TILE);
-        let params = ScanParams {
-            len: d,
-            tiles,
-            shift: shift.mode,
-            has_carries: u32::from(tiles > 1),
-        };
-        let carries = if tiles > 1 {
-            let mut totals = self.gpu.alloc::<f64>((rows * tiles) as usize)?;
-            launch::scan_totals_z(
-                &self.gpu,
-                population,
-                shift,
-                &mut totals,
-                params,
-                rows,
-                profile,
-                block,
-            )?;
-            self.scan_rows(&totals, rows, tiles, profile, block)?
-        } else {
-            self.gpu.alloc_zeroed::<f64>(1)?
-        };
-        let mut partials = self.gpu.alloc::<f64>((2 * rows * tiles) as usize)?;
-        launch::scan_squares(
-            &self.gpu,
-            population,
-            shift,
-            &carries,
-            &mut partials,
-            params,
+        let shift = self.shift_args();
+        let tile_block = block.min(256);
+        let tiles = d
+            .div_ceil(u64::from(launch::ITEMS_PER_THREAD * tile_block))
+            .max(1);
+        let mut nodes = self.gpu.alloc::<f64>((4 * rows * tiles) as usize)?;
+        let params = TilesParams {
+            dimension: d,
+            terms: d,
+            perm_offset: 0,
             rows,
-            profile,
-            block,
+            shift: shift.mode,
+            permuted: 0,
+            group: 1,
+            pad: 0,
+        };
+        let tiles = launch::prefix_squares(
+            &self.gpu, population, &shift, &mut nodes, params, rows, profile, tile_block,
         )?;
-        Ok((tiles, partials))
-    }
-
-    /// The canonical inclusive prefix sums of `rows` rows of `len` doubles (recursive over tile totals, as
-    /// `evo_benchmarks::tree::canonical_prefix_sums`).
-    fn scan_rows(
-        &self,
-        values: &DeviceBuffer<f64>,
-        rows: u64,
-        len: u64,
-        profile: Profile,
-        block: u32,
-    ) -> Result<DeviceBuffer<f64>> {
-        let tiles = len.div_ceil(SCAN_TILE);
-        let params = ScanParams {
-            len,
+        let params = FinishParams {
             tiles,
-            shift: 0,
-            has_carries: u32::from(tiles > 1),
+            n: d,
+            bias: self.bias.unwrap_or(0.0),
+            combine: Combine::Sum as u32,
+            add_bias: u32::from(self.bias.is_some()),
         };
-        let carries = if tiles > 1 {
-            let mut totals = self.gpu.alloc::<f64>((rows * tiles) as usize)?;
-            launch::scan_totals_f64(&self.gpu, values, &mut totals, params, rows, profile, block)?;
-            self.scan_rows(&totals, rows, tiles, profile, block)?
-        } else {
-            self.gpu.alloc_zeroed::<f64>(1)?
-        };
-        let mut out = self.gpu.alloc::<f64>((rows * len) as usize)?;
-        launch::scan_f64(
-            &self.gpu, values, &carries, &mut out, params, rows, profile, block,
-        )?;
-        Ok(out)
+        launch::finish_prefix(&self.gpu, &nodes, fitness, params, rows, profile, block)
     }
 
     /// Uploads `population` (row-major, `fitness.len()` rows), evaluates it and downloads the fitness.

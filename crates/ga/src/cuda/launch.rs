@@ -583,7 +583,7 @@ const _: () = assert!(size_of::<GaFusedParams>() == 88);
 // sides).
 unsafe impl KernelParams for GaFusedParams {}
 
-/// The most variables the fused kernel evaluates (Ridge's prefix sum is one tile of evo-benchmarks' scan).
+/// The most variables the fused kernel evaluates (the per-warp shared scratch holds one double per variable).
 pub const FUSED_MAX_VARIABLES: usize = 1024;
 
 /// Mutation entries staged in shared memory per offspring by the fused kernels (`GA_FUSED_STAGED`).
