@@ -3,9 +3,10 @@
 //! problem's box.
 //!
 //! Sizes: 64 individuals at D = 13, 1000 and 4099 (CEC 2010: 100, 1000, 4100), which exercise one partial
-//! tile, several tiles and several scan tiles; the large cases run 8 individuals at D = 10⁶ (shifted
-//! Rastrigin, Griewank, Schwefel 1.2, CEC 2010 F19) and 2 at D = 1 100 000 (Schwefel 1.2, whose carries then
-//! need a second scan level), plus 7 at D = 100 003 (Griewank: a partial last group of individuals).
+//! tile, several tiles and partial leaves of the prefix-squares tree; the large cases run 8 individuals at
+//! D = 10⁶ (shifted Rastrigin, Griewank, Schwefel 1.2, CEC 2010 F19) and 2 at D = 1 100 000 (Schwefel 1.2:
+//! 537 tiles at block 256, so the finish kernel combines 3 segments, not a power of two, on its stack), plus
+//! 7 at D = 100 003 (Griewank: a partial last group of individuals).
 
 use evo_benchmarks::cec2010::Cec2010Problem;
 use evo_benchmarks::cuda::{CudaProblem, UserFunction};
