@@ -3,7 +3,7 @@
 //! [`super::DpgaBatchCuda`] composes them.
 
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, Launch, LaunchConfig, Profile};
 use evo_kernels::ModuleId;
 
 use crate::params::ALGORITHM;
@@ -94,6 +94,7 @@ const _: () = assert!(size_of::<DpgaKernelParams>() == 168);
 unsafe impl KernelParams for DpgaKernelParams {}
 
 /// The evaluations of a set of rows, run-major (objective, violation, satisfied count).
+/// The evaluations of a set of rows, run-major (objective, violation, satisfied count).
 pub struct DeviceValues {
     /// `f(x)`.
     pub objective: DeviceBuffer<f64>,
@@ -116,7 +117,8 @@ impl DeviceValues {
         })
     }
 
-    fn len(&self) -> usize {
+    /// Entries held.
+    pub fn entries(&self) -> usize {
         self.objective.len()
     }
 
@@ -124,6 +126,29 @@ impl DeviceValues {
         check_len(kernel, what, self.objective.len(), want)?;
         check_len(kernel, what, self.violation.len(), want)?;
         check_len(kernel, what, self.satisfied.len(), want)
+    }
+}
+
+/// Pushes the three arrays of a [`DeviceValues`] as the next three kernel arguments, in the order every dpga
+/// kernel declares them: objective (`double*`), violation (`double*`), satisfied (`unsigned*`).
+trait ValueArgs<'a> {
+    /// The arrays as inputs (`const`).
+    fn values(self, values: &'a DeviceValues) -> Self;
+    /// The arrays as outputs.
+    fn values_mut(self, values: &'a mut DeviceValues) -> Self;
+}
+
+impl<'a> ValueArgs<'a> for Launch<'a> {
+    fn values(self, values: &'a DeviceValues) -> Self {
+        self.input(&values.objective)
+            .input(&values.violation)
+            .input(&values.satisfied)
+    }
+
+    fn values_mut(self, values: &'a mut DeviceValues) -> Self {
+        self.output(&mut values.objective)
+            .output(&mut values.violation)
+            .output(&mut values.satisfied)
     }
 }
 
@@ -137,6 +162,66 @@ fn check_len(kernel: &'static str, what: &'static str, got: usize, want: usize) 
             format!("{got} (in {kernel})"),
             format!("{want}"),
         ))
+    }
+}
+
+/// The shape checks of one launch function against its parameters (run-major buffers: every run owns the
+/// same number of entries); errors name the kernel and the buffer.
+#[derive(Clone, Copy)]
+struct Shape<'p> {
+    kernel: &'static str,
+    p: &'p DpgaKernelParams,
+}
+
+impl<'p> Shape<'p> {
+    fn of(kernel: &'static str, p: &'p DpgaKernelParams) -> Self {
+        Self { kernel, p }
+    }
+
+    /// Runs K.
+    fn runs(self) -> usize {
+        self.p.runs as usize
+    }
+
+    /// `got` is `want`.
+    fn len(self, what: &'static str, got: usize, want: usize) -> Result<()> {
+        check_len(self.kernel, what, got, want)
+    }
+
+    /// `got` holds `per_run` entries for every run.
+    fn per_run(self, what: &'static str, got: usize, per_run: usize) -> Result<()> {
+        self.len(what, got, self.runs() * per_run)
+    }
+
+    /// `got` holds `rows` rows of L bits for every run.
+    fn rows(self, what: &'static str, got: usize, rows: usize) -> Result<()> {
+        self.per_run(what, got, rows * length(self.p))
+    }
+
+    /// `values` holds `rows` evaluations for every run.
+    fn values(self, what: &'static str, values: &DeviceValues, rows: usize) -> Result<()> {
+        values.check(self.kernel, what, self.runs() * rows)
+    }
+
+    /// A selection of `p.select_count` indices per run into `out` from `p.select_a + p.select_b`
+    /// candidates; `false` when there is nothing to select (no launch).
+    fn selection(self, out: usize) -> Result<bool> {
+        let p = self.p;
+        self.per_run("selection", out, p.select_count as usize)?;
+        if p.select_count > p.select_a + p.select_b {
+            return Err(Error::invalid_parameter(
+                ALGORITHM,
+                "selection size",
+                p.select_count,
+                format!("at most the {} candidates", p.select_a + p.select_b),
+            ));
+        }
+        Ok(p.select_count > 0)
+    }
+
+    /// The kernel, compiled for the Exact profile.
+    fn kernel(self, gpu: &Gpu) -> Result<Kernel> {
+        gpu.kernel(ModuleId::Dpga, self.kernel, Profile::Exact)
     }
 }
 
@@ -171,12 +256,13 @@ fn selection_grid(p: &DpgaKernelParams, block: u32) -> LaunchConfig {
     )
 }
 
+/// One thread per `work` item, `block` threads per block.
+fn linear_grid(work: usize, block: u32) -> LaunchConfig {
+    LaunchConfig::linear(grid(work.div_ceil(block as usize)), block, 0)
+}
+
 fn row_grid(p: &DpgaKernelParams, block: u32) -> LaunchConfig {
-    LaunchConfig::linear(
-        grid((runs(p) * p.rows as usize).div_ceil(block as usize)),
-        block,
-        0,
-    )
+    linear_grid(runs(p) * p.rows as usize, block)
 }
 
 /// `dpga_draw_rows`: rows `i < count[r]` of run `r` (`p.rows` per run) get the bits of draw `base[r] + i`.
@@ -191,16 +277,11 @@ pub fn draw_rows(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_draw_rows";
-    check_len(
-        KERNEL,
-        "rows",
-        rows.len(),
-        runs(p) * p.rows as usize * length(p),
-    )?;
-    check_len(KERNEL, "draw bases", base.len(), runs(p))?;
-    check_len(KERNEL, "row counts", count.len(), runs(p))?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let shape = Shape::of("dpga_draw_rows", p);
+    shape.rows("rows", rows.len(), p.rows as usize)?;
+    shape.per_run("draw bases", base.len(), 1)?;
+    shape.per_run("row counts", count.len(), 1)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_draw_rows(unsigned char*, const unsigned long long*, const unsigned*, DpgaKernelParams)`;
     // thread t < runs · rows writes row t (L bytes; runs · rows · L checked) and reads base[run], count[run]
     // (runs entries each, checked).
@@ -239,21 +320,16 @@ pub fn evaluate(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_evaluate";
-    let total = runs(p) * p.rows as usize;
-    check_len(KERNEL, "rows", rows.len(), total * length(p))?;
-    check_len(KERNEL, "bounds", bounds.lower.len(), p.dimension as usize)?;
-    check_len(KERNEL, "bounds", bounds.upper.len(), p.dimension as usize)?;
-    check_len(
-        KERNEL,
-        "bits",
-        length(p),
-        p.dimension as usize * p.bits as usize,
-    )?;
-    values.check(KERNEL, "values", total)?;
-    check_len(KERNEL, "status", status.len(), runs(p))?;
-    check_len(KERNEL, "row counts", count.len(), runs(p))?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let shape = Shape::of("dpga_evaluate", p);
+    let dimension = p.dimension as usize;
+    shape.rows("rows", rows.len(), p.rows as usize)?;
+    shape.len("bounds", bounds.lower.len(), dimension)?;
+    shape.len("bounds", bounds.upper.len(), dimension)?;
+    shape.len("bits", length(p), dimension * p.bits as usize)?;
+    shape.values("values", values, p.rows as usize)?;
+    shape.per_run("status", status.len(), 1)?;
+    shape.per_run("row counts", count.len(), 1)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: the arguments follow `dpga_evaluate(const unsigned char* rows, const float* lower, const float*
     // upper, double* objective, double* violation, unsigned* satisfied, unsigned* status, const unsigned*
     // count, DpgaKernelParams)`; thread t reads row t (L = D·b bytes) and D bounds and writes entry t of the
@@ -265,9 +341,7 @@ pub fn evaluate(
             .input(rows)
             .input(&bounds.lower)
             .input(&bounds.upper)
-            .output(&mut values.objective)
-            .output(&mut values.violation)
-            .output(&mut values.satisfied)
+            .values_mut(values)
             .output(status)
             .input(count)
             .params(p)
@@ -302,18 +376,17 @@ pub fn init_merge(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_init_merge";
+    let shape = Shape::of("dpga_init_merge", p);
     let m = p.main_size as usize;
-    let rows = runs(p) * m;
     for pool in [kept, &*next] {
-        check_len(KERNEL, "kept rows", pool.rows.len(), rows * length(p))?;
-        pool.values.check(KERNEL, "kept values", rows)?;
-        check_len(KERNEL, "kept draws", pool.draws.len(), rows)?;
+        shape.rows("kept rows", pool.rows.len(), m)?;
+        shape.values("kept values", &pool.values, m)?;
+        shape.per_run("kept draws", pool.draws.len(), m)?;
     }
-    check_len(KERNEL, "candidates", candidates.len(), rows * length(p))?;
-    candidate_values.check(KERNEL, "candidate values", rows)?;
-    check_len(KERNEL, "draws", draws.len(), runs(p))?;
-    check_len(KERNEL, "row counts", count.len(), runs(p))?;
+    shape.rows("candidates", candidates.len(), m)?;
+    shape.values("candidate values", candidate_values, m)?;
+    shape.per_run("draws", draws.len(), 1)?;
+    shape.per_run("row counts", count.len(), 1)?;
     let shared = u32::try_from(2 * m * size_of::<u32>())
         .ok()
         .filter(|&bytes| bytes <= 48 * 1024)
@@ -325,7 +398,7 @@ pub fn init_merge(
                 "at most 6144 (2m indices in 48 KiB of shared memory)",
             )
         })?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: the arguments follow `dpga_init_merge(kept, kept_objective, kept_violation, kept_satisfied,
     // kept_draw, candidates, objective, violation, satisfied, next, next_objective, next_violation,
     // next_satisfied, next_draw, draws, count, DpgaKernelParams)`; block r reads and writes the m rows of run
@@ -335,18 +408,12 @@ pub fn init_merge(
         kernel
             .launch()
             .input(&kept.rows)
-            .input(&kept.values.objective)
-            .input(&kept.values.violation)
-            .input(&kept.values.satisfied)
+            .values(&kept.values)
             .input(&kept.draws)
             .input(candidates)
-            .input(&candidate_values.objective)
-            .input(&candidate_values.violation)
-            .input(&candidate_values.satisfied)
+            .values(candidate_values)
             .output(&mut next.rows)
-            .output(&mut next.values.objective)
-            .output(&mut next.values.violation)
-            .output(&mut next.values.satisfied)
+            .values_mut(&mut next.values)
             .output(&mut next.draws)
             .output(draws)
             .output(count)
@@ -366,15 +433,10 @@ pub fn mean_vector(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_mean_vector";
-    check_len(
-        KERNEL,
-        "main rows",
-        main.len(),
-        runs(p) * p.main_size as usize * length(p),
-    )?;
-    check_len(KERNEL, "mean vector", mean.len(), runs(p) * length(p))?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let shape = Shape::of("dpga_mean_vector", p);
+    shape.rows("main rows", main.len(), p.main_size as usize)?;
+    shape.rows("mean vector", mean.len(), 1)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_mean_vector(const unsigned char*, double*, DpgaKernelParams)`; thread t < runs · L reads
     // bit t mod L of the m rows of its run and writes mean[t] (lengths checked).
     unsafe {
@@ -383,11 +445,7 @@ pub fn mean_vector(
             .input(main)
             .output(mean)
             .params(p)
-            .run(LaunchConfig::linear(
-                grid((runs(p) * length(p)).div_ceil(block as usize)),
-                block,
-                0,
-            ))
+            .run(linear_grid(runs(p) * length(p), block))
     }
 }
 
@@ -404,13 +462,12 @@ pub fn reserve_fitness(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_reserve_fitness";
-    let total = runs(p) * p.rows as usize;
-    check_len(KERNEL, "rows", rows.len(), total * length(p))?;
-    check_len(KERNEL, "mean vector", mean.len(), runs(p) * length(p))?;
-    check_len(KERNEL, "target distances", delta.len(), runs(p))?;
-    check_len(KERNEL, "reserve fitness", fitness.len(), total)?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let shape = Shape::of("dpga_reserve_fitness", p);
+    shape.rows("rows", rows.len(), p.rows as usize)?;
+    shape.rows("mean vector", mean.len(), 1)?;
+    shape.per_run("target distances", delta.len(), 1)?;
+    shape.per_run("reserve fitness", fitness.len(), p.rows as usize)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_reserve_fitness(const unsigned char*, const double*, const double*, double*,
     // DpgaKernelParams)`; thread t reads row t, its run's mean (L) and δ, and writes fitness[t] (checked).
     unsafe {
@@ -455,33 +512,17 @@ pub fn reserve_fitness_survival(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_reserve_fitness_survival";
-    let (k, n, c) = (runs(p), p.reserve_size as usize, p.crossbreed as usize);
-    check_len(
-        KERNEL,
-        "reserve rows",
-        sets.reserve.len(),
-        k * n * length(p),
-    )?;
-    check_len(
-        KERNEL,
-        "offspring rows",
-        sets.offspring.len(),
-        k * n * length(p),
-    )?;
-    check_len(
-        KERNEL,
-        "crossbred rows",
-        sets.crossbred.len(),
-        k * c * length(p),
-    )?;
-    check_len(KERNEL, "reserve fitness", sets.reserve_fr.len(), k * n)?;
-    check_len(KERNEL, "offspring fitness", sets.offspring_fr.len(), k * n)?;
-    check_len(KERNEL, "crossbred fitness", sets.crossbred_fr.len(), k * c)?;
-    check_len(KERNEL, "mean vector", mean.len(), k * length(p))?;
-    check_len(KERNEL, "target distances", delta.len(), k)?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
-    let config = LaunchConfig::linear(grid((k * (2 * n + c)).div_ceil(block as usize)), block, 0);
+    let shape = Shape::of("dpga_reserve_fitness_survival", p);
+    let (n, c) = (p.reserve_size as usize, p.crossbreed as usize);
+    shape.rows("reserve rows", sets.reserve.len(), n)?;
+    shape.rows("offspring rows", sets.offspring.len(), n)?;
+    shape.rows("crossbred rows", sets.crossbred.len(), c)?;
+    shape.per_run("reserve fitness", sets.reserve_fr.len(), n)?;
+    shape.per_run("offspring fitness", sets.offspring_fr.len(), n)?;
+    shape.per_run("crossbred fitness", sets.crossbred_fr.len(), c)?;
+    shape.rows("mean vector", mean.len(), 1)?;
+    shape.per_run("target distances", delta.len(), 1)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_reserve_fitness_survival(const unsigned char*, const unsigned char*, const unsigned char*,
     // const double*, const double*, double*, double*, double*, DpgaKernelParams)`; thread t < runs · (2n + |C|)
     // reads one row of R_t, O_r or C (n, n, |C| rows of L bits per run), its run's mean (L) and δ, and writes
@@ -498,7 +539,7 @@ pub fn reserve_fitness_survival(
             .output(sets.offspring_fr)
             .output(sets.crossbred_fr)
             .params(p)
-            .run(config)
+            .run(linear_grid(runs(p) * (2 * n + c), block))
     }
 }
 
@@ -514,12 +555,12 @@ pub fn breed_main(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_breed_main";
-    let rows = runs(p) * p.main_size as usize;
-    check_len(KERNEL, "main rows", main.len(), rows * length(p))?;
-    values.check(KERNEL, "main values", rows)?;
-    check_len(KERNEL, "offspring rows", offspring.len(), rows * length(p))?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let shape = Shape::of("dpga_breed_main", p);
+    let m = p.main_size as usize;
+    shape.rows("main rows", main.len(), m)?;
+    shape.values("main values", values, m)?;
+    shape.rows("offspring rows", offspring.len(), m)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_breed_main(const unsigned char* main, const double*, const double*, const unsigned*,
     // unsigned char* offspring, DpgaKernelParams)`; block (pair, run) reads rows and values of its run below
     // m (tournament indices are below(·, m)) and writes its two offspring rows (lengths checked).
@@ -527,12 +568,10 @@ pub fn breed_main(
         kernel
             .launch()
             .input(main)
-            .input(&values.objective)
-            .input(&values.violation)
-            .input(&values.satisfied)
+            .values(values)
             .output(offspring)
             .params(p)
-            .run(grid_2d(p.main_size as usize / 2, p, block))
+            .run(grid_2d(m / 2, p, block))
     }
 }
 
@@ -548,12 +587,12 @@ pub fn breed_reserve(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_breed_reserve";
-    let rows = runs(p) * p.reserve_size as usize;
-    check_len(KERNEL, "reserve rows", reserve.len(), rows * length(p))?;
-    check_len(KERNEL, "reserve fitness", fitness.len(), rows)?;
-    check_len(KERNEL, "offspring rows", offspring.len(), rows * length(p))?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let shape = Shape::of("dpga_breed_reserve", p);
+    let n = p.reserve_size as usize;
+    shape.rows("reserve rows", reserve.len(), n)?;
+    shape.per_run("reserve fitness", fitness.len(), n)?;
+    shape.rows("offspring rows", offspring.len(), n)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_breed_reserve(const unsigned char*, const double*, unsigned char*, DpgaKernelParams)`;
     // block (pair, run) reads rows and f_r of its run below n and writes its two offspring rows (checked).
     unsafe {
@@ -563,7 +602,7 @@ pub fn breed_reserve(
             .input(fitness)
             .output(offspring)
             .params(p)
-            .run(grid_2d(p.reserve_size as usize / 2, p, block))
+            .run(grid_2d(n / 2, p, block))
     }
 }
 
@@ -582,32 +621,21 @@ pub fn crossbreed(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_crossbreed";
+    let shape = Shape::of("dpga_crossbreed", p);
     let half = p.crossbreed as usize / 2;
-    check_len(
-        KERNEL,
-        "main offspring",
-        offspring_main.len(),
-        runs(p) * p.main_size as usize * length(p),
-    )?;
-    check_len(
-        KERNEL,
+    shape.rows("main offspring", offspring_main.len(), p.main_size as usize)?;
+    shape.rows(
         "reserve offspring",
         offspring_reserve.len(),
-        runs(p) * p.reserve_size as usize * length(p),
+        p.reserve_size as usize,
     )?;
-    check_len(KERNEL, "best of O_m", best_main.len(), runs(p) * half)?;
-    check_len(KERNEL, "best of O_r", best_reserve.len(), runs(p) * half)?;
-    check_len(
-        KERNEL,
-        "crossbred rows",
-        crossbred.len(),
-        runs(p) * p.crossbreed as usize * length(p),
-    )?;
+    shape.per_run("best of O_m", best_main.len(), half)?;
+    shape.per_run("best of O_r", best_reserve.len(), half)?;
+    shape.rows("crossbred rows", crossbred.len(), p.crossbreed as usize)?;
     if half == 0 {
         return Ok(());
     }
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_crossbreed(const unsigned char*, const unsigned char*, const unsigned*, const unsigned*,
     // unsigned char*, DpgaKernelParams)`; block (pair, run) reads the indices of its pair (below m and n, from
     // the selections) and writes its two rows of C (lengths checked).
@@ -637,29 +665,15 @@ pub fn select_main(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_select_main";
-    a.check(KERNEL, "first segment", runs(p) * p.select_a as usize)?;
+    let shape = Shape::of("dpga_select_main", p);
+    shape.values("first segment", a, p.select_a as usize)?;
     if p.select_b > 0 {
-        b.check(KERNEL, "second segment", runs(p) * p.select_b as usize)?;
+        shape.values("second segment", b, p.select_b as usize)?;
     }
-    check_len(
-        KERNEL,
-        "selection",
-        out.len(),
-        runs(p) * p.select_count as usize,
-    )?;
-    if p.select_count > p.select_a + p.select_b {
-        return Err(Error::invalid_parameter(
-            ALGORITHM,
-            "selection size",
-            p.select_count,
-            format!("at most the {} candidates", p.select_a + p.select_b),
-        ));
-    }
-    if p.select_count == 0 {
+    if !shape.selection(out.len())? {
         return Ok(());
     }
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_select_main(const double*, const double*, const unsigned*, const double*, const double*,
     // const unsigned*, unsigned*, DpgaKernelParams)`; the blocks of grid row r (one warp per candidate, the
     // block size a power of two of at least 32) read entries of run r below select_a (a) and select_b (b, not
@@ -668,12 +682,8 @@ pub fn select_main(
     unsafe {
         kernel
             .launch()
-            .input(&a.objective)
-            .input(&a.violation)
-            .input(&a.satisfied)
-            .input(&b.objective)
-            .input(&b.violation)
-            .input(&b.satisfied)
+            .values(a)
+            .values(b)
             .output(out)
             .params(p)
             .run(selection_grid(p, block))
@@ -692,39 +702,15 @@ pub fn select_reserve(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_select_reserve";
-    check_len(
-        KERNEL,
-        "first segment",
-        a.len(),
-        runs(p) * p.select_a as usize,
-    )?;
+    let shape = Shape::of("dpga_select_reserve", p);
+    shape.per_run("first segment", a.len(), p.select_a as usize)?;
     if p.select_b > 0 {
-        check_len(
-            KERNEL,
-            "second segment",
-            b.len(),
-            runs(p) * p.select_b as usize,
-        )?;
+        shape.per_run("second segment", b.len(), p.select_b as usize)?;
     }
-    check_len(
-        KERNEL,
-        "selection",
-        out.len(),
-        runs(p) * p.select_count as usize,
-    )?;
-    if p.select_count > p.select_a + p.select_b {
-        return Err(Error::invalid_parameter(
-            ALGORITHM,
-            "selection size",
-            p.select_count,
-            format!("at most the {} candidates", p.select_a + p.select_b),
-        ));
-    }
-    if p.select_count == 0 {
+    if !shape.selection(out.len())? {
         return Ok(());
     }
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_select_reserve(const double*, const double*, unsigned*, DpgaKernelParams)`; as
     // `select_main` (lengths checked).
     unsafe {
@@ -763,27 +749,21 @@ pub fn gather_main(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_gather_main";
+    let shape = Shape::of("dpga_gather_main", p);
     let (m, e, c) = (
         p.main_size as usize,
         p.main_elites as usize,
         p.crossbreed as usize,
     );
-    let k = runs(p);
     for (set, rows) in [(&main, m), (&offspring, m), (&crossbred, c)] {
-        check_len(
-            KERNEL,
-            "main-side rows",
-            set.rows.len(),
-            k * rows * length(p),
-        )?;
-        set.values.check(KERNEL, "main-side values", k * rows)?;
+        shape.rows("main-side rows", set.rows.len(), rows)?;
+        shape.values("main-side values", set.values, rows)?;
     }
-    check_len(KERNEL, "elites", elites.len(), k * e)?;
-    check_len(KERNEL, "chosen", chosen.len(), k * (m - e))?;
-    check_len(KERNEL, "next rows", next.len(), k * m * length(p))?;
-    next_values.check(KERNEL, "next values", k * m)?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    shape.per_run("elites", elites.len(), e)?;
+    shape.per_run("chosen", chosen.len(), m - e)?;
+    shape.rows("next rows", next.len(), m)?;
+    shape.values("next values", next_values, m)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: the arguments follow `dpga_gather_main(main, objective, violation, satisfied, offspring, ...,
     // crossbred, ..., elites, chosen, next, next_objective, next_violation, next_satisfied, DpgaKernelParams)`;
     // block (i, run) reads the source row named by the selections (elites below m, chosen below m + |C|) and
@@ -792,23 +772,15 @@ pub fn gather_main(
         kernel
             .launch()
             .input(main.rows)
-            .input(&main.values.objective)
-            .input(&main.values.violation)
-            .input(&main.values.satisfied)
+            .values(main.values)
             .input(offspring.rows)
-            .input(&offspring.values.objective)
-            .input(&offspring.values.violation)
-            .input(&offspring.values.satisfied)
+            .values(offspring.values)
             .input(crossbred.rows)
-            .input(&crossbred.values.objective)
-            .input(&crossbred.values.violation)
-            .input(&crossbred.values.satisfied)
+            .values(crossbred.values)
             .input(elites)
             .input(chosen)
             .output(next)
-            .output(&mut next_values.objective)
-            .output(&mut next_values.violation)
-            .output(&mut next_values.satisfied)
+            .values_mut(next_values)
             .params(p)
             .run(grid_2d(m, p, block))
     }
@@ -830,20 +802,19 @@ pub fn gather_reserve(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_gather_reserve";
-    let (n, e, c, k) = (
+    let shape = Shape::of("dpga_gather_reserve", p);
+    let (n, e, c) = (
         p.reserve_size as usize,
         p.reserve_elites as usize,
         p.crossbreed as usize,
-        runs(p),
     );
-    check_len(KERNEL, "reserve rows", reserve.len(), k * n * length(p))?;
-    check_len(KERNEL, "offspring rows", offspring.len(), k * n * length(p))?;
-    check_len(KERNEL, "crossbred rows", crossbred.len(), k * c * length(p))?;
-    check_len(KERNEL, "elites", elites.len(), k * e)?;
-    check_len(KERNEL, "chosen", chosen.len(), k * (n - e))?;
-    check_len(KERNEL, "next rows", next.len(), k * n * length(p))?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    shape.rows("reserve rows", reserve.len(), n)?;
+    shape.rows("offspring rows", offspring.len(), n)?;
+    shape.rows("crossbred rows", crossbred.len(), c)?;
+    shape.per_run("elites", elites.len(), e)?;
+    shape.per_run("chosen", chosen.len(), n - e)?;
+    shape.rows("next rows", next.len(), n)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_gather_reserve(const unsigned char*, const unsigned char*, const unsigned char*, const
     // unsigned*, const unsigned*, unsigned char*, DpgaKernelParams)`; block (i, run) copies the source row
     // named by the selections (elites below n, chosen below n + |C|) into row i of its run (checked).
@@ -887,24 +858,19 @@ pub fn finish(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "dpga_finish";
-    let (m, k) = (p.main_size as usize, runs(p));
-    check_len(KERNEL, "main rows", main.rows.len(), k * m * length(p))?;
-    main.values.check(KERNEL, "main values", k * m)?;
+    let shape = Shape::of("dpga_finish", p);
+    let m = p.main_size as usize;
+    shape.rows("main rows", main.rows.len(), m)?;
+    shape.values("main values", main.values, m)?;
     if p.phase == 1 {
-        check_len(
-            KERNEL,
-            "chosen",
-            chosen.len(),
-            k * (m - p.main_elites as usize),
-        )?;
+        shape.per_run("chosen", chosen.len(), m - p.main_elites as usize)?;
     }
-    check_len(KERNEL, "target distances", delta.len(), k)?;
-    check_len(KERNEL, "best rows", best.rows.len(), k * length(p))?;
-    best.values.check(KERNEL, "best values", k)?;
-    check_len(KERNEL, "status", status.len(), k)?;
-    check_len(KERNEL, "report", report.len(), 4 * k)?;
-    let kernel = gpu.kernel(ModuleId::Dpga, KERNEL, Profile::Exact)?;
+    shape.per_run("target distances", delta.len(), 1)?;
+    shape.rows("best rows", best.rows.len(), 1)?;
+    shape.values("best values", &best.values, 1)?;
+    shape.per_run("status", status.len(), 1)?;
+    shape.per_run("report", report.len(), 4)?;
+    let kernel = shape.kernel(gpu)?;
     // SAFETY: `dpga_finish(const unsigned char*, const double*, const double*, const unsigned*, const
     // unsigned*, double*, unsigned char*, double*, double*, unsigned*, const unsigned*, double*,
     // DpgaKernelParams)`; block r reads the m rows and values of run r, (phase 1) its m − e_M chosen indices
@@ -913,25 +879,14 @@ pub fn finish(
         kernel
             .launch()
             .input(main.rows)
-            .input(&main.values.objective)
-            .input(&main.values.violation)
-            .input(&main.values.satisfied)
+            .values(main.values)
             .input(chosen)
             .output(delta)
             .output(&mut best.rows)
-            .output(&mut best.values.objective)
-            .output(&mut best.values.violation)
-            .output(&mut best.values.satisfied)
+            .values_mut(&mut best.values)
             .input(status)
             .output(report)
             .params(p)
             .run(LaunchConfig::linear(p.runs, block, 0))
-    }
-}
-
-impl DeviceValues {
-    /// Entries held.
-    pub fn entries(&self) -> usize {
-        self.len()
     }
 }
