@@ -4,8 +4,11 @@
 // Helpers outside `#[test]` functions unwrap too: a failure there is a failed test, not a user-facing path.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::assert_resume_matches;
 use evo_benchmarks::ga_functions::GaFunction;
-use evo_core::{Backend, BinaryProblem, Bits, Checkpointing, Engine, Executor, Termination};
+use evo_core::{Backend, BinaryProblem, Bits, Engine};
 use evo_ga::{GaCpu, GaParams, GaSnapshot, PaperFunction};
 
 fn small_params() -> GaParams {
@@ -102,35 +105,9 @@ fn restore_rejects_another_shape() {
 
 #[test]
 fn checkpoint_resume_equals_an_uninterrupted_run() {
-    let dir = std::env::temp_dir().join(format!("evo-ga-checkpoint-{}", std::process::id()));
-    let path = dir.join("ga.json");
     let problem = PaperFunction::new(GaFunction::Schwefel, 4).unwrap();
     let make = || GaCpu::new(small_params(), problem.clone(), 99).unwrap();
-
-    let whole = Executor::new(make())
-        .with_termination(Termination::new().with_max_generations(30))
-        .unwrap()
-        .run()
-        .unwrap();
-
-    let mut first = Executor::new(make())
-        .with_termination(Termination::new().with_max_generations(12))
-        .unwrap()
-        .with_checkpointing(Checkpointing::new(&path, 4).unwrap());
-    first.run().unwrap();
-    let resumed = Executor::new(make())
-        .with_termination(Termination::new().with_max_generations(30))
-        .unwrap()
-        .with_checkpointing(Checkpointing::new(&path, 4).unwrap())
-        .resume_if_present()
-        .unwrap()
-        .run()
-        .unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    assert_eq!(resumed.generations, 30);
-    assert_eq!(resumed.best, whole.best);
-    assert_eq!(resumed.best_fitness.to_bits(), whole.best_fitness.to_bits());
-    assert_eq!(resumed.evaluations, whole.evaluations);
+    assert_resume_matches("evo-ga-checkpoint", make(), make, 12, 30, 4);
 }
 
 #[test]

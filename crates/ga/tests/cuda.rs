@@ -5,90 +5,20 @@
 // Helpers outside `#[test]` functions unwrap too: a failure there is a failed test, not a user-facing path.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write;
+mod common;
 
+use common::{assert_lockstep, assert_same, gpu_or_skip, other_params, steps};
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::Engine;
-use evo_ga::{GaCpu, GaCuda, GaParams, GaSnapshot, PaperFunction};
+use evo_ga::{GaCpu, GaCuda, GaParams, PaperFunction};
 use evo_gpu_runtime::Gpu;
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::first_available() {
-        Ok(Some(gpu)) => Some(gpu),
-        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
-        }
-        Ok(None) => {
-            let _ = writeln!(std::io::stderr().lock(), "SKIPPED (no CUDA device): {test}");
-            None
-        }
-        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
-    }
-}
-
-/// Panics at the first difference, naming the generation, the row, the word or fitness, and both values
-/// with their bits.
-fn assert_same(context: &str, cpu: &GaSnapshot, gpu: &GaSnapshot) {
-    let g = cpu.generation;
-    assert_eq!(
-        (cpu.generation, cpu.evaluations),
-        (gpu.generation, gpu.evaluations),
-        "{context}: counters"
-    );
-    let w = cpu.words();
-    for (k, (a, b)) in cpu.population.iter().zip(&gpu.population).enumerate() {
-        assert_eq!(
-            a,
-            b,
-            "{context}: generation {g}, individual {}, word {}: cpu {a:#010x}, gpu {b:#010x}",
-            k / w,
-            k % w
-        );
-    }
-    for (i, (a, b)) in cpu.fitness.iter().zip(&gpu.fitness).enumerate() {
-        assert_eq!(
-            a.to_bits(),
-            b.to_bits(),
-            "{context}: generation {g}, fitness of individual {i}: cpu {a:e} ({:#018x}), gpu {b:e} ({:#018x})",
-            a.to_bits(),
-            b.to_bits()
-        );
-    }
-    assert_eq!(
-        cpu.best, gpu.best,
-        "{context}: generation {g}, best individual"
-    );
-    assert_eq!(
-        cpu.best_fitness.to_bits(),
-        gpu.best_fitness.to_bits(),
-        "{context}: generation {g}, best fitness"
-    );
-    assert!(
-        cpu.bit_identical(gpu),
-        "{context}: generation {g}, snapshot"
-    );
-}
 
 fn check(gpu: &Gpu, function: GaFunction, n: usize, generations: u64, params: GaParams, seed: u64) {
     let problem = PaperFunction::new(function, n).unwrap();
     let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
     let mut cuda = GaCuda::new(params.clone(), &problem, seed, gpu).unwrap();
     let context = format!("{} n={n} block {}", function.name(), params.block_size());
-    assert_same(
-        &context,
-        &cpu.snapshot().unwrap(),
-        &cuda.snapshot().unwrap(),
-    );
-    for _ in 0..generations {
-        cpu.step().unwrap();
-        cuda.step().unwrap();
-        assert_same(
-            &context,
-            &cpu.snapshot().unwrap(),
-            &cuda.snapshot().unwrap(),
-        );
-        assert_eq!(cpu.progress(), cuda.progress(), "{context}: progress");
-    }
+    assert_lockstep(&context, &mut cpu, &mut cuda, generations);
 }
 
 #[test]
@@ -121,19 +51,7 @@ fn cuda_engine_should_match_cpu_with_other_parameters() {
     let Some(gpu) = gpu_or_skip("cuda_engine_should_match_cpu_with_other_parameters") else {
         return;
     };
-    let params = GaParams::new()
-        .with_population(37)
-        .unwrap()
-        .with_tournament_size(3)
-        .unwrap()
-        .with_elite(2)
-        .unwrap()
-        .with_crossover_rate(0.7)
-        .unwrap()
-        .with_mutation_rate(0.01)
-        .unwrap()
-        .with_block_size(64)
-        .unwrap();
+    let params = other_params();
     check(&gpu, GaFunction::Ridge, 5, 60, params.clone(), 5);
     check(
         &gpu,
@@ -153,9 +71,7 @@ fn snapshots_move_between_backends() {
     let problem = PaperFunction::new(GaFunction::Griewank, 32).unwrap();
     let params = GaParams::new();
     let mut cpu = GaCpu::new(params.clone(), problem.clone(), 9).unwrap();
-    for _ in 0..10 {
-        cpu.step().unwrap();
-    }
+    steps(&mut cpu, 10);
     let mut cuda = GaCuda::new(params, &problem, 9, &gpu).unwrap();
     cuda.restore(&cpu.snapshot().unwrap()).unwrap();
     for _ in 0..10 {
@@ -216,9 +132,7 @@ fn batched_runs_spanning_several_groups_should_match_cpu() {
     }
     for run in [0usize, 30, 31, 32] {
         let mut cpu = GaCpu::new(params.clone(), problem.clone(), 40 + run as u64).unwrap();
-        for _ in 0..5 {
-            cpu.step().unwrap();
-        }
+        steps(&mut cpu, 5);
         assert_same(
             &format!("group test, run {run}"),
             &cpu.snapshot().unwrap(),

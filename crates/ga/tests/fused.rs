@@ -7,66 +7,15 @@
 // Helpers outside `#[test]` functions unwrap too: a failure there is a failed test, not a user-facing path.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write;
+mod common;
 
+use common::{
+    assert_lockstep, assert_resume_matches, assert_same, gpu_or_skip, other_params, steps,
+};
 use evo_benchmarks::ga_functions::GaFunction;
-use evo_core::{Checkpointing, Engine, Executor, Termination};
-use evo_ga::{GaCpu, GaFusedBatchCuda, GaFusedCuda, GaParams, GaSnapshot, PaperFunction};
+use evo_core::Engine;
+use evo_ga::{GaCpu, GaFusedBatchCuda, GaFusedCuda, GaParams, PaperFunction};
 use evo_gpu_runtime::Gpu;
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::first_available() {
-        Ok(Some(gpu)) => Some(gpu),
-        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
-        }
-        Ok(None) => {
-            let _ = writeln!(std::io::stderr().lock(), "SKIPPED (no CUDA device): {test}");
-            None
-        }
-        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
-    }
-}
-
-/// Panics at the first difference, naming the generation, the row, the word or fitness, and both values.
-fn assert_same(context: &str, cpu: &GaSnapshot, gpu: &GaSnapshot) {
-    let g = cpu.generation;
-    assert_eq!(
-        (cpu.generation, cpu.evaluations),
-        (gpu.generation, gpu.evaluations),
-        "{context}: counters"
-    );
-    let w = cpu.words();
-    for (k, (a, b)) in cpu.population.iter().zip(&gpu.population).enumerate() {
-        assert_eq!(
-            a,
-            b,
-            "{context}: generation {g}, individual {}, word {}: cpu {a:#010x}, fused {b:#010x}",
-            k / w,
-            k % w
-        );
-    }
-    for (i, (a, b)) in cpu.fitness.iter().zip(&gpu.fitness).enumerate() {
-        assert_eq!(
-            a.to_bits(),
-            b.to_bits(),
-            "{context}: generation {g}, fitness of individual {i}: cpu {a:e}, fused {b:e}"
-        );
-    }
-    assert_eq!(
-        cpu.best, gpu.best,
-        "{context}: generation {g}, best individual"
-    );
-    assert_eq!(
-        cpu.best_fitness.to_bits(),
-        gpu.best_fitness.to_bits(),
-        "{context}: generation {g}, best fitness"
-    );
-    assert!(
-        cpu.bit_identical(gpu),
-        "{context}: generation {g}, snapshot"
-    );
-}
 
 /// The fused engine, block per run or (clustered) a cluster of 8 blocks per run.
 fn fused_engine(
@@ -102,21 +51,7 @@ fn check_every_generation(
         params.block_size(),
         fused.block_size()
     );
-    assert_same(
-        &context,
-        &cpu.snapshot().unwrap(),
-        &fused.snapshot().unwrap(),
-    );
-    for _ in 0..generations {
-        cpu.step().unwrap();
-        fused.step().unwrap();
-        assert_same(
-            &context,
-            &cpu.snapshot().unwrap(),
-            &fused.snapshot().unwrap(),
-        );
-        assert_eq!(cpu.progress(), fused.progress(), "{context}: progress");
-    }
+    assert_lockstep(&context, &mut cpu, &mut fused, generations);
     assert_eq!(
         cpu.best().unwrap(),
         fused.best().unwrap(),
@@ -124,7 +59,43 @@ fn check_every_generation(
     );
 }
 
-/// G generations per launch (the chunks in `launches`), compared after each launch.
+/// G generations per launch, compared after each launch. `plan` lists (precomputed draw buffers, generations
+/// to advance): the buffers are resized to the given generations before the advance (0: drawn inside the
+/// fused kernel), or left as they are (`None`: drawn inside the kernel unless set earlier).
+#[allow(clippy::too_many_arguments)]
+fn check_advances(
+    gpu: &Gpu,
+    function: GaFunction,
+    n: usize,
+    params: GaParams,
+    seed: u64,
+    clustered: bool,
+    plan: &[(Option<u32>, u32)],
+) {
+    let problem = PaperFunction::new(function, n).unwrap();
+    let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
+    let mut fused = fused_engine(params, &problem, seed, gpu, clustered);
+    for &(capacity, g) in plan {
+        let draws = match capacity {
+            Some(capacity) => {
+                fused.set_precomputed_draws(capacity).unwrap();
+                format!("precomputed draws for {capacity} generations, advance {g}")
+            }
+            None => format!("launch of {g} generations"),
+        };
+        fused.advance(g).unwrap();
+        steps(&mut cpu, u64::from(g));
+        let context = format!("{} n={n} clustered {clustered}, {draws}", function.name());
+        assert_same(
+            &context,
+            &cpu.snapshot().unwrap(),
+            &fused.snapshot().unwrap(),
+        );
+        assert_eq!(cpu.progress(), fused.progress(), "{context}: progress");
+    }
+}
+
+/// G generations per launch with the kernel's own draws: one launch per entry of `launches`.
 fn check_launches(
     gpu: &Gpu,
     function: GaFunction,
@@ -134,25 +105,54 @@ fn check_launches(
     seed: u64,
     clustered: bool,
 ) {
+    let plan: Vec<_> = launches.iter().map(|&g| (None, g)).collect();
+    check_advances(gpu, function, n, params, seed, clustered, &plan);
+}
+
+/// K = 3 runs (seeds `base`, `base + 1`, `base + 2`, wrapping) in one fused batch, with precomputed draw
+/// buffers of `draws` generations when given, advanced by each of `advances` and compared run by run with
+/// three CPU runs after each advance; returns the batch and the CPU runs for further checks.
+fn check_batch(
+    gpu: &Gpu,
+    function: GaFunction,
+    n: usize,
+    base: u64,
+    clustered: bool,
+    draws: Option<u32>,
+    advances: &[u32],
+) -> (GaFusedBatchCuda, Vec<GaCpu<PaperFunction>>) {
     let problem = PaperFunction::new(function, n).unwrap();
-    let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
-    let mut fused = fused_engine(params, &problem, seed, gpu, clustered);
-    for &g in launches {
-        fused.advance(g).unwrap();
-        for _ in 0..g {
-            cpu.step().unwrap();
-        }
-        let context = format!(
-            "{} n={n} clustered {clustered}, launch of {g} generations",
-            function.name()
-        );
-        assert_same(
-            &context,
-            &cpu.snapshot().unwrap(),
-            &fused.snapshot().unwrap(),
-        );
-        assert_eq!(cpu.progress(), fused.progress(), "{context}: progress");
+    let params = GaParams::new();
+    let mut batch = if clustered {
+        GaFusedBatchCuda::new_clustered(params.clone(), &problem, base, 3, gpu).unwrap()
+    } else {
+        GaFusedBatchCuda::new(params.clone(), &problem, base, 3, gpu).unwrap()
+    };
+    if let Some(draws) = draws {
+        batch.set_precomputed_draws(draws).unwrap();
+        assert_eq!(batch.precomputed_draws(), draws);
     }
+    let mut cpus: Vec<_> = (0..3u64)
+        .map(|r| GaCpu::new(params.clone(), problem.clone(), base.wrapping_add(r)).unwrap())
+        .collect();
+    for &g in advances {
+        batch.advance(g).unwrap();
+        for cpu in &mut cpus {
+            steps(cpu, u64::from(g));
+        }
+        for (run, cpu) in cpus.iter().enumerate() {
+            let context = format!(
+                "fused batch run {run} (draws {draws:?}), {} n={n}, clustered {clustered}",
+                function.name()
+            );
+            assert_same(
+                &context,
+                &cpu.snapshot().unwrap(),
+                &batch.snapshot(run).unwrap(),
+            );
+        }
+    }
+    (batch, cpus)
 }
 
 #[test]
@@ -213,19 +213,7 @@ fn check_g_generations(gpu: &Gpu, clustered: bool) {
         clustered,
     );
     // Other parameters: odd N, tournament 3, two elites (then none), p_c < 1, a larger p_m, few variables.
-    let params = GaParams::new()
-        .with_population(37)
-        .unwrap()
-        .with_tournament_size(3)
-        .unwrap()
-        .with_elite(2)
-        .unwrap()
-        .with_crossover_rate(0.7)
-        .unwrap()
-        .with_mutation_rate(0.01)
-        .unwrap()
-        .with_block_size(64)
-        .unwrap();
+    let params = other_params();
     check_launches(
         gpu,
         GaFunction::Ridge,
@@ -295,36 +283,16 @@ fn fused_batched_runs_should_match_separate_cpu_runs() {
         (GaFunction::Schwefel, 32, true),
         (GaFunction::Ridge, 128, true),
     ] {
-        let problem = PaperFunction::new(function, n).unwrap();
-        let params = GaParams::new();
-        let base = u64::MAX - 1; // runs 0, 1, 2 have seeds 2^64 − 2, 2^64 − 1 and 0 (wrapping).
-        let mut batch = if clustered {
-            GaFusedBatchCuda::new_clustered(params.clone(), &problem, base, 3, &gpu).unwrap()
-        } else {
-            GaFusedBatchCuda::new(params.clone(), &problem, base, 3, &gpu).unwrap()
-        };
-        let mut cpus: Vec<_> = (0..3u64)
-            .map(|r| GaCpu::new(params.clone(), problem.clone(), base.wrapping_add(r)).unwrap())
-            .collect();
-        for g in [0u32, 1, 9, 30] {
-            batch.advance(g).unwrap();
-            for cpu in &mut cpus {
-                for _ in 0..g {
-                    cpu.step().unwrap();
-                }
-            }
-            for (run, cpu) in cpus.iter().enumerate() {
-                let context = format!(
-                    "fused batch run {run}, {} n={n}, clustered {clustered}",
-                    function.name()
-                );
-                assert_same(
-                    &context,
-                    &cpu.snapshot().unwrap(),
-                    &batch.snapshot(run).unwrap(),
-                );
-            }
-        }
+        // Runs 0, 1, 2 have seeds 2^64 − 2, 2^64 − 1 and 0 (wrapping).
+        let (batch, cpus) = check_batch(
+            &gpu,
+            function,
+            n,
+            u64::MAX - 1,
+            clustered,
+            None,
+            &[0, 1, 9, 30],
+        );
         batch.check_finite().unwrap();
         let best: Vec<f64> = cpus.iter().map(|c| c.progress().best_fitness).collect();
         assert_eq!(batch.best_fitness().unwrap(), best);
@@ -342,16 +310,12 @@ fn fused_snapshots_move_between_backends_and_checkpoints_resume() {
     let problem = PaperFunction::new(GaFunction::Schwefel, 32).unwrap();
     let params = GaParams::new();
     let mut cpu = GaCpu::new(params.clone(), problem.clone(), 9).unwrap();
-    for _ in 0..10 {
-        cpu.step().unwrap();
-    }
+    steps(&mut cpu, 10);
     let mut fused = GaFusedCuda::new(params.clone(), &problem, 9, &gpu).unwrap();
     fused.restore(&cpu.snapshot().unwrap()).unwrap();
     fused.advance(10).unwrap();
     let mut reference = GaCpu::new(params.clone(), problem.clone(), 9).unwrap();
-    for _ in 0..20 {
-        reference.step().unwrap();
-    }
+    steps(&mut reference, 20);
     assert_same(
         "schwefel restored on the fused engine",
         &reference.snapshot().unwrap(),
@@ -367,33 +331,14 @@ fn fused_snapshots_move_between_backends_and_checkpoints_resume() {
     );
 
     // Executor checkpoint and resume on the fused engine equal an uninterrupted CPU run.
-    let dir = std::env::temp_dir().join(format!("evo-ga-fused-checkpoint-{}", std::process::id()));
-    let path = dir.join("ga.json");
-    let whole = Executor::new(GaCpu::new(params.clone(), problem.clone(), 99).unwrap())
-        .with_termination(Termination::new().with_max_generations(30))
-        .unwrap()
-        .run()
-        .unwrap();
-    let make = || GaFusedCuda::new(params.clone(), &problem, 99, &gpu).unwrap();
-    Executor::new(make())
-        .with_termination(Termination::new().with_max_generations(12))
-        .unwrap()
-        .with_checkpointing(Checkpointing::new(&path, 4).unwrap())
-        .run()
-        .unwrap();
-    let resumed = Executor::new(make())
-        .with_termination(Termination::new().with_max_generations(30))
-        .unwrap()
-        .with_checkpointing(Checkpointing::new(&path, 4).unwrap())
-        .resume_if_present()
-        .unwrap()
-        .run()
-        .unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    assert_eq!(resumed.generations, 30);
-    assert_eq!(resumed.best, whole.best);
-    assert_eq!(resumed.best_fitness.to_bits(), whole.best_fitness.to_bits());
-    assert_eq!(resumed.evaluations, whole.evaluations);
+    assert_resume_matches(
+        "evo-ga-fused-checkpoint",
+        GaCpu::new(params.clone(), problem.clone(), 99).unwrap(),
+        || GaFusedCuda::new(params.clone(), &problem, 99, &gpu).unwrap(),
+        12,
+        30,
+        4,
+    );
 }
 
 #[test]
@@ -416,7 +361,6 @@ fn fused_engine_should_refuse_what_it_cannot_run() {
 
 /// Precomputed draws: `plan` is a list of (buffer generations, generations to advance); the buffers are
 /// resized before each advance (0: drawn inside the fused kernel), and the snapshot is compared after it.
-#[allow(clippy::too_many_arguments)]
 fn check_draws(
     gpu: &Gpu,
     function: GaFunction,
@@ -426,26 +370,11 @@ fn check_draws(
     clustered: bool,
     plan: &[(u32, u32)],
 ) {
-    let problem = PaperFunction::new(function, n).unwrap();
-    let mut cpu = GaCpu::new(params.clone(), problem.clone(), seed).unwrap();
-    let mut fused = fused_engine(params, &problem, seed, gpu, clustered);
-    for &(capacity, g) in plan {
-        fused.set_precomputed_draws(capacity).unwrap();
-        fused.advance(g).unwrap();
-        for _ in 0..g {
-            cpu.step().unwrap();
-        }
-        let context = format!(
-            "{} n={n} clustered {clustered}, precomputed draws for {capacity} generations, advance {g}",
-            function.name()
-        );
-        assert_same(
-            &context,
-            &cpu.snapshot().unwrap(),
-            &fused.snapshot().unwrap(),
-        );
-        assert_eq!(cpu.progress(), fused.progress(), "{context}: progress");
-    }
+    let plan: Vec<_> = plan
+        .iter()
+        .map(|&(capacity, g)| (Some(capacity), g))
+        .collect();
+    check_advances(gpu, function, n, params, seed, clustered, &plan);
 }
 
 #[test]
@@ -499,19 +428,7 @@ fn precomputed_draws_should_match_cpu_across_buffer_boundaries() {
             &plan,
         );
         // Odd N, tournament 3, two elites, p_c < 1, W = 3 (fewer words than staged entries).
-        let odd = GaParams::new()
-            .with_population(37)
-            .unwrap()
-            .with_tournament_size(3)
-            .unwrap()
-            .with_elite(2)
-            .unwrap()
-            .with_crossover_rate(0.7)
-            .unwrap()
-            .with_mutation_rate(0.01)
-            .unwrap()
-            .with_block_size(64)
-            .unwrap();
+        let odd = other_params();
         check_draws(
             &gpu,
             GaFunction::Rosenbrock,
@@ -554,37 +471,7 @@ fn precomputed_draws_should_serve_batches_and_restores() {
         (GaFunction::Ackley, 32, false),
         (GaFunction::Ridge, 128, true),
     ] {
-        let problem = PaperFunction::new(function, n).unwrap();
-        let params = GaParams::new();
-        let base = 40;
-        let mut batch = if clustered {
-            GaFusedBatchCuda::new_clustered(params.clone(), &problem, base, 3, &gpu).unwrap()
-        } else {
-            GaFusedBatchCuda::new(params.clone(), &problem, base, 3, &gpu).unwrap()
-        };
-        batch.set_precomputed_draws(8).unwrap();
-        assert_eq!(batch.precomputed_draws(), 8);
-        let mut cpus: Vec<_> = (0..3u64)
-            .map(|r| GaCpu::new(params.clone(), problem.clone(), base + r).unwrap())
-            .collect();
-        for g in [1u32, 8, 9, 30] {
-            batch.advance(g).unwrap();
-            for cpu in &mut cpus {
-                for _ in 0..g {
-                    cpu.step().unwrap();
-                }
-            }
-            for (run, cpu) in cpus.iter().enumerate() {
-                assert_same(
-                    &format!(
-                        "fused batch with draws, run {run}, {} n={n}, clustered {clustered}",
-                        function.name()
-                    ),
-                    &cpu.snapshot().unwrap(),
-                    &batch.snapshot(run).unwrap(),
-                );
-            }
-        }
+        check_batch(&gpu, function, n, 40, clustered, Some(8), &[1, 8, 9, 30]);
     }
 
     // Restore mid-run (generation 10, inside a buffer's span) on an engine with draws, then advance across
@@ -592,17 +479,13 @@ fn precomputed_draws_should_serve_batches_and_restores() {
     let problem = PaperFunction::new(GaFunction::Schwefel, 32).unwrap();
     let params = GaParams::new();
     let mut cpu = GaCpu::new(params.clone(), problem.clone(), 9).unwrap();
-    for _ in 0..10 {
-        cpu.step().unwrap();
-    }
+    steps(&mut cpu, 10);
     let mut fused = GaFusedCuda::new(params.clone(), &problem, 9, &gpu).unwrap();
     fused.set_precomputed_draws(4).unwrap();
     fused.advance(3).unwrap();
     fused.restore(&cpu.snapshot().unwrap()).unwrap();
     fused.advance(13).unwrap();
-    for _ in 0..13 {
-        cpu.step().unwrap();
-    }
+    steps(&mut cpu, 13);
     assert_same(
         "schwefel restored at generation 10 on the fused engine with draws",
         &cpu.snapshot().unwrap(),
@@ -610,35 +493,16 @@ fn precomputed_draws_should_serve_batches_and_restores() {
     );
 
     // Executor checkpoint and resume (one generation per step) with draws equal an uninterrupted CPU run.
-    let dir = std::env::temp_dir().join(format!("evo-ga-draws-checkpoint-{}", std::process::id()));
-    let path = dir.join("ga.json");
-    let whole = Executor::new(GaCpu::new(params.clone(), problem.clone(), 99).unwrap())
-        .with_termination(Termination::new().with_max_generations(25))
-        .unwrap()
-        .run()
-        .unwrap();
-    let make = || {
-        let mut engine = GaFusedCuda::new(params.clone(), &problem, 99, &gpu).unwrap();
-        engine.set_precomputed_draws(5).unwrap();
-        engine
-    };
-    Executor::new(make())
-        .with_termination(Termination::new().with_max_generations(11))
-        .unwrap()
-        .with_checkpointing(Checkpointing::new(&path, 3).unwrap())
-        .run()
-        .unwrap();
-    let resumed = Executor::new(make())
-        .with_termination(Termination::new().with_max_generations(25))
-        .unwrap()
-        .with_checkpointing(Checkpointing::new(&path, 3).unwrap())
-        .resume_if_present()
-        .unwrap()
-        .run()
-        .unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    assert_eq!(resumed.generations, 25);
-    assert_eq!(resumed.best, whole.best);
-    assert_eq!(resumed.best_fitness.to_bits(), whole.best_fitness.to_bits());
-    assert_eq!(resumed.evaluations, whole.evaluations);
+    assert_resume_matches(
+        "evo-ga-draws-checkpoint",
+        GaCpu::new(params.clone(), problem.clone(), 99).unwrap(),
+        || {
+            let mut engine = GaFusedCuda::new(params.clone(), &problem, 99, &gpu).unwrap();
+            engine.set_precomputed_draws(5).unwrap();
+            engine
+        },
+        11,
+        25,
+        3,
+    );
 }
