@@ -16,8 +16,9 @@
 // 2. `benchmarks_continuous_finish`: one block per individual reduces its tile partials (aligned subtrees of the same
 //    tree, padded to a power of two) and applies the function's final combination and bias.
 // Schwefel 1.2 / Ridge: the segment summaries of evo_benchmarks::prefix_squares, which sum the squared prefix
-// sums without a scan pass: `benchmarks_continuous_prefix_squares` (tile summaries, the tiles layout above)
-// and `benchmarks_continuous_finish_prefix` (their tree per individual).
+// sums without a scan pass: `benchmarks_continuous_prefix_squares` (tile summaries: the tiles grid above, lane
+// l of warp w holding the 8 adjacent terms 256 w + 8 l .. + 7) and `benchmarks_continuous_finish_prefix`
+// (their tree per individual).
 #include "common/problems/functions.cuh"
 #include "common/problems/prefix_squares.cuh"
 #include "common/problems/tree.cuh"
@@ -463,12 +464,52 @@ extern "C" __global__ void benchmarks_continuous_finish(const double* partials, 
 
 // ---- the sum of squared prefix sums (Ridge, Schwefel 1.2): segment summaries, one pass over z ----
 
-// The summary of one tile of 8B terms for the individuals first_row .. last_row - 1, in the lane layout of
-// `evo_tile_rows`: lane l of warp w holds the leaves (4 adjacent terms) at 256 w + 4 l and 256 w + 128 + 4 l;
-// the shuffle tree over the 32 lanes of each half is the aligned subtree of its 128 terms, the two halves the
-// warp's 256, and warp 0's tree over the B/32 warp summaries the tile's: an aligned subtree of the canonical
-// tree of evo_benchmarks::prefix_squares. FAST (a full, aligned tile): every leaf holds 4 terms, so the right
-// operand of each shuffle level holds 4 off terms, a constant instead of a shuffled count.
+// The 8 adjacent shifted coordinates base .. base + 7 of a row for `evo_prefix_squares_rows`; missing terms
+// (beyond `terms`) get z = 0. FAST (the 8 inside the row, the row and the shift 16-byte aligned): two float4 of
+// x and of the f32 shift (or four double2 of the f64 shift); a warp's two x loads cover 1024 contiguous bytes.
+template <bool FAST>
+__device__ __forceinline__ void evo_load_z8(const float* row, const float* shift32, const double* shift64,
+                                            const TilesParams& p, unsigned long long base, double* z)
+{
+    if (FAST) {
+        const float4 x0 = __ldg(reinterpret_cast<const float4*>(row + base));
+        const float4 x1 = __ldg(reinterpret_cast<const float4*>(row + base + 4u));
+        const float xs[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+        if (p.shift == 1u) {
+            const float4 s0 = __ldg(reinterpret_cast<const float4*>(shift32 + base));
+            const float4 s1 = __ldg(reinterpret_cast<const float4*>(shift32 + base + 4u));
+            const float ss[8] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w};
+#pragma unroll
+            for (unsigned int j = 0; j < 8u; ++j) {
+                z[j] = (double)xs[j] - (double)ss[j];
+            }
+        } else if (p.shift == 2u) {
+#pragma unroll
+            for (unsigned int q = 0; q < 4u; ++q) {
+                const double2 o = __ldg(reinterpret_cast<const double2*>(shift64 + base + 2u * q));
+                z[2 * q] = (double)xs[2 * q] - o.x;
+                z[2 * q + 1] = (double)xs[2 * q + 1] - o.y;
+            }
+        } else {
+#pragma unroll
+            for (unsigned int j = 0; j < 8u; ++j) {
+                z[j] = (double)xs[j];
+            }
+        }
+    } else {
+#pragma unroll
+        for (unsigned int j = 0; j < 8u; ++j) {
+            z[j] = base + j < p.terms ? evo_z(row, shift32, shift64, p.shift, base + j) : 0.0;
+        }
+    }
+}
+
+// The summary of one tile of 8B terms for the individuals first_row .. last_row - 1: lane l of warp w holds
+// the 8 adjacent terms 256 w + 8 l .. + 7 of the tile (two leaves of 4, joined in the thread: an aligned
+// subtree of 8); the shuffle tree over the 32 lanes gives the warp's aligned 256, and warp 0's tree over the
+// B/32 warp summaries the tile's: an aligned subtree of the canonical tree of evo_benchmarks::prefix_squares.
+// FAST (a full, aligned tile): the right operand at shuffle offset `off` holds 8 off terms, a constant instead
+// of a shuffled count.
 template <bool FAST>
 __device__ __forceinline__ void evo_prefix_squares_rows(const float* x, const float* shift32, const double* shift64,
                                                         double* nodes, const TilesParams& p, unsigned long long t,
@@ -478,37 +519,40 @@ __device__ __forceinline__ void evo_prefix_squares_rows(const float* x, const fl
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned int warps = blockDim.x >> 5;
-    const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 4u * lane;
+    const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 8u * lane;
     for (unsigned long long r = first_row; r < last_row; ++r) {
         const float* row = x + r * p.dimension;
-        double z[EVO_ITEMS];
-        evo_load_z<FAST>(row, shift32, shift64, nullptr, p, base, z);
-        EvoPrefixSquares half[2];
+        double z[8];
+        evo_load_z8<FAST>(row, shift32, shift64, p, base, z);
+        EvoPrefixSquares leaf[2];
 #pragma unroll
         for (unsigned int c = 0; c < 2u; ++c) {
-            half[c] = evo_prefix_squares_empty();
+            leaf[c] = evo_prefix_squares_empty();
 #pragma unroll
-            for (unsigned int e = 0; e < 4u; ++e) {
-                if (FAST || base + 128u * c + e < p.terms) {
-                    evo_prefix_squares_push(half[c], z[4 * c + e]);
+            for (unsigned int e = 0; e < EVO_PREFIX_GROUP; ++e) {
+                if (FAST || base + EVO_PREFIX_GROUP * c + e < p.terms) {
+                    evo_prefix_squares_push(leaf[c], z[EVO_PREFIX_GROUP * c + e]);
                 }
-            }
-            if (FAST) {
-#pragma unroll
-                for (unsigned int off = 1; off < 32u; off <<= 1) {
-                    EvoPrefixSquares other;
-                    other.count = (double)(EVO_PREFIX_GROUP * off);
-                    other.total = __shfl_down_sync(EVO_FULL_MASK, half[c].total, off);
-                    other.prefix = __shfl_down_sync(EVO_FULL_MASK, half[c].prefix, off);
-                    other.square = __shfl_down_sync(EVO_FULL_MASK, half[c].square, off);
-                    half[c] = evo_prefix_squares_join(half[c], other);
-                }
-            } else {
-                half[c] = evo_prefix_squares_warp(half[c], 32u);
             }
         }
+        EvoPrefixSquares node;
+        if (FAST) {
+            node = evo_prefix_squares_join(leaf[0], leaf[1]);
+#pragma unroll
+            for (unsigned int off = 1; off < 32u; off <<= 1) {
+                EvoPrefixSquares other;
+                other.count = (double)(2u * EVO_PREFIX_GROUP * off);
+                other.total = __shfl_down_sync(EVO_FULL_MASK, node.total, off);
+                other.prefix = __shfl_down_sync(EVO_FULL_MASK, node.prefix, off);
+                other.square = __shfl_down_sync(EVO_FULL_MASK, node.square, off);
+                node = evo_prefix_squares_join(node, other);
+            }
+        } else {
+            node = evo_prefix_squares_then(leaf[0], leaf[1]);
+            node = evo_prefix_squares_warp(node, 32u);
+        }
         if (lane == 0u) {
-            scratch[warp] = FAST ? evo_prefix_squares_join(half[0], half[1]) : evo_prefix_squares_then(half[0], half[1]);
+            scratch[warp] = node;
         }
         __syncthreads();
         if (warp == 0u) {
