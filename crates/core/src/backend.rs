@@ -61,6 +61,22 @@ impl Backend {
         Self::Cuda { device }
     }
 
+    /// The worker threads of a `Cpu` backend (0: one per core); 0 for the others, so that an engine's CPU
+    /// fallback for an `Auto` or `Cuda` backend runs on every core.
+    ///
+    /// ```
+    /// use evo_core::Backend;
+    ///
+    /// assert_eq!(Backend::Cpu { threads: 4 }.cpu_threads(), 4);
+    /// assert_eq!(Backend::cuda(0).cpu_threads(), 0);
+    /// ```
+    pub const fn cpu_threads(&self) -> usize {
+        match *self {
+            Self::Cpu { threads } => threads,
+            Self::Cuda { .. } | Self::Auto => 0,
+        }
+    }
+
     /// Builds the rayon pool a `Cpu` backend runs on; `None` for the other backends.
     ///
     /// # Errors

@@ -1,5 +1,6 @@
 //! Runs an engine to a termination, with observers, history and checkpoints.
 
+use crate::backend::Backend;
 use crate::checkpoint::{self, Checkpointing, RunState};
 use crate::engine::{Engine, Progress};
 use crate::error::{Error, Result};
@@ -112,6 +113,14 @@ impl<E: Engine> Executor<E> {
     pub fn with_metadata(mut self, key: impl Into<String>, value: impl ToString) -> Self {
         self.metadata.insert(key.into(), value.to_string());
         self
+    }
+
+    /// The metadata every algorithm's one-call `run` records: `backend` (as resolved), `seed` and `problem`
+    /// (its name).
+    pub fn with_run_metadata(self, backend: Backend, seed: u64, problem: &str) -> Self {
+        self.with_metadata("backend", backend)
+            .with_metadata("seed", seed)
+            .with_metadata("problem", problem)
     }
 
     /// Resumes from the configured checkpoint file when it exists; starts afresh when it does not.

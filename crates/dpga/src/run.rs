@@ -47,24 +47,16 @@ pub fn run<P: ConstrainedProblem + 'static>(
             let engine = DpgaCuda::new(params, cec, seed, &gpu)?;
             Executor::new(engine)
                 .with_termination(termination)?
-                .with_metadata("backend", resolved)
+                .with_run_metadata(resolved, seed, &name)
                 .with_metadata("device", &gpu.info().name)
                 .with_metadata("profile", "exact")
-                .with_metadata("seed", seed)
-                .with_metadata("problem", &name)
                 .run()
         }
         _ => {
-            let threads = match resolved {
-                Backend::Cpu { threads } => threads,
-                _ => 0,
-            };
-            let engine = DpgaCpu::new(params, problem, seed, threads)?;
+            let engine = DpgaCpu::new(params, problem, seed, resolved.cpu_threads())?;
             Executor::new(engine)
                 .with_termination(termination)?
-                .with_metadata("backend", resolved)
-                .with_metadata("seed", seed)
-                .with_metadata("problem", &name)
+                .with_run_metadata(resolved, seed, &name)
                 .run()
         }
     }

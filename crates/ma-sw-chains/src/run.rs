@@ -32,25 +32,17 @@ pub fn run<P: CudaProblem + ?Sized>(
             let engine = MaCuda::new(params, problem, seed, &gpu)?;
             Executor::new(engine)
                 .with_termination(termination)?
-                .with_metadata("backend", resolved)
+                .with_run_metadata(resolved, seed, &name)
                 .with_metadata("device", &gpu.info().name)
                 .with_metadata("profile", "exact")
-                .with_metadata("seed", seed)
-                .with_metadata("problem", &name)
                 .with_metadata("dimension", dimension)
                 .run()
         }
         _ => {
-            let threads = match resolved {
-                Backend::Cpu { threads } => threads,
-                _ => 0,
-            };
-            let engine = MaCpu::new(params, problem, seed, threads)?;
+            let engine = MaCpu::new(params, problem, seed, resolved.cpu_threads())?;
             Executor::new(engine)
                 .with_termination(termination)?
-                .with_metadata("backend", resolved)
-                .with_metadata("seed", seed)
-                .with_metadata("problem", &name)
+                .with_run_metadata(resolved, seed, &name)
                 .with_metadata("dimension", dimension)
                 .run()
         }
