@@ -203,10 +203,15 @@ impl<'p> Shape<'p> {
         values.check(self.kernel, what, self.runs() * rows)
     }
 
-    /// A selection of `p.select_count` indices per run into `out` from `p.select_a + p.select_b`
-    /// candidates; `false` when there is nothing to select (no launch).
-    fn selection(self, out: usize) -> Result<bool> {
+    /// A selection of `p.select_count` indices per run into `out` from the segments `a` (`p.select_a`
+    /// candidates per run) and `b` (`p.select_b`, not read when 0); `false` when there is nothing to select
+    /// (no launch).
+    fn selection<S: Segment>(self, a: &S, b: &S, out: usize) -> Result<bool> {
         let p = self.p;
+        a.check_segment(self, "first segment", p.select_a as usize)?;
+        if p.select_b > 0 {
+            b.check_segment(self, "second segment", p.select_b as usize)?;
+        }
         self.per_run("selection", out, p.select_count as usize)?;
         if p.select_count > p.select_a + p.select_b {
             return Err(Error::invalid_parameter(
@@ -222,6 +227,35 @@ impl<'p> Shape<'p> {
     /// The kernel, compiled for the Exact profile.
     fn kernel(self, gpu: &Gpu) -> Result<Kernel> {
         gpu.kernel(ModuleId::Dpga, self.kernel, Profile::Exact)
+    }
+}
+
+/// The candidates of one selection segment: their evaluations (`dpga_select_main`) or their reserve
+/// fitness `f_r` (`dpga_select_reserve`).
+trait Segment {
+    /// Holds `per_run` candidates for every run.
+    fn check_segment(&self, shape: Shape<'_>, what: &'static str, per_run: usize) -> Result<()>;
+    /// Pushes the segment's arrays as the kernel's next arguments (inputs).
+    fn push<'a>(&'a self, launch: Launch<'a>) -> Launch<'a>;
+}
+
+impl Segment for DeviceValues {
+    fn check_segment(&self, shape: Shape<'_>, what: &'static str, per_run: usize) -> Result<()> {
+        shape.values(what, self, per_run)
+    }
+
+    fn push<'a>(&'a self, launch: Launch<'a>) -> Launch<'a> {
+        launch.values(self)
+    }
+}
+
+impl Segment for DeviceBuffer<f64> {
+    fn check_segment(&self, shape: Shape<'_>, what: &'static str, per_run: usize) -> Result<()> {
+        shape.per_run(what, self.len(), per_run)
+    }
+
+    fn push<'a>(&'a self, launch: Launch<'a>) -> Launch<'a> {
+        launch.input(self)
     }
 }
 
@@ -665,29 +699,7 @@ pub fn select_main(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_select_main", p);
-    shape.values("first segment", a, p.select_a as usize)?;
-    if p.select_b > 0 {
-        shape.values("second segment", b, p.select_b as usize)?;
-    }
-    if !shape.selection(out.len())? {
-        return Ok(());
-    }
-    let kernel = shape.kernel(gpu)?;
-    // SAFETY: `dpga_select_main(const double*, const double*, const unsigned*, const double*, const double*,
-    // const unsigned*, unsigned*, DpgaKernelParams)`; the blocks of grid row r (one warp per candidate, the
-    // block size a power of two of at least 32) read entries of run r below select_a (a) and select_b (b, not
-    // read when 0) and write out[r · count + rank] for rank < count (lengths checked; the ranks under a total
-    // order are distinct).
-    unsafe {
-        kernel
-            .launch()
-            .values(a)
-            .values(b)
-            .output(out)
-            .params(p)
-            .run(selection_grid(p, block))
-    }
+    select(gpu, "dpga_select_main", a, b, out, p, block)
 }
 
 /// `dpga_select_reserve`: as [`select_main`] under the reserve order (higher `f_r`, then lower index).
@@ -702,26 +714,33 @@ pub fn select_reserve(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_select_reserve", p);
-    shape.per_run("first segment", a.len(), p.select_a as usize)?;
-    if p.select_b > 0 {
-        shape.per_run("second segment", b.len(), p.select_b as usize)?;
-    }
-    if !shape.selection(out.len())? {
+    select(gpu, "dpga_select_reserve", a, b, out, p, block)
+}
+
+/// The launch of [`select_main`] (`S` = [`DeviceValues`]) and [`select_reserve`] (`S` = `f_r`).
+fn select<S: Segment>(
+    gpu: &Gpu,
+    name: &'static str,
+    a: &S,
+    b: &S,
+    out: &mut DeviceBuffer<u32>,
+    p: &DpgaKernelParams,
+    block: u32,
+) -> Result<()> {
+    let shape = Shape::of(name, p);
+    if !shape.selection(a, b, out.len())? {
         return Ok(());
     }
     let kernel = shape.kernel(gpu)?;
-    // SAFETY: `dpga_select_reserve(const double*, const double*, unsigned*, DpgaKernelParams)`; as
-    // `select_main` (lengths checked).
-    unsafe {
-        kernel
-            .launch()
-            .input(a)
-            .input(b)
-            .output(out)
-            .params(p)
-            .run(selection_grid(p, block))
-    }
+    let launch = b.push(a.push(kernel.launch()));
+    // SAFETY: the arguments follow `dpga_select_main(const double*, const double*, const unsigned*, const
+    // double*, const double*, const unsigned*, unsigned*, DpgaKernelParams)` (S = DeviceValues: objective,
+    // violation, satisfied of each segment) and `dpga_select_reserve(const double*, const double*, unsigned*,
+    // DpgaKernelParams)` (S = the f_r buffer); the blocks of grid row r (one warp per candidate, the block size
+    // a power of two of at least 32) read entries of run r below select_a (a) and select_b (b, not read when
+    // 0) and write out[r · count + rank] for rank < count (lengths checked; the ranks under a total order are
+    // distinct).
+    unsafe { launch.output(out).params(p).run(selection_grid(p, block)) }
 }
 
 /// The rows and values of one main-side set (M, O_m or C).
