@@ -59,6 +59,23 @@ fn check_every_generation(
     );
 }
 
+/// [`check_every_generation`] on all eight functions with the paper's parameters, function k from seed
+/// `first_seed + k`.
+fn check_all_functions(gpu: &Gpu, n: usize, generations: u64, first_seed: u64, clustered: bool) {
+    for (k, function) in GaFunction::ALL.into_iter().enumerate() {
+        let seed = first_seed + k as u64;
+        check_every_generation(
+            gpu,
+            function,
+            n,
+            generations,
+            GaParams::new(),
+            seed,
+            clustered,
+        );
+    }
+}
+
 /// G generations per launch, compared after each launch. `plan` lists (precomputed draw buffers, generations
 /// to advance): the buffers are resized to the given generations before the advance (0: drawn inside the
 /// fused kernel), or left as they are (`None`: drawn inside the kernel unless set earlier).
@@ -162,17 +179,7 @@ fn fused_engine_should_match_cpu_for_200_generations_on_all_eight_functions() {
     else {
         return;
     };
-    for (k, function) in GaFunction::ALL.into_iter().enumerate() {
-        check_every_generation(
-            &gpu,
-            function,
-            32,
-            200,
-            GaParams::new(),
-            1000 + k as u64,
-            false,
-        );
-    }
+    check_all_functions(&gpu, 32, 200, 1000, false);
     // The block size does not change the results.
     let params = GaParams::new().with_block_size(64).unwrap();
     check_every_generation(&gpu, GaFunction::Griewank, 32, 20, params, 1004, false);
@@ -183,17 +190,7 @@ fn fused_engine_should_match_cpu_at_n_128() {
     let Some(gpu) = gpu_or_skip("fused_engine_should_match_cpu_at_n_128") else {
         return;
     };
-    for (k, function) in GaFunction::ALL.into_iter().enumerate() {
-        check_every_generation(
-            &gpu,
-            function,
-            128,
-            20,
-            GaParams::new(),
-            77 + k as u64,
-            false,
-        );
-    }
+    check_all_functions(&gpu, 128, 20, 77, false);
     let params = GaParams::new().with_block_size(1024).unwrap();
     check_every_generation(&gpu, GaFunction::Ackley, 128, 10, params, 78, false);
 }
@@ -250,17 +247,7 @@ fn clustered_fused_engine_should_match_cpu() {
         return;
     };
     check_g_generations(&gpu, true);
-    for (k, function) in GaFunction::ALL.into_iter().enumerate() {
-        check_every_generation(
-            &gpu,
-            function,
-            32,
-            30,
-            GaParams::new(),
-            500 + k as u64,
-            true,
-        );
-    }
+    check_all_functions(&gpu, 32, 30, 500, true);
     check_every_generation(
         &gpu,
         GaFunction::Griewank,
