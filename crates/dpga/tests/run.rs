@@ -19,13 +19,29 @@ fn small() -> DpgaParams {
         .unwrap()
 }
 
+/// Minimise a + b subject to a·b ≥ 1 on [0, 4]²; with `nan_regions`, a NaN objective for a < 1 and a NaN
+/// constraint for b < 1 (about 3/4 of the box).
 struct Hyperbola {
     bounds: Bounds,
+    nan_regions: bool,
+}
+
+impl Hyperbola {
+    fn new(nan_regions: bool) -> Self {
+        Self {
+            bounds: Bounds::uniform(2, 0.0, 4.0).unwrap(),
+            nan_regions,
+        }
+    }
 }
 
 impl ConstrainedProblem for Hyperbola {
     fn name(&self) -> &str {
-        "hyperbola"
+        if self.nan_regions {
+            "nan-hyperbola"
+        } else {
+            "hyperbola"
+        }
     }
     fn dimension(&self) -> usize {
         2
@@ -41,16 +57,22 @@ impl ConstrainedProblem for Hyperbola {
     }
     fn evaluate(&self, x: &[f32], g: &mut [f64], _h: &mut [f64]) -> f64 {
         let (a, b) = (f64::from(x[0]), f64::from(x[1]));
-        g[0] = 1.0 - a * b;
-        a + b
+        if !self.nan_regions {
+            g[0] = 1.0 - a * b;
+            return a + b;
+        }
+        g[0] = if b < 1.0 { f64::NAN } else { 1.0 - a * b };
+        if a < 1.0 {
+            0.0 * f64::NEG_INFINITY
+        } else {
+            a + b
+        }
     }
 }
 
 #[test]
 fn the_cuda_backend_refuses_a_problem_that_is_not_cec_2006() {
-    let problem = Hyperbola {
-        bounds: Bounds::uniform(2, 0.0, 4.0).unwrap(),
-    };
+    let problem = Hyperbola::new(false);
     let termination = Termination::new().with_max_generations(3);
     let error = run(
         small(),
@@ -85,49 +107,13 @@ fn the_cpu_backend_runs_to_the_termination_and_equals_the_engine() {
         evo_core::Engine::progress(&engine).best_fitness
     );
     // A user problem under Auto goes to the CPU even on a GPU machine.
-    let problem = Hyperbola {
-        bounds: Bounds::uniform(2, 0.0, 4.0).unwrap(),
-    };
+    let problem = Hyperbola::new(false);
     assert!(run(small(), problem, 1, Backend::Auto, termination).is_ok());
-}
-
-/// The hyperbola with a NaN objective for `a < 1` and a NaN constraint for `b < 1`: about 3/4 of the box.
-struct NanHyperbola {
-    bounds: Bounds,
-}
-
-impl ConstrainedProblem for NanHyperbola {
-    fn name(&self) -> &str {
-        "nan-hyperbola"
-    }
-    fn dimension(&self) -> usize {
-        2
-    }
-    fn bounds(&self) -> &Bounds {
-        &self.bounds
-    }
-    fn inequality_count(&self) -> usize {
-        1
-    }
-    fn equality_count(&self) -> usize {
-        0
-    }
-    fn evaluate(&self, x: &[f32], g: &mut [f64], _h: &mut [f64]) -> f64 {
-        let (a, b) = (f64::from(x[0]), f64::from(x[1]));
-        g[0] = if b < 1.0 { f64::NAN } else { 1.0 - a * b };
-        if a < 1.0 {
-            0.0 * f64::NEG_INFINITY
-        } else {
-            a + b
-        }
-    }
 }
 
 #[test]
 fn non_finite_evaluations_rank_last_and_the_run_goes_on() {
-    let problem = NanHyperbola {
-        bounds: Bounds::uniform(2, 0.0, 4.0).unwrap(),
-    };
+    let problem = Hyperbola::new(true);
     let mut engine = evo_dpga::DpgaCpu::new(small(), problem, 5, 1).unwrap();
     let initial = engine.best_evaluation();
     for _ in 0..30 {
