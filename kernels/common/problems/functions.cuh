@@ -1,8 +1,8 @@
 // Per-coordinate terms and final combinations of the continuous test functions: the CUDA twins of
 // crates/benchmarks/src/functions/*.rs, same operations in the same order (module docs there give the math).
-// Transcendental functions come from common/math.cuh, except the cosines of Rastrigin (evo_rastrigin_cos) and
-// Griewank (evo_griewank_cos), written with explicit fma like their Rust twins' mul_add; either way the Exact
-// profile gives the CPU's bits.
+// Transcendental functions come from common/math.cuh, except the cosines of Rastrigin (evo_rastrigin_wave,
+// 10 - 10 cos(2 pi z)) and Griewank (evo_griewank_cos), written with explicit fma like their Rust twins'
+// mul_add; either way the Exact profile gives the CPU's bits.
 #pragma once
 
 #include "common/math.cuh"
@@ -15,61 +15,62 @@
 // Twin: functions::sphere::sphere_term.
 __device__ __forceinline__ double evo_sphere_term(double z) { return z * z; }
 
-// cos(2 pi z) for the Rastrigin term, accurate in absolute terms (2.6e-16), with no select of coefficients:
-// n = rint(z) from (z + 1.5 2^52) - 1.5 2^52, a = |z - n| <= 1/2, folded to b = (a > 1/4 ? 1/2 - a : a)
-// (exact), then the degree-10 Taylor polynomial of cos(pi v / 2) in v^2, v = 4b, by Horner with explicit fma,
-// negated when folded. Twin and accuracy: functions::rastrigin::rastrigin_cos.
-// (-1)^k (pi/2)^(2k) / (2k)!, k = 0..10, rounded to nearest (Rust: functions::rastrigin's COS). In constant
-// memory so that each fma reads its coefficient as a constant-bank operand instead of two register moves.
-__constant__ double EVO_RASTRIGIN_COS[11] = {
-    1.0,
-    -0x1.3bd3cc9be45dep+0,
-    0x1.03c1f081b5ac4p-2,
-    -0x1.55d3c7e3cbffap-6,
-    0x1.e1f506891babbp-11,
-    -0x1.a6d1f2a204a8cp-16,
-    0x1.f9d38a3763cc3p-22,
-    -0x1.b6e24f44b128fp-28,
-    0x1.20c62c2f2d7f5p-34,
-    -0x1.2a0c591af8314p-41,
-    0x1.ef6e308d6d1c4p-49,
+// 10 - 10 cos(2 pi z) for the Rastrigin term, accurate in absolute terms (2.9e-15), with no select of
+// coefficients: m = rint(2z) from fma(2, z, 1.5 2^52) - 1.5 2^52, r = z - m/2 = fma(m, -0.5, z) (exact,
+// |r| <= 1/4), s = r^2, then s W(s) (even m) or 20 - s W(s) (odd m) by one fma, W the degree-7 minimax
+// polynomial by Horner with explicit fma; the sign of s and the 20 come from the low bit of the rounded value
+// by integer operations. Twin and accuracy: functions::rastrigin::rastrigin_wave.
+// w_1..w_8 (Rust: functions::rastrigin's WAVE). In constant memory so that each fma reads its coefficient as
+// a constant-bank operand instead of two register moves.
+__constant__ double EVO_RASTRIGIN_WAVE[8] = {
+    0x1.8ac8bfc2dd754p+7,
+    -0x1.44b26ca22303ap+9,
+    0x1.ab48b9dcb15b7p+9,
+    -0x1.2d3924111ed4bp+9,
+    0x1.084335f311ab3p+8,
+    -0x1.3c237a925e5d0p+6,
+    0x1.121e4485a0c3dp+4,
+    -0x1.5c30aec45cbd8p+1,
 };
 
-// evo_rastrigin_cos for |z| < 2^49 (callers that have checked the range of a whole group of arguments at once).
-__device__ __forceinline__ double evo_rastrigin_cos_reduced(double z)
+// evo_rastrigin_wave for |z| < 2^49 (callers that have checked the range of a whole group of arguments at
+// once).
+__device__ __forceinline__ double evo_rastrigin_wave_reduced(double z)
 {
     const double rounder = 0x1.8p52;
-    const double n = __dsub_rn(__dadd_rn(z, rounder), rounder);
-    const double a = fabs(z - n);
-    const bool far = a > 0.25;
-    const double v = 4.0 * (far ? 0.5 - a : a);
-    const double s = v * v;
-    double p = EVO_RASTRIGIN_COS[10];
+    const double t = fma(2.0, z, rounder);
+    const unsigned int odd = (unsigned int)__double2loint(t) & 1u;
+    const double m = t - rounder;
+    const double r = fma(m, -0.5, z);
+    const double s = r * r;
+    double p = EVO_RASTRIGIN_WAVE[7];
 #pragma unroll
-    for (int k = 9; k >= 0; --k) {
-        p = fma(p, s, EVO_RASTRIGIN_COS[k]);
+    for (int k = 6; k >= 0; --k) {
+        p = fma(p, s, EVO_RASTRIGIN_WAVE[k]);
     }
-    return far ? -p : p;
+    // Even m: s W(s); odd m: 20 - s W(s).
+    // Integer operations on the high words: the sign bit of s, and 20.0 = 0x40340000'00000000 or +0.0.
+    const unsigned int sign = odd << 31;
+    const double signed_s = __hiloint2double((int)((unsigned int)__double2hiint(s) ^ sign), __double2loint(s));
+    const double base = __hiloint2double((int)((0u - odd) & 0x40340000u), 0);
+    return fma(signed_s, p, base);
 }
 
-__device__ __forceinline__ double evo_rastrigin_cos(double z)
+__device__ __forceinline__ double evo_rastrigin_wave(double z)
 {
     if (!(fabs(z) < 0x1p49)) {
         z = fmod(z, 1.0);  // exact; never taken in the benchmark domains
     }
-    return evo_rastrigin_cos_reduced(z);
+    return evo_rastrigin_wave_reduced(z);
 }
 
-// Twin: functions::rastrigin::rastrigin_term.
-__device__ __forceinline__ double evo_rastrigin_term(double z)
-{
-    return (z * z - 10.0 * evo_rastrigin_cos(z)) + 10.0;
-}
+// Twin: functions::rastrigin::rastrigin_term, z^2 + (10 - 10 cos(2 pi z)) by one fma.
+__device__ __forceinline__ double evo_rastrigin_term(double z) { return fma(z, z, evo_rastrigin_wave(z)); }
 
 // evo_rastrigin_term for |z| < 2^49 (the same bits).
 __device__ __forceinline__ double evo_rastrigin_term_reduced(double z)
 {
-    return (z * z - 10.0 * evo_rastrigin_cos_reduced(z)) + 10.0;
+    return fma(z, z, evo_rastrigin_wave_reduced(z));
 }
 
 // Twin: functions::step::step_term.
@@ -93,26 +94,24 @@ __device__ __forceinline__ double evo_rosenbrock_term(double zi, double znext)
 // Twin: functions::griewank::griewank_scale (0-based index i): 1 / sqrt(i + 1).
 __device__ __forceinline__ double evo_griewank_scale(unsigned long long i) { return 1.0 / sqrt((double)(i + 1)); }
 
-// (-1)^k / (2k)!, k = 0..10, rounded to nearest (Rust: functions::griewank's COS), in constant memory like
-// EVO_RASTRIGIN_COS.
-__constant__ double EVO_GRIEWANK_COS[11] = {
+// c_0..c_8, the minimax polynomial of cos(sqrt(s)) on 0 <= s <= (pi/2 + 2^-30)^2 with c_0 = 1 (Rust:
+// functions::griewank's COS), in constant memory like EVO_RASTRIGIN_WAVE.
+__constant__ double EVO_GRIEWANK_COS[9] = {
     1.0,
-    -0x1.0000000000000p-1,
-    0x1.5555555555555p-5,
-    -0x1.6c16c16c16c17p-10,
-    0x1.a01a01a01a01ap-16,
-    -0x1.27e4fb7789f5cp-22,
-    0x1.1eed8eff8d898p-29,
-    -0x1.93974a8c07c9dp-37,
-    0x1.ae7f3e733b81fp-45,
-    -0x1.6827863b97d97p-53,
-    0x1.e542ba4020225p-62,
+    -0x1.ffffffffffffdp-2,
+    0x1.555555555540ap-5,
+    -0x1.6c16c16c0b21dp-10,
+    0x1.a01a0199c928fp-16,
+    -0x1.27e4f9915fd07p-22,
+    0x1.1eece48a39a58p-29,
+    -0x1.9351e13319d6ep-37,
+    0x1.9f4225683e670p-45,
 };
 
-// cos(x) for the Griewank factor, accurate in absolute terms (2.5e-16), with no select of coefficients:
-// n = rint(x / pi) from the low bits of fma(x, 1/pi, 1.5 2^52), r = x - n (Q1 + Q2 + Q3) by three fma (the
-// first exact), |r| <= pi/2, then the degree-10 Taylor polynomial of cos r in r^2 by Horner with explicit fma,
-// the sign flipped for odd n; |x| >= 2^20 and NaN take evo_cos_f64. Twin and accuracy:
+// cos(x) for the Griewank factor, accurate in absolute terms (2.8e-16), with no select of coefficients:
+// n = rint(x / pi) from the low bits of fma(x, 1/pi, 1.5 2^52), r = x - n (Q1 + Q2) by two fma (the first
+// exact), |r| <= pi/2 + 2^-30, then the degree-8 minimax polynomial of cos r in r^2 by Horner with explicit
+// fma, the sign flipped for odd n; |x| >= 2^20 and NaN take evo_cos_f64. Twin and accuracy:
 // functions::griewank::griewank_cos.
 // evo_griewank_cos for |x| < 2^20 (callers that have checked the range of a whole group of arguments at once).
 __device__ __forceinline__ double evo_griewank_cos_reduced(double x)
@@ -123,11 +122,10 @@ __device__ __forceinline__ double evo_griewank_cos_reduced(double x)
     const double n = t - rounder;
     double r = fma(-n, 0x1.921fb54442d18p+1, x);
     r = fma(-n, 0x1.1a62633145c07p-53, r);
-    r = fma(-n, -0x1.f1976b7ed8fbcp-109, r);
     const double s = r * r;
-    double p = EVO_GRIEWANK_COS[10];
+    double p = EVO_GRIEWANK_COS[8];
 #pragma unroll
-    for (int k = 9; k >= 0; --k) {
+    for (int k = 7; k >= 0; --k) {
         p = fma(p, s, EVO_GRIEWANK_COS[k]);
     }
     const unsigned long long negative = (unsigned long long)(half_periods & 1u);

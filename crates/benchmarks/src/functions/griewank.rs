@@ -19,18 +19,34 @@
 //!
 //! ```text
 //! |x| < 2^20:  t = fma(x, 1/π, 1.5·2^52),  n = t − 1.5·2^52   (n = rint(x/π) up to one unit, from t's low bits)
-//!              r = fma(−n, Q1, x) (exact),  r = fma(−n, Q2, r),  r = fma(−n, Q3, r)      |r| ≤ π/2 + 2^−30
+//!              r = fma(−n, Q1, x) (exact),  r = fma(−n, Q2, r)                    |r| ≤ π/2 + 2^−30
 //!              cos x = (−1)^n P(r²)
 //! otherwise:   evo_core::math::cos_f64(x)
 //! ```
 //!
-//! `Q1 + Q2 + Q3` is π to 159 bits (the first step is exact: `x − n·Q1` is a multiple of `min(ulp(x), 2^−51)`
-//! below 4 in magnitude), `P` the degree-10 Taylor polynomial of `cos` in `r²` (truncation below 2e-17 on
-//! `|r| ≤ π/2`) by Horner's rule with explicit fused multiply-adds, correctly rounded on both sides: one polynomial, no
-//! select of coefficients, and the sign is an integer xor. Accuracy against `cos(x)` of mpmath at 200 bits, on 3·10⁴
-//! arguments `z · (1/√i)` (`z` the difference of two random `f32` in [−600, 600] or [−480, 480], `i` uniform
-//! in 1..=100 or 1..=10⁷ with equal probability) and the 3 495 doubles within 2 ulp of `kπ/2`, `k < 700`: at
-//! most 2.5e-16 absolute; the tests keep 37 of these values, the worst among them.
+//! `Q1` is π rounded to nearest and `Q2` the remainder `π − Q1` rounded to nearest: `|π − Q1 − Q2| < 3.0e-33`,
+//! so with `|n| ≤ 2^20/π + 1 < 3.4·10⁵` the reduction loses less than 1.1e-27 to the missing third part, far
+//! below the rounding of `r` (half an ulp of `r`, up to 1.1e-16). `n` is off `rint(x/π)` only when `x/π`
+//! lies within `2^20 · 2^−55` of a half-integer (the rounding of 1/π), hence `|r| ≤ π/2 + 1e-10`. The first
+//! step is exact: for `n ≠ 0`, `|x| ≥ 1` and `x − n·Q1` is a multiple of `2^−52` (`ulp(Q1) = 2^−51`,
+//! `ulp(x) ≥ 2^−52`) below 2 in magnitude.
+//!
+//! `P(s) = Σ_{k=0}^{8} c_k s^k`, `c_0 = 1` (so `cos 0` is exactly 1 and `f(0) = 0`), is the minimax
+//! polynomial (Remez exchange, absolute error) of `cos √s` on `0 ≤ s ≤ (π/2 + 2^−30)²`: error 4.2e-18 before
+//! rounding the coefficients (degree 7, the next lower, would leave 2.1e-15). It runs by Horner's rule with
+//! explicit fused multiply-adds, correctly rounded on both sides: one polynomial, no select of coefficients,
+//! and the sign is an integer xor. To regenerate the coefficients (mpmath, 60 digits): Remez on the basis
+//! `s, s², …, s⁸` over `(0, (π/2 + 2^−30)²]` for `g(s) = cos √s − 1`, 9 alternation points, starting from
+//! Chebyshev points, until the levelled error is stable to 1e-6 relative; then round each `c_k` to nearest
+//! (the procedure of Rastrigin's `W`).
+//! Cost: 1 multiplication for the argument, 4 f64 operations of reduction (`t`, `n`, two fma), 1 for `r²`
+//! and 8 fused multiply-adds: 14 (17 with the third reduction step and the degree-10 Taylor polynomial).
+//!
+//! Accuracy against `cos(x)` of mpmath at 200 bits, on 78 200 arguments: 4·10⁴ Griewank arguments
+//! `z · (1/√i)` (`z` the difference of two random `f32` in [−600, 600] or [−480, 480], `i` uniform in
+//! 1..=100 or 1..=10⁷ with equal probability), 2·10⁴ uniform in [−4.1, 4.1], and the doubles within 3 ulp
+//! or 1e-9 relative of `±kπ/2`, `k < 700`: at most 2.75e-16 absolute (the rounding of `r` and of `r²` near
+//! `|r| = π/2` dominates); the tests keep 40 of these values, the worst among them.
 
 use crate::tree::pairwise_product_by;
 use evo_core::math::cos_f64;
@@ -44,24 +60,22 @@ const LARGE: f64 = 1_048_576.0; // 2^20
 
 /// 1/π rounded to nearest.
 const ONE_OVER_PI: f64 = f64::from_bits(0x3fd4_5f30_6dc9_c883);
-/// π = Q1 + Q2 + Q3 + O(2^−159): the doubles nearest to the successive remainders.
+/// π = Q1 + Q2 + 3.0e-33: π rounded to nearest, then the remainder rounded to nearest (module docs).
 const Q1: f64 = f64::from_bits(0x4009_21fb_5444_2d18);
 const Q2: f64 = f64::from_bits(0x3ca1_a626_3314_5c07);
-const Q3: f64 = f64::from_bits(0xb92f_1976_b7ed_8fbc);
 
-/// `(−1)^k/(2k)!`, k = 0..=10, rounded to nearest.
-const COS: [f64; 11] = [
+/// `c_0..c_8`: `Σ c_k s^k` is the minimax polynomial of `cos √s` on `0 ≤ s ≤ (π/2 + 2^−30)²` with `c_0 = 1`
+/// (absolute error 4.2e-18), rounded to nearest.
+const COS: [f64; 9] = [
     f64::from_bits(0x3ff0_0000_0000_0000),
-    f64::from_bits(0xbfe0_0000_0000_0000),
-    f64::from_bits(0x3fa5_5555_5555_5555),
-    f64::from_bits(0xbf56_c16c_16c1_6c17),
-    f64::from_bits(0x3efa_01a0_1a01_a01a),
-    f64::from_bits(0xbe92_7e4f_b778_9f5c),
-    f64::from_bits(0x3e21_eed8_eff8_d898),
-    f64::from_bits(0xbda9_3974_a8c0_7c9d),
-    f64::from_bits(0x3d2a_e7f3_e733_b81f),
-    f64::from_bits(0xbca6_8278_63b9_7d97),
-    f64::from_bits(0x3c1e_542b_a402_0225),
+    f64::from_bits(0xbfdf_ffff_ffff_fffd),
+    f64::from_bits(0x3fa5_5555_5555_540a),
+    f64::from_bits(0xbf56_c16c_16c0_b21d),
+    f64::from_bits(0x3efa_01a0_199c_928f),
+    f64::from_bits(0xbe92_7e4f_9915_fd07),
+    f64::from_bits(0x3e21_eece_48a3_9a58),
+    f64::from_bits(0xbda9_351e_1331_9d6e),
+    f64::from_bits(0x3d29_f422_5683_e670),
 ];
 
 /// `cos(x)` within an absolute bound (module docs). Bit-identical to the CUDA twin `evo_griewank_cos`.
@@ -100,10 +114,9 @@ fn griewank_cos_portable(x: f64) -> f64 {
     let n = t - ROUNDER;
     let mut r = (-n).mul_add(Q1, x);
     r = (-n).mul_add(Q2, r);
-    r = (-n).mul_add(Q3, r);
     let s = r * r;
-    let mut p = COS[10];
-    for &c in COS[..10].iter().rev() {
+    let mut p = COS[8];
+    for &c in COS[..8].iter().rev() {
         p = p.mul_add(s, c);
     }
     f64::from_bits(p.to_bits() ^ (u64::from(half_periods & 1) << 63))
@@ -145,202 +158,218 @@ mod tests {
 
     /// `(x, hi, lo)` as bits: `hi + lo` is `cos(x)` to about 1e-32 (mpmath at 200 bits). Griewank arguments
     /// `z · (1/√i)` (`z` the difference of two random `f32` in [−600, 600] or [−480, 480], `i` in 1..=100 or
-    /// 1..=10⁷), doubles next to `kπ/2` (`k < 700`), and the worst of 33 495 such arguments (the last row).
-    const MPMATH: [(u64, u64, u64); 37] = [
+    /// 1..=10⁷), random `x` in [−4.1, 4.1], doubles next to `kπ/2` (`k < 700`), 78 200 arguments in all
+    /// (module docs): the 28 worst of them (positive `x`; the cosine is even) and 12 others.
+    const MPMATH: [(u64, u64, u64); 40] = [
         (
-            0x3fc7_5d3f_2428_681b,
-            0x3fef_77e8_1161_8c60,
-            0x3c8f_2d9a_78b8_59e1,
+            0xc049_be86_8c42_c279,
+            0x3fd5_d021_1a6d_ec69,
+            0xbc67_0fcb_7e2c_e072,
         ),
         (
-            0xc04a_afc2_24d7_9086,
-            0xbfef_fb46_9cdf_c077,
-            0x3c84_bb07_2ac2_20cb,
+            0xbfd2_a2b6_b278_2673,
+            0x3fee_a729_4715_db83,
+            0xbc6c_c516_c709_285f,
         ),
         (
-            0xbff0_31e8_fad3_42ab,
-            0x3fe0_f5d5_8f64_8f10,
-            0xbc68_9964_a2c7_3967,
+            0xc085_32ae_8d3d_4495,
+            0x3fef_03ca_a17c_4a43,
+            0xbc61_4350_c345_6793,
         ),
         (
-            0x4045_e2ea_213f_2ecd,
-            0x3fef_4cd6_027b_c4ac,
-            0xbc8a_99ba_9625_590a,
+            0x4050_1c2c_d1ea_ecbc,
+            0xbfa3_3d56_8c15_d8fb,
+            0x3c44_9578_3380_c500,
         ),
         (
-            0xc07b_94a4_1ec0_a373,
-            0x3fba_7fdf_683b_999b,
-            0xbc52_490c_70af_cc7e,
+            0x403c_a841_9a26_7b2a,
+            0xbfed_aeb9_731f_3b2c,
+            0xbc88_f27a_29b6_78b1,
         ),
         (
-            0xc03b_8d68_e23f_12b5,
-            0xbfe8_043c_479b_14e9,
-            0xbc89_a293_f4d5_8d2d,
+            0x4042_740d_b7d2_0b21,
+            0x3fe6_77aa_86c3_e95e,
+            0xbc85_18f2_e835_3695,
         ),
         (
-            0x3fa7_ae7a_a7b0_215e,
-            0x3fef_f73d_228b_5251,
-            0x3c75_74c3_daf3_db47,
+            0x4056_61ff_82ce_0da4,
+            0x3f71_150c_6bda_2976,
+            0xbc17_a3b8_5d9d_61fe,
         ),
         (
-            0xbf6b_a92c_94f4_ba65,
-            0x3fef_fff4_0b83_f150,
-            0x3c5b_6f4f_6b69_7ba5,
+            0x3ff9_8060_8919_3dd8,
+            0xbf97_98c4_500a_8a3c,
+            0xbc14_51c9_0e99_2f5c,
         ),
         (
-            0xbfd4_3647_046e_ec32,
-            0x3fee_6adb_bf38_7930,
-            0xbc8e_ea1d_6e88_2658,
+            0x403c_f8db_a7d5_01f2,
+            0xbfe8_855a_14e7_6ec5,
+            0xbc71_d237_9e0b_d1fb,
         ),
         (
-            0xbfe8_bfd4_3d27_c951,
-            0x3fe6_e59b_1243_27ad,
-            0xbc66_cf63_a080_70b7,
+            0x403a_b1d7_ed55_b33b,
+            0x3f82_18d2_2697_2f28,
+            0x3bb1_75e2_8839_6504,
         ),
         (
-            0x3fbf_57fc_924e_c0ab,
-            0x3fef_c2ac_c9d0_a760,
-            0xbc64_c830_3a2e_97aa,
+            0x4017_4776_8990_2595,
+            0x3fec_a010_945a_660c,
+            0x3c75_2962_1cae_3b23,
         ),
         (
-            0x3fc8_90d8_79c9_fcca,
-            0x3fef_6997_c4de_443f,
-            0x3c81_6b21_c6c3_027a,
+            0x3ff9_3a3e_5b2f_40ec,
+            0xbf78_42fd_9ed9_c167,
+            0x3c01_26de_c045_60a5,
         ),
         (
-            0x4053_f540_fdb0_6b3a,
-            0xbfd1_9884_46a0_0549,
-            0x3c71_ab7e_0839_2add,
+            0x3ffa_e4b5_25f9_6a5c,
+            0xbfbc_1d11_812c_ddc4,
+            0xbc4d_499e_ed8e_fa24,
         ),
         (
-            0x4060_c3a4_cc1c_5947,
-            0xbfe1_f7af_02de_ab9f,
-            0xbc8a_978a_55bf_1e63,
+            0x3ffa_c6de_b0d2_11b4,
+            0xbfba_425d_929c_1f66,
+            0xbc30_0a63_88fd_7956,
         ),
         (
-            0xbf98_d8f8_3218_8479,
-            0x3fef_fd96_a154_201d,
-            0xbc85_87aa_4906_e524,
+            0x3ffa_d994_f8a1_a2fc,
+            0xbfbb_6c1b_8ed2_812b,
+            0xbc5b_be24_db2c_9dd8,
         ),
         (
-            0xc04c_d6cc_b22e_c266,
-            0x3fdb_567b_9efc_483c,
-            0xbc74_bcc5_adf0_c583,
+            0x3ff9_464e_a149_5eac,
+            0xbf82_2996_e83a_a544,
+            0x3c00_7bc3_aa64_443a,
         ),
         (
-            0xbf9f_e1db_af73_1ef7,
-            0x3fef_fc07_9a8c_d475,
-            0xbc41_bdf3_c359_806c,
+            0x3fe7_160d_6b1e_2338,
+            0x3fe8_06ff_48f9_60b7,
+            0x3c77_32d1_a3db_78ba,
         ),
         (
-            0x3fb8_6352_0687_2b71,
-            0x3fef_dada_d34e_6d18,
-            0x3c8c_94d2_a91b_3aef,
+            0x3ff9_adec_c244_82bc,
+            0xbfa1_7d4e_ba66_7f7b,
+            0x3c05_7df4_735c_9795,
         ),
         (
-            0xbfaf_565a_e2d7_6004,
-            0x3fef_f0a9_1d52_59e9,
-            0xbc75_91e4_2c47_2290,
+            0xc00c_ede9_2338_70f6,
+            0xbfec_76ad_c583_9dc1,
+            0xbc8c_2539_f279_9400,
         ),
         (
-            0x4052_a054_88f8_a86c,
-            0x3fe4_109d_2ae9_c852,
-            0x3c80_06ba_7d27_c5ac,
+            0x3ff9_d22e_320d_a114,
+            0xbfa6_049e_97f2_996f,
+            0x3c40_3f11_3917_966e,
         ),
         (
-            0x3fe2_fd3b_d76e_06b4,
-            0x3fea_8779_5c2a_3d7a,
-            0xbc89_9ae7_b245_4a00,
+            0x3fd4_117e_2176_90e0,
+            0x3fee_708d_1cf9_e071,
+            0x3c51_d59e_42c0_df8a,
         ),
         (
-            0xc020_b8f3_5c2b_f0f4,
-            0xbfdf_16f1_b9d6_4350,
-            0x3c6a_03aa_85af_a05b,
+            0x4072_c05a_83de_dda2,
+            0xbd48_e55e_d003_8615,
+            0xb9d2_1cc0_06b8_4485,
         ),
         (
-            0xc016_67d1_558f_8542,
-            0x3fe8_d896_d708_864f,
-            0x3c7b_5f14_1109_dc5f,
+            0xc073_7048_6356_6b8b,
+            0xbfef_ffff_ffff_ff93,
+            0xbc87_be3c_74e5_fb1a,
         ),
         (
-            0x4040_ac4e_1867_4142,
-            0xbfd6_829e_99cf_eab6,
-            0x3c7b_afe2_d423_9283,
+            0x4076_ada9_c8fb_fecb,
+            0xbe6b_0bcb_cf67_63be,
+            0x3b0f_571c_1c46_8767,
         ),
         (
-            0x4061_1518_d346_56a8,
-            0x3d28_0044_8252_0a5d,
-            0xb9b5_9b96_29e0_b113,
+            0x4079_08d9_58ef_e8ec,
+            0x3d2a_35bf_f98f_5c2b,
+            0xb9cb_40b4_57da_0749,
         ),
         (
-            0x4075_1b8a_13c5_41df,
-            0xbd18_d28a_14e6_194a,
-            0x39ac_8f31_5a3c_9184,
+            0x407a_cd3d_04dc_b41a,
+            0xbd48_e5ba_2870_e93c,
+            0x39ea_aeae_c338_e988,
         ),
         (
-            0x4071_475c_c9ee_df02,
-            0x3ff0_0000_0000_0000,
-            0xba6b_798e_577b_66ee,
+            0x407e_23c0_660d_c211,
+            0xbd48_e547_f9e8_2d4c,
+            0x39ee_025c_4afe_9acb,
         ),
         (
-            0x4041_475c_c9ee_deff,
-            0xbff0_0000_0000_0000,
-            0x3a16_d672_de14_32ea,
+            0x407e_8848_532d_8451,
+            0xbe88_a73b_bee1_b0a9,
+            0xbb06_3f59_d480_443b,
         ),
         (
-            0x4090_b090_e5f5_45f0,
-            0x3ff0_0000_0000_0000,
-            0xbac1_fcfb_b0f8_781d,
+            0x4083_e161_4e27_eda9,
+            0x3d55_9ebd_a6ec_f359,
+            0x39fb_8732_dca1_c376,
         ),
         (
-            0x4089_c558_35e7_e83f,
-            0xbd49_b9c8_7527_e7e9,
-            0x39e0_d9c6_3c51_841b,
+            0x4084_c393_241e_5340,
+            0xbd48_e531_23cc_d482,
+            0x39c4_4c62_6565_5f61,
         ),
         (
-            0x4090_392f_7c25_021e,
-            0xbd60_a36f_faf0_e373,
-            0xb9e1_ea65_fb87_5701,
+            0x4086_0a4c_e734_93a7,
+            0x3e98_9af2_64f4_6864,
+            0x3b3a_af22_cb12_e376,
         ),
         (
-            0x4075_0268_1870_fdb1,
-            0xbff0_0000_0000_0000,
-            0x3a6a_c023_5b9b_ace0,
+            0x4087_e7d2_8ea6_d8e5,
+            0x3d2a_3676_aa6a_2277,
+            0x39cd_452e_1afb_e1f0,
         ),
         (
-            0x4090_19c5_01fb_ace5,
-            0x3ff0_0000_0000_0000,
-            0xbab0_c80d_2882_4454,
+            0x4088_ca04_649d_3e7c,
+            0xbd48_e5e7_d4a7_9acf,
+            0x39d9_1a6c_4d06_deda,
         ),
         (
-            0x4075_e499_ee67_6349,
-            0x3d2b_5022_5cc0_a1eb,
-            0x3960_b973_518a_71f0,
+            0x4089_ac36_3a93_a413,
+            0x3d55_9f18_ff5a_5680,
+            0xb9e0_6bb7_d3e6_9267,
         ),
         (
-            0x406f_3836_32ac_b004,
-            0xbcf3_d8c6_e6e6_94a1,
-            0xb976_bcbd_0f0d_c9d3,
-        ),
-        (
-            0x406a_b41b_0988_6fe8,
-            0x3ff0_0000_0000_0000,
-            0xba59_b805_3980_2645,
+            0x4089_ac36_3ad2_7b3f,
+            0x3e9f_6b97_59f1_8eb3,
+            0xbb3e_172f_c706_d06f,
         ),
         (
             0x408c_9e31_ae73_a158,
             0xbd42_462c_1fca_6bb2,
             0xb9ed_5168_1515_16d7,
         ),
+        (
+            0x408e_7bb7_5614_d484,
+            0xbea8_08f4_8397_f869,
+            0x3b4e_79d5_1415_c193,
+        ),
+        (
+            0x408f_44c7_3056_d218,
+            0x3d55_9ea6_d0d1_9a90,
+            0xb9e7_1312_e371_f2bf,
+        ),
+        (
+            0x4090_2c9e_7e62_35d3,
+            0xbe98_aa32_5f6e_b3b9,
+            0xbb28_1c30_3780_6f86,
+        ),
+        (
+            0x4090_392f_7c3d_9c87,
+            0xbe98_9a6b_146d_fec3,
+            0x3af6_2a87_1d99_c1cd,
+        ),
     ];
 
     #[test]
-    fn within_2_6e_16_absolute_of_mpmath() {
+    fn within_2_8e_16_absolute_of_mpmath() {
         for (x, hi, lo) in MPMATH {
             let (x, hi, lo) = (f64::from_bits(x), f64::from_bits(hi), f64::from_bits(lo));
             let c = griewank_cos(x);
             let e = ((c - hi) - lo).abs();
-            assert!(e <= 2.6e-16, "x {x}: {c} vs {hi} + {lo}, error {e:e}");
+            assert!(e <= 2.8e-16, "x {x}: {c} vs {hi} + {lo}, error {e:e}");
         }
     }
 

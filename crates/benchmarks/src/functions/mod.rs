@@ -5,9 +5,9 @@
 //! Every function is a sum (or product) of per-coordinate terms combined by the canonical tree of
 //! [`evo_core::reduce`] (or [`crate::tree`]); each `*_term` function is the scalar the CUDA twin in
 //! `kernels/common/problems/*.cuh` computes per coordinate, with the same operations in the same order, and
-//! transcendental functions come from [`evo_core::math`] (the Rastrigin and Griewank cosines from
-//! [`rastrigin::rastrigin_cos`] and [`griewank::griewank_cos`], polynomials with explicit fused multiply-adds),
-//! so the GPU's Exact profile gives the same bits.
+//! transcendental functions come from [`evo_core::math`] (except the Rastrigin and Griewank cosines,
+//! [`rastrigin::rastrigin_wave`] and [`griewank::griewank_cos`], minimax polynomials with explicit fused
+//! multiply-adds), so the GPU's Exact profile gives the same bits.
 
 pub mod ackley;
 pub mod discus;
