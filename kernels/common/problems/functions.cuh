@@ -91,53 +91,56 @@ __device__ __forceinline__ double evo_rosenbrock_term(double zi, double znext)
     return 100.0 * t * t + d * d;
 }
 
-// Twin: functions::griewank::griewank_scale (0-based index i): 1 / sqrt(i + 1).
-__device__ __forceinline__ double evo_griewank_scale(unsigned long long i) { return 1.0 / sqrt((double)(i + 1)); }
+// Twin: functions::griewank::griewank_scale (0-based index i): 1 / sqrt((i + 1) pi^2), pi^2 rounded to nearest;
+// the factor's argument in half turns.
+__device__ __forceinline__ double evo_griewank_scale(unsigned long long i)
+{
+    return 1.0 / sqrt((double)(i + 1) * 0x1.3bd3cc9be45dep+3);
+}
 
-// c_0..c_8, the minimax polynomial of cos(sqrt(s)) on 0 <= s <= (pi/2 + 2^-30)^2 with c_0 = 1 (Rust:
+// c_0..c_8, the minimax polynomial of cos(pi sqrt(s)) on 0 <= s <= 1/4 with c_0 = 1 (Rust:
 // functions::griewank's COS), in constant memory like EVO_RASTRIGIN_WAVE.
 __constant__ double EVO_GRIEWANK_COS[9] = {
     1.0,
-    -0x1.ffffffffffffdp-2,
-    0x1.555555555540ap-5,
-    -0x1.6c16c16c0b21dp-10,
-    0x1.a01a0199c928fp-16,
-    -0x1.27e4f9915fd07p-22,
-    0x1.1eece48a39a58p-29,
-    -0x1.9351e13319d6ep-37,
-    0x1.9f4225683e670p-45,
+    -0x1.3bd3cc9be45dcp+2,
+    0x1.03c1f081b59c8p+2,
+    -0x1.55d3c7e3c1160p+0,
+    0x1.e1f50681caedep-3,
+    -0x1.a6d1efeb4f786p-6,
+    0x1.f9d25db6fd619p-10,
+    -0x1.b696d40901395p-14,
+    0x1.168d589d16fe0p-18,
 };
 
-// cos(x) for the Griewank factor, accurate in absolute terms (2.8e-16), with no select of coefficients:
-// n = rint(x / pi) from the low bits of fma(x, 1/pi, 1.5 2^52), r = x - n (Q1 + Q2) by two fma (the first
-// exact), |r| <= pi/2 + 2^-30, then the degree-8 minimax polynomial of cos r in r^2 by Horner with explicit
-// fma, the sign flipped for odd n; |x| >= 2^20 and NaN take evo_cos_f64. Twin and accuracy:
+// cos(pi u) for the Griewank factor (u = z * evo_griewank_scale(i)), accurate in absolute terms (2.7e-16), with
+// no select of coefficients: m = rint(u) from (u + 1.5 2^52) - 1.5 2^52, r = u - m (exact, |r| <= 1/2), then
+// the degree-8 minimax polynomial of cos(pi r) in r^2 by Horner with explicit fma, the sign flipped for odd m
+// (the low bit of u + 1.5 2^52); |u| >= 2^20 (and NaN) first reduced modulo 2 (exact). Twin and accuracy:
 // functions::griewank::griewank_cos.
-// evo_griewank_cos for |x| < 2^20 (callers that have checked the range of a whole group of arguments at once).
-__device__ __forceinline__ double evo_griewank_cos_reduced(double x)
+// evo_griewank_cos for |u| < 2^20 (callers that have checked the range of a whole group of arguments at once).
+__device__ __forceinline__ double evo_griewank_cos_reduced(double u)
 {
     const double rounder = 0x1.8p52;
-    const double t = fma(x, 0x1.45f306dc9c883p-2, rounder);
-    const unsigned int half_periods = (unsigned int)__double2loint(t);
-    const double n = t - rounder;
-    double r = fma(-n, 0x1.921fb54442d18p+1, x);
-    r = fma(-n, 0x1.1a62633145c07p-53, r);
+    const double t = u + rounder;
+    const unsigned int odd = (unsigned int)__double2loint(t) & 1u;
+    const double m = t - rounder;
+    const double r = u - m;
     const double s = r * r;
     double p = EVO_GRIEWANK_COS[8];
 #pragma unroll
     for (int k = 7; k >= 0; --k) {
         p = fma(p, s, EVO_GRIEWANK_COS[k]);
     }
-    const unsigned long long negative = (unsigned long long)(half_periods & 1u);
-    return __longlong_as_double(__double_as_longlong(p) ^ (long long)(negative << 63));
+    const unsigned int sign = odd << 31;
+    return __hiloint2double((int)((unsigned int)__double2hiint(p) ^ sign), __double2loint(p));
 }
 
-__device__ __forceinline__ double evo_griewank_cos(double x)
+__device__ __forceinline__ double evo_griewank_cos(double u)
 {
-    if (!(fabs(x) < 0x1p20)) {
-        return evo_cos_f64(x);
+    if (!(fabs(u) < 0x1p20)) {
+        u = fmod(u, 2.0);  // exact; never taken in the benchmark domains
     }
-    return evo_griewank_cos_reduced(x);
+    return evo_griewank_cos_reduced(u);
 }
 
 // Twin: functions::griewank::griewank_factor (0-based index i).
