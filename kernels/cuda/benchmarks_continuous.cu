@@ -110,7 +110,7 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
     } else if (KIND == EVO_KIND_GRIEWANK) {
         *a = z * z;
         // scale = evo_griewank_scale(i): evo_griewank_factor(i, z)
-        *b = REDUCED ? evo_griewank_cos_reduced(z * scale) : evo_griewank_cos(z * scale);
+        *b = REDUCED ? evo_griewank_factor_scaled_reduced(z, scale) : evo_griewank_factor_scaled(z, scale);
     } else if (KIND == EVO_KIND_ACKLEY) {
         *a = z * z;
         *b = evo_ackley_cos_term(z);

@@ -143,10 +143,39 @@ __device__ __forceinline__ double evo_griewank_cos(double u)
     return evo_griewank_cos_reduced(u);
 }
 
+// cos(pi z c) of the exact product z c, for |z| < 2^20 and |c| <= 1 (callers that have checked the range
+// of a whole group of arguments at once): m = rint(z c) from the low bits of fma(z, c, 1.5 2^52), r = fma(z, c,
+// -m), |r| <= 1/2, then the polynomial and the sign of evo_griewank_cos_reduced. Twin:
+// functions::griewank::griewank_factor_scaled.
+__device__ __forceinline__ double evo_griewank_factor_scaled_reduced(double z, double c)
+{
+    const double rounder = 0x1.8p52;
+    const double t = fma(z, c, rounder);
+    const unsigned int odd = (unsigned int)__double2loint(t) & 1u;
+    const double m = t - rounder;
+    const double r = fma(z, c, -m);
+    const double s = r * r;
+    double p = EVO_GRIEWANK_COS[8];
+#pragma unroll
+    for (int k = 7; k >= 0; --k) {
+        p = fma(p, s, EVO_GRIEWANK_COS[k]);
+    }
+    const unsigned int sign = odd << 31;
+    return __hiloint2double((int)((unsigned int)__double2hiint(p) ^ sign), __double2loint(p));
+}
+
+__device__ __forceinline__ double evo_griewank_factor_scaled(double z, double c)
+{
+    if (!(fabs(z) < 0x1p20)) {
+        return evo_griewank_cos(z * c);  // never taken in the benchmark domains
+    }
+    return evo_griewank_factor_scaled_reduced(z, c);
+}
+
 // Twin: functions::griewank::griewank_factor (0-based index i).
 __device__ __forceinline__ double evo_griewank_factor(unsigned long long i, double z)
 {
-    return evo_griewank_cos(z * evo_griewank_scale(i));
+    return evo_griewank_factor_scaled(z, evo_griewank_scale(i));
 }
 
 // Twin: functions::griewank::griewank_combine.

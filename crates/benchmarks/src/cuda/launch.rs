@@ -13,6 +13,10 @@ pub const ITEMS_PER_THREAD: u32 = 8;
 /// group, and Griewank's `1/√(i+1)` (a division and a square root per coordinate, as many f64 operations as
 /// the rest of the term) too.
 pub const ROW_GROUP: u32 = 4;
+/// [`ROW_GROUP`] of the Griewank tiles kernel: its `1/√((i+1)π²)` (a square root and a division, about 20
+/// f64 operations) is paid once per coordinate for the whole group, so a larger group (two blocks per tile
+/// for 20 individuals) saves about 3 of the 20 f64 operations per coordinate of a term.
+pub const GRIEWANK_ROW_GROUP: u32 = 10;
 
 /// Scalar arguments of `benchmarks_continuous_tiles_*`; mirrors `TilesParams`.
 #[repr(C)]
@@ -30,7 +34,8 @@ pub struct TilesParams {
     pub shift: u32,
     /// 1: coordinates through the permutation.
     pub permuted: u32,
-    /// Consecutive individuals per block (set by [`tiles`]: [`ROW_GROUP`], or fewer individuals).
+    /// Consecutive individuals per block (set by [`tiles`]: [`ROW_GROUP`] or [`GRIEWANK_ROW_GROUP`], or fewer
+    /// individuals).
     pub group: u32,
     /// Padding (0).
     pub pad: u32,
@@ -191,13 +196,14 @@ fn check_len<T: evo_gpu_runtime::DeviceCopy>(
 
 /// The launch shape shared by [`tiles`] and [`prefix_squares`]: validates the block size, the individuals,
 /// the population and the shift (and the permutation when `params.permuted` is 1); returns the tiles per
-/// individual, the linear grid (tiles × groups of [`ROW_GROUP`] individuals) and the completed params.
+/// individual, the linear grid (tiles × groups of `row_group` individuals) and the completed params.
 fn tiles_shape(
     x: &DeviceBuffer<f32>,
     shift: &ShiftArgs<'_>,
     params: TilesParams,
     rows: u64,
     block: u32,
+    row_group: u32,
 ) -> Result<(u64, u32, TilesParams)> {
     if !(block.is_power_of_two() && (32..=256).contains(&block)) {
         return Err(Error::invalid_parameter(
@@ -210,7 +216,7 @@ fn tiles_shape(
     check_rows(rows)?;
     let tile = u64::from(ITEMS_PER_THREAD * block);
     let tiles = params.terms.div_ceil(tile).max(1);
-    let group = u64::from(ROW_GROUP).min(rows);
+    let group = u64::from(row_group).min(rows);
     let params = TilesParams {
         rows,
         group: group as u32,
@@ -258,7 +264,11 @@ pub fn tiles(
     profile: Profile,
     block: u32,
 ) -> Result<u64> {
-    let (tiles, grid, params) = tiles_shape(x, shift, params, rows, block)?;
+    let row_group = match kernel {
+        TileKernel::Builtin(TermKind::Griewank) => GRIEWANK_ROW_GROUP,
+        _ => ROW_GROUP,
+    };
+    let (tiles, grid, params) = tiles_shape(x, shift, params, rows, block, row_group)?;
     check_len("partials", partials, 2 * rows * tiles)?;
     let builtin;
     let kernel = match kernel {
@@ -344,7 +354,7 @@ pub fn prefix_squares(
             "0 (the prefix sums run over the coordinates in order)",
         ));
     }
-    let (tiles, grid, params) = tiles_shape(x, shift, params, rows, block)?;
+    let (tiles, grid, params) = tiles_shape(x, shift, params, rows, block, ROW_GROUP)?;
     check_len("nodes", nodes, 4 * rows * tiles)?;
     let kernel = gpu.kernel(
         ModuleId::BenchmarksContinuous,

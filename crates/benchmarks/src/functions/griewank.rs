@@ -9,12 +9,26 @@
 //! (MA-SW-Chains, our decision). Sources: Oiso et al. Table 1; Lastra et al. §6.3.2. Twins:
 //! `evo_griewank_factor`, `evo_griewank_combine`.
 //!
-//! The factor `cos(z_i/√(i+1))` is computed in half turns, as `cos(π u)` with `u = z_i · c_i` and the
-//! scale `c_i = 1/√((i+1)·π²)` ([`griewank_scale`], `π²` rounded to nearest; shared by all the individuals
-//! of a batch on the GPU, one multiplication per coordinate instead of a division). The roundings of `c_i`
-//! and `u` move the argument `π u` by about 2 ulp of `z_i/√(i+1)` in all (the former `z_i · (1/√(i+1))` in
-//! radians: about 1.5 ulp): on 6·10⁴ pairs `(z, i)` drawn like the Griewank arguments below, the factor is
-//! within 2.7e-13 of `cos(z_i/√(i+1))` of mpmath (1.7e-13 in radians), arguments reaching 1200.
+//! The factor `cos(z_i/√(i+1))` is computed in half turns, as `cos(π z_i c_i)` of the exact product
+//! `z_i c_i` ([`griewank_factor_scaled`]), with the scale `c_i = 1/√((i+1)·π²)` ([`griewank_scale`], `π²`
+//! rounded to nearest; shared by all the individuals of a batch on the GPU, one per coordinate instead of a
+//! division). The rounding of `c_i` moves the argument by about 1.5 ulp of `z_i/√(i+1)` (the former
+//! `z_i · (1/√(i+1))` in radians: about 1.5 ulp too): on 7·10⁴ pairs `(z, i)` (below) the factor is within
+//! 2.4e-13 of `cos(z_i/√(i+1))` of mpmath, arguments reaching 1200.
+//!
+//! ```text
+//! |z| < 2^20:  t = fma(z, c, 1.5·2^52),  m = t − 1.5·2^52 = rint(z c)   (m's parity: t's low bit)
+//!              r = fma(z, c, −m)   (z c − m of the exact product, rounded once; |r| ≤ 1/2)
+//!              cos(π z c) = (−1)^m P(r²)
+//! otherwise:   griewank_cos(z · c)
+//! ```
+//!
+//! Accuracy against `cos(π z c)` of the exact product (mpmath at 200 bits, 7·10⁴ pairs: 4·10⁴ with `z` the
+//! difference of two random `f32` in [−600, 600] or [−480, 480] and `i + 1` uniform in 1..=100 or 1..=10⁷,
+//! 10⁴ with `z` a random `f32` in [−2.048, 2.048] and `i + 1 ≤ 10`, 2·10⁴ with `z c` within 1e-12 relative
+//! of `k/2`, `|k| ≤ 700`): at most 3.33e-16 absolute (the rounding of `r`, of `r²` and of the Horner steps
+//! near `|r| = 1/2`). Cost: 2 fused multiply-adds and 1 addition of reduction, 1 for `r²`, 8 for `P`: 12
+//! f64 operations per factor.
 //!
 //! The cosine is [`griewank_cos`], `cos(π u)` with an *absolute* accuracy bound, which is all `f` needs: an
 //! absolute error `e` of one factor moves the product by at most `e` (the other factors are at most 1 in
@@ -38,9 +52,10 @@
 //! coefficients, and the sign is an integer xor. To regenerate the coefficients (mpmath, 60 digits): Remez on
 //! the basis `s, s², …, s⁸` over `(0, 1/4]` for `g(s) = cos(π√s) − 1`, 9 alternation points, starting from
 //! Chebyshev points, until the levelled error is stable to 1e-6 relative; then round each `c_k` to nearest
-//! (the procedure of Rastrigin's `W`). Cost per factor: 1 multiplication for `u`, 3 additions of
-//! reduction, 1 for `r²` and 8 fused multiply-adds: 13 f64 operations (17 with the former reduction in
-//! radians by π in three parts and the degree-10 Taylor polynomial).
+//! (the procedure of Rastrigin's `W`). Cost of a factor by `griewank_cos(z · c)`: 1 multiplication, 3
+//! additions of reduction, 1 for `r²` and 8 fused multiply-adds, 13 f64 operations (17 with the former
+//! reduction in radians by π in three parts and the degree-10 Taylor polynomial); by
+//! [`griewank_factor_scaled`], 12.
 //!
 //! Accuracy against `cos(π u)` of mpmath at 200 bits, on 71 200 arguments: 4·10⁴ Griewank arguments
 //! `u = z · c_i` (`z` the difference of two random `f32` in [−600, 600] or [−480, 480], `i + 1` uniform in
@@ -108,11 +123,22 @@ fn griewank_cos_portable(u: f64) -> f64 {
     let odd = t.to_bits() & 1;
     let m = t - ROUNDER;
     let r = u - m;
-    let s = r * r;
+    sign_by_parity(cos_half_turns_poly(r * r), odd)
+}
+
+/// `P(s)`, `cos(π r)` for `s = r² ≤ 1/4`, by Horner's rule with explicit fused multiply-adds.
+#[inline(always)]
+fn cos_half_turns_poly(s: f64) -> f64 {
     let mut p = COS[8];
     for &c in COS[..8].iter().rev() {
         p = p.mul_add(s, c);
     }
+    p
+}
+
+/// `p` negated when `odd` (0 or 1) is 1, by its sign bit.
+#[inline(always)]
+fn sign_by_parity(p: f64, odd: u64) -> f64 {
     f64::from_bits(p.to_bits() ^ (odd << 63))
 }
 
@@ -124,10 +150,48 @@ pub fn griewank_scale(i: usize) -> f64 {
 }
 
 /// One factor of the product, `cos(z / √(i + 1))` for the 0-based index `i`, computed as
-/// `cos(π · (z · griewank_scale(i)))` by [`griewank_cos`].
+/// [`griewank_factor_scaled`]`(z, griewank_scale(i))`.
 #[inline]
 pub fn griewank_factor(i: usize, z: f64) -> f64 {
-    griewank_cos(z * griewank_scale(i))
+    griewank_factor_scaled(z, griewank_scale(i))
+}
+
+/// `cos(π z c)` of the exact product `z c` for `|z| < 2^20` and `|c| ≤ 1` (module docs), else
+/// [`griewank_cos`]`(z · c)`. Bit-identical to the CUDA twin `evo_griewank_factor_scaled`.
+#[inline]
+pub fn griewank_factor_scaled(z: f64, c: f64) -> f64 {
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
+    {
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports the FMA instructions (checked just above).
+            return unsafe { griewank_factor_scaled_x86_fma(z, c) };
+        }
+    }
+    griewank_factor_scaled_portable(z, c)
+}
+
+/// The same function compiled with the `fma` target feature (the bits do not depend on the path).
+///
+/// # Safety
+/// The CPU must support the FMA instructions.
+#[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
+#[target_feature(enable = "fma")]
+unsafe fn griewank_factor_scaled_x86_fma(z: f64, c: f64) -> f64 {
+    griewank_factor_scaled_portable(z, c)
+}
+
+#[inline(always)]
+fn griewank_factor_scaled_portable(z: f64, c: f64) -> f64 {
+    // Also taken for NaN; never for the Griewank arguments of the benchmark domains.
+    if z.is_nan() || z.abs() >= LARGE {
+        return griewank_cos_portable(z * c);
+    }
+    // m = rint(z c) and r = z c − m from the exact product, each rounded once.
+    let t = z.mul_add(c, ROUNDER);
+    let odd = t.to_bits() & 1;
+    let m = t - ROUNDER;
+    let r = z.mul_add(c, -m);
+    sign_by_parity(cos_half_turns_poly(r * r), odd)
 }
 
 /// Combines the sum of squares `s` and the product `p`: `(s / 4000 − p) + 1`.
@@ -357,6 +421,234 @@ mod tests {
             0xbab3_bc75_e4a2_154a,
         ),
     ];
+
+    /// `(z, i + 1, hi, lo)`: `hi + lo` is `cos(π z c)` of the exact product, `c = griewank_scale(i)`, to about
+    /// 1e-32 (mpmath at 200 bits): the 24 worst of 70 000 pairs (module docs) and 8 others.
+    const MPMATH_FACTOR: [(u64, usize, u64, u64); 32] = [
+        (
+            0x407f_2ead_0800_0000,
+            29,
+            0xbf9f_19e8_8e82_3dcc,
+            0x3bf9_efb1_875a_5d8a,
+        ),
+        (
+            0x40b3_4e94_5842_f38e,
+            498,
+            0x3db7_b6a9_7e0b_6109,
+            0xba48_07da_d604_05b2,
+        ),
+        (
+            0x407a_9cf8_0000_0000,
+            8275,
+            0xbfa0_1a55_cf3b_8d6d,
+            0xbbc0_78e8_5fc3_8b45,
+        ),
+        (
+            0x4038_e566_0000_0000,
+            28,
+            0xbf7e_997a_7e85_3088,
+            0xbc1b_4cbf_7a43_8b91,
+        ),
+        (
+            0x40d2_87f9_c79a_3105,
+            332,
+            0xbdd6_d02a_6a03_29b1,
+            0x3a78_a338_bc25_6f1b,
+        ),
+        (
+            0x40c8_0c38_be0c_0040,
+            706,
+            0xbdfd_e5cf_9bc7_2f4f,
+            0x3a59_683e_2961_6f99,
+        ),
+        (
+            0x40d7_0c18_dca8_6f88,
+            777,
+            0xbddc_f312_8d56_7630,
+            0x3a4c_45af_d44e_bd4b,
+        ),
+        (
+            0x40d2_6ee5_6210_ea03,
+            516,
+            0xbdf4_1a1f_a39a_a17f,
+            0x3a86_953c_779c_d53e,
+        ),
+        (
+            0x4066_600d_d000_0000,
+            76,
+            0xbfbc_c078_95f1_5633,
+            0xbc4d_19a0_1f66_0872,
+        ),
+        (
+            0x4078_9424_a800_0000,
+            70889,
+            0x3fb7_f818_eee9_f826,
+            0x3c4d_2ff6_017e_12d4,
+        ),
+        (
+            0x40ba_6e6c_c246_fb1a,
+            1049,
+            0x3de1_8421_47c0_275e,
+            0xba7d_1a8a_9e6f_fd65,
+        ),
+        (
+            0x40dd_a153_c493_564e,
+            1990,
+            0x3dfc_635f_a79c_4fab,
+            0x3a9a_de7b_6117_c7df,
+        ),
+        (
+            0x40be_7bb7_55b4_9706,
+            64,
+            0x3e09_ab69_d44d_d297,
+            0xba91_21ea_939f_c070,
+        ),
+        (
+            0x40ce_4643_eacd_90cd,
+            356,
+            0x3df0_8d52_a8d6_9780,
+            0x3a97_a1c1_3794_2d6f,
+        ),
+        (
+            0x4087_9510_3000_0000,
+            39,
+            0x3fbc_f42e_6705_a626,
+            0xbc59_20be_89b0_3640,
+        ),
+        (
+            0x40c2_b53f_3170_98c8,
+            662,
+            0xbdf6_0e2f_aac6_b651,
+            0xba9d_dca7_6485_b8db,
+        ),
+        (
+            0x407e_0186_3000_0000,
+            97,
+            0x3faa_6895_08e5_2662,
+            0x3c4b_d565_893f_246f,
+        ),
+        (
+            0x40da_fe3b_3652_3f19,
+            1945,
+            0xbdf1_e519_ab88_5435,
+            0xba75_56e8_eb74_7ae1,
+        ),
+        (
+            0x40be_d543_a2c2_ccb7,
+            754,
+            0x3dc5_d6c5_5dd9_f6ab,
+            0xba4f_e36d_819e_9947,
+        ),
+        (
+            0x40db_6b8e_2b38_432e,
+            1820,
+            0x3e01_a18d_5642_7410,
+            0xba8f_7bf9_2842_9d7f,
+        ),
+        (
+            0x40c3_fc1c_9657_049f,
+            1861,
+            0x3dc5_c405_6788_58fc,
+            0x3a68_b23a_a9f9_8902,
+        ),
+        (
+            0x40cc_4b94_01ab_c4af,
+            723,
+            0x3df2_decb_ad3e_c2ec,
+            0xba2d_bb62_f3c5_d59d,
+        ),
+        (
+            0x40a3_8e3b_ee72_c926,
+            1254,
+            0xbdc0_d59d_7096_a551,
+            0x3a37_3b20_39c9_ad9f,
+        ),
+        (
+            0x406c_4297_8000_0000,
+            39,
+            0x3fb2_d42e_766c_9e41,
+            0xbc32_3ec4_7431_7da2,
+        ),
+        (
+            0x40c2_be56_7205_975a,
+            87,
+            0x3dff_2f34_c74b_2584,
+            0x3a9a_a486_74bd_8de5,
+        ),
+        (
+            0x4085_b98b_5000_0000,
+            96,
+            0xbfd0_e2d5_9709_6c22,
+            0xbc69_3d84_f6b7_b653,
+        ),
+        (
+            0x3ff3_eaed_8000_0000,
+            8,
+            0x3fec_f34c_0280_57a6,
+            0x3c8f_0e8f_e253_3e84,
+        ),
+        (
+            0x403f_b8de_3000_0000,
+            1245717,
+            0x3fef_fcb1_0393_2efe,
+            0xbc87_f17c_3cea_9793,
+        ),
+        (
+            0x4061_20fa_f000_0000,
+            5541294,
+            0x3fef_f21f_c471_f509,
+            0xbc81_7ad8_0072_6339,
+        ),
+        (
+            0x4045_1f81_0000_0000,
+            9273434,
+            0x3fef_ff36_329c_9c47,
+            0x3c76_8866_8da9_e13d,
+        ),
+        (
+            0x4083_7e00_5800_0000,
+            67,
+            0x3fe6_2e0a_2699_24f2,
+            0x3c64_cafc_bdcb_93fe,
+        ),
+        (
+            0x40d6_66ce_9861_58d2,
+            1761,
+            0x3ff0_0000_0000_0000,
+            0xbc05_9edd_972b_1929,
+        ),
+    ];
+
+    #[test]
+    fn factors_within_3_4e_16_absolute_of_mpmath() {
+        for (z, i, hi, lo) in MPMATH_FACTOR {
+            let (z, hi, lo) = (f64::from_bits(z), f64::from_bits(hi), f64::from_bits(lo));
+            let f = griewank_factor(i - 1, z);
+            assert_eq!(
+                f.to_bits(),
+                griewank_factor_scaled(z, griewank_scale(i - 1)).to_bits()
+            );
+            let e = ((f - hi) - lo).abs();
+            assert!(e <= 3.4e-16, "z {z} i {i}: {f} vs {hi} + {lo}, error {e:e}");
+        }
+    }
+
+    #[test]
+    fn large_and_special_factors() {
+        // |z| >= 2^20 and NaN: griewank_cos of the rounded product.
+        let c = griewank_scale(6);
+        for z in [1.5e6, -3.0e9, 2.0f64.powi(20)] {
+            assert_eq!(
+                griewank_factor_scaled(z, c).to_bits(),
+                griewank_cos(z * c).to_bits()
+            );
+        }
+        assert!(griewank_factor_scaled(f64::NAN, c).is_nan());
+        assert_eq!(griewank_factor_scaled(0.0, c), 1.0);
+        // The padding of the GPU tiles: z = 0 with the scale 1.
+        assert_eq!(griewank_factor_scaled(0.0, 1.0), 1.0);
+        assert_eq!(griewank_factor_scaled(-3.0, 1.0), -1.0);
+    }
 
     /// cos(πu) from πu as a double-double (hi + lo exactly, by fused multiply-adds): cos(hi) − sin(hi)·lo,
     /// within about 1e-16 absolute of the true value.
