@@ -8,59 +8,25 @@
 //! cargo run --release -p evo-de --example tune -- rastrigin:<D> <M> <generations> <config>...
 //! ```
 //!
-//! A configuration is `strategy/F/CR/crossover/adaptation`, e.g. `rand1/0.5/0.005/bin/fixed` or
-//! `best1/0.5/0.9/exp/jde`; strategies `rand1`, `best1`, `ctb1` (current-to-best); crossovers `bin`, `exp`;
-//! adaptations `fixed`, `jde`. Add `+minmin` to an ETC configuration to seed the Min-Min schedule, `+eq` to
-//! let a trial as good as its parent replace it.
+//! A configuration is [`DeConfig`]'s text, `strategy/F/CR/crossover/adaptation[+eq]`, e.g.
+//! `rand1/0.5/0.005/bin/fixed` or `best1/0.5/0.9/exp/jde`; strategies `rand1`, `best1`, `ctb1`
+//! (current-to-best); crossovers `bin`, `exp`; adaptations `fixed`, `jde`; `+eq` lets a trial as good as its
+//! parent replace it. Add `+minmin` (after `+eq`) to an ETC configuration to seed the Min-Min schedule.
 
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
 use evo_core::{ContinuousProblem, Engine};
-use evo_de::{Adaptation, Crossover, DeCpu, DeParams, Selection, Strategy, min_min_vector};
+use evo_de::{DeConfig, DeCpu, DeParams, min_min_vector};
 use std::time::Instant;
 
-fn parse(config: &str, population: usize) -> Result<(DeParams, bool), String> {
+/// The run's parameters and whether it seeds the Min-Min schedule: `+minmin` is this example's, the rest is
+/// [`DeConfig`]'s form.
+fn parse(config: &str, population: usize) -> Result<(DeParams, bool), Box<dyn std::error::Error>> {
     let (config, seeded) = match config.strip_suffix("+minmin") {
         Some(rest) => (rest, true),
         None => (config, false),
     };
-    let (config, selection) = match config.strip_suffix("+eq") {
-        Some(rest) => (rest, Selection::BetterOrEqual),
-        None => (config, Selection::StrictlyBetter),
-    };
-    let parts: Vec<&str> = config.split('/').collect();
-    let [strategy, f, cr, crossover, adaptation] = parts[..] else {
-        return Err(format!(
-            "{config}: expected strategy/F/CR/crossover/adaptation"
-        ));
-    };
-    let strategy = match strategy {
-        "rand1" => Strategy::Rand1,
-        "best1" => Strategy::Best1,
-        "ctb1" => Strategy::CurrentToBest1,
-        other => return Err(format!("unknown strategy {other}")),
-    };
-    let crossover = match crossover {
-        "bin" => Crossover::Binomial,
-        "exp" => Crossover::Exponential,
-        other => return Err(format!("unknown crossover {other}")),
-    };
-    let adaptation = match adaptation {
-        "fixed" => Adaptation::Fixed,
-        "jde" => Adaptation::Jde,
-        other => return Err(format!("unknown adaptation {other}")),
-    };
-    let f: f32 = f.parse().map_err(|e| format!("F {f}: {e}"))?;
-    let cr: f32 = cr.parse().map_err(|e| format!("CR {cr}: {e}"))?;
-    let params = DeParams::default()
-        .with_population(population)
-        .and_then(|p| p.with_differential_weight(f))
-        .and_then(|p| p.with_crossover_rate(cr))
-        .map_err(|e| e.to_string())?
-        .with_strategy(strategy)
-        .with_crossover(crossover)
-        .with_adaptation(adaptation)
-        .with_selection(selection);
+    let params = config.parse::<DeConfig>()?.params(population)?;
     Ok((params, seeded))
 }
 

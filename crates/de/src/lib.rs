@@ -32,6 +32,9 @@
 //! selection, fixed `F` and `CR`, CUDA block size 256 (results do not depend on it). For ETC scheduling a low
 //! `CR` (≈ 0.005–0.02, a few tasks moved per trial) works far better than 0.9.
 //!
+//! A configuration can also be written as one line of text, `strategy/F/CR/crossover/adaptation[+eq]`
+//! ([`DeConfig`], e.g. `rand1/0.5/0.005/bin/fixed`), which configuration searches use.
+//!
 //! ## Engines
 //!
 //! | | CPU ([`DeCpu`]) | CUDA ([`DeCuda`]) |
@@ -104,6 +107,7 @@
 //! runs in one launch (spec §3 item 10); the Fast profile is available ([`DeCuda::with_profile`]) but not
 //! measured.
 
+pub mod config;
 pub mod cpu;
 pub mod cuda;
 pub mod ops;
@@ -113,6 +117,7 @@ mod run;
 pub mod scheduling;
 pub mod snapshot;
 
+pub use config::{DeConfig, ParseConfigError};
 pub use cpu::DeCpu;
 pub use cuda::DeCuda;
 pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};

@@ -15,10 +15,13 @@
 //! M ∈ {64, 512, 1024} × D ∈ {128, 512} and M = 100, D = 10^6 (GPU events), with bytes per generation against
 //! the measured copy bandwidth, beside EvoX's figures.
 //!
+//! `EVO_DE_TABLE1_CONFIGS` (with `EVO_DE_TABLE1_POPULATIONS`, `EVO_DE_TABLE1_INSTANCES`) replaces Table 1 and
+//! the Min-Min tables by a sweep of many configurations over the same cells, 1 s each ([`sweep`]).
+//!
 //! Instances come from `$EVO_DATA_DIR/hcsp-512x16` (default `../shared/data` beside the project root); when
 //! the folder is absent the suite fails with a message saying where it looked.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -29,6 +32,10 @@ use evo_de::{Crossover, DeCpu, DeCuda, DeParams, DeviceProblem, Strategy, min_mi
 use evo_gpu_runtime::Gpu;
 
 use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
+
+mod sweep;
+
+use sweep::Sweep;
 
 /// (paper name, file, paper Table 1: [64 CPU, 64 CPU-opt, 64 GPU, 512 CPU, 512 CPU-opt, 512 GPU, 1024 CPU,
 /// 1024 CPU-opt, 1024 GPU], Min-Min makespan, best known makespan) — spec de.md §5 and benchmarks.md (f).
@@ -209,120 +216,129 @@ impl Suite for De {
 
     fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
         let dir = data_dir()?;
-        let budget = if ctx.quick() {
-            Duration::from_secs(1)
-        } else {
-            Duration::from_secs(30)
-        };
         let mut result = SuiteResult::default();
-        let mut table = vec![
-            "| ETC | pop | paper CPU 30 s | paper CPU-opt 30 s | paper GPU 30 s | ours 1 s | ours end | ours 1 s / paper GPU | ours seeded 1 s (p64) |"
-                .to_string(),
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
-        ];
-        let mut makespans = vec![
-            "| ETC | Min-Min makespan | ours seeded, makespan | best known makespan | better than Min-Min |"
-                .to_string(),
-            "| --- | --- | --- | --- | --- |".to_string(),
-        ];
-        let (mut beat_paper, mut beat_paper_seeded, mut beat_min_min) = (0, 0, 0);
-        let mut beaten_cells = 0;
-        let bar = ctx.progress((INSTANCES.len() * (POPULATIONS.len() + 1)) as u64, "de");
-        for (name, file, paper, min_min_makespan, best_known) in INSTANCES {
-            let instance = EtcInstance::from_file(dir.join(file))
-                .with_context(|| format!("loading {file}"))?;
-            let problem = EtcProblem::new(instance, 0.75)?;
-            bar.set_message(format!("{file} seeded"));
-            let params = DeParams::default()
-                .with_population(64)?
-                .with_crossover_rate(SEEDED_CROSSOVER_RATE)?;
-            let seed = min_min_vector(&problem);
-            let (seeded, device, backend) = run_once(ctx, params, &problem, Some(seed), budget)?;
-            let seeded_at_one = seeded.fitness_at(1.0);
-            let mut paper_row_beaten = true;
-            let mut seeded_row_beaten = true;
-            for (k, &population) in POPULATIONS.iter().enumerate() {
-                bar.set_message(format!("{file} p{population}"));
-                let params = table1_params(population)?;
-                let (report, device, backend) = run_once(ctx, params, &problem, None, budget)?;
-                let at_one = report.fitness_at(1.0);
-                let [cpu, cpu_opt, gpu] = [paper[3 * k], paper[3 * k + 1], paper[3 * k + 2]];
-                paper_row_beaten &= at_one < gpu;
-                beaten_cells += usize::from(at_one < gpu);
-                seeded_row_beaten &= seeded_at_one < gpu;
-                table.push(format!(
-                    "| {name} | {population} | {cpu} | {cpu_opt} | {gpu} | {at_one:.2} | {:.2} | {:.3} | {seeded_at_one:.2} |",
-                    report.best_fitness,
-                    at_one / gpu
-                ));
-                result.rows.push(Row {
-                    case: format!("{file} p{population} fitness after {} s", budget.as_secs()),
-                    backend,
-                    device,
-                    size: population as u64,
-                    median_ms: report.wall_time_s * 1e3,
-                    samples: 1,
-                    throughput: report.best_fitness,
-                    unit: "fitness".to_string(),
-                    reference: Some(Reference::new("paper GPU 30 s", gpu, report.best_fitness)),
-                    check: Some(format!("{} generations", report.generations)),
-                });
-                bar.inc(1);
-            }
-            beat_paper += usize::from(paper_row_beaten);
-            beat_paper_seeded += usize::from(seeded_row_beaten);
-            let report = seeded;
-            let schedule = problem.schedule_of(&report.best);
-            let makespan = problem.instance().makespan(&schedule)?;
-            let reference = min_min(problem.instance()).makespan;
-            let better = makespan < reference;
-            beat_min_min += usize::from(better);
-            makespans.push(format!(
-                "| {name} ({file}) | {min_min_makespan:.1} | {makespan:.1} | {best_known:.1} | {} |",
-                if better { "yes" } else { "no" }
-            ));
-            result.rows.push(Row {
-                case: format!("{file} p64 Min-Min seeded, makespan"),
-                backend,
-                device,
-                size: 64,
-                median_ms: report.wall_time_s * 1e3,
-                samples: 1,
-                throughput: makespan,
-                unit: "makespan".to_string(),
-                reference: Some(Reference::new("Min-Min", reference, makespan)),
-                check: Some(format!("best known {best_known:.1}")),
-            });
-            bar.inc(1);
+        match Sweep::from_env()? {
+            Some(sweep) => sweep.run(ctx, &dir, &mut result)?,
+            None => table1(ctx, &dir, &mut result)?,
         }
-        bar.finish_and_clear();
-        result.notes.push(format!(
-            "Table 1 (fitness λ·makespan + (1 − λ)·flowtime/m, λ = 0.75; lower is better). Ours: one run per cell \
-             (the paper averages an unstated number of runs), {:?}/{:?} (M = 64), {:?}/{:?} (512), {:?}/{:?} \
-             (1024), F = {DIFFERENTIAL_WEIGHT}, CR = {CROSSOVER_RATE}, seed {SEED}, budget {} s; \
-             \"ours 1 s\" is the best fitness read at the last check (about every millisecond) within 1 s. \
-             From a random population our value after 1 s beats the paper's GPU value after 30 s on {beat_paper} \
-             of 12 instances (all three populations; {beaten_cells} of 36 cells); seeded with Min-Min \
-             (population 64), on {beat_paper_seeded} of 12 (CR = {SEEDED_CROSSOVER_RATE}).\n\n{}",
-            table1_strategy(64),
-            table1_crossover(64),
-            table1_strategy(512),
-            table1_crossover(512),
-            table1_strategy(1024),
-            table1_crossover(1024),
-            budget.as_secs(),
-            table.join("\n")
-        ));
-        result.notes.push(format!(
-            "Makespans of the best schedule found at population 64 when the initial population holds the Min-Min \
-             schedule (budget {} s): better than Min-Min on {beat_min_min} of 12 instances.\n\n{}",
-            budget.as_secs(),
-            makespans.join("\n")
-        ));
         rastrigin_table(ctx, &mut result)?;
         generation_timing(ctx, &mut result)?;
         Ok(result)
     }
+}
+
+/// Table 1 and the Min-Min-seeded makespans, each cell as described in the module docs.
+fn table1(ctx: &BenchContext, dir: &Path, result: &mut SuiteResult) -> anyhow::Result<()> {
+    let budget = if ctx.quick() {
+        Duration::from_secs(1)
+    } else {
+        Duration::from_secs(30)
+    };
+    let mut table = vec![
+        "| ETC | pop | paper CPU 30 s | paper CPU-opt 30 s | paper GPU 30 s | ours 1 s | ours end | ours 1 s / paper GPU | ours seeded 1 s (p64) |"
+            .to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+    ];
+    let mut makespans = vec![
+        "| ETC | Min-Min makespan | ours seeded, makespan | best known makespan | better than Min-Min |"
+            .to_string(),
+        "| --- | --- | --- | --- | --- |".to_string(),
+    ];
+    let (mut beat_paper, mut beat_paper_seeded, mut beat_min_min) = (0, 0, 0);
+    let mut beaten_cells = 0;
+    let bar = ctx.progress((INSTANCES.len() * (POPULATIONS.len() + 1)) as u64, "de");
+    for (name, file, paper, min_min_makespan, best_known) in INSTANCES {
+        let instance =
+            EtcInstance::from_file(dir.join(file)).with_context(|| format!("loading {file}"))?;
+        let problem = EtcProblem::new(instance, 0.75)?;
+        bar.set_message(format!("{file} seeded"));
+        let params = DeParams::default()
+            .with_population(64)?
+            .with_crossover_rate(SEEDED_CROSSOVER_RATE)?;
+        let seed = min_min_vector(&problem);
+        let (seeded, device, backend) = run_once(ctx, params, &problem, Some(seed), budget)?;
+        let seeded_at_one = seeded.fitness_at(1.0);
+        let mut paper_row_beaten = true;
+        let mut seeded_row_beaten = true;
+        for (k, &population) in POPULATIONS.iter().enumerate() {
+            bar.set_message(format!("{file} p{population}"));
+            let params = table1_params(population)?;
+            let (report, device, backend) = run_once(ctx, params, &problem, None, budget)?;
+            let at_one = report.fitness_at(1.0);
+            let [cpu, cpu_opt, gpu] = [paper[3 * k], paper[3 * k + 1], paper[3 * k + 2]];
+            paper_row_beaten &= at_one < gpu;
+            beaten_cells += usize::from(at_one < gpu);
+            seeded_row_beaten &= seeded_at_one < gpu;
+            table.push(format!(
+                "| {name} | {population} | {cpu} | {cpu_opt} | {gpu} | {at_one:.2} | {:.2} | {:.3} | {seeded_at_one:.2} |",
+                report.best_fitness,
+                at_one / gpu
+            ));
+            result.rows.push(Row {
+                case: format!("{file} p{population} fitness after {} s", budget.as_secs()),
+                backend,
+                device,
+                size: population as u64,
+                median_ms: report.wall_time_s * 1e3,
+                samples: 1,
+                throughput: report.best_fitness,
+                unit: "fitness".to_string(),
+                reference: Some(Reference::new("paper GPU 30 s", gpu, report.best_fitness)),
+                check: Some(format!("{} generations", report.generations)),
+            });
+            bar.inc(1);
+        }
+        beat_paper += usize::from(paper_row_beaten);
+        beat_paper_seeded += usize::from(seeded_row_beaten);
+        let report = seeded;
+        let schedule = problem.schedule_of(&report.best);
+        let makespan = problem.instance().makespan(&schedule)?;
+        let reference = min_min(problem.instance()).makespan;
+        let better = makespan < reference;
+        beat_min_min += usize::from(better);
+        makespans.push(format!(
+            "| {name} ({file}) | {min_min_makespan:.1} | {makespan:.1} | {best_known:.1} | {} |",
+            if better { "yes" } else { "no" }
+        ));
+        result.rows.push(Row {
+            case: format!("{file} p64 Min-Min seeded, makespan"),
+            backend,
+            device,
+            size: 64,
+            median_ms: report.wall_time_s * 1e3,
+            samples: 1,
+            throughput: makespan,
+            unit: "makespan".to_string(),
+            reference: Some(Reference::new("Min-Min", reference, makespan)),
+            check: Some(format!("best known {best_known:.1}")),
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    result.notes.push(format!(
+        "Table 1 (fitness λ·makespan + (1 − λ)·flowtime/m, λ = 0.75; lower is better). Ours: one run per cell \
+         (the paper averages an unstated number of runs), {:?}/{:?} (M = 64), {:?}/{:?} (512), {:?}/{:?} \
+         (1024), F = {DIFFERENTIAL_WEIGHT}, CR = {CROSSOVER_RATE}, seed {SEED}, budget {} s; \
+         \"ours 1 s\" is the best fitness read at the last check (about every millisecond) within 1 s. \
+         From a random population our value after 1 s beats the paper's GPU value after 30 s on {beat_paper} \
+         of 12 instances (all three populations; {beaten_cells} of 36 cells); seeded with Min-Min \
+         (population 64), on {beat_paper_seeded} of 12 (CR = {SEEDED_CROSSOVER_RATE}).\n\n{}",
+        table1_strategy(64),
+        table1_crossover(64),
+        table1_strategy(512),
+        table1_crossover(512),
+        table1_strategy(1024),
+        table1_crossover(1024),
+        budget.as_secs(),
+        table.join("\n")
+    ));
+    result.notes.push(format!(
+        "Makespans of the best schedule found at population 64 when the initial population holds the Min-Min \
+         schedule (budget {} s): better than Min-Min on {beat_min_min} of 12 instances.\n\n{}",
+        budget.as_secs(),
+        makespans.join("\n")
+    ));
+    Ok(())
 }
 
 /// The paper's Table 2 (Rastrigin f2, population not given; ours 64): (variables, proposed value after
