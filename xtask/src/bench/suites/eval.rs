@@ -7,7 +7,19 @@
 //! CPU reference on a 1-thread rayon pool and on the global pool. Every GPU fitness is compared bit for bit
 //! with the CPU's; a mismatch fails the command. `--quick` times the CPU at D = 10^6 only (at 10^7 it still
 //! computes the CPU fitness once, for the check), so that it stays short on a small machine.
+//!
+//! Two GPU rows per case: `single call` brackets one `evaluate` call with events (the host's launch cost
+//! included: what one isolated call costs), `pipelined` brackets R calls queued back to back (the throughput of
+//! an optimiser that keeps the stream busy; the per-call time is the sample over R). The pipelined calls
+//! rotate over enough copies of the population that the copies together exceed 256 MiB, so repeated calls
+//! do not read the population from L2 (the shift vector, one per problem, may stay there, as it does in a
+//! real run).
+//!
+//! Environment (optional, for profiling one case): `EVO_EVAL_FUNCTIONS` (comma-separated names, e.g.
+//! `shifted-rastrigin`), `EVO_EVAL_DIMENSIONS` (comma-separated, e.g. `10000000`), `EVO_EVAL_BATCHES`
+//! (comma-separated individuals per batch, e.g. `20`).
 
+use anyhow::Context;
 use evo_benchmarks::cuda::CudaProblem;
 use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
 use evo_core::ContinuousProblem;
@@ -21,6 +33,12 @@ use crate::bench::{
 
 /// Threads per block of the evaluation kernels.
 const BLOCK: u32 = 256;
+/// The dimensions measured.
+const DIMENSIONS: [usize; 2] = [1_000_000, 10_000_000];
+/// The population copies of the pipelined rows together hold at least this many bytes (beyond L2).
+const ROTATION_BYTES: usize = 256 << 20;
+/// A pipelined sample queues calls for about this long.
+const PIPELINED_SAMPLE_MS: f64 = 2.0;
 /// The functions measured.
 const FUNCTIONS: [ShiftedFunction; 3] = [
     ShiftedFunction::Rastrigin,
@@ -55,14 +73,22 @@ impl Suite for Eval {
             None => None,
         };
         let single = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-        let dimensions = [1_000_000usize, 10_000_000];
-        let bar = ctx.progress((FUNCTIONS.len() * dimensions.len()) as u64, "eval");
+        let selection = Selection::from_environment()?;
+        let bar = ctx.progress(
+            (selection.functions.len() * selection.dimensions.len()) as u64,
+            "eval",
+        );
         let mut points: Vec<Series> = Vec::new();
-        for function in FUNCTIONS {
+        for &function in &selection.functions {
             let mut lines: Vec<Vec<(f64, f64)>> = vec![Vec::new(); BATCHES.len()];
-            for &d in &dimensions {
+            for &d in &selection.dimensions {
                 bar.set_message(format!("{} d={}", function.name(), format_size(d as u64)));
-                if let Err(error) = case(ctx, &single, function, d, copy, &mut result, &mut lines) {
+                let shape = Shape {
+                    function,
+                    d,
+                    batches: &selection.batches,
+                };
+                if let Err(error) = case(ctx, &single, shape, copy, &mut result, &mut lines) {
                     result
                         .failures
                         .push(format!("{} d={d}: {error:#}", function.name()));
@@ -82,7 +108,11 @@ impl Suite for Eval {
         if let Some(gbs) = copy {
             points.push(Series {
                 name: "copy bandwidth".to_string(),
-                points: dimensions.iter().map(|&d| (d as f64, gbs)).collect(),
+                points: selection
+                    .dimensions
+                    .iter()
+                    .map(|&d| (d as f64, gbs))
+                    .collect(),
             });
         }
         result.plots.push(Plot {
@@ -102,7 +132,9 @@ impl Suite for Eval {
         result.notes.push(format!(
             "Exact profile, blocks of {BLOCK}. GB/s counts 4·D·(individuals + 1) bytes: the f32 population and \
              the f32 shift vector once. CPU rows: the problem's evaluate_batch on a 1-thread rayon pool and on the \
-             global pool ({} threads). {copy_note}. Every GPU fitness is compared bit for bit with the CPU's.",
+             global pool ({} threads). {copy_note}. GPU rows: `single call` = events around one call (host launch \
+             cost included); `pipelined` = events around R calls queued back to back over population copies \
+             totalling at least 256 MiB, per call. Every GPU fitness is compared bit for bit with the CPU's.",
             rayon::current_num_threads()
         ));
         Ok(result)
@@ -161,21 +193,89 @@ fn row(
     }
 }
 
+/// The functions, dimensions and batch sizes a run measures: all of them unless the environment narrows them.
+struct Selection {
+    functions: Vec<ShiftedFunction>,
+    dimensions: Vec<usize>,
+    batches: Vec<usize>,
+}
+
+impl Selection {
+    fn from_environment() -> anyhow::Result<Self> {
+        let functions = match std::env::var("EVO_EVAL_FUNCTIONS") {
+            Ok(list) => list
+                .split(',')
+                .map(|name| {
+                    FUNCTIONS
+                        .into_iter()
+                        .find(|f| f.name() == name.trim())
+                        .with_context(|| {
+                            let known: Vec<&str> = FUNCTIONS.iter().map(|f| f.name()).collect();
+                            format!(
+                                "EVO_EVAL_FUNCTIONS: unknown function {name:?}; allowed: {known:?}"
+                            )
+                        })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?,
+            Err(_) => FUNCTIONS.to_vec(),
+        };
+        Ok(Self {
+            functions,
+            dimensions: numbers("EVO_EVAL_DIMENSIONS", &DIMENSIONS)?,
+            batches: numbers("EVO_EVAL_BATCHES", &BATCHES)?,
+        })
+    }
+}
+
+/// A comma-separated list of positive integers from `variable`, each one of `allowed`; all of them when unset.
+fn numbers(variable: &str, allowed: &[usize]) -> anyhow::Result<Vec<usize>> {
+    let Ok(list) = std::env::var(variable) else {
+        return Ok(allowed.to_vec());
+    };
+    list.split(',')
+        .map(|item| {
+            let value: usize = item
+                .trim()
+                .parse()
+                .with_context(|| format!("{variable}: {item:?} is not a number"))?;
+            anyhow::ensure!(
+                allowed.contains(&value),
+                "{variable}: {value} is not measured; allowed: {allowed:?}"
+            );
+            Ok(value)
+        })
+        .collect()
+}
+
+/// One function at one dimension, for the selected batch sizes.
+struct Shape<'a> {
+    function: ShiftedFunction,
+    d: usize,
+    batches: &'a [usize],
+}
+
 fn case(
     ctx: &BenchContext,
     single: &rayon::ThreadPool,
-    function: ShiftedFunction,
-    d: usize,
+    shape: Shape<'_>,
     copy: Option<f64>,
     result: &mut SuiteResult,
     lines: &mut [Vec<(f64, f64)>],
 ) -> anyhow::Result<()> {
+    let Shape {
+        function,
+        d,
+        batches,
+    } = shape;
     let problem = ShiftedProblem::new(function, d)?;
     let evaluator = match ctx.gpu() {
         Some(gpu) => Some(problem.cuda_evaluator(gpu)?),
         None => None,
     };
     for (slot, &individuals) in BATCHES.iter().enumerate() {
+        if !batches.contains(&individuals) {
+            continue;
+        }
         let x = population(&problem, individuals);
         let bytes = 4.0 * d as f64 * (individuals + 1) as f64;
         let name = format!("{} x{individuals}", function.name());
@@ -209,38 +309,73 @@ fn case(
             problem.evaluate_batch(&x, &mut cpu_fitness);
         }
         if let (Some(gpu), Some(evaluator)) = (ctx.gpu(), evaluator.as_ref()) {
-            let on_device = gpu.upload(&x)?;
+            let copies = ROTATION_BYTES.div_ceil(4 * x.len()).max(1);
+            let on_device = (0..copies)
+                .map(|_| gpu.upload(&x))
+                .collect::<Result<Vec<_>, _>>()?;
             let mut fitness = gpu.alloc::<f64>(individuals)?;
-            let (timing, ()) = ctx.time_gpu(gpu, || {
-                Ok(evaluator.evaluate(&on_device, &mut fitness, Profile::Exact, BLOCK)?)
+            let (single_call, ()) = ctx.time_gpu(gpu, || {
+                Ok(evaluator.evaluate(&on_device[0], &mut fitness, Profile::Exact, BLOCK)?)
             })?;
             let gpu_fitness = fitness.to_vec()?;
-            let mut gpu_row = row(
-                name.clone(),
-                Backend::Cuda,
-                ctx.gpu_device(),
-                d,
-                &timing,
-                bytes,
-            );
-            gpu_row.reference = copy
-                .map(|gbs| Reference::new("copy bandwidth", gbs, gpu_row.throughput))
-                .or_else(|| {
-                    rayon_rate.map(|rate| Reference::new("CPU rayon", rate, gpu_row.throughput))
-                });
+            let calls = (PIPELINED_SAMPLE_MS / single_call.median_ms()).ceil() as usize;
+            let calls = calls.clamp(1, 1000);
+            let (pipelined, ()) = ctx.time_gpu(gpu, || {
+                for call in 0..calls {
+                    evaluator.evaluate(
+                        &on_device[call % copies],
+                        &mut fitness,
+                        Profile::Exact,
+                        BLOCK,
+                    )?;
+                }
+                Ok(())
+            })?;
+            let pipelined = Timing {
+                samples_ms: pipelined
+                    .samples_ms
+                    .iter()
+                    .map(|ms| ms / calls as f64)
+                    .collect(),
+            };
+            let piped_fitness = fitness.to_vec()?;
             let same = gpu_fitness
                 .iter()
-                .zip(&cpu_fitness)
+                .chain(&piped_fitness)
+                .zip(cpu_fitness.iter().chain(&cpu_fitness))
                 .all(|(g, c)| g.to_bits() == c.to_bits());
-            gpu_row.check = Some(if same {
+            let check = if same {
                 "bit-identical".to_string()
             } else {
-                let message = format!("MISMATCH: cpu {cpu_fitness:?}, cuda {gpu_fitness:?}");
+                let message = format!(
+                    "MISMATCH: cpu {cpu_fitness:?}, cuda {gpu_fitness:?}, pipelined {piped_fitness:?}"
+                );
                 result.failures.push(format!("{name} d={d}: {message}"));
                 message
-            });
-            lines[slot].push((d as f64, gpu_row.throughput));
-            result.rows.push(gpu_row);
+            };
+            for (label, timing) in [
+                ("single call".to_string(), &single_call),
+                (format!("pipelined, {calls} calls"), &pipelined),
+            ] {
+                let mut gpu_row = row(
+                    format!("{name} {label}"),
+                    Backend::Cuda,
+                    ctx.gpu_device(),
+                    d,
+                    timing,
+                    bytes,
+                );
+                gpu_row.reference = copy
+                    .map(|gbs| Reference::new("copy bandwidth", gbs, gpu_row.throughput))
+                    .or_else(|| {
+                        rayon_rate.map(|rate| Reference::new("CPU rayon", rate, gpu_row.throughput))
+                    });
+                gpu_row.check = Some(check.clone());
+                if label.starts_with("pipelined") {
+                    lines[slot].push((d as f64, gpu_row.throughput));
+                }
+                result.rows.push(gpu_row);
+            }
         }
     }
     Ok(())
