@@ -33,7 +33,7 @@ struct TilesParams {
     unsigned int shift;              // 0: z = x; 1: z = x - (double)shift32[j]; 2: z = x - shift64[j]
     unsigned int permuted;
     unsigned int group;              // individuals per block (consecutive), sharing the per-tile Griewank scales
-    unsigned int pad;
+    unsigned int tile_group;         // consecutive tiles per block (>= 1; group * tile_group <= EVO_MAX_ITEMS)
 };
 static_assert(sizeof(TilesParams) == 48, "TilesParams must match its Rust mirror");
 
@@ -48,6 +48,10 @@ struct FinishParams {
 static_assert(sizeof(FinishParams) == 32, "FinishParams must match its Rust mirror");
 
 #define EVO_ITEMS 8u
+// (individual, tile) items of one block (the launcher's group x tile_group) and warps of one block (at most
+// 256 threads): the shared slots of the warps' subtrees, reduced once per block after a single barrier.
+#define EVO_MAX_ITEMS 16u
+#define EVO_MAX_WARPS 8u
 
 // Term kinds of `benchmarks_continuous_tiles_*`: the second accumulator is a product for Griewank only.
 #define EVO_KIND_SPHERE 0
@@ -213,23 +217,22 @@ __device__ __forceinline__ void evo_chunk_terms(const float* row, const float* s
 
 // One tile of 8B terms for the individuals first_row .. last_row - 1 (see the file comment). Lane l of warp w
 // computes the 8 terms of `evo_load_z` in registers; each chunk's 4 adjacent terms form an aligned subtree
-// of 4 leaves, the warp tree over the 32 lanes of a chunk the aligned subtree of its 128 terms, their sum the
-// warp's aligned 256 terms, and the tree of the B/32 warp sums (warp 0, from shared memory) the tile's tree:
-// the canonical tree of the tile, as evo_core::reduce. The shuffle adds are unconditional: lanes that are
-// not multiples of 2 off compute values that no later level of lane 0 reads.
+// of 4 leaves, the warp tree over the 32 lanes of a chunk the aligned subtree of its 128 terms, and their sum
+// the warp's aligned 256 terms, which lane 0 stores in the block's slot (item, warp), item = item0 + r -
+// first_row (second accumulator at EVO_MAX_ITEMS * EVO_MAX_WARPS). No barrier: each warp runs through the
+// block's items on its own; `evo_tile_items_store` adds the warps' subtrees after one barrier. The shuffle adds
+// are unconditional: lanes that are not multiples of 2 off compute values that no later level of lane 0 reads.
 template <int KIND, bool FAST>
 __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift32, const double* shift64,
-                                              const unsigned int* perm, double* partials, const TilesParams& p,
-                                              unsigned long long t, unsigned long long tiles,
-                                              unsigned long long first_row, unsigned long long last_row,
-                                              double* scratch)
+                                              const unsigned int* perm, const TilesParams& p,
+                                              unsigned long long t, unsigned long long first_row,
+                                              unsigned long long last_row, unsigned int item0, double* scratch)
 {
     constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
     // Only Griewank and Ackley have a second accumulator; the others write 0 there without computing it.
     constexpr bool TWO = KIND == EVO_KIND_GRIEWANK || KIND == EVO_KIND_ACKLEY;
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
-    const unsigned int warps = blockDim.x >> 5;
     const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 4u * lane;
     // Griewank's 1 / sqrt(i + 1) of the thread's terms, once for the whole group.
     double scale[EVO_ITEMS];
@@ -271,33 +274,51 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
             }
         }
         if (lane == 0u) {
-            scratch[warp] = a[0] + a[1];
+            const unsigned int item = item0 + (unsigned int)(r - first_row);
+            scratch[item * EVO_MAX_WARPS + warp] = a[0] + a[1];
             if (TWO) {
-                scratch[32 + warp] = PRODUCT ? b[0] * b[1] : b[0] + b[1];
+                scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS + item * EVO_MAX_WARPS + warp] = PRODUCT ? b[0] * b[1] : b[0] + b[1];
             }
         }
-        __syncthreads();
-        if (warp == 0u) {
-            double ta = lane < warps ? scratch[lane] : 0.0;
-            double tb = 0.0;
+    }
+}
+
+// After the block's barrier: warp w takes the items w, w + warps, ...: the tree of the B/32 warp subtrees of
+// the item (the tile's canonical tree, as evo_core::reduce), written to partials[2 (r tiles + t) + {0, 1}].
+// Items are tile-major: item = (t - first_tile) * row_count + r - first_row.
+template <int KIND>
+__device__ __forceinline__ void evo_tile_items_store(double* partials, const double* scratch,
+                                                     unsigned long long tiles, unsigned long long first_tile,
+                                                     unsigned int tile_count, unsigned long long first_row,
+                                                     unsigned int row_count)
+{
+    constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
+    constexpr bool TWO = KIND == EVO_KIND_GRIEWANK || KIND == EVO_KIND_ACKLEY;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const unsigned int items = tile_count * row_count;
+    for (unsigned int item = warp; item < items; item += warps) {
+        double ta = lane < warps ? scratch[item * EVO_MAX_WARPS + lane] : 0.0;
+        double tb = 0.0;
+        if (TWO) {
+            tb = lane < warps ? scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS + item * EVO_MAX_WARPS + lane]
+                              : (PRODUCT ? 1.0 : 0.0);
+        }
+        for (unsigned int off = 1; off < warps; off <<= 1) {
+            ta = ta + __shfl_down_sync(EVO_FULL_MASK, ta, off);
             if (TWO) {
-                tb = lane < warps ? scratch[32 + lane] : (PRODUCT ? 1.0 : 0.0);
-            }
-            for (unsigned int off = 1; off < warps; off <<= 1) {
-                ta = ta + __shfl_down_sync(EVO_FULL_MASK, ta, off);
-                if (TWO) {
-                    const double other = __shfl_down_sync(EVO_FULL_MASK, tb, off);
-                    tb = PRODUCT ? tb * other : tb + other;
-                }
-            }
-            if (lane == 0u) {
-                const unsigned long long slot = r * tiles + t;
-                partials[2 * slot] = ta;
-                partials[2 * slot + 1] = tb;
+                const double other = __shfl_down_sync(EVO_FULL_MASK, tb, off);
+                tb = PRODUCT ? tb * other : tb + other;
             }
         }
-        // Every warp has read its scratch slot's consumer before the next individual overwrites it.
-        __syncthreads();
+        if (lane == 0u) {
+            const unsigned long long t = first_tile + item / row_count;
+            const unsigned long long r = first_row + item % row_count;
+            const unsigned long long slot = r * tiles + t;
+            partials[2 * slot] = ta;
+            partials[2 * slot + 1] = tb;
+        }
     }
 }
 
@@ -305,34 +326,42 @@ template <int KIND>
 __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, const double* shift64,
                                           const unsigned int* perm, double* partials, const TilesParams& p)
 {
-    __shared__ double scratch[64];
+    __shared__ double scratch[2 * EVO_MAX_ITEMS * EVO_MAX_WARPS];
     const unsigned int tile = EVO_ITEMS * blockDim.x;
     // Linear grid, group of individuals fastest: the blocks of one tile of all individuals run together, so
     // the tile of the shift vector is read from memory once and from L2 for the other individuals. A block
-    // evaluates the tile for `group` consecutive individuals (ROW_GROUP of launch.rs), one after the other.
-    // tile is a power of two (the launcher's block sizes) and rows < 2^31 (checked): no 64-bit division.
+    // evaluates `tile_group` consecutive tiles for `group` consecutive individuals (ROW_GROUP of launch.rs),
+    // one item after the other. tile is a power of two (the launcher's block sizes) and rows < 2^31 (checked).
     const unsigned int tile_log2 = 31u - __clz(tile);
     unsigned long long tiles = (p.terms + tile - 1) >> tile_log2;
     tiles = tiles > 0 ? tiles : 1;
     const unsigned int rows = (unsigned int)p.rows;
     const unsigned int groups = p.group == 1u ? rows : (rows + p.group - 1u) / p.group;
     const unsigned int g = blockIdx.x % groups;
-    const unsigned long long t = blockIdx.x / groups;
+    const unsigned long long first_tile = (unsigned long long)(blockIdx.x / groups) * p.tile_group;
+    const unsigned long long last_tile = first_tile + p.tile_group < tiles ? first_tile + p.tile_group : tiles;
     const unsigned long long first_row = (unsigned long long)g * p.group;
     const unsigned long long last_row = first_row + p.group < p.rows ? first_row + p.group : p.rows;
+    const unsigned int row_count = (unsigned int)(last_row - first_row);
     // The vector path: every row of the group and the shift 16-byte aligned (x aligned, D a multiple of 4),
     // the tile inside the terms, no permutation; Rosenbrock's term reads the next coordinate itself.
     const bool aligned_rows = (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull && (p.dimension & 3ull) == 0ull;
     const bool aligned_shift = p.shift == 0u ||
                                (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull) ||
                                (p.shift == 2u && (reinterpret_cast<unsigned long long>(shift64) & 15ull) == 0ull);
-    const bool fast = KIND != EVO_KIND_ROSENBROCK && p.permuted == 0u && aligned_rows && aligned_shift &&
-                      (t + 1) * tile <= p.terms;
-    if (fast) {
-        evo_tile_rows<KIND, true>(x, shift32, shift64, perm, partials, p, t, tiles, first_row, last_row, scratch);
-    } else {
-        evo_tile_rows<KIND, false>(x, shift32, shift64, perm, partials, p, t, tiles, first_row, last_row, scratch);
+    for (unsigned long long t = first_tile; t < last_tile; ++t) {
+        const bool fast = KIND != EVO_KIND_ROSENBROCK && p.permuted == 0u && aligned_rows && aligned_shift &&
+                          (t + 1) * tile <= p.terms;
+        const unsigned int item0 = (unsigned int)(t - first_tile) * row_count;
+        if (fast) {
+            evo_tile_rows<KIND, true>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
+        } else {
+            evo_tile_rows<KIND, false>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
+        }
     }
+    __syncthreads();
+    evo_tile_items_store<KIND>(partials, scratch, tiles, first_tile, (unsigned int)(last_tile - first_tile), first_row,
+                               row_count);
 }
 
 extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
@@ -506,19 +535,18 @@ __device__ __forceinline__ void evo_load_z8(const float* row, const float* shift
 
 // The summary of one tile of 8B terms for the individuals first_row .. last_row - 1: lane l of warp w holds
 // the 8 adjacent terms 256 w + 8 l .. + 7 of the tile (two leaves of 4, joined in the thread: an aligned
-// subtree of 8); the shuffle tree over the 32 lanes gives the warp's aligned 256, and warp 0's tree over the
-// B/32 warp summaries the tile's: an aligned subtree of the canonical tree of evo_benchmarks::prefix_squares.
-// FAST (a full, aligned tile): the right operand at shuffle offset `off` holds 8 off terms, a constant instead
-// of a shuffled count.
+// subtree of 8); the shuffle tree over the 32 lanes gives the warp's aligned 256, which lane 0 stores in the
+// block's slot (item, warp), item = item0 + r - first_row; no barrier (see `evo_tile_rows`). FAST (a full,
+// aligned tile): the right operand at shuffle offset `off` holds 8 off terms, a constant instead of a shuffled
+// count.
 template <bool FAST>
 __device__ __forceinline__ void evo_prefix_squares_rows(const float* x, const float* shift32, const double* shift64,
-                                                        double* nodes, const TilesParams& p, unsigned long long t,
-                                                        unsigned long long tiles, unsigned long long first_row,
-                                                        unsigned long long last_row, EvoPrefixSquares* scratch)
+                                                        const TilesParams& p, unsigned long long t,
+                                                        unsigned long long first_row, unsigned long long last_row,
+                                                        unsigned int item0, EvoPrefixSquares* scratch)
 {
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
-    const unsigned int warps = blockDim.x >> 5;
     const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 8u * lane;
     for (unsigned long long r = first_row; r < last_row; ++r) {
         const float* row = x + r * p.dimension;
@@ -552,32 +580,23 @@ __device__ __forceinline__ void evo_prefix_squares_rows(const float* x, const fl
             node = evo_prefix_squares_warp(node, 32u);
         }
         if (lane == 0u) {
-            scratch[warp] = node;
+            scratch[(item0 + (unsigned int)(r - first_row)) * EVO_MAX_WARPS + warp] = node;
         }
-        __syncthreads();
-        if (warp == 0u) {
-            EvoPrefixSquares s = lane < warps ? scratch[lane] : evo_prefix_squares_empty();
-            s = evo_prefix_squares_warp(s, warps);
-            if (lane == 0u) {
-                double* out = nodes + 4ull * (r * tiles + t);
-                out[0] = s.count;
-                out[1] = s.total;
-                out[2] = s.prefix;
-                out[3] = s.square;
-            }
-        }
-        // Warp 0 has read every slot before the next individual overwrites them.
-        __syncthreads();
     }
 }
 
 // Tile summaries of rows of z = x - shift: nodes[4 (r tiles + t) + 0..3] = (N, A, B, C) of tile t (8B terms)
-// of row r. Grid and groups of individuals as `evo_tiles` (the launcher's ROW_GROUP); perm is not used.
+// of row r. Grid, groups of individuals and groups of tiles as `evo_tiles`; perm is not used. After the
+// block's barrier, warp w takes the items w, w + warps, ...: the tree of the B/32 warp summaries of the item
+// (an aligned subtree of the canonical tree of evo_benchmarks::prefix_squares).
 extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares(const float* x, const float* shift32,
                                                                                const double* shift64, double* nodes,
                                                                                TilesParams p)
 {
-    __shared__ EvoPrefixSquares scratch[32];
+    __shared__ EvoPrefixSquares scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS];
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
     const unsigned int tile = EVO_ITEMS * blockDim.x;
     const unsigned int tile_log2 = 31u - __clz(tile);
     unsigned long long tiles = (p.terms + tile - 1) >> tile_log2;
@@ -585,17 +604,37 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
     const unsigned int rows = (unsigned int)p.rows;
     const unsigned int groups = p.group == 1u ? rows : (rows + p.group - 1u) / p.group;
     const unsigned int g = blockIdx.x % groups;
-    const unsigned long long t = blockIdx.x / groups;
+    const unsigned long long first_tile = (unsigned long long)(blockIdx.x / groups) * p.tile_group;
+    const unsigned long long last_tile = first_tile + p.tile_group < tiles ? first_tile + p.tile_group : tiles;
     const unsigned long long first_row = (unsigned long long)g * p.group;
     const unsigned long long last_row = first_row + p.group < p.rows ? first_row + p.group : p.rows;
+    const unsigned int row_count = (unsigned int)(last_row - first_row);
     const bool aligned_rows = (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull && (p.dimension & 3ull) == 0ull;
     const bool aligned_shift = p.shift == 0u ||
                                (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull) ||
                                (p.shift == 2u && (reinterpret_cast<unsigned long long>(shift64) & 15ull) == 0ull);
-    if (aligned_rows && aligned_shift && (t + 1) * tile <= p.terms) {
-        evo_prefix_squares_rows<true>(x, shift32, shift64, nodes, p, t, tiles, first_row, last_row, scratch);
-    } else {
-        evo_prefix_squares_rows<false>(x, shift32, shift64, nodes, p, t, tiles, first_row, last_row, scratch);
+    for (unsigned long long t = first_tile; t < last_tile; ++t) {
+        const unsigned int item0 = (unsigned int)(t - first_tile) * row_count;
+        if (aligned_rows && aligned_shift && (t + 1) * tile <= p.terms) {
+            evo_prefix_squares_rows<true>(x, shift32, shift64, p, t, first_row, last_row, item0, scratch);
+        } else {
+            evo_prefix_squares_rows<false>(x, shift32, shift64, p, t, first_row, last_row, item0, scratch);
+        }
+    }
+    __syncthreads();
+    const unsigned int items = (unsigned int)(last_tile - first_tile) * row_count;
+    for (unsigned int item = warp; item < items; item += warps) {
+        EvoPrefixSquares s = lane < warps ? scratch[item * EVO_MAX_WARPS + lane] : evo_prefix_squares_empty();
+        s = evo_prefix_squares_warp(s, warps);
+        if (lane == 0u) {
+            const unsigned long long t = first_tile + item / row_count;
+            const unsigned long long r = first_row + item % row_count;
+            double* out = nodes + 4ull * (r * tiles + t);
+            out[0] = s.count;
+            out[1] = s.total;
+            out[2] = s.prefix;
+            out[3] = s.square;
+        }
     }
 }
 

@@ -17,6 +17,16 @@ pub const ROW_GROUP: u32 = 4;
 /// f64 operations) is paid once per coordinate for the whole group, so a larger group (two blocks per tile
 /// for 20 individuals) saves about 3 of the 20 f64 operations per coordinate of a term.
 pub const GRIEWANK_ROW_GROUP: u32 = 10;
+/// Most (individual, tile) items of one block of the tiles kernels (`EVO_MAX_ITEMS`): their warp subtrees wait
+/// in shared memory for the block's single barrier.
+pub const MAX_ITEMS: u32 = 16;
+/// Items a block of few individuals takes by also taking consecutive tiles (the tiles of one individual share
+/// the block's barrier and index arithmetic), unless that leaves fewer than [`BLOCKS_PER_MULTIPROCESSOR`]
+/// blocks per multiprocessor.
+const TARGET_ITEMS: u32 = 4;
+/// Resident blocks of the tiles kernels per multiprocessor (`__launch_bounds__(256, 4)`) times the waves that
+/// keep the tail short: a tile group shrinks until the grid has this many blocks per multiprocessor.
+const BLOCKS_PER_MULTIPROCESSOR: u64 = 16;
 
 /// Scalar arguments of `benchmarks_continuous_tiles_*`; mirrors `TilesParams`.
 #[repr(C)]
@@ -37,8 +47,8 @@ pub struct TilesParams {
     /// Consecutive individuals per block (set by [`tiles`]: [`ROW_GROUP`] or [`GRIEWANK_ROW_GROUP`], or fewer
     /// individuals).
     pub group: u32,
-    /// Padding (0).
-    pub pad: u32,
+    /// Consecutive tiles per block (set by [`tiles`]: up to 4 / `group`, at least 1).
+    pub tile_group: u32,
 }
 const _: () = assert!(size_of::<TilesParams>() == 48);
 // SAFETY: repr(C), plain integers, the layout of the CUDA struct (48 bytes, asserted on both sides).
@@ -196,8 +206,11 @@ fn check_len<T: evo_gpu_runtime::DeviceCopy>(
 
 /// The launch shape shared by [`tiles`] and [`prefix_squares`]: validates the block size, the individuals,
 /// the population and the shift (and the permutation when `params.permuted` is 1); returns the tiles per
-/// individual, the linear grid (tiles × groups of `row_group` individuals) and the completed params.
+/// individual, the linear grid (groups of `tile_group` tiles × groups of `row_group` individuals) and the
+/// completed params. `tile_group` is the largest power of two up to `TARGET_ITEMS / group` that leaves
+/// `BLOCKS_PER_MULTIPROCESSOR` blocks per multiprocessor.
 fn tiles_shape(
+    gpu: &Gpu,
     x: &DeviceBuffer<f32>,
     shift: &ShiftArgs<'_>,
     params: TilesParams,
@@ -217,13 +230,20 @@ fn tiles_shape(
     let tile = u64::from(ITEMS_PER_THREAD * block);
     let tiles = params.terms.div_ceil(tile).max(1);
     let group = u64::from(row_group).min(rows);
+    let row_groups = rows.div_ceil(group);
+    let wanted = u64::from(gpu.info().multiprocessors.max(1)) * BLOCKS_PER_MULTIPROCESSOR;
+    let mut tile_group = (u64::from(TARGET_ITEMS) / group).max(1);
+    while tile_group > 1 && tiles.div_ceil(tile_group) * row_groups < wanted {
+        tile_group /= 2;
+    }
+    debug_assert!(group * tile_group <= u64::from(MAX_ITEMS));
     let params = TilesParams {
         rows,
         group: group as u32,
-        pad: 0,
+        tile_group: tile_group as u32,
         ..params
     };
-    let grid = u32::try_from(tiles * rows.div_ceil(group))
+    let grid = u32::try_from(tiles.div_ceil(tile_group) * row_groups)
         .ok()
         .filter(|&g| g <= i32::MAX as u32)
         .ok_or_else(|| {
@@ -268,7 +288,7 @@ pub fn tiles(
         TileKernel::Builtin(TermKind::Griewank) => GRIEWANK_ROW_GROUP,
         _ => ROW_GROUP,
     };
-    let (tiles, grid, params) = tiles_shape(x, shift, params, rows, block, row_group)?;
+    let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, row_group)?;
     check_len("partials", partials, 2 * rows * tiles)?;
     let builtin;
     let kernel = match kernel {
@@ -279,13 +299,14 @@ pub fn tiles(
         TileKernel::User(kernel) => kernel,
     };
     // SAFETY: the arguments follow `(const float* x, const float* shift32, const double* shift64,
-    // const unsigned int* perm, double* partials, TilesParams)`; the grid is tiles x groups of `group`
-    // individuals with the tile count the kernel derives from the same terms and block size and the group
-    // count from `rows` and `group`; for each individual r < rows of its group, block (t, g) reads x[r·D .. (r+1)·D]
-    // (checked above; the permutation's entries are below D, as `Cec2010Problem` builds it), the shift below
-    // D when its mode selects it (checked), the permutation below perm_offset + terms when permuted (checked),
-    // and writes partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles (checked); the kernel's shared memory
-    // (64 doubles of scratch) is static.
+    // const unsigned int* perm, double* partials, TilesParams)`; the grid is groups of `tile_group` tiles x
+    // groups of `group` individuals with the tile count the kernel derives from the same terms and block size
+    // and the group count from `rows` and `group`; for each individual r < rows of its group and each tile
+    // t < tiles of its tile group, block (tg, g) reads x[r·D .. (r+1)·D] (checked above; the permutation's
+    // entries are below D, as `Cec2010Problem` builds it), the shift below D when its mode selects it
+    // (checked), the permutation below perm_offset + terms when permuted (checked), and writes
+    // partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles (checked); group · tile_group <= MAX_ITEMS items fit
+    // the kernel's static shared scratch (2 · 16 · 8 doubles).
     unsafe {
         kernel
             .launch()
@@ -354,7 +375,7 @@ pub fn prefix_squares(
             "0 (the prefix sums run over the coordinates in order)",
         ));
     }
-    let (tiles, grid, params) = tiles_shape(x, shift, params, rows, block, ROW_GROUP)?;
+    let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, ROW_GROUP)?;
     check_len("nodes", nodes, 4 * rows * tiles)?;
     let kernel = gpu.kernel(
         ModuleId::BenchmarksContinuous,
@@ -362,10 +383,11 @@ pub fn prefix_squares(
         profile,
     )?;
     // SAFETY: `(const float* x, const float* shift32, const double* shift64, double* nodes, TilesParams)`;
-    // the grid is the tiles kernels' (tiles x groups, derived by the kernel from the same terms, block size
-    // and group); block (t, g) reads x[r·D .. (r+1)·D] for its individuals r < rows and the selected shift
-    // below D (both checked above) and writes nodes[4(r·tiles + t) + 0..3] below 4·rows·tiles (checked);
-    // the shared scratch (32 summaries) is static.
+    // the grid is the tiles kernels' (tile groups x groups, derived by the kernel from the same terms, block
+    // size, group and tile group); block (tg, g) reads x[r·D .. (r+1)·D] for its individuals r < rows and the
+    // selected shift below D (both checked above) and writes nodes[4(r·tiles + t) + 0..3] for its tiles
+    // t < tiles, below 4·rows·tiles (checked); group · tile_group <= MAX_ITEMS items fit the static shared
+    // scratch (16 · 8 summaries).
     unsafe {
         kernel
             .launch()

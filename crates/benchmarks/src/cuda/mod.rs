@@ -203,7 +203,7 @@ impl CudaEvaluator {
             shift: shift.mode,
             permuted: u32::from(perm_offset.is_some()),
             group: 1,
-            pad: 0,
+            tile_group: 1,
         };
         let user_kernel = match (&self.user, kind) {
             (Some((name, source)), None) => {
@@ -445,7 +445,7 @@ impl CudaEvaluator {
             shift: shift.mode,
             permuted: 0,
             group: 1,
-            pad: 0,
+            tile_group: 1,
         };
         let tiles = launch::prefix_squares(
             &self.gpu, population, &shift, &mut nodes, params, rows, profile, tile_block,
