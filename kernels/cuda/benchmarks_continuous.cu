@@ -193,7 +193,7 @@ template <int KIND, bool FAST, bool REDUCED>
 __device__ __forceinline__ void evo_chunk_terms(const float* row, const float* shift32, const double* shift64,
                                                 const unsigned int* perm, const TilesParams& p,
                                                 unsigned long long base, const double* z, const double* scale,
-                                                unsigned int stride, double* a, double* b)
+                                                double* a, double* b)
 {
     constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
 #pragma unroll
@@ -206,8 +206,8 @@ __device__ __forceinline__ void evo_chunk_terms(const float* row, const float* s
             ta[e] = 0.0;
             tb[e] = PRODUCT ? 1.0 : 0.0;
             if (FAST || i < p.terms) {
-                const double c_i = KIND == EVO_KIND_GRIEWANK ? scale[(4 * c + e) * stride] : 1.0;
-                evo_term<KIND, REDUCED>(row, shift32, shift64, perm, p, i, z[4 * c + e], c_i, &ta[e], &tb[e]);
+                evo_term<KIND, REDUCED>(row, shift32, shift64, perm, p, i, z[4 * c + e], scale[4 * c + e], &ta[e],
+                                        &tb[e]);
             }
         }
         a[c] = (ta[0] + ta[1]) + (ta[2] + ta[3]);
@@ -226,8 +226,7 @@ template <int KIND, bool FAST>
 __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift32, const double* shift64,
                                               const unsigned int* perm, const TilesParams& p,
                                               unsigned long long t, unsigned long long first_row,
-                                              unsigned long long last_row, unsigned int item0, double* scratch,
-                                              double* scales)
+                                              unsigned long long last_row, unsigned int item0, double* scratch)
 {
     constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
     // Only Griewank and Ackley have a second accumulator; the others write 0 there without computing it.
@@ -235,16 +234,12 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 4u * lane;
-    // Griewank's 1 / sqrt((i + 1) pi^2) of the thread's terms, once for the whole group, kept in the thread's
-    // own shared slots scale[j * blockDim.x + threadIdx.x] (read by this thread only: no barrier) rather than in
-    // 16 registers, which spilled to local memory.
-    double* scale = scales + threadIdx.x;
-    if (KIND == EVO_KIND_GRIEWANK) {
+    // Griewank's 1 / sqrt(i + 1) of the thread's terms, once for the whole group.
+    double scale[EVO_ITEMS];
 #pragma unroll
-        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-            const unsigned long long i = base + 128u * (j >> 2) + (j & 3u);
-            scale[j * blockDim.x] = FAST || i < p.terms ? evo_griewank_scale(i) : 1.0;
-        }
+    for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+        const unsigned long long i = base + 128u * (j >> 2) + (j & 3u);
+        scale[j] = KIND == EVO_KIND_GRIEWANK && (FAST || i < p.terms) ? evo_griewank_scale(i) : 1.0;
     }
     for (unsigned long long r = first_row; r < last_row; ++r) {
         const float* row = x + r * p.dimension;
@@ -263,9 +258,9 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
             }
         }
         if (reduced) {
-            evo_chunk_terms<KIND, FAST, true>(row, shift32, shift64, perm, p, base, z, scale, blockDim.x, a, b);
+            evo_chunk_terms<KIND, FAST, true>(row, shift32, shift64, perm, p, base, z, scale, a, b);
         } else {
-            evo_chunk_terms<KIND, FAST, false>(row, shift32, shift64, perm, p, base, z, scale, blockDim.x, a, b);
+            evo_chunk_terms<KIND, FAST, false>(row, shift32, shift64, perm, p, base, z, scale, a, b);
         }
 #pragma unroll
         for (unsigned int off = 1; off < 32u; off <<= 1) {
@@ -332,8 +327,6 @@ __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, 
                                           const unsigned int* perm, double* partials, const TilesParams& p)
 {
     __shared__ double scratch[2 * EVO_MAX_ITEMS * EVO_MAX_WARPS];
-    // Griewank's scales of the block's tile (8 per thread, at most 256 threads); one slot for the others.
-    __shared__ double scales[KIND == EVO_KIND_GRIEWANK ? EVO_ITEMS * 256 : 1];
     const unsigned int tile = EVO_ITEMS * blockDim.x;
     // Linear grid, group of individuals fastest: the blocks of one tile of all individuals run together, so
     // the tile of the shift vector is read from memory once and from L2 for the other individuals. A block
@@ -361,9 +354,9 @@ __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, 
                           (t + 1) * tile <= p.terms;
         const unsigned int item0 = (unsigned int)(t - first_tile) * row_count;
         if (fast) {
-            evo_tile_rows<KIND, true>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch, scales);
+            evo_tile_rows<KIND, true>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
         } else {
-            evo_tile_rows<KIND, false>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch, scales);
+            evo_tile_rows<KIND, false>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
         }
     }
     __syncthreads();
