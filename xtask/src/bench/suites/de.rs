@@ -174,18 +174,13 @@ fn table1_strategy(_population: usize) -> Strategy {
     Strategy::Rand1
 }
 
-/// The crossover of the scheduling runs from a random population at `population`. Exponential with
-/// CR = 0.005 moves exactly one task almost always (binomial: about 3.5); it converges faster per generation,
-/// which pays at M = 512 and 1024, where a second buys fewer generations per vector (CPU engine, 2500
-/// generations at M = 512: u_i_hihi.0 1.00e7 against 1.19e7, u_s_lolo.0 5788 against 6120; M = 1024, 2000
-/// generations on u_i_hihi.0: 1.14e7 against about 1.3e7), while at M = 64 binomial ends lower (40 000
-/// generations on u_i_hihi.0: 3.06e6 against 3.14e6).
-fn table1_crossover(population: usize) -> Crossover {
-    if population >= 512 {
-        Crossover::Exponential
-    } else {
-        Crossover::Binomial
-    }
+/// The crossover of the scheduling runs from a random population: binomial at every population. The
+/// H100 sweep at `f5cc1e5` (`EVO_DE_TABLE1_CONFIGS`, 1 s per cell, `docs/results/h100-f5cc1e5/de-sweep.md`)
+/// gave DE/rand/1/bin (F 0.5, CR 0.005) 22 of 36 cells better than the paper's GPU 30 s values, against 15
+/// with exponential crossover at M = 512 and 1024 (the CPU experiments at 2000–2500 generations that had
+/// favoured exponential there stopped far short of the 39 000–65 000 generations a GPU second gives).
+fn table1_crossover(_population: usize) -> Crossover {
+    Crossover::Binomial
 }
 
 /// The configuration of the scheduling runs from a random population (see [`table1_strategy`] and
