@@ -52,6 +52,10 @@ pub struct VerifyKernelsArgs {
     /// Compile profile(s) to check.
     #[arg(long, value_enum, default_value_t = ProfileChoice::Exact)]
     pub profile: ProfileChoice,
+    /// Also write each module's PTX to DIR as `<module>.<arch>.<profile>.ptx` (for `ptxas -v` and the
+    /// disassembler on a machine without a GPU).
+    #[arg(long, value_name = "DIR")]
+    pub ptx_dir: Option<std::path::PathBuf>,
 }
 
 /// Which compile profiles `verify-kernels` checks.

@@ -72,7 +72,7 @@ pub fn run(args: &VerifyKernelsArgs) -> anyhow::Result<ExitCode> {
     }
     let checks: Vec<CompileCheck> = jobs
         .par_iter()
-        .map(|&(module, arch, profile)| compile(module, arch, profile))
+        .map(|&(module, arch, profile)| compile(module, arch, profile, args.ptx_dir.as_deref()))
         .collect();
     let compile_failures = print_compile_table(&checks);
 
@@ -120,17 +120,30 @@ fn dedup(mut items: Vec<String>) -> Vec<String> {
     items
 }
 
-fn compile(module: &'static KernelModule, arch: &str, profile: Profile) -> CompileCheck {
+fn compile(
+    module: &'static KernelModule,
+    arch: &str,
+    profile: Profile,
+    ptx_dir: Option<&std::path::Path>,
+) -> CompileCheck {
     let (found, failure) =
         match evo_gpu_runtime::compile_to_ptx(module.name, module.source, profile, arch) {
             Ok(ptx) => {
                 let missing = missing_entry_points(&ptx, module.entry_points);
-                let failure = (!missing.is_empty()).then(|| {
+                let mut failure = (!missing.is_empty()).then(|| {
                     format!(
                         "entry point(s) missing from the PTX: {}",
                         missing.join(", ")
                     )
                 });
+                if let Some(dir) = ptx_dir {
+                    let path = dir.join(format!("{}.{arch}.{profile:?}.ptx", module.name));
+                    if let Err(error) =
+                        std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, &ptx))
+                    {
+                        failure = Some(format!("writing {}: {error}", path.display()));
+                    }
+                }
                 (module.entry_points.len() - missing.len(), failure)
             }
             Err(error) => (0, Some(error.to_string())),
