@@ -7,10 +7,11 @@
 //    of 4 consecutive individuals, which share the block's index arithmetic and Griewank's 1/sqrt(i)); for
 //    each individual r of its
 //    group, the block of tile t with B threads reduces the aligned tile of 8B terms starting at t * 8B of
-//    row r: warp w takes the 256 terms from 256 w, lane l the 4 adjacent terms 4 l .. 4 l + 3 of each half
-//    of 128 (two 16-byte loads per array, coalesced), all in registers; each 4 is an aligned subtree, the warp
-//    shuffle tree over the lanes gives each half's 128, and warp 0 adds the warps' 256-term subtrees from 64
-//    doubles of shared memory (`evo_tile_rows`). One or two accumulators (Griewank: sum and product, Ackley:
+//    row r: warp w takes the 256 terms from 256 w, lane l the 8 adjacent terms 8 l .. 8 l + 7 (two 16-byte
+//    loads per array; the warp's pair of loads covers 1 KiB with every sector used), all in registers; they
+//    are an aligned subtree, the warp shuffle tree over the lanes gives the warp's 256, and after the block's
+//    one barrier a warp adds each (individual, tile) item's warp subtrees from shared memory (`evo_tile_rows`,
+//    `evo_tile_items_store`). One or two accumulators (Griewank: sum and product, Ackley:
 //    two sums). Interior tiles of 16-byte aligned, unpermuted rows take float4 loads and a single range check
 //    of the thread's 8 cosine arguments; the last tile, permuted parts and Rosenbrock take per-term loads.
 // 2. `benchmarks_continuous_finish`: one block per individual reduces its tile partials (aligned subtrees of the same
@@ -128,10 +129,11 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
 #endif
 }
 
-// The shifted coordinates of the 8 terms of lane l of warp w: chunk c (0, 1) holds terms base + 128 c + e
-// (e = 0..3, base = tile start + 256 w + 4 l), z[4 c + e]; missing terms (beyond `terms`) get z = 0. FAST:
+// The shifted coordinates of the 8 adjacent terms of lane l of warp w: chunk c (0, 1) holds terms base + 4 c + e
+// (e = 0..3, base = tile start + 256 w + 8 l), z[4 c + e]; missing terms (beyond `terms`) get z = 0. FAST:
 // the whole tile lies inside the row, no permutation, the row and the shift 16-byte aligned: one float4 of x
-// and one of the f32 shift (or two double2 of the f64 shift) per chunk, each a 512-byte coalesced warp load.
+// and one of the f32 shift (or two double2 of the f64 shift) per chunk; a warp's two loads of an array cover
+// 1 KiB contiguous, every 32-byte sector used.
 // At most 256 threads per block (the launcher's cap), 4 blocks per SM: at most 64 registers per thread.
 #define EVO_TILES_BOUNDS __launch_bounds__(256, 4)
 
@@ -144,13 +146,13 @@ __device__ __forceinline__ void evo_load_z(const float* row, const float* shift3
         float4 xs[2];
 #pragma unroll
         for (unsigned int c = 0; c < 2u; ++c) {
-            xs[c] = __ldg(reinterpret_cast<const float4*>(row + base + 128u * c));
+            xs[c] = __ldg(reinterpret_cast<const float4*>(row + base + 4u * c));
         }
         if (p.shift == 1u) {
             float4 ss[2];
 #pragma unroll
             for (unsigned int c = 0; c < 2u; ++c) {
-                ss[c] = __ldg(reinterpret_cast<const float4*>(shift32 + base + 128u * c));
+                ss[c] = __ldg(reinterpret_cast<const float4*>(shift32 + base + 4u * c));
             }
 #pragma unroll
             for (unsigned int c = 0; c < 2u; ++c) {
@@ -162,8 +164,8 @@ __device__ __forceinline__ void evo_load_z(const float* row, const float* shift3
         } else if (p.shift == 2u) {
 #pragma unroll
             for (unsigned int c = 0; c < 2u; ++c) {
-                const double2 lo = __ldg(reinterpret_cast<const double2*>(shift64 + base + 128u * c));
-                const double2 hi = __ldg(reinterpret_cast<const double2*>(shift64 + base + 128u * c + 2u));
+                const double2 lo = __ldg(reinterpret_cast<const double2*>(shift64 + base + 4u * c));
+                const double2 hi = __ldg(reinterpret_cast<const double2*>(shift64 + base + 4u * c + 2u));
                 z[4 * c + 0] = (double)xs[c].x - lo.x;
                 z[4 * c + 1] = (double)xs[c].y - lo.y;
                 z[4 * c + 2] = (double)xs[c].z - hi.x;
@@ -181,7 +183,7 @@ __device__ __forceinline__ void evo_load_z(const float* row, const float* shift3
     } else {
 #pragma unroll
         for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-            const unsigned long long i = base + 128u * (j >> 2) + (j & 3u);
+            const unsigned long long i = base + j;
             z[j] = i < p.terms ? evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i)) : 0.0;
         }
     }
@@ -202,7 +204,7 @@ __device__ __forceinline__ void evo_chunk_terms(const float* row, const float* s
         double tb[4];
 #pragma unroll
         for (unsigned int e = 0; e < 4u; ++e) {
-            const unsigned long long i = base + 128u * c + e;
+            const unsigned long long i = base + 4u * c + e;
             ta[e] = 0.0;
             tb[e] = PRODUCT ? 1.0 : 0.0;
             if (FAST || i < p.terms) {
@@ -216,9 +218,9 @@ __device__ __forceinline__ void evo_chunk_terms(const float* row, const float* s
 }
 
 // One tile of 8B terms for the individuals first_row .. last_row - 1 (see the file comment). Lane l of warp w
-// computes the 8 terms of `evo_load_z` in registers; each chunk's 4 adjacent terms form an aligned subtree
-// of 4 leaves, the warp tree over the 32 lanes of a chunk the aligned subtree of its 128 terms, and their sum
-// the warp's aligned 256 terms, which lane 0 stores in the block's slot (item, warp), item = item0 + r -
+// computes the 8 adjacent terms of `evo_load_z` in registers; each chunk's 4 terms form an aligned subtree of
+// 4 leaves, their sum the thread's aligned 8, and the warp tree over the 32 lanes (offsets 1 .. 16) the warp's
+// aligned 256 terms, which lane 0 stores in the block's slot (item, warp), item = item0 + r -
 // first_row (second accumulator at EVO_MAX_ITEMS * EVO_MAX_WARPS). No barrier: each warp runs through the
 // block's items on its own; `evo_tile_items_store` adds the warps' subtrees after one barrier. The shuffle adds
 // are unconditional: lanes that are not multiples of 2 off compute values that no later level of lane 0 reads.
@@ -233,12 +235,12 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
     constexpr bool TWO = KIND == EVO_KIND_GRIEWANK || KIND == EVO_KIND_ACKLEY;
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
-    const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 4u * lane;
+    const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 8u * lane;
     // Griewank's 1 / sqrt(i + 1) of the thread's terms, once for the whole group.
     double scale[EVO_ITEMS];
 #pragma unroll
     for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-        const unsigned long long i = base + 128u * (j >> 2) + (j & 3u);
+        const unsigned long long i = base + j;
         scale[j] = KIND == EVO_KIND_GRIEWANK && (FAST || i < p.terms) ? evo_griewank_scale(i) : 1.0;
     }
     for (unsigned long long r = first_row; r < last_row; ++r) {
@@ -262,22 +264,22 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
         } else {
             evo_chunk_terms<KIND, FAST, false>(row, shift32, shift64, perm, p, base, z, scale, a, b);
         }
+        // The thread's aligned subtree of 8 adjacent terms, then the warp's 256 by one shuffle tree.
+        double ta = a[0] + a[1];
+        double tb = PRODUCT ? b[0] * b[1] : b[0] + b[1];
 #pragma unroll
         for (unsigned int off = 1; off < 32u; off <<= 1) {
-#pragma unroll
-            for (unsigned int c = 0; c < 2u; ++c) {
-                a[c] = a[c] + __shfl_down_sync(EVO_FULL_MASK, a[c], off);
-                if (TWO) {
-                    const double other = __shfl_down_sync(EVO_FULL_MASK, b[c], off);
-                    b[c] = PRODUCT ? b[c] * other : b[c] + other;
-                }
+            ta = ta + __shfl_down_sync(EVO_FULL_MASK, ta, off);
+            if (TWO) {
+                const double other = __shfl_down_sync(EVO_FULL_MASK, tb, off);
+                tb = PRODUCT ? tb * other : tb + other;
             }
         }
         if (lane == 0u) {
             const unsigned int item = item0 + (unsigned int)(r - first_row);
-            scratch[item * EVO_MAX_WARPS + warp] = a[0] + a[1];
+            scratch[item * EVO_MAX_WARPS + warp] = ta;
             if (TWO) {
-                scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS + item * EVO_MAX_WARPS + warp] = PRODUCT ? b[0] * b[1] : b[0] + b[1];
+                scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS + item * EVO_MAX_WARPS + warp] = tb;
             }
         }
     }
