@@ -724,119 +724,8 @@ __device__ __forceinline__ void ga_fused_swap(unsigned int** cur, unsigned int**
     *next_fitness = fitness;
 }
 
-// ---- Clusters (sm_90): C blocks of one run share the work of a generation through distributed shared memory.
-// Older architectures compile the module without them: the cluster helpers trap and the host refuses the
-// clustered engine there (compute capability below 9.0).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#define GA_HAS_CLUSTERS 0
-#else
-#define GA_HAS_CLUSTERS 1
-#endif
-
-// This block's rank in its cluster.
-__device__ __forceinline__ unsigned int ga_cluster_rank()
-{
-#if GA_HAS_CLUSTERS
-    unsigned int rank;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-    return rank;
-#else
-    __trap();
-    return 0u;
-#endif
-}
-
-// Barrier over every thread of the cluster, with release/acquire ordering of shared memory.
-__device__ __forceinline__ void ga_cluster_sync()
-{
-#if GA_HAS_CLUSTERS
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-#else
-    __trap();
-#endif
-}
-
-// The 32-bit word at the same shared-memory offset as `local`, in block `rank` of the cluster.
-__device__ __forceinline__ unsigned int ga_cluster_load_u32(const void* local, unsigned int rank)
-{
-#if GA_HAS_CLUSTERS
-    const unsigned int address = (unsigned int)__cvta_generic_to_shared(local);
-    unsigned int remote;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
-    unsigned int value;
-    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(value) : "r"(remote) : "memory");
-    return value;
-#else
-    __trap();
-    return 0u;
-#endif
-}
-
-// The 64-bit word at the same shared-memory offset as `local` (8-byte aligned), in block `rank`.
-__device__ __forceinline__ unsigned long long ga_cluster_load_u64(const void* local, unsigned int rank)
-{
-#if GA_HAS_CLUSTERS
-    const unsigned int address = (unsigned int)__cvta_generic_to_shared(local);
-    unsigned int remote;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
-    unsigned long long value;
-    asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(value) : "r"(remote) : "memory");
-    return value;
-#else
-    __trap();
-    return 0ull;
-#endif
-}
-
-// The slots [*lo, *hi) that block `rank` of C builds and evaluates: an even count per block, so no crossover
-// pair straddles two blocks.
-template <unsigned int C>
-__device__ __forceinline__ void ga_fused_slice(unsigned int n, unsigned int rank, unsigned int* lo, unsigned int* hi)
-{
-    const unsigned int per = ((n + 2u * C - 1u) / (2u * C)) * 2u;
-    *lo = min(n, rank * per);
-    *hi = min(n, *lo + per);
-}
-
-// After every block of the cluster built and evaluated its slice of `next`, copies the other blocks' slices
-// (rows, fitness, keys) into this block's shared memory, so every block holds the whole offspring population.
-// Begins and ends with a cluster barrier (the second keeps every slice alive until all copies are done).
-template <unsigned int C>
-__device__ __forceinline__ void ga_fused_gather(unsigned int* next, double* next_fitness, unsigned long long* keys,
-                                                unsigned int rank, const GaFusedParams& p)
-{
-    ga_cluster_sync();
-    for (unsigned int q = 0u; q < C; ++q) {
-        if (q == rank) continue;
-        unsigned int lo, hi;
-        ga_fused_slice<C>(p.population, q, &lo, &hi);
-        // Four remote loads in flight per thread before their stores (each load is an ordered asm statement).
-        const unsigned int end = hi * p.words;
-        for (unsigned int k = lo * p.words + threadIdx.x; k < end; k += 4u * blockDim.x) {
-            unsigned int v[4];
-#pragma unroll
-            for (unsigned int u = 0u; u < 4u; ++u) {
-                const unsigned int at = k + u * blockDim.x;
-                v[u] = at < end ? ga_cluster_load_u32(next + at, q) : 0u;
-            }
-#pragma unroll
-            for (unsigned int u = 0u; u < 4u; ++u) {
-                const unsigned int at = k + u * blockDim.x;
-                if (at < end) next[at] = v[u];
-            }
-        }
-        for (unsigned int i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-            next_fitness[i] = __longlong_as_double((long long)ga_cluster_load_u64(next_fitness + i, q));
-            keys[i] = ga_cluster_load_u64(keys + i, q);
-        }
-    }
-    ga_cluster_sync();
-}
-
-// G generations of every run of the launch, C blocks per run (a cluster when C > 1; blockDim.x a multiple of
-// 32). Block `rank` of a run draws the champions and crossover points of its slice of slots, builds and
-// evaluates those offspring; with C > 1 the blocks then exchange their slices and each sorts the whole
-// population itself (the same result in every block); block 0 writes the run's state. Dynamic shared memory
+// G generations of every run of the launch, block per run (blockDim.x a multiple of 32). The block draws the
+// champions and crossover points, builds and evaluates the offspring and ranks them. Dynamic shared memory
 // (bytes, in this order): 2 N doubles of fitness, N keys, N + ceil(N/2) + N words of champions, points and
 // the current population's order, with precomputed draws (p.draws > 0) also N mutation-entry counts and
 // 2 GA_FUSED_STAGED N words of staged entries (word indices, then masks), all rounded up to an even count of
@@ -844,21 +733,13 @@ __device__ __forceinline__ void ga_fused_gather(unsigned int* next, double* next
 // is row order[r], and the one being built; the two change roles every generation, so no row moves for the
 // sort); the host computes the same sum (launch::fused_shared_bytes).
 //
-// Precomputed draws (p.draws > 0; buffers written by ga_fused_draws_u32, generation g of the launch of run r
-// at slot r * p.draws + g): the champions, the crossover points and each offspring's mutation entries are read
-// instead of drawn. The entries of an offspring are (word, mask) pairs of its non-zero mutation masks in word
-// order; the first GA_FUSED_STAGED are staged in shared memory with the champions, so the thread building
-// word j of slot i XORs the masks whose word is j (the rest, rare at the paper's rates, it reads from global
-// memory). The same words as ga_op_mutation_mask, so the same bits as the in-kernel draws.
-template <unsigned int C>
 __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
                                              double* best_fitness, unsigned int* status,
                                              const unsigned int* selection, const unsigned int* counts,
                                              const uint2* entries, const GaFusedParams& p)
 {
     extern __shared__ __align__(16) unsigned char ga_fused_shared[];
-    const unsigned int run = blockIdx.x / C;
-    const unsigned int rank = C > 1u ? ga_cluster_rank() : 0u;
+    const unsigned int run = blockIdx.x;
     const unsigned long long seed = p.seed + run;
     const unsigned int n = p.population;
     const unsigned int w = p.words;
@@ -880,14 +761,12 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
     unsigned int* next = cur + (unsigned long long)n * w;
     __shared__ double best_shared;
     __shared__ unsigned int status_shared;
-    unsigned int lo, hi;
-    ga_fused_slice<C>(n, rank, &lo, &hi);
+    const unsigned int lo = 0u;
+    const unsigned int hi = n;
 
     unsigned int* run_sorted = sorted + (unsigned long long)run * n * w;
     double* run_fitness = sorted_fitness + (unsigned long long)run * n;
-    // Only block 0 of a run writes the best row; the others track the same best fitness.
     unsigned int* run_best = best + (unsigned long long)run * w;
-    unsigned int* best_target = rank == 0u ? run_best : nullptr;
     if (threadIdx.x == 0u) {
         status_shared = 0u;
         best_shared = p.initialise ? __longlong_as_double(0x7ff0000000000000ll) : best_fitness[run];
@@ -901,8 +780,7 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
         }
         __syncthreads();
         ga_fused_evaluate_rows(next, next_fitness, keys, scratch, lo, hi, &status_shared, p);
-        if (C > 1u) ga_fused_gather<C>(next, next_fitness, keys, rank, p);
-        ga_fused_sort_record(next, next_fitness, keys, order, &best_shared, best_target, p);
+        ga_fused_sort_record(next, next_fitness, keys, order, &best_shared, run_best, p);
         ga_fused_swap(&cur, &next, &cur_fitness, &next_fitness);
     } else {
         for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) cur[k] = run_sorted[k];
@@ -1000,19 +878,16 @@ __device__ __forceinline__ void ga_fused_run(unsigned int* sorted, double* sorte
         // Step 2 on the offspring (the elite keep their fitness), then steps 3 and 8; the offspring become the
         // current population (its order just computed).
         ga_fused_evaluate_rows(next, next_fitness, keys, scratch, max(lo, elite), hi, &status_shared, p);
-        if (C > 1u) ga_fused_gather<C>(next, next_fitness, keys, rank, p);
-        ga_fused_sort_record(next, next_fitness, keys, order, &best_shared, best_target, p);
+        ga_fused_sort_record(next, next_fitness, keys, order, &best_shared, run_best, p);
         ga_fused_swap(&cur, &next, &cur_fitness, &next_fitness);
     }
-    if (rank == 0u) {
-        // The exchange of step 3, once per launch: the state leaves sorted.
-        for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) {
-            const unsigned int r = k / w;
-            run_sorted[k] = cur[order[r] * w + (k - r * w)];
-        }
-        for (unsigned int r = threadIdx.x; r < n; r += blockDim.x) run_fitness[r] = cur_fitness[order[r]];
-        if (threadIdx.x == 0u) best_fitness[run] = best_shared;
+    // The exchange of step 3, once per launch: the state leaves sorted.
+    for (unsigned int k = threadIdx.x; k < total; k += blockDim.x) {
+        const unsigned int r = k / w;
+        run_sorted[k] = cur[order[r] * w + (k - r * w)];
     }
+    for (unsigned int r = threadIdx.x; r < n; r += blockDim.x) run_fitness[r] = cur_fitness[order[r]];
+    if (threadIdx.x == 0u) best_fitness[run] = best_shared;
     if (threadIdx.x == 0u && status_shared) status[run] = 1u;
 }
 
@@ -1023,22 +898,500 @@ extern "C" __global__ void __launch_bounds__(1024) ga_fused_run_u32(unsigned int
                                             const unsigned int* selection, const unsigned int* counts,
                                             const uint2* entries, GaFusedParams p)
 {
-    ga_fused_run<1u>(sorted, sorted_fitness, best, best_fitness, status, selection, counts, entries, p);
+    ga_fused_run(sorted, sorted_fitness, best, best_fitness, status, selection, counts, entries, p);
 }
 
-// The same with one run per cluster of GA_FUSED_CLUSTER blocks (one run spread over that many SMs).
+// ---- The clustered fused path (sm_90): one run per cluster of GA_FUSED_CLUSTER blocks (one SM each), which
+// share each generation's work through distributed shared memory (DSMEM). Older architectures compile the
+// module without clusters: the cluster helpers trap and the host refuses the clustered engine there (compute
+// capability below 9.0).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define GA_HAS_CLUSTERS 0
+#else
+#define GA_HAS_CLUSTERS 1
+#endif
 #define GA_FUSED_CLUSTER 8u
+
+// This block's rank in its cluster.
+__device__ __forceinline__ unsigned int ga_cluster_rank()
+{
+#if GA_HAS_CLUSTERS
+    unsigned int rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    return rank;
+#else
+    __trap();
+    return 0u;
+#endif
+}
+
+// Barrier over every thread of the cluster, with release/acquire ordering of memory (also a block barrier).
+// The barriers are .aligned (every thread of a warp executes the same one): each first reconverges its warp.
+__device__ __forceinline__ void ga_cluster_sync()
+{
+#if GA_HAS_CLUSTERS
+    __syncwarp();
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+// The two halves of ga_cluster_sync: work between them (this block's own) overlaps the other blocks' arrival.
+__device__ __forceinline__ void ga_cluster_arrive()
+{
+#if GA_HAS_CLUSTERS
+    __syncwarp();
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+__device__ __forceinline__ void ga_cluster_wait()
+{
+#if GA_HAS_CLUSTERS
+    __syncwarp();
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+// The shared::cluster address of `local` (this block's shared memory) in block `rank` of the cluster.
+__device__ __forceinline__ unsigned int ga_cluster_map(const void* local, unsigned int rank)
+{
+#if GA_HAS_CLUSTERS
+    const unsigned int address = (unsigned int)__cvta_generic_to_shared(local);
+    unsigned int remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
+    return remote;
+#else
+    __trap();
+    return 0u;
+#endif
+}
+
+// The 32-bit word at the same shared-memory offset as `local`, in block `rank`. No memory clobber: the loads
+// of one thread stay in flight together (what they read was written before a cluster barrier).
+__device__ __forceinline__ unsigned int ga_cluster_load_u32(const void* local, unsigned int rank)
+{
+#if GA_HAS_CLUSTERS
+    unsigned int value;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(value) : "r"(ga_cluster_map(local, rank)));
+    return value;
+#else
+    __trap();
+    return 0u;
+#endif
+}
+
+// Stores to the same shared-memory offset as `local` in block `rank` (made visible by the next cluster barrier).
+__device__ __forceinline__ void ga_cluster_store_u32(void* local, unsigned int rank, unsigned int value)
+{
+#if GA_HAS_CLUSTERS
+    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(ga_cluster_map(local, rank)), "r"(value) : "memory");
+#else
+    __trap();
+#endif
+}
+
+__device__ __forceinline__ void ga_cluster_store_u64(void* local, unsigned int rank, unsigned long long value)
+{
+#if GA_HAS_CLUSTERS
+    asm volatile("st.shared::cluster.u64 [%0], %1;" ::"r"(ga_cluster_map(local, rank)), "l"(value) : "memory");
+#else
+    __trap();
+#endif
+}
+
+// Asynchronous copies global -> shared (sm_80 and later; complete after ga_async_wait_all, visible to the
+// block after the next barrier). Older architectures copy synchronously.
+__device__ __forceinline__ void ga_async_copy_u32(unsigned int* to, const unsigned int* from)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"((unsigned int)__cvta_generic_to_shared(to)),
+                 "l"(__cvta_generic_to_global(from)) : "memory");
+#else
+    *to = *from;
+#endif
+}
+
+__device__ __forceinline__ void ga_async_copy_u64(uint2* to, const uint2* from)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"((unsigned int)__cvta_generic_to_shared(to)),
+                 "l"(__cvta_generic_to_global(from)) : "memory");
+#else
+    *to = *from;
+#endif
+}
+
+__device__ __forceinline__ void ga_async_wait_all()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+// Slots per block of C (an even count, so no crossover pair straddles two blocks), and the slots [*lo, *hi)
+// that block `rank` builds, evaluates, ranks and keeps. Row k of a population lives in block k / per, at row
+// k - (k / per) per of that block's buffer.
+template <unsigned int C>
+__device__ __forceinline__ unsigned int ga_fused_slice_size(unsigned int n)
+{
+    return ((n + 2u * C - 1u) / (2u * C)) * 2u;
+}
+
+template <unsigned int C>
+__device__ __forceinline__ void ga_fused_slice(unsigned int n, unsigned int rank, unsigned int* lo, unsigned int* hi)
+{
+    const unsigned int per = ga_fused_slice_size<C>(n);
+    *lo = min(n, rank * per);
+    *hi = min(n, *lo + per);
+}
+
+// Word j of row `row` of the population held in `rows` (each block its slice, per rows of w words), read from
+// the block that holds it.
+__device__ __forceinline__ unsigned int ga_cluster_row_word(const unsigned int* rows, unsigned int row, unsigned int j,
+                                                            unsigned int per, unsigned int w)
+{
+    const unsigned int owner = row / per;
+    return ga_cluster_load_u32(rows + (row - owner * per) * w + j, owner);
+}
+
+// The shared-memory state of one block of the clustered kernel.
+struct GaClusterShared {
+    double* fitness;          // [2][N]: the fitness of every row of the current population, then of the next
+    unsigned long long* keys; // [N]: the offspring's sort keys
+    uint2* entries;           // [2][per * GA_FUSED_STAGED]: staged mutation entries (precomputed draws only)
+    double* scratch;          // [warps][p.scratch]: evaluation scratch
+    unsigned int* order;      // [N]: order[r] = the row of sorted position r of the current population
+    unsigned int* rank_of;    // [per]: the sorted position of each row of this block's slice
+    unsigned int* champion;   // [2][per]: staged champions of the slice's slots
+    unsigned int* point;      // [2][per / 2]: staged crossover points of the slice's pairs
+    unsigned int* count;      // [2][per]: staged mutation-entry counts (precomputed draws only)
+    unsigned int* rows;       // [2][per * W]: this block's slice of the current population, then of the next
+};
+
+// Step 4 and 6 draws of generation g (of the launch) for the block's slots [lo, lo + size), into staging buffer
+// b: with precomputed draws, asynchronous copies of the champions, points, mutation-entry counts and first
+// GA_FUSED_STAGED entries (one L2 round trip, waited for before the cluster barrier that precedes their use);
+// else drawn here.
+__device__ __forceinline__ void ga_cluster_stage(const GaClusterShared& s, unsigned int g, unsigned int b,
+                                                 unsigned int lo, unsigned int size, unsigned int per,
+                                                 const unsigned int* selection, const unsigned int* counts,
+                                                 const uint2* entries, unsigned int run, const GaFusedParams& p)
+{
+    const unsigned int n = p.population;
+    const unsigned int pairs = (n + 1u) / 2u;
+    unsigned int* champion = s.champion + b * per;
+    unsigned int* point = s.point + b * (per / 2u);
+    if (p.draws > 0u) {
+        const unsigned long long slot = (unsigned long long)run * p.draws + g;
+        const unsigned int capacity = ga_fused_entry_capacity(p.words);
+        const unsigned int* chosen = selection + slot * (n + pairs);
+        unsigned int* count = s.count + b * per;
+        uint2* staged = s.entries + b * per * GA_FUSED_STAGED;
+        for (unsigned int u = threadIdx.x; u < size; u += blockDim.x) {
+            const unsigned int i = lo + u;
+            ga_async_copy_u32(champion + u, chosen + i);
+            ga_async_copy_u32(count + u, counts + slot * n + i);
+            // Copied whatever the count (the row has room for them).
+            const uint2* row_entries = entries + (slot * n + i) * capacity;
+            for (unsigned int e = 0u; e < GA_FUSED_STAGED; ++e) {
+                ga_async_copy_u64(staged + u * GA_FUSED_STAGED + e, row_entries + e);
+            }
+        }
+        for (unsigned int v = threadIdx.x; v < (size + 1u) / 2u; v += blockDim.x) {
+            ga_async_copy_u32(point + v, chosen + n + lo / 2u + v);
+        }
+    } else {
+        const unsigned long long seed = p.seed + run;
+        const unsigned int step = p.first_step + g;
+        for (unsigned int u = threadIdx.x; u < size; u += blockDim.x) {
+            champion[u] = ga_op_tournament(seed, step, lo + u, n, p.tournament);
+        }
+        for (unsigned int v = threadIdx.x; v < (size + 1u) / 2u; v += blockDim.x) {
+            const unsigned int q = lo / 2u + v;
+            point[v] = 2u * q + 1u < n ? ga_op_crossover_point(seed, step, q, p.bits, p.crossover_rate) : 0u;
+        }
+    }
+}
+
+// Step 7 on word j of slot i (local slot u) in generation g of the launch: the staged mutation entries of staging buffer b (and the rest
+// from global memory), or drawn here.
+__device__ __forceinline__ unsigned int ga_cluster_mutate(unsigned int word, const GaClusterShared& s, unsigned int b,
+                                                          unsigned int u, unsigned int i, unsigned int j,
+                                                          unsigned int per, const uint2* entries,
+                                                          unsigned long long slot, unsigned long long seed,
+                                                          unsigned int g, const GaFusedParams& p)
+{
+    if (p.draws > 0u) {
+        const unsigned int count = s.count[b * per + u];
+        const uint2* staged = s.entries + (b * per + u) * GA_FUSED_STAGED;
+        for (unsigned int e = 0u; e < min(count, GA_FUSED_STAGED); ++e) {
+            if (staged[e].x == j) word ^= staged[e].y;
+        }
+        if (count > GA_FUSED_STAGED) {
+            const uint2* row_entries = entries + (slot * p.population + i) * ga_fused_entry_capacity(p.words);
+            for (unsigned int e = GA_FUSED_STAGED; e < count; ++e) {
+                const uint2 entry = row_entries[e];
+                if (entry.x == j) word ^= entry.y;
+            }
+        }
+    } else if (p.mutation_rate > 0.0f) {
+        word ^= ga_op_mutation_mask(seed, p.first_step + g, i, j, p.bits, p.mutation_rate);
+    }
+    return word;
+}
+
+// Steps 5-7 and elitism for the pairs of the slice [lo, lo + size), thread per (pair, word): the champions'
+// words (read from the blocks that hold them; sorted position r of the current population is row order[r]),
+// crossed, mutated, or for elite slots the sorted current row unchanged, into this block's `next` rows.
+__device__ __forceinline__ void ga_cluster_build(const GaClusterShared& s, const unsigned int* cur, unsigned int* next,
+                                                 unsigned int g, unsigned int lo, unsigned int size,
+                                                 unsigned int per, unsigned int elite, const uint2* entries,
+                                                 unsigned int run, const GaFusedParams& p)
+{
+    const unsigned int w = p.words;
+    const unsigned int b = g & 1u;
+    const unsigned int* champion = s.champion + b * per;
+    const unsigned int* point = s.point + b * (per / 2u);
+    const unsigned long long slot = (unsigned long long)run * p.draws + g;
+    const unsigned long long seed = p.seed + run;
+    const unsigned int items = ((size + 1u) / 2u) * w;
+    for (unsigned int item = threadIdx.x; item < items; item += blockDim.x) {
+        const unsigned int v = item / w;
+        const unsigned int j = item - v * w;
+        const unsigned int u = 2u * v;
+        const unsigned int i = lo + u;
+        const bool partner = u + 1u < size;
+        // Every remote load first, so they are in flight together.
+        unsigned int first = ga_cluster_row_word(cur, s.order[champion[u]], j, per, w);
+        unsigned int second = partner ? ga_cluster_row_word(cur, s.order[champion[u + 1u]], j, per, w) : 0u;
+        const unsigned int elite_first = i < elite ? ga_cluster_row_word(cur, s.order[i], j, per, w) : 0u;
+        const unsigned int elite_second =
+            partner && i + 1u < elite ? ga_cluster_row_word(cur, s.order[i + 1u], j, per, w) : 0u;
+        const unsigned int c = point[v];
+        // Both rows of the pair exchange the same bits (slot i + 1 is the pair's second row).
+        if (c != 0u) ga_op_crossover_word(&first, &second, j, c);
+        // One mutation site for both slots (half the code, fewer registers).
+#pragma unroll 1
+        for (unsigned int t = 0u; t < (partner ? 2u : 1u); ++t) {
+            const unsigned int word = t == 0u ? first : second;
+            next[(u + t) * w + j] = i + t < elite ? (t == 0u ? elite_first : elite_second)
+                                                  : ga_cluster_mutate(word, s, b, u + t, i + t, j, per, entries, slot,
+                                                                      seed, g, p);
+        }
+    }
+}
+
+// Step 2 on the slice's offspring (elite slots take the fitness of the row they copied), warp per offspring;
+// each fitness and sort key goes to every block of the cluster (visible after the next cluster barrier).
+__device__ __forceinline__ void ga_cluster_evaluate(const GaClusterShared& s, const unsigned int* next,
+                                                    const double* cur_fitness, double* next_fitness,
+                                                    unsigned int lo, unsigned int size, unsigned int elite,
+                                                    unsigned int* status, const GaFusedParams& p)
+{
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    double* scratch = s.scratch + (unsigned long long)warp * p.scratch;
+    for (unsigned int u = warp; u < size; u += warps) {
+        const unsigned int i = lo + u;
+        double f;
+        if (i < elite) {
+            f = cur_fitness[s.order[i]];
+        } else {
+            f = ga_fused_evaluate(next + (unsigned long long)u * p.words, scratch, p, lane);
+            if (lane == 0u && !isfinite(f)) *status = 1u;
+        }
+        if (lane < GA_FUSED_CLUSTER) {
+            ga_cluster_store_u64(next_fitness + i, lane, (unsigned long long)__double_as_longlong(f));
+            ga_cluster_store_u64(s.keys + i, lane, evo_sort_key_f64(f));
+        }
+    }
+}
+
+// Step 3 for the slice's offspring: the rank of each under the workspace total order (key, then lower index;
+// unique, so the same permutation as evo_sort::cpu) over all N keys, counted by T threads per offspring (T the
+// largest power of two <= 32 with T size <= blockDim) and summed by shuffles; order[rank] = row goes to every
+// block of the cluster (visible after the next cluster barrier), the rank to rank_of.
+__device__ __forceinline__ void ga_cluster_sort(const GaClusterShared& s, unsigned int lo, unsigned int size,
+                                                unsigned int n)
+{
+    unsigned int split = 1u;
+    while (split < 32u && 2u * split * size <= blockDim.x) split <<= 1;
+    if (split == 1u) {
+        for (unsigned int u = threadIdx.x; u < size; u += blockDim.x) {
+            const unsigned int i = lo + u;
+            const unsigned long long key = s.keys[i];
+            unsigned int r = 0u;
+            for (unsigned int j = 0u; j < n; ++j) r += evo_sort_precedes(s.keys[j], j, key, i) ? 1u : 0u;
+            s.rank_of[u] = r;
+            for (unsigned int q = 0u; q < GA_FUSED_CLUSTER; ++q) ga_cluster_store_u32(s.order + r, q, i);
+        }
+    } else {
+        // Every thread of the block takes part (the shuffles need whole warps); threads past T size count nothing.
+        const unsigned int u = threadIdx.x / split;
+        const unsigned int part = threadIdx.x & (split - 1u);
+        const unsigned int i = lo + u;
+        unsigned int r = 0u;
+        if (u < size) {
+            const unsigned long long key = s.keys[i];
+            for (unsigned int j = part; j < n; j += split) r += evo_sort_precedes(s.keys[j], j, key, i) ? 1u : 0u;
+        }
+        for (unsigned int d = split >> 1; d > 0u; d >>= 1) r += __shfl_xor_sync(0xFFFFFFFFu, r, d);
+        if (u < size) {
+            if (part == 0u) s.rank_of[u] = r;
+            for (unsigned int q = part; q < GA_FUSED_CLUSTER; q += split) ga_cluster_store_u32(s.order + r, q, i);
+        }
+    }
+}
+
+// Step 8 after a cluster barrier that completed the order: every thread of every block tracks the same best
+// fitness (*best, a register); the block holding the new best row writes it.
+__device__ __forceinline__ void ga_cluster_record(const GaClusterShared& s, const unsigned int* rows,
+                                                  const double* fitness, unsigned int lo, unsigned int hi,
+                                                  double* best, unsigned int* best_row, unsigned int w)
+{
+    const unsigned int first = s.order[0];
+    const double f = fitness[first];
+    if (f < *best) {
+        *best = f;
+        if (first >= lo && first < hi) {
+            for (unsigned int j = threadIdx.x; j < w; j += blockDim.x) best_row[j] = rows[(first - lo) * w + j];
+        }
+    }
+}
+
+// G generations of every run of the launch, one run per cluster of C = GA_FUSED_CLUSTER blocks (blockDim.x a
+// multiple of 32). Block `rank` owns the slots [lo, hi) of ga_fused_slice: it keeps those rows of each
+// population (the rest of the cluster reads them through DSMEM), stages their draws, builds, evaluates and
+// ranks those offspring. Per generation (two cluster barriers, no bulk exchange):
+//   build (steps 5-7, the parents' words loaded from the blocks holding them) | block barrier |
+//   evaluate (step 2; fitness and key pushed to every block) | cluster barrier (split: the next generation's
+//   in-kernel draws between arrive and wait) | rank own offspring against all N keys (step 3; order[rank]
+//   pushed to every block) | cluster barrier | best so far (step 8).
+// With precomputed draws the next generation's are copied asynchronously at the start of a generation, so
+// their L2 round trip overlaps it. The same operators in the same order as ga_fused_run, so the same bits.
+// Dynamic shared memory (bytes, in this order; per = ga_fused_slice_size, S = per with precomputed draws,
+// else 0): 2 N doubles of fitness, N keys, 2 S GA_FUSED_STAGED staged entries (8 bytes), warps * p.scratch
+// doubles, then words: N order, per rank_of, 2 per champions, per points, 2 S counts, 2 per W rows; the host
+// computes the same sum (launch::fused_cluster_shared_bytes).
+__device__ __forceinline__ void ga_fused_cluster_run(unsigned int* sorted, double* sorted_fitness, unsigned int* best,
+                                                     double* best_fitness, unsigned int* status,
+                                                     const unsigned int* selection, const unsigned int* counts,
+                                                     const uint2* entries, const GaFusedParams& p)
+{
+    extern __shared__ __align__(16) unsigned char ga_fused_shared[];
+    const unsigned int run = blockIdx.x / GA_FUSED_CLUSTER;
+    const unsigned int rank = ga_cluster_rank();
+    const unsigned long long seed = p.seed + run;
+    const unsigned int n = p.population;
+    const unsigned int w = p.words;
+    const unsigned int per = ga_fused_slice_size<GA_FUSED_CLUSTER>(n);
+    const unsigned int staged = p.draws > 0u ? per : 0u;
+    unsigned int lo, hi;
+    ga_fused_slice<GA_FUSED_CLUSTER>(n, rank, &lo, &hi);
+    const unsigned int size = hi - lo;
+    GaClusterShared s;
+    s.fitness = (double*)ga_fused_shared;
+    s.keys = (unsigned long long*)(s.fitness + 2u * n);
+    s.entries = (uint2*)(s.keys + n);
+    s.scratch = (double*)(s.entries + 2u * staged * GA_FUSED_STAGED);
+    s.order = (unsigned int*)(s.scratch + (unsigned long long)(blockDim.x >> 5) * p.scratch);
+    s.rank_of = s.order + n;
+    s.champion = s.rank_of + per;
+    s.point = s.champion + 2u * per;
+    s.count = s.point + per;
+    s.rows = s.count + 2u * staged;
+    // Population buffer `parity` holds the current population (rows and fitness), the other one the next.
+    unsigned int parity = 0u;
+    __shared__ unsigned int status_shared;
+
+    unsigned int* run_sorted = sorted + (unsigned long long)run * n * w;
+    double* run_fitness = sorted_fitness + (unsigned long long)run * n;
+    unsigned int* run_best = best + (unsigned long long)run * w;
+    if (threadIdx.x == 0u) status_shared = 0u;
+    double best_so_far = p.initialise ? __longlong_as_double(0x7ff0000000000000ll) : best_fitness[run];
+    if (p.generations > 0u) ga_cluster_stage(s, 0u, 0u, lo, size, per, selection, counts, entries, run, p);
+    if (p.initialise) {
+        // Steps 0-1: the slice of the random initial population (in buffer 1, which becomes the current one).
+        for (unsigned int k = threadIdx.x; k < size * w; k += blockDim.x) {
+            const unsigned int u = k / w;
+            s.rows[per * w + k] = ga_op_init_word(seed, lo + u, k - u * w, p.bits);
+        }
+    } else {
+        // The state arrives sorted: the slice's rows, every fitness, the identity order.
+        for (unsigned int k = threadIdx.x; k < size * w; k += blockDim.x) s.rows[k] = run_sorted[lo * w + k];
+        for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
+            s.fitness[i] = run_fitness[i];
+            s.order[i] = i;
+        }
+        for (unsigned int u = threadIdx.x; u < size; u += blockDim.x) s.rank_of[u] = lo + u;
+    }
+    ga_async_wait_all();
+    // Every block of the cluster must have started before any DSMEM access.
+    ga_cluster_sync();
+    if (p.initialise) {
+        // Steps 2-3 and 8 on the initial population.
+        ga_cluster_evaluate(s, s.rows + per * w, s.fitness, s.fitness + n, lo, size, 0u, &status_shared, p);
+        ga_cluster_sync();
+        ga_cluster_sort(s, lo, size, n);
+        ga_cluster_sync();
+        ga_cluster_record(s, s.rows + per * w, s.fitness + n, lo, hi, &best_so_far, run_best, w);
+        parity = 1u;
+    }
+    const unsigned int elite = min(p.elite, n);
+    for (unsigned int g = 0u; g < p.generations; ++g) {
+        const bool more = g + 1u < p.generations;
+        if (p.draws > 0u && more) {
+            ga_cluster_stage(s, g + 1u, (g + 1u) & 1u, lo, size, per, selection, counts, entries, run, p);
+        }
+        const unsigned int* cur = s.rows + parity * per * w;
+        unsigned int* next = s.rows + (parity ^ 1u) * per * w;
+        const double* cur_fitness = s.fitness + parity * n;
+        double* next_fitness = s.fitness + (parity ^ 1u) * n;
+        ga_cluster_build(s, cur, next, g, lo, size, per, elite, entries, run, p);
+        __syncthreads();
+        ga_cluster_evaluate(s, next, cur_fitness, next_fitness, lo, size, elite, &status_shared, p);
+        ga_cluster_arrive();
+        if (p.draws == 0u && more) {
+            ga_cluster_stage(s, g + 1u, (g + 1u) & 1u, lo, size, per, selection, counts, entries, run, p);
+        }
+        ga_cluster_wait();
+        ga_cluster_sort(s, lo, size, n);
+        ga_async_wait_all();
+        ga_cluster_sync();
+        ga_cluster_record(s, next, next_fitness, lo, hi, &best_so_far, run_best, w);
+        parity ^= 1u;
+    }
+    // The exchange of step 3, once per launch: each block writes its rows at their sorted positions.
+    const unsigned int* cur = s.rows + parity * per * w;
+    const double* cur_fitness = s.fitness + parity * n;
+    for (unsigned int k = threadIdx.x; k < size * w; k += blockDim.x) {
+        const unsigned int u = k / w;
+        run_sorted[s.rank_of[u] * w + (k - u * w)] = cur[k];
+    }
+    for (unsigned int u = threadIdx.x; u < size; u += blockDim.x) run_fitness[s.rank_of[u]] = cur_fitness[lo + u];
+    if (rank == 0u && threadIdx.x == 0u) best_fitness[run] = best_so_far;
+    __syncthreads();
+    if (threadIdx.x == 0u && status_shared) status[run] = 1u;
+}
+
 #if GA_HAS_CLUSTERS
 #define GA_FUSED_CLUSTER_DIMS __cluster_dims__(GA_FUSED_CLUSTER, 1, 1)
 #else
 #define GA_FUSED_CLUSTER_DIMS
 #endif
+// Launch bounds 1024, as ga_fused_run_u32.
 extern "C" __global__ void GA_FUSED_CLUSTER_DIMS __launch_bounds__(1024) ga_fused_cluster_run_u32(unsigned int* sorted,
     double* sorted_fitness, unsigned int* best, double* best_fitness, unsigned int* status,
     const unsigned int* selection, const unsigned int* counts, const uint2* entries, GaFusedParams p)
 {
-    ga_fused_run<GA_FUSED_CLUSTER>(sorted, sorted_fitness, best, best_fitness, status, selection, counts, entries,
-                                   p);
+    ga_fused_cluster_run(sorted, sorted_fitness, best, best_fitness, status, selection, counts, entries, p);
 }
 
 // The draws of p.generations generations (steps p.first_step, ...) of p.runs runs (run r: seed p.seed + r) for

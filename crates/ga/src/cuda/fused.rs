@@ -21,12 +21,14 @@
 //! (see the crate docs). The same results bit for bit.
 //!
 //! The clustered form (`new_clustered`, kernel `ga_fused_cluster_run_u32`) spreads one run over a cluster
-//! of 8 blocks (8 SMs): each block builds and evaluates 1/8 of the offspring, the blocks exchange their slices
-//! through distributed shared memory, and each sorts the whole population (the same result in every block).
+//! of 8 blocks (8 SMs): each block keeps 1/8 of the rows, builds, evaluates and ranks those offspring (the
+//! parents' words read from the blocks holding them through distributed shared memory, each fitness, key and
+//! sorted position pushed to every block), with two cluster barriers per generation and no bulk exchange.
 //!
 //! Limits: Philox RNG only (the paper's xor128 array is GaCpu / GaCuda only); the paper's eight functions with
 //! at most 1 024 variables; the two populations must fit one block's shared memory (N = 256, n = 128 takes
-//! 178 KiB of the H100's 227 KiB with 1024 threads and precomputed draws, in every block of a cluster).
+//! 178 KiB of the H100's 227 KiB with 1024 threads and precomputed draws; a block of a cluster keeps two
+//! slices of N/8 rows, 59 KiB).
 
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::{BinaryProblem, Bits, Engine, Error, Progress, Result};

@@ -618,6 +618,27 @@ pub fn fused_shared_bytes(p: &GaFusedParams, block: u32) -> usize {
 /// Blocks per run of `ga_fused_cluster_run_u32` (its compile-time cluster size, `GA_FUSED_CLUSTER`).
 pub const FUSED_CLUSTER: usize = 8;
 
+/// Slots per block of a cluster (`ga_fused_slice_size`): ⌈N / 2C⌉ pairs, so no pair straddles two blocks.
+pub fn fused_cluster_slice(population: usize) -> usize {
+    population.div_ceil(2 * FUSED_CLUSTER) * 2
+}
+
+/// Dynamic shared memory of `ga_fused_cluster_run_u32` for `p` and a block of `block` threads, in bytes (the
+/// layout the kernel computes; per = [`fused_cluster_slice`], S = per with precomputed draws, else 0):
+/// 2 N fitness values, N keys, 2 S · [`FUSED_STAGED`] staged entries (8 bytes each), the warps' scratch,
+/// then words: the N-word order, per ranks, 2 per champions, per points, 2 S counts and two slices of
+/// per rows (each block keeps only its slice of the population).
+pub fn fused_cluster_shared_bytes(p: &GaFusedParams, block: u32) -> usize {
+    let n = p.population as usize;
+    let per = fused_cluster_slice(n);
+    let staged = if p.draws > 0 { per } else { 0 };
+    3 * 8 * n
+        + 8 * 2 * staged * FUSED_STAGED
+        + (block as usize / 32) * p.scratch as usize * 8
+        + 4 * (n + 4 * per + 2 * staged)
+        + 4 * 2 * per * p.words as usize
+}
+
 fn fused_kernel_name(clustered: bool) -> &'static str {
     if clustered {
         "ga_fused_cluster_run_u32"
@@ -822,7 +843,11 @@ pub fn fused_run(
             ),
         ));
     }
-    let bytes = fused_shared_bytes(p, block);
+    let bytes = if clustered {
+        fused_cluster_shared_bytes(p, block)
+    } else {
+        fused_shared_bytes(p, block)
+    };
     let limit = gpu.max_shared_bytes_per_block()? as usize;
     // The kernel's static shared memory (the best fitness and the status flag) needs a few more bytes.
     if bytes + 64 > limit {
@@ -840,9 +865,8 @@ pub fn fused_run(
     // run's rows, fitness, best row, best fitness and status only (every length is runs times the per-run size,
     // checked); with p.draws > 0 it reads slots run * p.draws + g, g < p.generations <= p.draws, of the draw
     // buffers (lengths checked by draws.check; entries as 8-byte aligned u32 pairs), else none of them;
-    // the grid is a multiple of the cluster size;
-    // the dynamic shared memory is the size the kernel lays out (same formula, allowed above), and the block is
-    // a power of two of at least one warp.
+    // the grid is a multiple of the cluster size; the dynamic shared memory is the size the kernel lays out
+    // (the kernel's formula, allowed above), and the block is a power of two of at least one warp.
     unsafe {
         kernel
             .launch()
