@@ -13,6 +13,10 @@
 //! timing, every CUDA engine's snapshot is compared with the 1-thread CPU engine's after the same number of
 //! generations (they must be identical). Then K = 1000 runs: the batched engine (one launch sequence per
 //! generation) and the fused batch (one launch for G generations of all runs), in run-generations per second.
+//!
+//! `EVO_GA_FUSED_ONLY=1` narrows the suite to the single-run target: Hypersphere only (n = 32 and 128), the CPU
+//! 1-thread engine (the reference snapshot) and the four fused forms, then the two clustered forms with one run
+//! at 20 (quick) or 100 generations per launch; under a minute with `--quick`.
 
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::Engine;
@@ -47,6 +51,11 @@ fn paper_generations(n: usize) -> f64 {
 }
 
 const SEED: u64 = 2010;
+
+/// Whether `EVO_GA_FUSED_ONLY=1` narrows the suite to the fused single-run rows (see the module docs).
+fn fused_only() -> bool {
+    std::env::var("EVO_GA_FUSED_ONLY").is_ok_and(|v| v == "1")
+}
 
 /// The `ga` suite.
 pub struct Ga;
@@ -164,6 +173,7 @@ impl Suite for Ga {
 
     fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
         let generations: u64 = if ctx.quick() { 5 } else { 50 };
+        let fused_only = fused_only();
         let mut result = SuiteResult::default();
         let mut table = vec![
             "| function | n | paper CPU s | paper GPU s | paper speed-up | CPU 1 thread s | CPU rayon s | CUDA paper-faithful s | CUDA batched K=1 s | CUDA fused s (fastest form) | fused µs/gen | fused + draws µs/gen | fused clustered µs/gen | fused clustered + draws µs/gen | speed-up 1 thread / paper-faithful | speed-up 1 thread / fused |".to_string(),
@@ -173,6 +183,10 @@ impl Suite for Ga {
         // Hypersphere n = 128, one run: µs per generation of each fused form (FUSED_VARIANTS' order).
         let mut fused_single_us = [f64::NAN; 4];
         for (function, n, cpu_s, gpu_s) in TABLE_4 {
+            if fused_only && function != GaFunction::Hypersphere {
+                bar.inc(1);
+                continue;
+            }
             bar.set_message(format!("{} n={n}", function.name()));
             let problem = PaperFunction::new(function, n)?;
             let params = GaParams::new();
@@ -193,42 +207,49 @@ impl Suite for Ga {
                 Some(("paper CPU (Core2Duo E8500, 1 thread)", 1e6 / paper_cpu_us)),
                 None,
             ));
-            let mut all = GaCpu::with_threads(params.clone(), problem.clone(), SEED, 0)?;
-            let all_t = time_engine(ctx, generations, || Ok(all.step()?))?;
-            result.rows.push(row(
-                case("CPU rayon"),
-                Backend::Cpu,
-                ctx.cpu_device().to_string(),
-                n,
-                &all_t,
-                Some(("paper CPU (Core2Duo E8500, 1 thread)", 1e6 / paper_cpu_us)),
-                None,
-            ));
+            let mut all_us = f64::NAN;
+            if !fused_only {
+                let mut all = GaCpu::with_threads(params.clone(), problem.clone(), SEED, 0)?;
+                let all_t = time_engine(ctx, generations, || Ok(all.step()?))?;
+                all_us = all_t.per_generation_us;
+                result.rows.push(row(
+                    case("CPU rayon"),
+                    Backend::Cpu,
+                    ctx.cpu_device().to_string(),
+                    n,
+                    &all_t,
+                    Some(("paper CPU (Core2Duo E8500, 1 thread)", 1e6 / paper_cpu_us)),
+                    None,
+                ));
+            }
             // Paper-faithful, batched K = 1, then the fused forms (FUSED_VARIANTS' order).
             let mut cells = [f64::NAN; 6];
             if let Some(gpu) = ctx.gpu() {
                 // Every engine below runs warm-up + samples times `generations` generations, as `one` did.
                 let expected = one.snapshot()?;
-                let mut cuda = GaCuda::new(params.clone(), &problem, SEED, gpu)?;
-                let cuda_t = time_gpu_engine(ctx, gpu, generations, || {
-                    for _ in 0..generations {
-                        cuda.step()?;
-                    }
-                    Ok(())
-                })?;
-                let same = cuda.snapshot()?.bit_identical(&expected);
-                let mut batch = GaBatchCuda::new(params.clone(), &problem, SEED, 1, gpu)?;
-                let batch_t = time_gpu_engine(ctx, gpu, generations, || {
-                    for _ in 0..generations {
-                        batch.step()?;
-                    }
-                    Ok(())
-                })?;
-                let batch_same = batch.snapshot(0)?.bit_identical(&expected);
-                let mut timed = vec![
-                    ("CUDA paper-faithful", cuda_t, same),
-                    ("CUDA batched K=1", batch_t, batch_same),
-                ];
+                // Cells 0 and 1 (paper-faithful, batched) stay NaN when narrowed to the fused forms.
+                let first_cell = if fused_only { 2 } else { 0 };
+                let mut timed = Vec::new();
+                if !fused_only {
+                    let mut cuda = GaCuda::new(params.clone(), &problem, SEED, gpu)?;
+                    let cuda_t = time_gpu_engine(ctx, gpu, generations, || {
+                        for _ in 0..generations {
+                            cuda.step()?;
+                        }
+                        Ok(())
+                    })?;
+                    let same = cuda.snapshot()?.bit_identical(&expected);
+                    let mut batch = GaBatchCuda::new(params.clone(), &problem, SEED, 1, gpu)?;
+                    let batch_t = time_gpu_engine(ctx, gpu, generations, || {
+                        for _ in 0..generations {
+                            batch.step()?;
+                        }
+                        Ok(())
+                    })?;
+                    let batch_same = batch.snapshot(0)?.bit_identical(&expected);
+                    timed.push(("CUDA paper-faithful", cuda_t, same));
+                    timed.push(("CUDA batched K=1", batch_t, batch_same));
+                }
                 for (engine, clustered, draws) in FUSED_VARIANTS {
                     let mut fused = fused_engine(&problem, 1, clustered, draws, gpu)?;
                     let fused_t = time_gpu_engine(ctx, gpu, generations, || {
@@ -258,7 +279,7 @@ impl Suite for Ga {
                     )
                 };
                 for (k, (engine, measured, ok)) in timed.iter().enumerate() {
-                    cells[k] = measured.per_generation_us;
+                    cells[first_cell + k] = measured.per_generation_us;
                     result.rows.push(row(
                         case(engine),
                         Backend::Cuda,
@@ -281,7 +302,7 @@ impl Suite for Ga {
                 function.name(),
                 cpu_s / gpu_s,
                 seconds(one_t.per_generation_us),
-                seconds(all_t.per_generation_us),
+                seconds(all_us),
                 seconds(cells[0]),
                 seconds(cells[1]),
                 seconds(fastest),
@@ -316,18 +337,27 @@ impl Suite for Ga {
             let mut fused_batch_rate = f64::NAN;
             for n in [32, 128] {
                 let problem = PaperFunction::new(GaFunction::Hypersphere, n)?;
-                for path in [
-                    "CUDA batched",
-                    "CUDA fused",
-                    "CUDA fused clustered",
-                    "CUDA fused + draws",
-                    "CUDA fused clustered + draws",
-                ] {
+                let paths: &[&str] = if fused_only {
+                    &["CUDA fused clustered", "CUDA fused clustered + draws"]
+                } else {
+                    &[
+                        "CUDA batched",
+                        "CUDA fused",
+                        "CUDA fused clustered",
+                        "CUDA fused + draws",
+                        "CUDA fused clustered + draws",
+                    ]
+                };
+                for &path in paths {
                     let mut single_rate = f64::NAN;
                     let draws = path.ends_with("+ draws");
                     // Draw buffers grow with K (K = 1000 at n = 128: 134 MiB per generation), and many runs
                     // already fill the GPU: the forms with draws run one run only.
-                    let runs_list: &[usize] = if draws { &[1] } else { &[1, 1000] };
+                    let runs_list: &[usize] = if draws || fused_only {
+                        &[1]
+                    } else {
+                        &[1, 1000]
+                    };
                     for &runs in runs_list {
                         let t = if path != "CUDA batched" {
                             let clustered = path.contains("clustered");
