@@ -19,7 +19,7 @@ pub const ROW_GROUP: u32 = 4;
 pub const GRIEWANK_ROW_GROUP: u32 = 10;
 /// Most (individual, tile) items of one block of the tiles kernels (`EVO_MAX_ITEMS`): their warp subtrees wait
 /// in shared memory for the block's single barrier.
-pub const MAX_ITEMS: u32 = 16;
+const MAX_ITEMS: u32 = 16;
 /// Items a block of few individuals takes by also taking consecutive tiles (the tiles of one individual share
 /// the block's barrier and index arithmetic), unless that leaves fewer than [`BLOCKS_PER_MULTIPROCESSOR`]
 /// blocks per multiprocessor.
@@ -27,6 +27,9 @@ const TARGET_ITEMS: u32 = 4;
 /// Resident blocks of the tiles kernels per multiprocessor (`__launch_bounds__(256, 4)`) times the waves that
 /// keep the tail short: a tile group shrinks until the grid has this many blocks per multiprocessor.
 const BLOCKS_PER_MULTIPROCESSOR: u64 = 16;
+// A block holds `group · tile_group` items: at most the largest row group (tile_group 1) or TARGET_ITEMS.
+const _: () =
+    assert!(ROW_GROUP <= MAX_ITEMS && GRIEWANK_ROW_GROUP <= MAX_ITEMS && TARGET_ITEMS <= MAX_ITEMS);
 
 /// Scalar arguments of `benchmarks_continuous_tiles_*`; mirrors `TilesParams`.
 #[repr(C)]
@@ -236,7 +239,6 @@ fn tiles_shape(
     while tile_group > 1 && tiles.div_ceil(tile_group) * row_groups < wanted {
         tile_group /= 2;
     }
-    debug_assert!(group * tile_group <= u64::from(MAX_ITEMS));
     let params = TilesParams {
         rows,
         group: group as u32,

@@ -18,8 +18,8 @@ use anyhow::Context;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
 use evo_de::{DeConfig, DeParams};
 
-use super::{INSTANCES, Instance, POPULATIONS, SEED, run_once, table1_params};
-use crate::bench::{BenchContext, Reference, Row, SuiteResult};
+use super::{INSTANCES, Instance, POPULATIONS, SEED, fitness_row, run_once, table1_params};
+use crate::bench::{BenchContext, SuiteResult};
 
 /// The variable holding the configurations.
 const CONFIGS_VAR: &str = "EVO_DE_TABLE1_CONFIGS";
@@ -220,22 +220,18 @@ impl Sweep {
                         generations: outcome.generations,
                         paper_gpu,
                     };
-                    result.rows.push(Row {
-                        case: format!(
+                    result.rows.push(fitness_row(
+                        format!(
                             "sweep {} {file} p{population} fitness after {} s",
                             cell.label,
                             SWEEP_BUDGET.as_secs()
                         ),
-                        backend,
-                        device,
-                        size: population as u64,
-                        median_ms: outcome.wall_time_s * 1e3,
-                        samples: 1,
-                        throughput: cell.fitness,
-                        unit: "fitness".to_string(),
-                        reference: Some(Reference::new("paper GPU 30 s", paper_gpu, cell.fitness)),
-                        check: Some(format!("{} generations", cell.generations)),
-                    });
+                        (device, backend),
+                        population,
+                        &outcome,
+                        cell.fitness,
+                        paper_gpu,
+                    ));
                     cells.push(cell);
                     bar.inc(1);
                 }
