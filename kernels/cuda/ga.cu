@@ -160,9 +160,13 @@ extern "C" __global__ void ga_decode_f32(const unsigned int* population, float* 
 }
 
 // Step 8 (best so far): one block. When the sorted population's first fitness is below the best so far,
-// its row becomes the best. best_fitness holds +inf before the first call.
+// its row becomes the best. best_fitness holds +inf before the first call. The last kernel of a generation,
+// it also advances the single-run engine's step counter (*step: the generation the next tournament,
+// crossover and mutation produce), so that a recorded generation (a CUDA graph, whose scalar arguments are
+// fixed) draws new numbers at every replay.
 extern "C" __global__ void ga_best_u32(const unsigned int* sorted, const double* sorted_fitness,
-                                       unsigned int* best, double* best_fitness, GaKernelParams p)
+                                       unsigned int* best, double* best_fitness, unsigned int* step,
+                                       GaKernelParams p)
 {
     const bool better = sorted_fitness[0] < best_fitness[0];
     __syncthreads();
@@ -174,15 +178,20 @@ extern "C" __global__ void ga_best_u32(const unsigned int* sorted, const double*
             best_fitness[0] = sorted_fitness[0];
         }
     }
+    if (threadIdx.x == 0) {
+        step[0] += 1u;
+    }
 }
 
 // Step 4 (tournament, paper §3.2.3 first kernel): one thread per slot writes the champion's position in the
-// sorted population.
-extern "C" __global__ void ga_tournament_u32(unsigned int* champions, GaKernelParams p)
+// sorted population. The single-run kernels (tournament, crossover, mutation) read the generation from the
+// device counter *step (advanced by ga_best_u32), not from p.step.
+extern "C" __global__ void ga_tournament_u32(unsigned int* champions, const unsigned int* step, GaKernelParams p)
 {
+    const unsigned int generation = step[0];
     for (unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x; slot < p.population;
          slot += blockDim.x * gridDim.x) {
-        champions[slot] = ga_op_tournament(p.seed, p.step, slot, p.population, p.tournament);
+        champions[slot] = ga_op_tournament(p.seed, generation, slot, p.population, p.tournament);
     }
 }
 
@@ -200,11 +209,12 @@ extern "C" __global__ void ga_copy_u32(const unsigned int* sorted, const unsigne
 }
 
 // Step 6 (one-point crossover, §3.2.4): block per pair (2k, 2k+1), threads over words.
-extern "C" __global__ void ga_crossover_u32(unsigned int* next, GaKernelParams p)
+extern "C" __global__ void ga_crossover_u32(unsigned int* next, const unsigned int* step, GaKernelParams p)
 {
+    const unsigned int generation = step[0];
     const unsigned int pairs = p.population / 2u;
     for (unsigned int pair = blockIdx.x; pair < pairs; pair += gridDim.x) {
-        const unsigned int c = ga_op_crossover_point(p.seed, p.step, pair, p.bits, p.crossover_rate);
+        const unsigned int c = ga_op_crossover_point(p.seed, generation, pair, p.bits, p.crossover_rate);
         if (c == 0u) continue;
         unsigned int* first = next + (unsigned long long)(2u * pair) * p.words;
         unsigned int* second = first + p.words;
@@ -219,12 +229,13 @@ extern "C" __global__ void ga_crossover_u32(unsigned int* next, GaKernelParams p
 }
 
 // Step 7 (bit mutation, §3.2.5): block per individual, thread per word (32 genes, 8 Philox lanes).
-extern "C" __global__ void ga_mutate_u32(unsigned int* next, GaKernelParams p)
+extern "C" __global__ void ga_mutate_u32(unsigned int* next, const unsigned int* step, GaKernelParams p)
 {
+    const unsigned int generation = step[0];
     for (unsigned int individual = blockIdx.x; individual < p.population; individual += gridDim.x) {
         unsigned int* row = next + (unsigned long long)individual * p.words;
         for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
-            row[j] ^= ga_op_mutation_mask(p.seed, p.step, individual, j, p.bits, p.mutation_rate);
+            row[j] ^= ga_op_mutation_mask(p.seed, generation, individual, j, p.bits, p.mutation_rate);
         }
     }
 }

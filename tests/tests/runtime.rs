@@ -225,3 +225,79 @@ fn device_pool_returns_results_in_job_order() {
     });
     assert!(matches!(failing, Err(Error::InvalidParameter { .. })));
 }
+
+#[test]
+fn a_recorded_graph_runs_only_when_launched_and_replays_in_order() {
+    use evo_core::math::MathFunction;
+    let Some(gpu) = gpu_or_skip("a_recorded_graph_runs_only_when_launched_and_replays_in_order")
+    else {
+        return;
+    };
+    let start = [0.1f64, -0.5, 0.0, 1.25];
+    let mut x = gpu.upload(&start).unwrap();
+    let y = gpu.upload(&[0.0f64; 4]).unwrap();
+    let mut out = gpu.upload(&[0.0f64; 4]).unwrap();
+    // One step x ← exp(x), queued once outside a recording so that the temporary below is pooled.
+    let step = |x: &mut evo_gpu_runtime::DeviceBuffer<f64>,
+                out: &mut evo_gpu_runtime::DeviceBuffer<f64>|
+     -> evo_core::Result<()> {
+        let scratch = gpu.alloc::<f64>(1000)?;
+        core_kernels::math_eval_f64(&gpu, MathFunction::Exp, x, &y, out, Profile::Exact, 128)?;
+        x.copy_from_device(out)?;
+        drop(scratch);
+        Ok(())
+    };
+    step(&mut x, &mut out).unwrap();
+    let once = x.to_vec().unwrap();
+    let graph = gpu.record_graph(|| step(&mut x, &mut out)).unwrap();
+    assert_eq!(
+        graph.kept_buffers(),
+        1,
+        "the dropped temporary stays with the graph"
+    );
+    assert_eq!(x.to_vec().unwrap(), once, "recording runs nothing");
+    for _ in 0..3 {
+        // SAFETY: x, y and out outlive the graph.
+        unsafe { graph.launch().unwrap() };
+    }
+    let mut expected = start.to_vec();
+    for _ in 0..4 {
+        expected = expected
+            .iter()
+            .map(|&v| evo_core::math::exp_f64(v))
+            .collect();
+    }
+    let got = x.to_vec().unwrap();
+    assert_eq!(
+        got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        "one step and three replays = four steps, in order"
+    );
+    drop(graph);
+}
+
+#[test]
+fn a_recording_refuses_host_waits_driver_allocations_and_nesting() {
+    let Some(gpu) = gpu_or_skip("a_recording_refuses_host_waits_driver_allocations_and_nesting")
+    else {
+        return;
+    };
+    let data = gpu.upload(&[1.0f64, 2.0, 3.0]).unwrap();
+    let waits = gpu.record_graph(|| data.to_vec().map(|_| ()));
+    assert!(
+        waits.is_err(),
+        "a copy to the host inside a recording fails"
+    );
+    // A size class no pool holds: 3 GiB + 1 byte.
+    let allocates = gpu.record_graph(|| gpu.alloc::<u8>((3 << 30) + 1).map(|_| ()));
+    match allocates {
+        Err(Error::InvalidParameter { name, .. }) => {
+            assert!(name.contains("recording"), "{name}")
+        }
+        other => panic!("expected InvalidParameter, got {other:?}"),
+    }
+    let nested = gpu.record_graph(|| gpu.record_graph(|| Ok(())).map(|_| ()));
+    assert!(matches!(nested, Err(Error::InvalidParameter { .. })));
+    let sum = core_kernels::reduce_sum_f64(&gpu, &data, 128).unwrap();
+    assert_eq!(sum, 6.0, "the device works after the failed recordings");
+}

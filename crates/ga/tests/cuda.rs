@@ -87,6 +87,62 @@ fn snapshots_move_between_backends() {
 }
 
 #[test]
+fn graph_replay_off_and_on_and_many_generations_per_advance_should_match_cpu() {
+    let Some(gpu) =
+        gpu_or_skip("graph_replay_off_and_on_and_many_generations_per_advance_should_match_cpu")
+    else {
+        return;
+    };
+    for (function, n) in [(GaFunction::Rastrigin, 32), (GaFunction::Ridge, 128)] {
+        let problem = PaperFunction::new(function, n).unwrap();
+        let params = GaParams::new();
+        let mut cpu = GaCpu::new(params.clone(), problem.clone(), 31).unwrap();
+        let mut cuda = GaCuda::new(params.clone(), &problem, 31, &gpu).unwrap();
+        assert!(cuda.graph_replay(), "replay is the default");
+        // Launch by launch, then replays of 1, 7 and 0 generations, then launch by launch again.
+        cuda.set_graph_replay(false);
+        let context = format!("{} n={n}", function.name());
+        assert_lockstep(
+            &format!("{context}, launch by launch"),
+            &mut cpu,
+            &mut cuda,
+            5,
+        );
+        cuda.set_graph_replay(true);
+        for generations in [1u32, 7, 0, 12] {
+            steps(&mut cpu, u64::from(generations));
+            cuda.advance(generations).unwrap();
+            assert_same(
+                &format!("{context}, replayed {generations} generations"),
+                &cpu.snapshot().unwrap(),
+                &cuda.snapshot().unwrap(),
+            );
+            assert_eq!(cpu.progress(), cuda.progress(), "{context}");
+        }
+        cuda.set_graph_replay(false);
+        assert_lockstep(
+            &format!("{context}, launch by launch again"),
+            &mut cpu,
+            &mut cuda,
+            3,
+        );
+        // A restore into an engine whose graph is recorded: the replays continue from the snapshot.
+        cuda.set_graph_replay(true);
+        cuda.advance(2).unwrap();
+        let mut back = GaCpu::new(params.clone(), problem.clone(), 31).unwrap();
+        steps(&mut back, 4);
+        cuda.restore(&back.snapshot().unwrap()).unwrap();
+        steps(&mut back, 9);
+        cuda.advance(9).unwrap();
+        assert_same(
+            &format!("{context}, restored under replay"),
+            &back.snapshot().unwrap(),
+            &cuda.snapshot().unwrap(),
+        );
+    }
+}
+
+#[test]
 fn batched_runs_should_match_separate_cpu_runs() {
     let Some(gpu) = gpu_or_skip("batched_runs_should_match_separate_cpu_runs") else {
         return;

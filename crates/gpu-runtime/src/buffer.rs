@@ -94,7 +94,7 @@ impl BufferPool {
         idle.get_mut(&class).and_then(Vec::pop)
     }
 
-    fn give_back(&self, class: usize, slice: CudaSlice<u8>) {
+    pub(crate) fn give_back(&self, class: usize, slice: CudaSlice<u8>) {
         let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
         idle.entry(class).or_default().push(slice);
     }
@@ -144,7 +144,9 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceBuffer<T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        if let Some(raw) = self.raw.take() {
+        if let Some(raw) = self.raw.take()
+            && let Some(raw) = self.gpu.inner.recording.keep(self.class, raw)
+        {
             self.gpu.inner.buffers.give_back(self.class, raw);
         }
     }
@@ -349,6 +351,14 @@ impl Gpu {
     }
 
     fn allocate_class(&self, class: usize, requested: usize) -> Result<CudaSlice<u8>> {
+        if self.inner.recording.current_thread_records() {
+            return Err(Error::invalid_parameter(
+                "Gpu::alloc",
+                "allocation while recording a graph",
+                format!("{requested} bytes with no idle buffer of that size class in the pool"),
+                "buffers the pool already holds: run the work once before recording it (Gpu::record_graph)",
+            ));
+        }
         let (free, total) = self.memory()?;
         if class as u64 > total {
             return Err(self.out_of_memory(requested, free, total));

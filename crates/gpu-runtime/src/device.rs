@@ -7,6 +7,7 @@ use evo_core::{Error, Result};
 
 use crate::buffer::BufferPool;
 use crate::driver_error::driver;
+use crate::graph::RecordingSlot;
 use crate::modules::ModuleCache;
 use crate::stream::StreamPool;
 
@@ -93,6 +94,8 @@ pub(crate) struct GpuInner {
     pub(crate) context: Arc<CudaContext>,
     pub(crate) streams: StreamPool,
     pub(crate) buffers: BufferPool,
+    /// The graph recording in progress on this device, if any (`Gpu::record_graph`).
+    pub(crate) recording: RecordingSlot,
     pub(crate) modules: ModuleCache,
     /// The entry point of the most recent launch, named in errors that surface later (at a synchronize).
     pub(crate) last_kernel: Mutex<Arc<str>>,
@@ -207,6 +210,7 @@ impl Gpu {
                 context,
                 streams,
                 buffers,
+                recording: RecordingSlot::default(),
                 modules: ModuleCache::default(),
                 last_kernel: Mutex::new(Arc::from("(no kernel launched yet)")),
             }),

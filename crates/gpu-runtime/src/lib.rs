@@ -14,6 +14,7 @@
 //! | a function in `ops.rs` | a [`Kernel`] from [`Gpu::kernel`], compiled from `evo-kernels` by NVRTC |
 //! | calling it | [`Kernel::launch`] … [`Launch::run`], the only launch path, errors name the kernel |
 //! | `Instant::now()` | [`GpuTimer`] (events on the stream) |
+//! | a loop body run many times | a [`Graph`] from [`Gpu::record_graph`], replayed with one call |
 //! | `rayon::scope` over jobs | [`DevicePool::run`] over GPUs |
 //! | IEEE `f32`/`f64` + `evo_core::math` | [`Profile::Exact`] + `common/math.cuh` (bit-identical) |
 //!
@@ -45,6 +46,7 @@ mod curand;
 mod device;
 mod device_pool;
 mod driver_error;
+mod graph;
 mod launch;
 mod modules;
 mod nvrtc;
@@ -57,6 +59,7 @@ pub use buffer::{BufferPoolStats, DeviceBuffer, DeviceCopy};
 pub use curand::{CurandGenerator, CurandKind, curand_present};
 pub use device::{DeviceInfo, Gpu, device_count, driver_present, driver_version};
 pub use device_pool::DevicePool;
+pub use graph::Graph;
 pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES, check_block_size};
 pub use modules::{Kernel, ModuleOrigin};
 pub use nvrtc::{

@@ -28,7 +28,8 @@ pub struct GaKernelParams {
     pub bits: u32,
     /// Decode: the number of 16-bit variables n.
     pub variables: u32,
-    /// The generation being produced (0: initialisation).
+    /// The generation being produced (0: initialisation), read by the batched kernels; the single-run
+    /// kernels read the device step counter instead (`GaCuda`'s recorded generation replays unchanged).
     pub step: u32,
     /// Tournament size.
     pub tournament: u32,
@@ -143,13 +144,15 @@ pub fn decode(
     }
 }
 
-/// `ga_best_u32`: the best so far from the sorted population (step 8).
+/// `ga_best_u32`: the best so far from the sorted population (step 8); advances the step counter by one.
+#[allow(clippy::too_many_arguments)]
 pub fn best(
     gpu: &Gpu,
     sorted: &DeviceBuffer<u32>,
     sorted_fitness: &DeviceBuffer<f64>,
     best: &mut DeviceBuffer<u32>,
     best_fitness: &mut DeviceBuffer<f64>,
+    step: &mut DeviceBuffer<u32>,
     p: &GaKernelParams,
     block: u32,
 ) -> Result<()> {
@@ -163,9 +166,11 @@ pub fn best(
     )?;
     check_len(KERNEL, "best length", best.len(), p.words as usize)?;
     check_len(KERNEL, "best fitness length", best_fitness.len(), 1)?;
+    check_len(KERNEL, "step counter length", step.len(), 1)?;
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
-    // SAFETY: `ga_best_u32(const unsigned*, const double*, unsigned*, double*, GaKernelParams)`; one block
-    // reads row 0 and fitness 0 and writes `words` words and one fitness (lengths checked).
+    // SAFETY: `ga_best_u32(const unsigned*, const double*, unsigned*, double*, unsigned*, GaKernelParams)`;
+    // one block reads row 0 and fitness 0 and writes `words` words, one fitness and the one-word step counter
+    // (lengths checked).
     unsafe {
         kernel
             .launch()
@@ -173,6 +178,7 @@ pub fn best(
             .input(sorted_fitness)
             .output(best)
             .output(best_fitness)
+            .output(step)
             .params(p)
             .run(LaunchConfig::linear(1, block, 0))
     }
@@ -182,6 +188,7 @@ pub fn best(
 pub fn tournament(
     gpu: &Gpu,
     champions: &mut DeviceBuffer<u32>,
+    step: &DeviceBuffer<u32>,
     p: &GaKernelParams,
     block: u32,
 ) -> Result<()> {
@@ -192,13 +199,15 @@ pub fn tournament(
         champions.len(),
         p.population as usize,
     )?;
+    check_len(KERNEL, "step counter length", step.len(), 1)?;
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
-    // SAFETY: `ga_tournament_u32(unsigned*, GaKernelParams)`; slot-stride loop below population, the buffer's
-    // length (checked).
+    // SAFETY: `ga_tournament_u32(unsigned*, const unsigned*, GaKernelParams)`; slot-stride loop below
+    // population, the buffer's length (checked); one word of the step counter read.
     unsafe {
         kernel
             .launch()
             .output(champions)
+            .input(step)
             .params(p)
             .run(LaunchConfig::linear(
                 grid((p.population as usize).div_ceil(block as usize)),
@@ -245,18 +254,22 @@ pub fn copy(
 pub fn crossover(
     gpu: &Gpu,
     next: &mut DeviceBuffer<u32>,
+    step: &DeviceBuffer<u32>,
     p: &GaKernelParams,
     block: u32,
 ) -> Result<()> {
     const KERNEL: &str = "ga_crossover_u32";
     check_len(KERNEL, "next population length", next.len(), rows(p))?;
+    check_len(KERNEL, "step counter length", step.len(), 1)?;
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
-    // SAFETY: `ga_crossover_u32(unsigned*, GaKernelParams)`; pair k touches rows 2k and 2k + 1 < population
-    // (length checked); each word is read and written by one thread.
+    // SAFETY: `ga_crossover_u32(unsigned*, const unsigned*, GaKernelParams)`; pair k touches rows 2k and
+    // 2k + 1 < population (length checked); each word is read and written by one thread; one word of the
+    // step counter read.
     unsafe {
         kernel
             .launch()
             .output(next)
+            .input(step)
             .params(p)
             .run(LaunchConfig::linear(
                 grid((p.population as usize / 2).max(1)),
@@ -270,18 +283,21 @@ pub fn crossover(
 pub fn mutate(
     gpu: &Gpu,
     next: &mut DeviceBuffer<u32>,
+    step: &DeviceBuffer<u32>,
     p: &GaKernelParams,
     block: u32,
 ) -> Result<()> {
     const KERNEL: &str = "ga_mutate_u32";
     check_len(KERNEL, "next population length", next.len(), rows(p))?;
+    check_len(KERNEL, "step counter length", step.len(), 1)?;
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
-    // SAFETY: `ga_mutate_u32(unsigned*, GaKernelParams)`; rows below population (length checked), one thread
-    // per word.
+    // SAFETY: `ga_mutate_u32(unsigned*, const unsigned*, GaKernelParams)`; rows below population (length
+    // checked), one thread per word; one word of the step counter read.
     unsafe {
         kernel
             .launch()
             .output(next)
+            .input(step)
             .params(p)
             .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
     }

@@ -1,6 +1,14 @@
 //! The CUDA engine [`GaCuda`]: the paper's kernel pipeline (§3.2), one kernel per step, population resident
 //! on the device; the host only launches kernels and reads back the best fitness (8 bytes) after each
-//! generation for the executor's terminations.
+//! [`GaCuda::advance`] (after every generation through [`Engine::step`]) for the executor's terminations.
+//!
+//! The kernels of one generation are recorded once into a CUDA graph ([`evo_gpu_runtime::Graph`]) and the
+//! graph is replayed for every later generation: the same kernels with the same launch shapes in the same
+//! order, submitted with one driver call instead of one per kernel (the host's launch cost, a few µs per
+//! kernel, bounds this pipeline of small kernels). The generation number that the tournament, crossover and
+//! mutation draw with lives in a device counter that `ga_best_u32`, the generation's last kernel, advances,
+//! so replays draw new numbers. [`GaCuda::set_graph_replay`] turns the replay off (one launch call per
+//! kernel, the same results).
 //!
 //! | step | kernel | launch shape |
 //! | --- | --- | --- |
@@ -29,7 +37,7 @@ pub use fused::{GaFusedBatchCuda, GaFusedCuda};
 use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
 use evo_benchmarks::ga_functions::GaProblem;
 use evo_core::{Bits, Engine, Error, Progress, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Graph, Profile};
 use evo_sort::cuda::DevicePermutation;
 use launch::GaKernelParams;
 
@@ -40,6 +48,9 @@ use crate::snapshot::GaSnapshot;
 
 /// The paper-faithful CUDA engine over one of the paper's functions ([`PaperFunction`]).
 pub struct GaCuda {
+    /// The recorded generation, which refers to the buffers below by address. Declared first, so that it is
+    /// dropped first (fields drop in declaration order).
+    graph: Option<Graph>,
     gpu: Gpu,
     params: GaParams,
     kernel: GaKernelParams,
@@ -59,8 +70,13 @@ pub struct GaCuda {
     order: DevicePermutation,
     best: DeviceBuffer<u32>,
     best_fitness_device: DeviceBuffer<f64>,
+    /// The device step counter: the generation the next tournament, crossover and mutation produce
+    /// (generation + 1 between generations; `ga_best_u32` advances it).
+    step: DeviceBuffer<u32>,
     /// Paper RNG mode: the xor128 states (4 words per thread) and the generation's random array.
     paper: Option<PaperRng>,
+    /// Whether generations replay a recorded graph.
+    replay: bool,
 }
 
 struct PaperRng {
@@ -131,6 +147,7 @@ impl GaCuda {
         let evaluator = GaProblem::with_range(problem.function(), problem.variables(), lo, hi)?
             .cuda_evaluator(gpu)?;
         let mut engine = Self {
+            graph: None,
             gpu: gpu.clone(),
             kernel,
             evaluator,
@@ -147,17 +164,21 @@ impl GaCuda {
             order: DevicePermutation::for_array(gpu, n)?,
             best: gpu.alloc_zeroed(words)?,
             best_fitness_device: gpu.upload(&[f64::INFINITY])?,
+            step: gpu.alloc_zeroed(1)?,
             paper,
+            replay: true,
             params,
         };
         let block = engine.params.block_size();
         launch::init(&engine.gpu, &mut engine.next, &engine.kernel, block)?;
         engine.evaluate_sort_record()?;
+        engine.read_best()?;
         engine.evaluations = n as u64;
         Ok(engine)
     }
 
-    /// Steps 2–3 and 8 on `next`: decode, evaluate, sort into `sorted`, update the best so far.
+    /// Steps 2–3 and 8 on `next`: decode, evaluate, sort into `sorted`, update the best so far and advance
+    /// the step counter. Queues work only.
     fn evaluate_sort_record(&mut self) -> Result<()> {
         let block = self.params.block_size();
         let gpu = &self.gpu;
@@ -189,9 +210,14 @@ impl GaCuda {
             &self.sorted_fitness,
             &mut self.best,
             &mut self.best_fitness_device,
+            &mut self.step,
             &self.kernel,
             block,
-        )?;
+        )
+    }
+
+    /// Reads the best fitness so far back (waits for the queued work); errors when it is not finite.
+    fn read_best(&mut self) -> Result<()> {
         let mut best = [0.0f64];
         self.best_fitness_device.copy_to_host(&mut best)?;
         if !best[0].is_finite() {
@@ -212,26 +238,18 @@ impl GaCuda {
         )
     }
 
-    /// Steps 4–7, elitism, then steps 2–3 and 8 on the offspring.
-    fn generation(&mut self) -> Result<()> {
-        let step = u32::try_from(self.generation + 1).map_err(|_| {
-            Error::invalid_parameter(
-                COMPONENT,
-                "generation",
-                self.generation + 1,
-                format!("at most {} (the RNG step is 32 bits)", u32::MAX),
-            )
-        })?;
-        self.kernel.step = step;
+    /// Queues steps 4–7, elitism, then steps 2–3 and 8 on the offspring (the generation whose number the
+    /// device step counter holds).
+    fn enqueue_generation(&mut self) -> Result<()> {
         let block = self.params.block_size();
         let (gpu, p) = (&self.gpu, &self.kernel);
         match &mut self.paper {
             None => {
-                launch::tournament(gpu, &mut self.champions, p, block)?;
+                launch::tournament(gpu, &mut self.champions, &self.step, p, block)?;
                 launch::copy(gpu, &self.sorted, &self.champions, &mut self.next, p, block)?;
-                launch::crossover(gpu, &mut self.next, p, block)?;
+                launch::crossover(gpu, &mut self.next, &self.step, p, block)?;
                 if p.mutation_rate > 0.0 {
-                    launch::mutate(gpu, &mut self.next, p, block)?;
+                    launch::mutate(gpu, &mut self.next, &self.step, p, block)?;
                 }
             }
             Some(paper) => {
@@ -246,10 +264,70 @@ impl GaCuda {
             }
         }
         launch::elite(gpu, &self.sorted, &mut self.next, p, block)?;
-        self.evaluate_sort_record()?;
-        self.generation += 1;
-        self.evaluations += u64::from(self.kernel.population - self.kernel.elite);
+        self.evaluate_sort_record()
+    }
+
+    /// Queues one generation: a replay of the recorded graph (recorded at the first call), or the launches
+    /// one by one when replay is off.
+    fn queue_generation(&mut self) -> Result<()> {
+        if !self.replay {
+            return self.enqueue_generation();
+        }
+        if self.graph.is_none() {
+            // The evaluation's temporaries come from the pool, which the initial evaluation filled; the
+            // recording keeps them for the graph's lifetime.
+            let gpu = self.gpu.clone();
+            self.graph = Some(gpu.record_graph(|| self.enqueue_generation())?);
+        }
+        let graph = self
+            .graph
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("recorded above"));
+        // SAFETY: the graph refers to this engine's buffers (never reallocated while the engine lives) and to
+        // the temporaries the graph keeps.
+        unsafe { graph.launch() }
+    }
+
+    /// Advances `generations` generations, queued back to back, then reads the best fitness back once
+    /// (`generations` = 0 does nothing).
+    ///
+    /// # Errors
+    /// A non-finite best fitness; GPU errors; more than 2^32 − 1 generations in all (the RNG step is 32 bits).
+    pub fn advance(&mut self, generations: u32) -> Result<()> {
+        if generations == 0 {
+            return Ok(());
+        }
+        let last = self.generation + u64::from(generations);
+        if last > u64::from(u32::MAX) {
+            return Err(Error::invalid_parameter(
+                COMPONENT,
+                "generation",
+                last,
+                format!("at most {} (the RNG step is 32 bits)", u32::MAX),
+            ));
+        }
+        for _ in 0..generations {
+            self.queue_generation()?;
+        }
+        self.read_best()?;
+        self.generation = last;
+        self.evaluations +=
+            u64::from(generations) * u64::from(self.kernel.population - self.kernel.elite);
         Ok(())
+    }
+
+    /// Whether generations replay a recorded CUDA graph (the default) or launch their kernels one by one.
+    /// Both give the same results; the replay costs the host one driver call per generation.
+    pub fn set_graph_replay(&mut self, on: bool) {
+        self.replay = on;
+        if !on {
+            self.graph = None;
+        }
+    }
+
+    /// Whether generations replay a recorded CUDA graph.
+    pub fn graph_replay(&self) -> bool {
+        self.replay
     }
 
     /// The parameters.
@@ -272,7 +350,7 @@ impl Engine for GaCuda {
     }
 
     fn step(&mut self) -> Result<()> {
-        self.generation()
+        self.advance(1)
     }
 
     fn progress(&self) -> Progress {
@@ -317,6 +395,14 @@ impl Engine for GaCuda {
             self.kernel.bits as usize,
             self.kernel.xor_threads as usize,
         )?;
+        let next_step = u32::try_from(snapshot.generation + 1).map_err(|_| {
+            Error::invalid_parameter(
+                COMPONENT,
+                "snapshot generation",
+                snapshot.generation,
+                format!("below {} (the RNG step is 32 bits)", u32::MAX),
+            )
+        })?;
         if let Some(paper) = &mut self.paper {
             let words: Vec<u32> = snapshot.xor128.iter().flatten().copied().collect();
             paper.states.copy_from_host(&words)?;
@@ -326,6 +412,7 @@ impl Engine for GaCuda {
         self.best.copy_from_host(&snapshot.best)?;
         self.best_fitness_device
             .copy_from_host(&[snapshot.best_fitness])?;
+        self.step.copy_from_host(&[next_step])?;
         self.generation = snapshot.generation;
         self.evaluations = snapshot.evaluations;
         self.best_fitness = snapshot.best_fitness;

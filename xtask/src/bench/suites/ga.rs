@@ -2,8 +2,9 @@
 //!
 //! For n = 32 and 128 and the eight functions (all 16 rows of Table 4, also under `--quick`, which takes fewer
 //! generations per sample): time per generation of the CPU engine on 1 thread (the paper's CPU baseline) and
-//! on all cores (rayon), of the paper-faithful CUDA engine (one kernel per step; it reads the best fitness back
-//! every generation), of the batched CUDA engine with K = 1 (fused reproduction kernel, no read-back) and of
+//! on all cores (rayon), of the paper-faithful CUDA engine (one kernel per step, the generation's kernels
+//! replayed as one recorded CUDA graph, the best fitness read back once per sample; and, for comparison,
+//! launched kernel by kernel with a read-back every generation), of the batched CUDA engine with K = 1 (fused reproduction kernel, no read-back) and of
 //! the fused CUDA engine (every step of G generations in one launch, population in shared memory; block per
 //! run, and clustered: 8 blocks per run; each without and with precomputed draws, the champions, crossover
 //! points and mutation masks computed ahead by a launch over the whole GPU), with
@@ -176,8 +177,8 @@ impl Suite for Ga {
         let fused_only = fused_only();
         let mut result = SuiteResult::default();
         let mut table = vec![
-            "| function | n | paper CPU s | paper GPU s | paper speed-up | CPU 1 thread s | CPU rayon s | CUDA paper-faithful s | CUDA batched K=1 s | CUDA fused s (fastest form) | fused µs/gen | fused + draws µs/gen | fused clustered µs/gen | fused clustered + draws µs/gen | speed-up 1 thread / paper-faithful | speed-up 1 thread / fused |".to_string(),
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+            "| function | n | paper CPU s | paper GPU s | paper speed-up | CPU 1 thread s | CPU rayon s | CUDA paper-faithful launch by launch s | CUDA paper-faithful s (graph) | paper GPU / paper-faithful | CUDA batched K=1 s | CUDA fused s (fastest form) | fused µs/gen | fused + draws µs/gen | fused clustered µs/gen | fused clustered + draws µs/gen | speed-up 1 thread / paper-faithful | speed-up 1 thread / fused |".to_string(),
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
         ];
         let bar = ctx.progress(TABLE_4.len() as u64, "ga");
         // Hypersphere n = 128, one run: µs per generation of each fused form (FUSED_VARIANTS' order).
@@ -224,21 +225,56 @@ impl Suite for Ga {
             }
             // Paper-faithful, batched K = 1, then the fused forms (FUSED_VARIANTS' order).
             let mut cells = [f64::NAN; 6];
+            let mut launch_by_launch_us = f64::NAN;
             if let Some(gpu) = ctx.gpu() {
                 // Every engine below runs warm-up + samples times `generations` generations, as `one` did.
                 let expected = one.snapshot()?;
                 // Cells 0 and 1 (paper-faithful, batched) stay NaN when narrowed to the fused forms.
                 let first_cell = if fused_only { 2 } else { 0 };
+                let check = |ok: bool| {
+                    Some(
+                        if ok {
+                            "snapshot = CPU"
+                        } else {
+                            "SNAPSHOT DIFFERS"
+                        }
+                        .to_string(),
+                    )
+                };
                 let mut timed = Vec::new();
                 if !fused_only {
                     let mut cuda = GaCuda::new(params.clone(), &problem, SEED, gpu)?;
                     let cuda_t = time_gpu_engine(ctx, gpu, generations, || {
+                        Ok(cuda.advance(generations as u32)?)
+                    })?;
+                    let same = cuda.snapshot()?.bit_identical(&expected);
+                    let mut by_launch = GaCuda::new(params.clone(), &problem, SEED, gpu)?;
+                    by_launch.set_graph_replay(false);
+                    let by_launch_t = time_gpu_engine(ctx, gpu, generations, || {
                         for _ in 0..generations {
-                            cuda.step()?;
+                            by_launch.step()?;
                         }
                         Ok(())
                     })?;
-                    let same = cuda.snapshot()?.bit_identical(&expected);
+                    let by_launch_same = by_launch.snapshot()?.bit_identical(&expected);
+                    launch_by_launch_us = by_launch_t.per_generation_us;
+                    result.rows.push(row(
+                        case("CUDA paper-faithful launch by launch"),
+                        Backend::Cuda,
+                        ctx.gpu_device(),
+                        n,
+                        &by_launch_t,
+                        Some(("paper GPU (GTX 280)", 1e6 / paper_gpu_us)),
+                        check(by_launch_same),
+                    ));
+                    if !by_launch_same {
+                        result.failures.push(format!(
+                            "CUDA paper-faithful launch by launch snapshot differs from the CPU's after {} \
+                             generations ({} n={n})",
+                            expected.generation,
+                            function.name()
+                        ));
+                    }
                     let mut batch = GaBatchCuda::new(params.clone(), &problem, SEED, 1, gpu)?;
                     let batch_t = time_gpu_engine(ctx, gpu, generations, || {
                         for _ in 0..generations {
@@ -268,16 +304,6 @@ impl Suite for Ga {
                         ));
                     }
                 }
-                let check = |ok: bool| {
-                    Some(
-                        if ok {
-                            "snapshot = CPU"
-                        } else {
-                            "SNAPSHOT DIFFERS"
-                        }
-                        .to_string(),
-                    )
-                };
                 for (k, (engine, measured, ok)) in timed.iter().enumerate() {
                     cells[first_cell + k] = measured.per_generation_us;
                     result.rows.push(row(
@@ -298,12 +324,14 @@ impl Suite for Ga {
             let fastest = cells[2..].iter().copied().fold(f64::NAN, f64::min);
             let seconds = |us: f64| us * paper_gens / 1e6;
             table.push(format!(
-                "| {} | {n} | {cpu_s:.3} | {gpu_s:.3} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
+                "| {} | {n} | {cpu_s:.3} | {gpu_s:.3} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
                 function.name(),
                 cpu_s / gpu_s,
                 seconds(one_t.per_generation_us),
                 seconds(all_us),
+                seconds(launch_by_launch_us),
                 seconds(cells[0]),
+                gpu_s / seconds(cells[0]),
                 seconds(cells[1]),
                 seconds(fastest),
                 cells[2],
@@ -321,6 +349,10 @@ impl Suite for Ga {
              10 000 at n = 128); N = 256, Table 2 settings; {generations} generations per sample, median of the \
              samples (CUDA: CUDA events after warm-up). Paper: Core2Duo E8500 one thread; GTX 280. The paper's \
              speed-up compares its own CPU and GPU; ours compare our 1-thread CPU engine with our CUDA engines. \
+             The paper-faithful engine runs its kernels one per step: \"launch by launch\" launches each and reads \
+             the best fitness back every generation; \"graph\" replays the generation's kernels as one recorded \
+             CUDA graph and reads back once per sample of {generations} generations (the target: paper GPU / \
+             paper-faithful ≥ 10). \
              The fused engine runs all {generations} generations of a sample in one launch (one block, or a \
              cluster of 8); with precomputed draws one draws launch over the whole GPU precedes it (buffers of \
              {DRAW_GENERATIONS} generations). \"CUDA fused s\" is the fastest of the four fused forms. Without a \
