@@ -249,13 +249,42 @@ fn a_recorded_graph_runs_only_when_launched_and_replays_in_order() {
     };
     step(&mut x, &mut out).unwrap();
     let once = x.to_vec().unwrap();
-    let graph = gpu.record_graph(|| step(&mut x, &mut out)).unwrap();
+    let other_x = gpu.upload(&[0.0f64, 1.0]).unwrap();
+    let other_y = gpu.upload(&[0.0f64; 2]).unwrap();
+    let mut other_out = gpu.upload(&[9.0f64; 2]).unwrap();
+    let graph = gpu
+        .record_graph(|| {
+            step(&mut x, &mut out)?;
+            // Another thread's launch meanwhile goes to the real main stream and runs, unrecorded.
+            std::thread::scope(|scope| {
+                scope
+                    .spawn(|| {
+                        core_kernels::math_eval_f64(
+                            &gpu,
+                            MathFunction::Exp,
+                            &other_x,
+                            &other_y,
+                            &mut other_out,
+                            Profile::Exact,
+                            128,
+                        )
+                    })
+                    .join()
+                    .unwrap()
+            })
+        })
+        .unwrap();
     assert_eq!(
         graph.kept_buffers(),
         1,
         "the dropped temporary stays with the graph"
     );
     assert_eq!(x.to_vec().unwrap(), once, "recording runs nothing");
+    assert_eq!(
+        other_out.to_vec().unwrap(),
+        vec![1.0, evo_core::math::exp_f64(1.0)],
+        "the other thread's work ran"
+    );
     for _ in 0..3 {
         // SAFETY: x, y and out outlive the graph.
         unsafe { graph.launch().unwrap() };

@@ -145,7 +145,7 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceBuffer<T> {
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         if let Some(raw) = self.raw.take()
-            && let Some(raw) = self.gpu.inner.recording.keep(self.class, raw)
+            && let Some(raw) = crate::graph::keep(self.gpu.index(), self.class, raw)
         {
             self.gpu.inner.buffers.give_back(self.class, raw);
         }
@@ -351,7 +351,7 @@ impl Gpu {
     }
 
     fn allocate_class(&self, class: usize, requested: usize) -> Result<CudaSlice<u8>> {
-        if self.inner.recording.current_thread_records() {
+        if self.records_here() {
             return Err(Error::invalid_parameter(
                 "Gpu::alloc",
                 "allocation while recording a graph",

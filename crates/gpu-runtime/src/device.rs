@@ -7,7 +7,6 @@ use evo_core::{Error, Result};
 
 use crate::buffer::BufferPool;
 use crate::driver_error::driver;
-use crate::graph::RecordingSlot;
 use crate::modules::ModuleCache;
 use crate::stream::StreamPool;
 
@@ -94,8 +93,6 @@ pub(crate) struct GpuInner {
     pub(crate) context: Arc<CudaContext>,
     pub(crate) streams: StreamPool,
     pub(crate) buffers: BufferPool,
-    /// The graph recording in progress on this device, if any (`Gpu::record_graph`).
-    pub(crate) recording: RecordingSlot,
     pub(crate) modules: ModuleCache,
     /// The entry point of the most recent launch, named in errors that surface later (at a synchronize).
     pub(crate) last_kernel: Mutex<Arc<str>>,
@@ -210,7 +207,6 @@ impl Gpu {
                 context,
                 streams,
                 buffers,
-                recording: RecordingSlot::default(),
                 modules: ModuleCache::default(),
                 last_kernel: Mutex::new(Arc::from("(no kernel launched yet)")),
             }),
@@ -274,8 +270,12 @@ impl Gpu {
         })
     }
 
-    /// The main stream, on which buffer copies and launches are queued unless a pooled stream is named.
-    pub(crate) fn main_stream(&self) -> &Arc<CudaStream> {
-        self.inner.streams.main()
+    /// The main stream, on which buffer copies and launches are queued unless a pooled stream is named; on a
+    /// thread that is recording a graph on this device, the recording's capture stream (`Gpu::record_graph`).
+    pub(crate) fn main_stream(&self) -> Arc<CudaStream> {
+        match crate::graph::capture_stream(self.index()) {
+            Some(capture) => capture,
+            None => self.inner.streams.main().clone(),
+        }
     }
 }

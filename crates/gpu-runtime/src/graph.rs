@@ -1,5 +1,5 @@
-//! Recorded launch sequences: [`Gpu::record_graph`] captures the work a closure queues on the main stream into
-//! a CUDA graph, and [`Graph::launch`] replays all of it with one driver call.
+//! Recorded launch sequences: [`Gpu::record_graph`] captures the work a closure queues into a CUDA graph, and
+//! [`Graph::launch`] replays all of it on the main stream with one driver call.
 //!
 //! A sequence of small kernels costs the host one launch call each (a few µs: the argument packing, the
 //! driver's checks) and the device a gap between kernels; a replayed graph costs one call, and the driver
@@ -7,63 +7,62 @@
 //! their argument values (scalars by value, buffers by address) and the order. Work whose arguments change
 //! between replays must read them from device memory.
 //!
+//! How: while a thread records, the device's main stream is, for that thread only, a fresh stream in capture
+//! mode, so every launch, device copy and fill the closure queues (through the usual paths) is captured and
+//! nothing runs; other threads keep queuing on the real main stream, unaffected. The graph is then launched
+//! on the real main stream, after whatever was queued there before.
+//!
 //! Buffers during recording: the recorded work refers to buffers by address, so a buffer that the closure
-//! allocates and drops (a temporary of an evaluation, say) must stay reserved while the graph exists. During
-//! recording, buffers dropped on the recording thread are kept by the graph instead of going back to the
-//! pool, and return to it when the graph drops. Allocation that would go to the driver is refused while
-//! recording (the driver's allocation is not a stream operation): run the same work once before recording,
-//! so that the pool holds the buffers it needs.
+//! allocates and drops (a temporary of an evaluation, say) must stay reserved while the graph exists. Buffers
+//! of this device dropped on the recording thread during recording are kept by the graph instead of going
+//! back to the pool, and return to it when the graph drops. Allocation that would go to the driver is
+//! refused on the recording thread (the driver's allocation is not a stream operation): run the same work
+//! once before recording, so that the pool holds the buffers it needs.
 
-use std::sync::Mutex;
-use std::thread::ThreadId;
+use std::cell::RefCell;
+use std::sync::Arc;
 
-use cudarc::driver::CudaGraph;
-use cudarc::driver::CudaSlice;
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::{CudaGraph, CudaSlice, CudaStream};
 use evo_core::{Error, Result};
 
 use crate::Gpu;
 use crate::driver_error::driver;
 
-/// The state of a recording in progress: the recording thread and the buffers dropped on it so far (size
-/// class, allocation).
-pub(crate) struct Recording {
-    thread: ThreadId,
+/// A recording in progress on this thread: the device, its capture stream, and the buffers dropped so far
+/// (size class, allocation).
+struct Recording {
+    device: usize,
+    stream: Arc<CudaStream>,
     kept: Vec<(usize, CudaSlice<u8>)>,
 }
 
-/// The device's recording slot (at most one recording per device at a time).
-#[derive(Default)]
-pub(crate) struct RecordingSlot {
-    slot: Mutex<Option<Recording>>,
+thread_local! {
+    static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
 }
 
-impl RecordingSlot {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Recording>> {
-        self.slot.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Keeps `slice` when the current thread is recording; otherwise hands it back.
-    pub(crate) fn keep(&self, class: usize, slice: CudaSlice<u8>) -> Option<CudaSlice<u8>> {
-        let mut slot = self.lock();
-        match slot.as_mut() {
-            Some(recording) if recording.thread == std::thread::current().id() => {
-                recording.kept.push((class, slice));
-                None
-            }
-            _ => Some(slice),
-        }
-    }
-
-    /// Whether the current thread is recording.
-    pub(crate) fn current_thread_records(&self) -> bool {
-        self.lock()
+/// The capture stream when this thread is recording on `device`.
+pub(crate) fn capture_stream(device: usize) -> Option<Arc<CudaStream>> {
+    RECORDING.with(|r| {
+        r.borrow()
             .as_ref()
-            .is_some_and(|r| r.thread == std::thread::current().id())
-    }
+            .filter(|r| r.device == device)
+            .map(|r| r.stream.clone())
+    })
 }
 
-/// A recorded sequence of launches on one device's main stream (see the module docs).
+/// Keeps `slice` of `device` when this thread is recording on it; otherwise hands it back.
+pub(crate) fn keep(device: usize, class: usize, slice: CudaSlice<u8>) -> Option<CudaSlice<u8>> {
+    RECORDING.with(|r| match r.borrow_mut().as_mut() {
+        Some(recording) if recording.device == device => {
+            recording.kept.push((class, slice));
+            None
+        }
+        _ => Some(slice),
+    })
+}
+
+/// A recorded sequence of launches of one device (see the module docs).
 pub struct Graph {
     graph: CudaGraph,
     gpu: Gpu,
@@ -80,7 +79,7 @@ impl std::fmt::Debug for Graph {
 }
 
 impl Graph {
-    /// Queues the recorded work on the main stream, after everything queued before.
+    /// Queues the recorded work on the device's main stream, after everything queued there before.
     ///
     /// # Safety
     /// Every buffer the recorded work reads or writes, other than the ones the graph keeps, must still exist
@@ -89,7 +88,18 @@ impl Graph {
     /// # Errors
     /// Driver errors of the launch; faults inside the recorded kernels surface at the next synchronize.
     pub unsafe fn launch(&self) -> Result<()> {
-        self.graph.launch().map_err(|e| driver("cuGraphLaunch", e))
+        let main = self.gpu.inner.streams.main();
+        self.gpu
+            .inner
+            .context
+            .bind_to_thread()
+            .map_err(|e| driver("cuCtxSetCurrent", e))?;
+        // SAFETY: the executable graph is alive (owned by `self.graph`) and the stream belongs to its context;
+        // the buffers it refers to are alive by the caller's contract.
+        unsafe {
+            cudarc::driver::result::graph::launch(self.graph.cu_graph_exec(), main.cu_stream())
+        }
+        .map_err(|e| driver("cuGraphLaunch", e))
     }
 
     /// Buffers kept by the graph (temporaries dropped while recording).
@@ -107,61 +117,62 @@ impl Drop for Graph {
 }
 
 impl Gpu {
-    /// Records the work `record` queues on the main stream into a [`Graph`] instead of running it.
+    /// Records the work `record` queues on this device into a [`Graph`] instead of running it.
     ///
     /// Nothing recorded runs until the graph is launched. Inside `record`, only queue work: launches,
     /// device-to-device copies and fills of buffers, buffers taken from the pool. Anything that waits for the
     /// device (a copy to the host, a synchronize) or allocates from the driver fails, and the recording is
-    /// abandoned with that error; so does an error returned by `record`.
+    /// abandoned with that error; so does an error returned by `record`. Other threads may queue work on the
+    /// device meanwhile (it runs, unrecorded), but waiting for the whole device (`Gpu::synchronize`, a copy to
+    /// the host) while a stream of it is recording may fail or abandon the recording: record while the device
+    /// is yours.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] when this device is already recording; the error of `record`; driver
-    /// errors of the capture (e.g. work queued on another stream that depends on the recorded work).
+    /// [`Error::InvalidParameter`] when this thread is already recording; the error of `record`; driver
+    /// errors of the capture.
     pub fn record_graph(&self, record: impl FnOnce() -> Result<()>) -> Result<Graph> {
-        {
-            let mut slot = self.inner.recording.lock();
-            if slot.is_some() {
-                return Err(Error::invalid_parameter(
-                    "Gpu::record_graph",
-                    "recording",
-                    "a recording already in progress on this device",
-                    "one recording per device at a time",
-                ));
-            }
-            *slot = Some(Recording {
-                thread: std::thread::current().id(),
-                kept: Vec::new(),
-            });
+        if RECORDING.with(|r| r.borrow().is_some()) {
+            return Err(Error::invalid_parameter(
+                "Gpu::record_graph",
+                "recording",
+                "a recording already in progress on this thread",
+                "one recording per thread at a time",
+            ));
         }
-        let stream = self.main_stream().clone();
-        let begun = stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .map_err(|e| driver("cuStreamBeginCapture", e));
-        let recorded = begun.and_then(|()| {
-            let outcome = record();
-            // The capture ends whatever `record` returned, so that the stream leaves capture mode.
-            let ended = stream
-                .end_capture(CUgraphInstantiate_flags(0))
-                .map_err(|e| driver("cuStreamEndCapture / cuGraphInstantiate", e));
-            match (outcome, ended) {
-                (Err(error), _) => Err(error),
-                (Ok(()), Err(error)) => Err(error),
-                (Ok(()), Ok(None)) => Err(Error::invalid_parameter(
-                    "Gpu::record_graph",
-                    "recorded work",
-                    "nothing queued",
-                    "at least one launch or copy queued on the main stream",
-                )),
-                (Ok(()), Ok(Some(graph))) => Ok(graph),
-            }
-        });
-        let kept = self
+        let stream = self
             .inner
-            .recording
-            .lock()
-            .take()
+            .context
+            .new_stream()
+            .map_err(|e| driver("cuStreamCreate", e))?;
+        stream
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .map_err(|e| driver("cuStreamBeginCapture", e))?;
+        RECORDING.with(|r| {
+            *r.borrow_mut() = Some(Recording {
+                device: self.index(),
+                stream: stream.clone(),
+                kept: Vec::new(),
+            })
+        });
+        let outcome = record();
+        let kept = RECORDING
+            .with(|r| r.borrow_mut().take())
             .map(|r| r.kept)
             .unwrap_or_default();
+        // The capture ends whatever `record` returned, so that the stream leaves capture mode.
+        let ended = stream
+            .end_capture(CUgraphInstantiate_flags(0))
+            .map_err(|e| driver("cuStreamEndCapture / cuGraphInstantiate", e));
+        let recorded = match (outcome, ended) {
+            (Err(error), _) | (Ok(()), Err(error)) => Err(error),
+            (Ok(()), Ok(None)) => Err(Error::invalid_parameter(
+                "Gpu::record_graph",
+                "recorded work",
+                "nothing queued",
+                "at least one launch or copy queued on the device",
+            )),
+            (Ok(()), Ok(Some(graph))) => Ok(graph),
+        };
         match recorded {
             Ok(graph) => Ok(Graph {
                 graph,
@@ -175,5 +186,10 @@ impl Gpu {
                 Err(error)
             }
         }
+    }
+
+    /// Whether this thread is recording on this device.
+    pub(crate) fn records_here(&self) -> bool {
+        capture_stream(self.index()).is_some()
     }
 }
