@@ -259,6 +259,26 @@ fn clustered_fused_engine_should_match_cpu() {
     );
 }
 
+/// A short case for the sanitizers (racecheck runs the full tests too slowly): the clustered kernel for 3
+/// generations one at a time and 4 in one launch, n = 32, Griewank (every shared-memory path: the slice
+/// exchange, the keys, the ranks, the best).
+#[test]
+fn clustered_short_run_should_match_cpu() {
+    let Some(gpu) = gpu_or_skip("clustered_short_run_should_match_cpu") else {
+        return;
+    };
+    check_every_generation(&gpu, GaFunction::Griewank, 32, 3, GaParams::new(), 77, true);
+    check_launches(
+        &gpu,
+        GaFunction::Griewank,
+        32,
+        &[4],
+        GaParams::new(),
+        78,
+        true,
+    );
+}
+
 #[test]
 fn fused_batched_runs_should_match_separate_cpu_runs() {
     let Some(gpu) = gpu_or_skip("fused_batched_runs_should_match_separate_cpu_runs") else {
