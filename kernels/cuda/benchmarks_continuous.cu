@@ -16,6 +16,9 @@
 //    of the thread's 8 cosine arguments; the last tile, permuted parts and Rosenbrock take per-term loads.
 // 2. `benchmarks_continuous_finish`: one block per individual reduces its tile partials (aligned subtrees of the same
 //    tree, padded to a power of two) and applies the function's final combination and bias.
+// Rows of at most B terms (the GA paper's n = 32 and 128, say) take one launch instead: one term per lane
+// (`evo_tile_rows_single`, tiles of B terms, p.items = 1), and with one tile per row the tiles kernel applies
+// the final combination itself (p.finish = 1), with the finish kernel's arithmetic.
 // Schwefel 1.2 / Ridge: the segment summaries of evo_benchmarks::prefix_squares, which sum the squared prefix
 // sums without a scan pass: `benchmarks_continuous_prefix_squares` (tile summaries: the tiles grid above, lane
 // l of warp w holding the 8 adjacent terms 256 w + 8 l .. + 7) and `benchmarks_continuous_finish_prefix`
@@ -35,8 +38,15 @@ struct TilesParams {
     unsigned int permuted;
     unsigned int group;              // individuals per block (consecutive), sharing the per-tile Griewank scales
     unsigned int tile_group;         // consecutive tiles per block (>= 1; group * tile_group <= EVO_MAX_ITEMS)
+    unsigned int items;              // terms per lane: 8 (tiles of 8B terms) or 1 (tiles of B terms)
+    unsigned int finish;             // 1 (one tile per individual): write the final fitness, as the finish
+                                     // kernel would, to partials[r] instead of the tile's pair
+    unsigned int combine;            // finish == 1: 0 sum, 1 Griewank, 2 Ackley, 3 Salomon
+    unsigned int add_bias;           // finish == 1: add `bias`
+    double bias;                     // finish == 1: fBias of the shifted functions
+    unsigned long long n;            // finish == 1: Ackley's count of coordinates
 };
-static_assert(sizeof(TilesParams) == 48, "TilesParams must match its Rust mirror");
+static_assert(sizeof(TilesParams) == 80, "TilesParams must match its Rust mirror");
 
 // Scalar arguments of `benchmarks_continuous_finish`; mirrored by `FinishParams`.
 struct FinishParams {
@@ -285,11 +295,57 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
     }
 }
 
+// The small-row variant of `evo_tile_rows` (p.items == 1, for rows of at most B terms): one tile of B terms,
+// lane l of warp w holds the single term t B + 32 w + l, and the warp tree over the 32 lanes gives the warp's
+// aligned 32 terms. The same canonical tree as the 8-term lanes (aligned power-of-two subtrees combined
+// pairwise; missing terms are the identity), the same bits; a lane's one term instead of eight shortens the
+// dependent chain of the expensive terms (sine, cosine, exponential) when a row has few terms.
+template <int KIND>
+__device__ __forceinline__ void evo_tile_rows_single(const float* x, const float* shift32, const double* shift64,
+                                                     const unsigned int* perm, const TilesParams& p,
+                                                     unsigned long long t, unsigned long long first_row,
+                                                     unsigned long long last_row, unsigned int item0,
+                                                     double* scratch)
+{
+    constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
+    constexpr bool TWO = KIND == EVO_KIND_GRIEWANK || KIND == EVO_KIND_ACKLEY;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned long long i = t * blockDim.x + 32u * warp + lane;
+    const bool present = i < p.terms;
+    const double scale = KIND == EVO_KIND_GRIEWANK && present ? evo_griewank_scale(i) : 1.0;
+    for (unsigned long long r = first_row; r < last_row; ++r) {
+        const float* row = x + r * p.dimension;
+        double ta = 0.0;
+        double tb = PRODUCT ? 1.0 : 0.0;
+        if (present) {
+            const double z = evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i));
+            evo_term<KIND, false>(row, shift32, shift64, perm, p, i, z, scale, &ta, &tb);
+        }
+#pragma unroll
+        for (unsigned int off = 1; off < 32u; off <<= 1) {
+            ta = ta + __shfl_down_sync(EVO_FULL_MASK, ta, off);
+            if (TWO) {
+                const double other = __shfl_down_sync(EVO_FULL_MASK, tb, off);
+                tb = PRODUCT ? tb * other : tb + other;
+            }
+        }
+        if (lane == 0u) {
+            const unsigned int item = item0 + (unsigned int)(r - first_row);
+            scratch[item * EVO_MAX_WARPS + warp] = ta;
+            if (TWO) {
+                scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS + item * EVO_MAX_WARPS + warp] = tb;
+            }
+        }
+    }
+}
+
 // After the block's barrier: warp w takes the items w, w + warps, ...: the tree of the B/32 warp subtrees of
-// the item (the tile's canonical tree, as evo_core::reduce), written to partials[2 (r tiles + t) + {0, 1}].
+// the item (the tile's canonical tree, as evo_core::reduce), written to partials[2 (r tiles + t) + {0, 1}], or,
+// with p.finish (one tile per individual), the final fitness to partials[r].
 // Items are tile-major: item = (t - first_tile) * row_count + r - first_row.
 template <int KIND>
-__device__ __forceinline__ void evo_tile_items_store(double* partials, const double* scratch,
+__device__ __forceinline__ void evo_tile_items_store(double* partials, const double* scratch, const TilesParams& p,
                                                      unsigned long long tiles, unsigned long long first_tile,
                                                      unsigned int tile_count, unsigned long long first_row,
                                                      unsigned int row_count)
@@ -317,9 +373,28 @@ __device__ __forceinline__ void evo_tile_items_store(double* partials, const dou
         if (lane == 0u) {
             const unsigned long long t = first_tile + item / row_count;
             const unsigned long long r = first_row + item % row_count;
-            const unsigned long long slot = r * tiles + t;
-            partials[2 * slot] = ta;
-            partials[2 * slot + 1] = tb;
+            if (p.finish == 1u) {
+                // The finish kernel's arithmetic on one tile: its trees add the identity to the lone partial
+                // (x + 0.0, which turns -0.0 into +0.0; a product's x * 1.0 changes nothing), then combine.
+                const double a = ta + 0.0;
+                const double b = PRODUCT ? tb : tb + 0.0;
+                double value = a;
+                if (p.combine == 1u) {
+                    value = evo_griewank_combine(a, b);
+                } else if (p.combine == 2u) {
+                    value = evo_ackley_combine(p.n, a, b);
+                } else if (p.combine == 3u) {
+                    value = evo_salomon_combine(a);
+                }
+                if (p.add_bias == 1u) {
+                    value = value + p.bias;
+                }
+                partials[r] = value;
+            } else {
+                const unsigned long long slot = r * tiles + t;
+                partials[2 * slot] = ta;
+                partials[2 * slot + 1] = tb;
+            }
         }
     }
 }
@@ -329,7 +404,7 @@ __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, 
                                           const unsigned int* perm, double* partials, const TilesParams& p)
 {
     __shared__ double scratch[2 * EVO_MAX_ITEMS * EVO_MAX_WARPS];
-    const unsigned int tile = EVO_ITEMS * blockDim.x;
+    const unsigned int tile = (p.items == 1u ? 1u : EVO_ITEMS) * blockDim.x;
     // Linear grid, group of individuals fastest: the blocks of one tile of all individuals run together, so
     // the tile of the shift vector is read from memory once and from L2 for the other individuals. A block
     // evaluates `tile_group` consecutive tiles for `group` consecutive individuals (ROW_GROUP of launch.rs),
@@ -355,15 +430,17 @@ __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, 
         const bool fast = KIND != EVO_KIND_ROSENBROCK && p.permuted == 0u && aligned_rows && aligned_shift &&
                           (t + 1) * tile <= p.terms;
         const unsigned int item0 = (unsigned int)(t - first_tile) * row_count;
-        if (fast) {
+        if (p.items == 1u) {
+            evo_tile_rows_single<KIND>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
+        } else if (fast) {
             evo_tile_rows<KIND, true>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
         } else {
             evo_tile_rows<KIND, false>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
         }
     }
     __syncthreads();
-    evo_tile_items_store<KIND>(partials, scratch, tiles, first_tile, (unsigned int)(last_tile - first_tile), first_row,
-                               row_count);
+    evo_tile_items_store<KIND>(partials, scratch, p, tiles, first_tile, (unsigned int)(last_tile - first_tile),
+                               first_row, row_count);
 }
 
 extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)

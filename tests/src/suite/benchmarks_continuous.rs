@@ -24,10 +24,11 @@ use crate::tolerance::Tolerance;
 
 /// Individuals per small case.
 pub const INDIVIDUALS: usize = 64;
-/// Dimensions of the GA, DE and shifted cases.
-pub const DIMENSIONS: [usize; 3] = [13, 1000, 4099];
+/// Dimensions of the GA, DE and shifted cases: 13 and 256 take the one-launch path of rows of at most one block
+/// of terms (256 with blocks of 256 only, a full tile), 1000 and 4099 the tiles and finish kernels.
+pub const DIMENSIONS: [usize; 4] = [13, 1000, 4099, 256];
 /// Dimensions of the CEC 2010 cases (multiples of 100).
-pub const CEC_DIMENSIONS: [usize; 3] = [100, 1000, 4100];
+pub const CEC_DIMENSIONS: [usize; 4] = [100, 1000, 4100, 200];
 /// The CEC 2010 functions (all have a GPU evaluation).
 pub const CEC_FUNCTIONS: [u32; 20] = [
     1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
@@ -57,7 +58,7 @@ impl Case {
     }
 
     /// The dimensions this case runs at (small cases).
-    pub fn dimensions(self) -> [usize; 3] {
+    pub fn dimensions(self) -> [usize; 4] {
         match self {
             Case::Cec(_) => CEC_DIMENSIONS,
             _ => DIMENSIONS,

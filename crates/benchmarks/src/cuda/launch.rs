@@ -9,6 +9,9 @@ use evo_kernels::ModuleId;
 
 /// Terms per thread of the tiles kernels (`EVO_ITEMS`).
 pub const ITEMS_PER_THREAD: u32 = 8;
+/// Terms per thread of the tiles kernels for rows of at most one block's threads of terms (`TilesParams::items`
+/// = 1): one tile of `block` terms per individual, one term per lane.
+pub const ITEMS_PER_THREAD_SMALL: u32 = 1;
 /// Consecutive individuals per block of the tiles kernels: the block's index arithmetic is shared by the
 /// group, and Griewank's `1/√(i+1)` (a division and a square root per coordinate, as many f64 operations as
 /// the rest of the term) too.
@@ -52,9 +55,23 @@ pub struct TilesParams {
     pub group: u32,
     /// Consecutive tiles per block (set by [`tiles`]: up to 4 / `group`, at least 1).
     pub tile_group: u32,
+    /// Terms per lane: [`ITEMS_PER_THREAD`] (tiles of 8 · block terms) or [`ITEMS_PER_THREAD_SMALL`] (tiles of
+    /// `block` terms).
+    pub items: u32,
+    /// 1: one tile per individual, and the tiles kernel writes the final fitness (the finish kernel's
+    /// combination and bias below) to `partials[r]`; needs `items` = 1 and `terms` ≤ block.
+    pub finish: u32,
+    /// With `finish`: 0 sum, 1 Griewank, 2 Ackley, 3 Salomon (as [`FinishParams::combine`]).
+    pub combine: u32,
+    /// With `finish`: 1 adds `bias`.
+    pub add_bias: u32,
+    /// With `finish`: the bias.
+    pub bias: f64,
+    /// With `finish`: Ackley's coordinate count.
+    pub n: u64,
 }
-const _: () = assert!(size_of::<TilesParams>() == 48);
-// SAFETY: repr(C), plain integers, the layout of the CUDA struct (48 bytes, asserted on both sides).
+const _: () = assert!(size_of::<TilesParams>() == 80);
+// SAFETY: repr(C), plain numbers, the layout of the CUDA struct (80 bytes, asserted on both sides).
 unsafe impl KernelParams for TilesParams {}
 
 /// Scalar arguments of `benchmarks_continuous_finish`; mirrors `FinishParams`.
@@ -230,8 +247,27 @@ fn tiles_shape(
         ));
     }
     check_rows(rows)?;
-    let tile = u64::from(ITEMS_PER_THREAD * block);
+    if params.items != ITEMS_PER_THREAD && params.items != ITEMS_PER_THREAD_SMALL {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous_tiles",
+            "terms per lane",
+            params.items,
+            format!("{ITEMS_PER_THREAD} or {ITEMS_PER_THREAD_SMALL}"),
+        ));
+    }
+    let tile = u64::from(params.items * block);
     let tiles = params.terms.div_ceil(tile).max(1);
+    if params.finish == 1 && (params.items != ITEMS_PER_THREAD_SMALL || tiles != 1) {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous_tiles",
+            "finish in the tiles kernel",
+            format!(
+                "{} terms, {} per lane, block {block}",
+                params.terms, params.items
+            ),
+            format!("{ITEMS_PER_THREAD_SMALL} term per lane and at most one tile (terms ≤ block)"),
+        ));
+    }
     let group = u64::from(row_group).min(rows);
     let row_groups = rows.div_ceil(group);
     let wanted = u64::from(gpu.info().multiprocessors.max(1)) * BLOCKS_PER_MULTIPROCESSOR;
@@ -271,8 +307,9 @@ fn tiles_shape(
     Ok((tiles, grid, params))
 }
 
-/// Tiles of `8 · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
-/// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + t) ..]` and returns `tiles`.
+/// Tiles of `items · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
+/// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + t) ..]` and returns `tiles`; with
+/// `params.finish` = 1 (one tile per row), the final fitness of row `r` to `partials[r]` instead.
 /// `block` must be a power of two in 32..=256.
 #[allow(clippy::too_many_arguments)]
 pub fn tiles(
@@ -291,7 +328,11 @@ pub fn tiles(
         _ => ROW_GROUP,
     };
     let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, row_group)?;
-    check_len("partials", partials, 2 * rows * tiles)?;
+    if params.finish == 1 {
+        check_len("fitness", partials, rows)?;
+    } else {
+        check_len("partials", partials, 2 * rows * tiles)?;
+    }
     let builtin;
     let kernel = match kernel {
         TileKernel::Builtin(kind) => {
@@ -307,7 +348,8 @@ pub fn tiles(
     // t < tiles of its tile group, block (tg, g) reads x[r·D .. (r+1)·D] (checked above; the permutation's
     // entries are below D, as `Cec2010Problem` builds it), the shift below D when its mode selects it
     // (checked), the permutation below perm_offset + terms when permuted (checked), and writes
-    // partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles (checked); group · tile_group <= MAX_ITEMS items fit
+    // partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles, or with finish (tiles = 1) partials[r] below rows
+    // (checked); group · tile_group <= MAX_ITEMS items fit
     // the kernel's static shared scratch (2 · 16 · 8 doubles).
     unsafe {
         kernel

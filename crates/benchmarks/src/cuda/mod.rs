@@ -176,7 +176,9 @@ impl CudaEvaluator {
     }
 
     /// The tiles kernel over `terms` terms (through the permutation from `perm_offset` when given), then
-    /// `finish` with `combine` into `out` (one value per individual).
+    /// `finish` with `combine` into `out` (one value per individual). Rows of at most `min(block, 256)` terms
+    /// take one launch: one term per lane, one tile per row, and the tiles kernel applies the combination
+    /// itself (the same tree and arithmetic, the same bits).
     #[allow(clippy::too_many_arguments)]
     fn tiles_and_finish(
         &self,
@@ -192,9 +194,9 @@ impl CudaEvaluator {
         let rows = out.len() as u64;
         let shift = self.shift_args();
         let tile_block = block.min(256);
-        let tile = u64::from(launch::ITEMS_PER_THREAD * tile_block);
-        let tiles = terms.div_ceil(tile).max(1);
-        let mut partials = self.gpu.alloc::<f64>((2 * rows * tiles) as usize)?;
+        let small = terms <= u64::from(tile_block);
+        let bias = self.bias.unwrap_or(0.0);
+        let add_bias = u32::from(self.bias.is_some());
         let params = TilesParams {
             dimension: self.dimension as u64,
             terms,
@@ -204,6 +206,16 @@ impl CudaEvaluator {
             permuted: u32::from(perm_offset.is_some()),
             group: 1,
             tile_group: 1,
+            items: if small {
+                launch::ITEMS_PER_THREAD_SMALL
+            } else {
+                launch::ITEMS_PER_THREAD
+            },
+            finish: u32::from(small),
+            combine: combine as u32,
+            add_bias,
+            bias,
+            n: terms,
         };
         let user_kernel = match (&self.user, kind) {
             (Some((name, source)), None) => {
@@ -223,6 +235,15 @@ impl CudaEvaluator {
                 ));
             }
         };
+        if small {
+            launch::tiles(
+                &self.gpu, kernel, population, &shift, out, params, rows, profile, tile_block,
+            )?;
+            return Ok(());
+        }
+        let tile = u64::from(launch::ITEMS_PER_THREAD * tile_block);
+        let tiles = terms.div_ceil(tile).max(1);
+        let mut partials = self.gpu.alloc::<f64>((2 * rows * tiles) as usize)?;
         launch::tiles(
             &self.gpu,
             kernel,
@@ -237,9 +258,9 @@ impl CudaEvaluator {
         let params = FinishParams {
             tiles,
             n: terms,
-            bias: self.bias.unwrap_or(0.0),
+            bias,
             combine: combine as u32,
-            add_bias: u32::from(self.bias.is_some()),
+            add_bias,
         };
         launch::finish(&self.gpu, &partials, out, params, rows, profile, block)
     }
@@ -446,6 +467,12 @@ impl CudaEvaluator {
             permuted: 0,
             group: 1,
             tile_group: 1,
+            items: launch::ITEMS_PER_THREAD,
+            finish: 0,
+            combine: 0,
+            add_bias: 0,
+            bias: 0.0,
+            n: 0,
         };
         let tiles = launch::prefix_squares(
             &self.gpu, population, &shift, &mut nodes, params, rows, profile, tile_block,
