@@ -399,48 +399,68 @@ __device__ __forceinline__ void evo_tile_items_store(double* partials, const dou
     }
 }
 
+// The part of the tiles grid one block owns (`evo_tiles`, `benchmarks_continuous_prefix_squares`): the linear
+// grid runs the groups of individuals fastest, so the blocks of one tile of all individuals run together and
+// the tile of the shift vector is read from memory once and from L2 for the other individuals; a block takes
+// `tile_group` consecutive tiles of `group` consecutive individuals (launch.rs). `tile` is a power of two (the
+// launcher's block sizes) and rows < 2^31 (checked there). `vector`: every row of the group and the shift are
+// 16-byte aligned (x aligned, D a multiple of 4), so whole tiles may take the float4 path.
+struct EvoBlockTiles {
+    unsigned long long tiles;       // tiles per individual
+    unsigned long long first_tile;
+    unsigned long long last_tile;   // one past the block's last tile
+    unsigned long long first_row;
+    unsigned long long last_row;    // one past the block's last individual
+    unsigned int row_count;
+    bool vector;
+};
+
+__device__ __forceinline__ EvoBlockTiles evo_block_tiles(const TilesParams& p, unsigned int tile, const float* x,
+                                                         const float* shift32, const double* shift64)
+{
+    EvoBlockTiles b;
+    const unsigned int tile_log2 = 31u - __clz(tile);
+    b.tiles = (p.terms + tile - 1) >> tile_log2;
+    b.tiles = b.tiles > 0 ? b.tiles : 1;
+    const unsigned int rows = (unsigned int)p.rows;
+    const unsigned int groups = p.group == 1u ? rows : (rows + p.group - 1u) / p.group;
+    const unsigned int g = blockIdx.x % groups;
+    b.first_tile = (unsigned long long)(blockIdx.x / groups) * p.tile_group;
+    b.last_tile = b.first_tile + p.tile_group < b.tiles ? b.first_tile + p.tile_group : b.tiles;
+    b.first_row = (unsigned long long)g * p.group;
+    b.last_row = b.first_row + p.group < p.rows ? b.first_row + p.group : p.rows;
+    b.row_count = (unsigned int)(b.last_row - b.first_row);
+    const bool aligned_rows = (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull && (p.dimension & 3ull) == 0ull;
+    const bool aligned_shift = p.shift == 0u ||
+                               (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull) ||
+                               (p.shift == 2u && (reinterpret_cast<unsigned long long>(shift64) & 15ull) == 0ull);
+    b.vector = aligned_rows && aligned_shift;
+    return b;
+}
+
 template <int KIND>
 __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, const double* shift64,
                                           const unsigned int* perm, double* partials, const TilesParams& p)
 {
     __shared__ double scratch[2 * EVO_MAX_ITEMS * EVO_MAX_WARPS];
     const unsigned int tile = (p.items == 1u ? 1u : EVO_ITEMS) * blockDim.x;
-    // Linear grid, group of individuals fastest: the blocks of one tile of all individuals run together, so
-    // the tile of the shift vector is read from memory once and from L2 for the other individuals. A block
-    // evaluates `tile_group` consecutive tiles for `group` consecutive individuals (ROW_GROUP of launch.rs),
-    // one item after the other. tile is a power of two (the launcher's block sizes) and rows < 2^31 (checked).
-    const unsigned int tile_log2 = 31u - __clz(tile);
-    unsigned long long tiles = (p.terms + tile - 1) >> tile_log2;
-    tiles = tiles > 0 ? tiles : 1;
-    const unsigned int rows = (unsigned int)p.rows;
-    const unsigned int groups = p.group == 1u ? rows : (rows + p.group - 1u) / p.group;
-    const unsigned int g = blockIdx.x % groups;
-    const unsigned long long first_tile = (unsigned long long)(blockIdx.x / groups) * p.tile_group;
-    const unsigned long long last_tile = first_tile + p.tile_group < tiles ? first_tile + p.tile_group : tiles;
-    const unsigned long long first_row = (unsigned long long)g * p.group;
-    const unsigned long long last_row = first_row + p.group < p.rows ? first_row + p.group : p.rows;
-    const unsigned int row_count = (unsigned int)(last_row - first_row);
-    // The vector path: every row of the group and the shift 16-byte aligned (x aligned, D a multiple of 4),
-    // the tile inside the terms, no permutation; Rosenbrock's term reads the next coordinate itself.
-    const bool aligned_rows = (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull && (p.dimension & 3ull) == 0ull;
-    const bool aligned_shift = p.shift == 0u ||
-                               (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull) ||
-                               (p.shift == 2u && (reinterpret_cast<unsigned long long>(shift64) & 15ull) == 0ull);
-    for (unsigned long long t = first_tile; t < last_tile; ++t) {
-        const bool fast = KIND != EVO_KIND_ROSENBROCK && p.permuted == 0u && aligned_rows && aligned_shift &&
-                          (t + 1) * tile <= p.terms;
-        const unsigned int item0 = (unsigned int)(t - first_tile) * row_count;
+    const EvoBlockTiles b = evo_block_tiles(p, tile, x, shift32, shift64);
+    for (unsigned long long t = b.first_tile; t < b.last_tile; ++t) {
+        // The vector path also needs the tile inside the terms and no permutation; Rosenbrock's term reads the
+        // next coordinate itself.
+        const bool fast = KIND != EVO_KIND_ROSENBROCK && p.permuted == 0u && b.vector && (t + 1) * tile <= p.terms;
+        const unsigned int item0 = (unsigned int)(t - b.first_tile) * b.row_count;
         if (p.items == 1u) {
-            evo_tile_rows_single<KIND>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
+            evo_tile_rows_single<KIND>(x, shift32, shift64, perm, p, t, b.first_row, b.last_row, item0, scratch);
         } else if (fast) {
-            evo_tile_rows<KIND, true>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
+            evo_tile_rows<KIND, true>(x, shift32, shift64, perm, p, t, b.first_row, b.last_row, item0, scratch);
         } else {
-            evo_tile_rows<KIND, false>(x, shift32, shift64, perm, p, t, first_row, last_row, item0, scratch);
+            evo_tile_rows<KIND, false>(x, shift32, shift64, perm, p, t, b.first_row, b.last_row, item0, scratch);
         }
     }
     __syncthreads();
-    evo_tile_items_store<KIND>(partials, scratch, p, tiles, first_tile, (unsigned int)(last_tile - first_tile),
-                               first_row, row_count);
+    evo_tile_items_store<KIND>(partials, scratch, p, b.tiles, b.first_tile, (unsigned int)(b.last_tile - b.first_tile),
+                               b.first_row, b.row_count);
 }
 
 extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
@@ -677,38 +697,24 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned int warps = blockDim.x >> 5;
     const unsigned int tile = EVO_ITEMS * blockDim.x;
-    const unsigned int tile_log2 = 31u - __clz(tile);
-    unsigned long long tiles = (p.terms + tile - 1) >> tile_log2;
-    tiles = tiles > 0 ? tiles : 1;
-    const unsigned int rows = (unsigned int)p.rows;
-    const unsigned int groups = p.group == 1u ? rows : (rows + p.group - 1u) / p.group;
-    const unsigned int g = blockIdx.x % groups;
-    const unsigned long long first_tile = (unsigned long long)(blockIdx.x / groups) * p.tile_group;
-    const unsigned long long last_tile = first_tile + p.tile_group < tiles ? first_tile + p.tile_group : tiles;
-    const unsigned long long first_row = (unsigned long long)g * p.group;
-    const unsigned long long last_row = first_row + p.group < p.rows ? first_row + p.group : p.rows;
-    const unsigned int row_count = (unsigned int)(last_row - first_row);
-    const bool aligned_rows = (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull && (p.dimension & 3ull) == 0ull;
-    const bool aligned_shift = p.shift == 0u ||
-                               (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull) ||
-                               (p.shift == 2u && (reinterpret_cast<unsigned long long>(shift64) & 15ull) == 0ull);
-    for (unsigned long long t = first_tile; t < last_tile; ++t) {
-        const unsigned int item0 = (unsigned int)(t - first_tile) * row_count;
-        if (aligned_rows && aligned_shift && (t + 1) * tile <= p.terms) {
-            evo_prefix_squares_rows<true>(x, shift32, shift64, p, t, first_row, last_row, item0, scratch);
+    const EvoBlockTiles b = evo_block_tiles(p, tile, x, shift32, shift64);
+    for (unsigned long long t = b.first_tile; t < b.last_tile; ++t) {
+        const unsigned int item0 = (unsigned int)(t - b.first_tile) * b.row_count;
+        if (b.vector && (t + 1) * tile <= p.terms) {
+            evo_prefix_squares_rows<true>(x, shift32, shift64, p, t, b.first_row, b.last_row, item0, scratch);
         } else {
-            evo_prefix_squares_rows<false>(x, shift32, shift64, p, t, first_row, last_row, item0, scratch);
+            evo_prefix_squares_rows<false>(x, shift32, shift64, p, t, b.first_row, b.last_row, item0, scratch);
         }
     }
     __syncthreads();
-    const unsigned int items = (unsigned int)(last_tile - first_tile) * row_count;
+    const unsigned int items = (unsigned int)(b.last_tile - b.first_tile) * b.row_count;
     for (unsigned int item = warp; item < items; item += warps) {
         EvoPrefixSquares s = lane < warps ? scratch[item * EVO_MAX_WARPS + lane] : evo_prefix_squares_empty();
         s = evo_prefix_squares_warp(s, warps);
         if (lane == 0u) {
-            const unsigned long long t = first_tile + item / row_count;
-            const unsigned long long r = first_row + item % row_count;
-            double* out = nodes + 4ull * (r * tiles + t);
+            const unsigned long long t = b.first_tile + item / b.row_count;
+            const unsigned long long r = b.first_row + item % b.row_count;
+            double* out = nodes + 4ull * (r * b.tiles + t);
             out[0] = s.count;
             out[1] = s.total;
             out[2] = s.prefix;
