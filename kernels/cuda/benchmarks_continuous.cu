@@ -227,6 +227,33 @@ __device__ __forceinline__ void evo_chunk_terms(const float* row, const float* s
     }
 }
 
+// The warp tree over the 32 lanes' aligned subtrees (offsets 1 .. 16: lane 0 ends with the pairwise tree of
+// all 32; the adds are unconditional, lanes that are not multiples of 2 off compute values that no later level
+// of lane 0 reads), stored by lane 0 in the block's slot (item, warp); the second accumulator at
+// EVO_MAX_ITEMS * EVO_MAX_WARPS (a product for Griewank) only for Griewank and Ackley, the kinds that have
+// one (the others leave it unwritten; `evo_tile_items_store` reads it for those two only).
+template <int KIND>
+__device__ __forceinline__ void evo_warp_tree_store(double ta, double tb, unsigned int item, double* scratch)
+{
+    constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
+    constexpr bool TWO = KIND == EVO_KIND_GRIEWANK || KIND == EVO_KIND_ACKLEY;
+#pragma unroll
+    for (unsigned int off = 1; off < 32u; off <<= 1) {
+        ta = ta + __shfl_down_sync(EVO_FULL_MASK, ta, off);
+        if (TWO) {
+            const double other = __shfl_down_sync(EVO_FULL_MASK, tb, off);
+            tb = PRODUCT ? tb * other : tb + other;
+        }
+    }
+    const unsigned int warp = threadIdx.x >> 5;
+    if ((threadIdx.x & 31u) == 0u) {
+        scratch[item * EVO_MAX_WARPS + warp] = ta;
+        if (TWO) {
+            scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS + item * EVO_MAX_WARPS + warp] = tb;
+        }
+    }
+}
+
 // One tile of 8B terms for the individuals first_row .. last_row - 1 (see the file comment). Lane l of warp w
 // computes the 8 adjacent terms of `evo_load_z` in registers; each chunk's 4 terms form an aligned subtree of
 // 4 leaves, their sum the thread's aligned 8, and the warp tree over the 32 lanes (offsets 1 .. 16) the warp's
@@ -241,8 +268,6 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
                                               unsigned long long last_row, unsigned int item0, double* scratch)
 {
     constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
-    // Only Griewank and Ackley have a second accumulator; the others write 0 there without computing it.
-    constexpr bool TWO = KIND == EVO_KIND_GRIEWANK || KIND == EVO_KIND_ACKLEY;
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 8u * lane;
@@ -277,21 +302,7 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
         // The thread's aligned subtree of 8 adjacent terms, then the warp's 256 by one shuffle tree.
         double ta = a[0] + a[1];
         double tb = PRODUCT ? b[0] * b[1] : b[0] + b[1];
-#pragma unroll
-        for (unsigned int off = 1; off < 32u; off <<= 1) {
-            ta = ta + __shfl_down_sync(EVO_FULL_MASK, ta, off);
-            if (TWO) {
-                const double other = __shfl_down_sync(EVO_FULL_MASK, tb, off);
-                tb = PRODUCT ? tb * other : tb + other;
-            }
-        }
-        if (lane == 0u) {
-            const unsigned int item = item0 + (unsigned int)(r - first_row);
-            scratch[item * EVO_MAX_WARPS + warp] = ta;
-            if (TWO) {
-                scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS + item * EVO_MAX_WARPS + warp] = tb;
-            }
-        }
+        evo_warp_tree_store<KIND>(ta, tb, item0 + (unsigned int)(r - first_row), scratch);
     }
 }
 
@@ -308,7 +319,6 @@ __device__ __forceinline__ void evo_tile_rows_single(const float* x, const float
                                                      double* scratch)
 {
     constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
-    constexpr bool TWO = KIND == EVO_KIND_GRIEWANK || KIND == EVO_KIND_ACKLEY;
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned long long i = t * blockDim.x + 32u * warp + lane;
@@ -322,21 +332,7 @@ __device__ __forceinline__ void evo_tile_rows_single(const float* x, const float
             const double z = evo_z(row, shift32, shift64, p.shift, evo_coordinate(perm, p, i));
             evo_term<KIND, false>(row, shift32, shift64, perm, p, i, z, scale, &ta, &tb);
         }
-#pragma unroll
-        for (unsigned int off = 1; off < 32u; off <<= 1) {
-            ta = ta + __shfl_down_sync(EVO_FULL_MASK, ta, off);
-            if (TWO) {
-                const double other = __shfl_down_sync(EVO_FULL_MASK, tb, off);
-                tb = PRODUCT ? tb * other : tb + other;
-            }
-        }
-        if (lane == 0u) {
-            const unsigned int item = item0 + (unsigned int)(r - first_row);
-            scratch[item * EVO_MAX_WARPS + warp] = ta;
-            if (TWO) {
-                scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS + item * EVO_MAX_WARPS + warp] = tb;
-            }
-        }
+        evo_warp_tree_store<KIND>(ta, tb, item0 + (unsigned int)(r - first_row), scratch);
     }
 }
 
