@@ -8,7 +8,9 @@
 //! kernel, bounds this pipeline of small kernels). The generation number that the selection, crossover and
 //! mutation draw with lives in a device counter that `ga_exchange_best_u32`, the generation's last kernel,
 //! advances, so replays draw new numbers. [`GaCuda::set_graph_replay`] turns the replay off (one launch call
-//! per kernel, the same results).
+//! per kernel, the same results). A recording that fails (say, the evaluation needs a temporary buffer that
+//! the device's pool no longer holds) runs that generation launch by launch and records at the next one; after
+//! a second failure the engine stays launch by launch ([`GaCuda::graph_replay`] says false).
 //!
 //! | step | kernel | launch shape |
 //! | --- | --- | --- |
@@ -78,6 +80,8 @@ pub struct GaCuda {
     paper: Option<PaperRng>,
     /// Whether generations replay a recorded graph.
     replay: bool,
+    /// Recordings that failed (two turn the replay off).
+    failed_recordings: u32,
 }
 
 struct PaperRng {
@@ -168,6 +172,7 @@ impl GaCuda {
             step: gpu.alloc_zeroed(1)?,
             paper,
             replay: true,
+            failed_recordings: 0,
             params,
         };
         let block = engine.params.block_size();
@@ -269,7 +274,21 @@ impl GaCuda {
             // The evaluation's temporaries come from the pool, which the initial evaluation filled; the
             // recording keeps them for the graph's lifetime.
             let gpu = self.gpu.clone();
-            self.graph = Some(gpu.record_graph(|| self.enqueue_generation())?);
+            match gpu.record_graph(|| self.enqueue_generation()) {
+                Ok(graph) => self.graph = Some(graph),
+                Err(_) => {
+                    // A recording that could not be made (the pool lacked a temporary that another user
+                    // took, or the driver refused the capture) ran nothing: this generation runs launch by
+                    // launch, which refills the pool, and the next one records again; after a second
+                    // failure the engine stays launch by launch (`graph_replay()` then says false). The
+                    // results are the same either way.
+                    self.failed_recordings += 1;
+                    if self.failed_recordings >= 2 {
+                        self.replay = false;
+                    }
+                    return self.enqueue_generation();
+                }
+            }
         }
         let graph = self
             .graph
@@ -312,12 +331,16 @@ impl GaCuda {
     /// Both give the same results; the replay costs the host one driver call per generation.
     pub fn set_graph_replay(&mut self, on: bool) {
         self.replay = on;
+        self.failed_recordings = 0;
         if !on {
             self.graph = None;
         }
     }
 
-    /// Whether generations replay a recorded CUDA graph.
+    /// Whether generations replay a recorded CUDA graph (false after [`set_graph_replay(false)`] or after two
+    /// recordings failed, see the module docs).
+    ///
+    /// [`set_graph_replay(false)`]: Self::set_graph_replay
     pub fn graph_replay(&self) -> bool {
         self.replay
     }
