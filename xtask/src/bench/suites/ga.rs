@@ -2,7 +2,7 @@
 //!
 //! For n = 32 and 128 and the eight functions (all 16 rows of Table 4, also under `--quick`, which takes fewer
 //! generations per sample): time per generation of the CPU engine on 1 thread (the paper's CPU baseline) and
-//! on all cores (rayon), of the paper-faithful CUDA engine (a kernel for each item of the paper's pipeline, the generation's kernels
+//! on all cores (rayon), of the paper-faithful CUDA engine (one kernel per step, the generation's kernels
 //! replayed as one recorded CUDA graph, the best fitness read back once per sample; and, for comparison,
 //! launched kernel by kernel with a read-back every generation), of the batched CUDA engine with K = 1 (fused reproduction kernel, no read-back) and of
 //! the fused CUDA engine (every step of G generations in one launch, population in shared memory; block per
@@ -349,7 +349,7 @@ impl Suite for Ga {
              10 000 at n = 128); N = 256, Table 2 settings; {generations} generations per sample, median of the \
              samples (CUDA: CUDA events after warm-up). Paper: Core2Duo E8500 one thread; GTX 280. The paper's \
              speed-up compares its own CPU and GPU; ours compare our 1-thread CPU engine with our CUDA engines. \
-             The paper-faithful engine runs a kernel for each item of the paper's pipeline: \"launch by launch\" launches each and reads \
+             The paper-faithful engine runs its kernels one per step: \"launch by launch\" launches each and reads \
              the best fitness back every generation; \"graph\" replays the generation's kernels as one recorded \
              CUDA graph and reads back once per sample of {generations} generations (the target: paper GPU / \
              paper-faithful ≥ 10). \
