@@ -1,8 +1,10 @@
 // The GA paper's kernels (Oiso et al., §3.2; spec ga.md §3), module `ga`, population resident on the device.
 // Individuals are rows of W = ceil(L/32) u32 words in the evo_core::Bits layout (bit g in word g/32, bit g%32),
-// padding bits zero. One generation (crates/ga/src/cuda/mod.rs runs them in this order):
-//   ga_decode_f32 -> evaluation (evo-benchmarks) -> sort + exchange (evo-sort) -> ga_best_u32 ->
-//   ga_tournament_u32 -> ga_copy_u32 -> ga_crossover_u32 -> ga_mutate_u32 -> ga_elite_u32
+// padding bits zero. One generation (crates/ga/src/cuda/mod.rs runs them in this order, 7 kernels):
+//   ga_select_copy_u32 -> ga_crossover_u32 -> ga_mutate_elite_u32 -> ga_decode_f32 -> evaluation
+//   (evo-benchmarks) -> sort (evo-sort) -> ga_exchange_best_u32
+// (paper RNG mode: ga_xor128_fill_u32 -> ga_tournament_paper_u32 -> ga_copy_u32 -> ga_crossover_paper_u32 ->
+// ga_mutate_paper_u32 -> ga_elite_u32 -> the same last four).
 // The device functions ga_op_* are the twins of crates/ga/src/ops.rs, same names, same order of operations.
 #include "common/rng.cuh"
 
@@ -159,20 +161,40 @@ extern "C" __global__ void ga_decode_f32(const unsigned int* population, float* 
     }
 }
 
-// Step 8 (best so far): one block. When the sorted population's first fitness is below the best so far,
-// its row becomes the best. best_fitness holds +inf before the first call. The last kernel of a generation,
-// it also advances the single-run engine's step counter (*step: the generation the next tournament,
-// crossover and mutation produce), so that a recorded generation (a CUDA graph, whose scalar arguments are
-// fixed) draws new numbers at every replay.
-extern "C" __global__ void ga_best_u32(const unsigned int* sorted, const double* sorted_fitness,
-                                       unsigned int* best, double* best_fitness, unsigned int* step,
-                                       GaKernelParams p)
+// Step 3's exchange and step 8 (best so far) in one kernel: block per row r copies row order[r] of the evaluated
+// population `next` into sorted row r (the GA paper's second sort kernel, as evo-sort's sort_exchange_rows_u32);
+// block 0 also makes that row the best so far when its fitness sorted_fitness[0] is below the best's
+// (best_fitness holds +inf before the first call), and advances the single-run engine's step counter (*step:
+// the generation the next selection, crossover and mutation produce), so that a recorded generation (a CUDA
+// graph, whose scalar arguments are fixed) draws new numbers at every replay. The best row is read from
+// `next`, which no block writes, so block 0 needs no other block's copy.
+extern "C" __global__ void ga_exchange_best_u32(const unsigned int* next, const unsigned int* order,
+                                                const double* sorted_fitness, unsigned int* sorted,
+                                                unsigned int* best, double* best_fitness, unsigned int* step,
+                                                GaKernelParams p)
 {
-    const bool better = sorted_fitness[0] < best_fitness[0];
-    __syncthreads();
-    if (better) {
+    for (unsigned int row = blockIdx.x; row < p.population; row += gridDim.x) {
+        const unsigned int from = order[row];
+        // A permutation never fails this; the guard keeps a corrupted order inside the buffers.
+        if (from >= p.population) {
+            continue;
+        }
+        const unsigned int* source = next + (unsigned long long)from * p.words;
+        unsigned int* target = sorted + (unsigned long long)row * p.words;
         for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
-            best[j] = sorted[j];
+            target[j] = source[j];
+        }
+    }
+    if (blockIdx.x != 0) {
+        return;
+    }
+    const bool better = sorted_fitness[0] < best_fitness[0];
+    const unsigned int first = order[0];
+    __syncthreads();
+    if (better && first < p.population) {
+        const unsigned int* source = next + (unsigned long long)first * p.words;
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            best[j] = source[j];
         }
         if (threadIdx.x == 0) {
             best_fitness[0] = sorted_fitness[0];
@@ -183,19 +205,28 @@ extern "C" __global__ void ga_best_u32(const unsigned int* sorted, const double*
     }
 }
 
-// Step 4 (tournament, paper §3.2.3 first kernel): one thread per slot writes the champion's position in the
-// sorted population. The single-run kernels (tournament, crossover, mutation) read the generation from the
-// device counter *step (advanced by ga_best_u32), not from p.step.
-extern "C" __global__ void ga_tournament_u32(unsigned int* champions, const unsigned int* step, GaKernelParams p)
+// Steps 4 and 5 (tournament and copy, paper §3.2.3) in one kernel: block per slot; each thread that copies
+// words draws the slot's champion (the same draws, so the same champion) and copies the champion's row of the
+// sorted population. The single-run kernels (selection, crossover, mutation) read the generation from the
+// device counter *step (advanced by ga_exchange_best_u32), not from p.step.
+extern "C" __global__ void ga_select_copy_u32(const unsigned int* sorted, unsigned int* next, const unsigned int* step,
+                                              GaKernelParams p)
 {
     const unsigned int generation = step[0];
-    for (unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x; slot < p.population;
-         slot += blockDim.x * gridDim.x) {
-        champions[slot] = ga_op_tournament(p.seed, generation, slot, p.population, p.tournament);
+    if (threadIdx.x >= p.words) {
+        return;
+    }
+    for (unsigned int slot = blockIdx.x; slot < p.population; slot += gridDim.x) {
+        const unsigned int champion = ga_op_tournament(p.seed, generation, slot, p.population, p.tournament);
+        const unsigned int* from = sorted + (unsigned long long)champion * p.words;
+        unsigned int* to = next + (unsigned long long)slot * p.words;
+        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+            to[j] = from[j];
+        }
     }
 }
 
-// Step 5 (copy, second selection kernel): block per individual, threads over its words.
+// Step 5 of paper RNG mode (copy, second selection kernel): block per individual, threads over its words.
 extern "C" __global__ void ga_copy_u32(const unsigned int* sorted, const unsigned int* champions,
                                        unsigned int* next, GaKernelParams p)
 {
@@ -228,20 +259,30 @@ extern "C" __global__ void ga_crossover_u32(unsigned int* next, const unsigned i
     }
 }
 
-// Step 7 (bit mutation, §3.2.5): block per individual, thread per word (32 genes, 8 Philox lanes).
-extern "C" __global__ void ga_mutate_u32(unsigned int* next, const unsigned int* step, GaKernelParams p)
+// Step 7 (bit mutation, §3.2.5) and elitism (spec ga.md §4 decision 2) in one kernel: block per individual,
+// thread per word (32 genes, 8 Philox lanes); rows 0..elite take the sorted current best unchanged instead
+// (what mutating them and then overwriting them would leave). No draws when p_m = 0.
+extern "C" __global__ void ga_mutate_elite_u32(const unsigned int* sorted, unsigned int* next, const unsigned int* step,
+                                               GaKernelParams p)
 {
     const unsigned int generation = step[0];
     for (unsigned int individual = blockIdx.x; individual < p.population; individual += gridDim.x) {
-        unsigned int* row = next + (unsigned long long)individual * p.words;
-        for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
-            row[j] ^= ga_op_mutation_mask(p.seed, generation, individual, j, p.bits, p.mutation_rate);
+        const unsigned long long offset = (unsigned long long)individual * p.words;
+        unsigned int* row = next + offset;
+        if (individual < p.elite) {
+            for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+                row[j] = sorted[offset + j];
+            }
+        } else if (p.mutation_rate > 0.0f) {
+            for (unsigned int j = threadIdx.x; j < p.words; j += blockDim.x) {
+                row[j] ^= ga_op_mutation_mask(p.seed, generation, individual, j, p.bits, p.mutation_rate);
+            }
         }
     }
 }
 
-// Elitism (spec ga.md §4 decision 2): rows 0..elite of the next population become the sorted current best,
-// unchanged. Block per elite row, threads over words.
+// Elitism of paper RNG mode: rows 0..elite of the next population become the sorted current best, unchanged.
+// Block per elite row, threads over words.
 extern "C" __global__ void ga_elite_u32(const unsigned int* sorted, unsigned int* next, GaKernelParams p)
 {
     for (unsigned int row = blockIdx.x; row < p.elite; row += gridDim.x) {

@@ -144,20 +144,25 @@ pub fn decode(
     }
 }
 
-/// `ga_best_u32`: the best so far from the sorted population (step 8); advances the step counter by one.
+/// `ga_exchange_best_u32`: sorted row r = next row order\[r\] (step 3's exchange), the best so far from sorted
+/// row 0 (step 8), and the step counter advanced by one.
 #[allow(clippy::too_many_arguments)]
-pub fn best(
+pub fn exchange_best(
     gpu: &Gpu,
-    sorted: &DeviceBuffer<u32>,
+    next: &DeviceBuffer<u32>,
+    order: &DeviceBuffer<u32>,
     sorted_fitness: &DeviceBuffer<f64>,
+    sorted: &mut DeviceBuffer<u32>,
     best: &mut DeviceBuffer<u32>,
     best_fitness: &mut DeviceBuffer<f64>,
     step: &mut DeviceBuffer<u32>,
     p: &GaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "ga_best_u32";
-    check_len(KERNEL, "population length", sorted.len(), rows(p))?;
+    const KERNEL: &str = "ga_exchange_best_u32";
+    check_len(KERNEL, "population length", next.len(), rows(p))?;
+    check_len(KERNEL, "sorted population length", sorted.len(), rows(p))?;
+    check_len(KERNEL, "order length", order.len(), p.population as usize)?;
     check_len(
         KERNEL,
         "fitness length",
@@ -168,52 +173,51 @@ pub fn best(
     check_len(KERNEL, "best fitness length", best_fitness.len(), 1)?;
     check_len(KERNEL, "step counter length", step.len(), 1)?;
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
-    // SAFETY: `ga_best_u32(const unsigned*, const double*, unsigned*, double*, unsigned*, GaKernelParams)`;
-    // one block reads row 0 and fitness 0 and writes `words` words, one fitness and the one-word step counter
-    // (lengths checked).
+    // SAFETY: `ga_exchange_best_u32(const unsigned*, const unsigned*, const double*, unsigned*, unsigned*,
+    // double*, unsigned*, GaKernelParams)`; block b copies rows b, b + grid, ... below population from the
+    // rows order[r] of next (the kernel skips an index at or above population), all within population · words
+    // (lengths checked); block 0 reads fitness 0 and writes `words` words of best, one fitness and the one-word
+    // step counter (lengths checked).
     unsafe {
         kernel
             .launch()
-            .input(sorted)
+            .input(next)
+            .input(order)
             .input(sorted_fitness)
+            .output(sorted)
             .output(best)
             .output(best_fitness)
             .output(step)
             .params(p)
-            .run(LaunchConfig::linear(1, block, 0))
+            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
     }
 }
 
-/// `ga_tournament_u32`: the champion of every slot (step 4).
-pub fn tournament(
+/// `ga_select_copy_u32`: next row i = sorted row of slot i's tournament champion (steps 4 and 5).
+pub fn select_copy(
     gpu: &Gpu,
-    champions: &mut DeviceBuffer<u32>,
+    sorted: &DeviceBuffer<u32>,
+    next: &mut DeviceBuffer<u32>,
     step: &DeviceBuffer<u32>,
     p: &GaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "ga_tournament_u32";
-    check_len(
-        KERNEL,
-        "champions length",
-        champions.len(),
-        p.population as usize,
-    )?;
+    const KERNEL: &str = "ga_select_copy_u32";
+    check_len(KERNEL, "population length", sorted.len(), rows(p))?;
+    check_len(KERNEL, "next population length", next.len(), rows(p))?;
     check_len(KERNEL, "step counter length", step.len(), 1)?;
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
-    // SAFETY: `ga_tournament_u32(unsigned*, const unsigned*, GaKernelParams)`; slot-stride loop below
-    // population, the buffer's length (checked); one word of the step counter read.
+    // SAFETY: `ga_select_copy_u32(const unsigned*, unsigned*, const unsigned*, GaKernelParams)`; champions
+    // are positions below population (`below(population)`), so every row read and written is below
+    // population · words (lengths checked); one word of the step counter read.
     unsafe {
         kernel
             .launch()
-            .output(champions)
+            .input(sorted)
+            .output(next)
             .input(step)
             .params(p)
-            .run(LaunchConfig::linear(
-                grid((p.population as usize).div_ceil(block as usize)),
-                block,
-                0,
-            ))
+            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
     }
 }
 
@@ -279,23 +283,36 @@ pub fn crossover(
     }
 }
 
-/// `ga_mutate_u32`: bit mutation (step 7).
-pub fn mutate(
+/// `ga_mutate_elite_u32`: bit mutation (step 7) of rows elite.., rows 0..elite = rows 0..elite of sorted
+/// (elitism).
+pub fn mutate_elite(
     gpu: &Gpu,
+    sorted: &DeviceBuffer<u32>,
     next: &mut DeviceBuffer<u32>,
     step: &DeviceBuffer<u32>,
     p: &GaKernelParams,
     block: u32,
 ) -> Result<()> {
-    const KERNEL: &str = "ga_mutate_u32";
+    const KERNEL: &str = "ga_mutate_elite_u32";
+    check_len(KERNEL, "population length", sorted.len(), rows(p))?;
     check_len(KERNEL, "next population length", next.len(), rows(p))?;
     check_len(KERNEL, "step counter length", step.len(), 1)?;
+    if p.elite >= p.population {
+        return Err(Error::invalid_parameter(
+            COMPONENT,
+            "elite size",
+            p.elite,
+            format!("below the population {}", p.population),
+        ));
+    }
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
-    // SAFETY: `ga_mutate_u32(unsigned*, const unsigned*, GaKernelParams)`; rows below population (length
-    // checked), one thread per word; one word of the step counter read.
+    // SAFETY: `ga_mutate_elite_u32(const unsigned*, unsigned*, const unsigned*, GaKernelParams)`; rows below
+    // population of next and rows below elite < population of sorted (lengths checked), one thread per word;
+    // one word of the step counter read.
     unsafe {
         kernel
             .launch()
+            .input(sorted)
             .output(next)
             .input(step)
             .params(p)

@@ -1,28 +1,29 @@
-//! The CUDA engine [`GaCuda`]: the paper's kernel pipeline (§3.2), one kernel per step, population resident
-//! on the device; the host only launches kernels and reads back the best fitness (8 bytes) after each
+//! The CUDA engine [`GaCuda`]: the paper's kernel pipeline (§3.2), a kernel for each of its steps, population
+//! resident on the device; the host only launches kernels and reads back the best fitness (8 bytes) after each
 //! [`GaCuda::advance`] (after every generation through [`Engine::step`]) for the executor's terminations.
 //!
 //! The kernels of one generation are recorded once into a CUDA graph ([`evo_gpu_runtime::Graph`]) and the
 //! graph is replayed for every later generation: the same kernels with the same launch shapes in the same
 //! order, submitted with one driver call instead of one per kernel (the host's launch cost, a few µs per
-//! kernel, bounds this pipeline of small kernels). The generation number that the tournament, crossover and
-//! mutation draw with lives in a device counter that `ga_best_u32`, the generation's last kernel, advances,
-//! so replays draw new numbers. [`GaCuda::set_graph_replay`] turns the replay off (one launch call per
-//! kernel, the same results). A recording that fails (say, the evaluation needs a temporary buffer that the
-//! device's pool no longer holds) runs that generation launch by launch and records at the next one; after a
-//! second failure the engine stays launch by launch ([`GaCuda::graph_replay`] says false).
+//! kernel, bounds this pipeline of small kernels). The generation number that the selection, crossover and
+//! mutation draw with lives in a device counter that `ga_exchange_best_u32`, the generation's last kernel,
+//! advances, so replays draw new numbers. [`GaCuda::set_graph_replay`] turns the replay off (one launch call
+//! per kernel, the same results). A recording that fails (say, the evaluation needs a temporary buffer that
+//! the device's pool no longer holds) runs that generation launch by launch and records at the next one; after
+//! a second failure the engine stays launch by launch ([`GaCuda::graph_replay`] says false).
 //!
 //! | step | kernel | launch shape |
 //! | --- | --- | --- |
+//! | 4–5 tournament and copy | `ga_select_copy_u32` | block per slot, thread per word (each draws the champion) |
+//! | 6 crossover | `ga_crossover_u32` | block per pair, thread per word |
+//! | 7 mutation, elitism | `ga_mutate_elite_u32` | block per individual, thread per word (32 genes); elite rows copied |
 //! | 2 decode | `ga_decode_f32` | block per individual, thread per bit, tree over each 16-bit group |
 //! | 2 evaluate | evo-benchmarks `benchmarks_continuous_*` | block per 4 individuals (10 for Griewank), a term per thread at the paper's sizes |
-//! | 3 sort | evo-sort `sort_segments_bitonic_f64` + `sort_exchange_rows_u32` | one block; block per individual |
-//! | 8 best so far | `ga_best_u32` | one block |
-//! | 4 tournament | `ga_tournament_u32` | thread per slot |
-//! | 5 copy | `ga_copy_u32` | block per individual, thread per word |
-//! | 6 crossover | `ga_crossover_u32` | block per pair, thread per word |
-//! | 7 mutation | `ga_mutate_u32` | block per individual, thread per word (32 genes) |
-//! | elitism | `ga_elite_u32` | block per elite row |
+//! | 3 sort | evo-sort `sort_segments_bitonic_f64` | one block |
+//! | 3 exchange, 8 best so far | `ga_exchange_best_u32` | block per individual, thread per word; block 0 also the best |
+//!
+//! Paper RNG mode replaces the first three by `ga_xor128_fill_u32` (step 1), `ga_tournament_paper_u32`,
+//! `ga_copy_u32`, `ga_crossover_paper_u32`, `ga_mutate_paper_u32` and `ga_elite_u32`.
 //!
 //! Genes are bit-packed (32 per word), so the "thread per gene" kernels of the paper run a thread per word.
 //! The elite rows are decoded and evaluated again with the offspring (one launch over all rows); evaluation
@@ -73,7 +74,7 @@ pub struct GaCuda {
     best: DeviceBuffer<u32>,
     best_fitness_device: DeviceBuffer<f64>,
     /// The device step counter: the generation the next tournament, crossover and mutation produce
-    /// (generation + 1 between generations; `ga_best_u32` advances it).
+    /// (generation + 1 between generations; `ga_exchange_best_u32` advances it).
     step: DeviceBuffer<u32>,
     /// Paper RNG mode: the xor128 states (4 words per thread) and the generation's random array.
     paper: Option<PaperRng>,
@@ -201,18 +202,12 @@ impl GaCuda {
             &mut self.sorted_fitness,
             block,
         )?;
-        evo_sort::cuda::exchange_rows(
+        launch::exchange_best(
             gpu,
             &self.next,
-            &self.order,
-            &mut self.sorted,
-            self.kernel.words as usize,
-            block,
-        )?;
-        launch::best(
-            gpu,
-            &self.sorted,
+            self.order.indices(),
             &self.sorted_fitness,
+            &mut self.sorted,
             &mut self.best,
             &mut self.best_fitness_device,
             &mut self.step,
@@ -250,12 +245,9 @@ impl GaCuda {
         let (gpu, p) = (&self.gpu, &self.kernel);
         match &mut self.paper {
             None => {
-                launch::tournament(gpu, &mut self.champions, &self.step, p, block)?;
-                launch::copy(gpu, &self.sorted, &self.champions, &mut self.next, p, block)?;
+                launch::select_copy(gpu, &self.sorted, &mut self.next, &self.step, p, block)?;
                 launch::crossover(gpu, &mut self.next, &self.step, p, block)?;
-                if p.mutation_rate > 0.0 {
-                    launch::mutate(gpu, &mut self.next, &self.step, p, block)?;
-                }
+                launch::mutate_elite(gpu, &self.sorted, &mut self.next, &self.step, p, block)?;
             }
             Some(paper) => {
                 // Step 1: the generation's random array.
@@ -266,9 +258,9 @@ impl GaCuda {
                 if p.mutation_rate > 0.0 {
                     launch::mutate_paper(gpu, &paper.array, &mut self.next, p, block)?;
                 }
+                launch::elite(gpu, &self.sorted, &mut self.next, p, block)?;
             }
         }
-        launch::elite(gpu, &self.sorted, &mut self.next, p, block)?;
         self.evaluate_sort_record()
     }
 
