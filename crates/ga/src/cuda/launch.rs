@@ -66,6 +66,20 @@ fn check_len(kernel: &'static str, what: &'static str, got: usize, want: usize) 
     }
 }
 
+/// The elite rows must leave at least one row to reproduce (the kernels copy rows below `elite`).
+fn check_elite(p: &GaKernelParams) -> Result<()> {
+    if p.elite < p.population {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            COMPONENT,
+            "elite size",
+            p.elite,
+            format!("below the population size {}", p.population),
+        ))
+    }
+}
+
 fn rows(p: &GaKernelParams) -> usize {
     p.population as usize * p.words as usize
 }
@@ -297,14 +311,7 @@ pub fn mutate_elite(
     check_len(KERNEL, "population length", sorted.len(), rows(p))?;
     check_len(KERNEL, "next population length", next.len(), rows(p))?;
     check_len(KERNEL, "step counter length", step.len(), 1)?;
-    if p.elite >= p.population {
-        return Err(Error::invalid_parameter(
-            COMPONENT,
-            "elite size",
-            p.elite,
-            format!("below the population {}", p.population),
-        ));
-    }
+    check_elite(p)?;
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
     // SAFETY: `ga_mutate_elite_u32(const unsigned*, unsigned*, const unsigned*, GaKernelParams)`; rows below
     // population of next and rows below elite < population of sorted (lengths checked), one thread per word;
@@ -334,14 +341,7 @@ pub fn elite(
     if p.elite == 0 {
         return Ok(());
     }
-    if p.elite >= p.population {
-        return Err(Error::invalid_parameter(
-            COMPONENT,
-            "elite size",
-            p.elite,
-            format!("below the population size {}", p.population),
-        ));
-    }
+    check_elite(p)?;
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
     // SAFETY: `ga_elite_u32(const unsigned*, unsigned*, GaKernelParams)`; rows below elite < population
     // (checked) of two buffers of population · words words (checked).
