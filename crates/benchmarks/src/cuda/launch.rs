@@ -268,9 +268,17 @@ fn tiles_shape(
             format!("{ITEMS_PER_THREAD_SMALL} term per lane and at most one tile (terms ≤ block)"),
         ));
     }
-    let group = u64::from(row_group).min(rows);
-    let row_groups = rows.div_ceil(group);
     let wanted = u64::from(gpu.info().multiprocessors.max(1)) * BLOCKS_PER_MULTIPROCESSOR;
+    let mut group = u64::from(row_group).min(rows);
+    // Rows of one small tile (one term per lane) have no tiles to spread over blocks: their groups shrink
+    // instead until the grid has `wanted` blocks, so that few individuals do not wait on one warp's
+    // sequential rows (a GA population of 256: 256 blocks instead of 64, or 26 for Griewank's groups of 10).
+    if params.items == ITEMS_PER_THREAD_SMALL {
+        while group > 1 && rows.div_ceil(group) < wanted {
+            group = group.div_ceil(2);
+        }
+    }
+    let row_groups = rows.div_ceil(group);
     let mut tile_group = (u64::from(TARGET_ITEMS) / group).max(1);
     while tile_group > 1 && tiles.div_ceil(tile_group) * row_groups < wanted {
         tile_group /= 2;

@@ -13,7 +13,8 @@
 //! the fitness' terms, and one block per individual for the second stage; for moderate `D` the first grid is
 //! one block per individual. The tiles blocks take 4 consecutive individuals each ([`launch::ROW_GROUP`]; Griewank 10,
 //! [`launch::GRIEWANK_ROW_GROUP`]),
-//! which share the block's index arithmetic and Griewank's `1/√(i+1)`; `prefix_squares` uses the same tiles
+//! which share the block's index arithmetic and Griewank's `1/√(i+1)` (rows of at most one block of terms:
+//! fewer, down to one, until the grid fills the GPU, in blocks of the next power of two ≥ 32 of the terms); `prefix_squares` uses the same tiles
 //! with a summary `(N, A, B, C)` per tile instead of a sum. Because tiles are aligned subtrees, the bits do not depend on the block size or
 //! the number of tiles (`kernels/cuda/benchmarks_continuous.cu` explains the kernels).
 //!
@@ -195,6 +196,14 @@ impl CudaEvaluator {
         let shift = self.shift_args();
         let tile_block = block.min(256);
         let small = terms <= u64::from(tile_block);
+        // A row of one tile takes the smallest block (a power of two, at least a warp) that holds its terms:
+        // lanes beyond the terms would only add the identity, and a narrower block leaves the individuals
+        // to more blocks (launch::tiles). The tree and the bits do not depend on the block size.
+        let tile_block = if small {
+            (terms.max(1) as u32).next_power_of_two().max(32)
+        } else {
+            tile_block
+        };
         let bias = self.bias.unwrap_or(0.0);
         let add_bias = u32::from(self.bias.is_some());
         let params = TilesParams {
