@@ -255,8 +255,9 @@ fn a_recorded_graph_runs_only_when_launched_and_replays_in_order() {
     let graph = gpu
         .record_graph(|| {
             step(&mut x, &mut out)?;
-            // Another thread's launch meanwhile goes to the real main stream and runs, unrecorded.
-            std::thread::scope(|scope| {
+            // Another thread's launch meanwhile goes to the real main stream and runs, unrecorded; its
+            // waits (a whole-device synchronize, a copy to the host) work while this thread records.
+            let seen = std::thread::scope(|scope| {
                 scope
                     .spawn(|| {
                         core_kernels::math_eval_f64(
@@ -267,11 +268,15 @@ fn a_recorded_graph_runs_only_when_launched_and_replays_in_order() {
                             &mut other_out,
                             Profile::Exact,
                             128,
-                        )
+                        )?;
+                        gpu.synchronize()?;
+                        other_out.to_vec()
                     })
                     .join()
                     .unwrap()
-            })
+            })?;
+            assert_eq!(seen, vec![1.0, evo_core::math::exp_f64(1.0)]);
+            Ok(())
         })
         .unwrap();
     assert_eq!(

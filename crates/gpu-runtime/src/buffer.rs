@@ -252,7 +252,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         stream
             .memcpy_dtoh(&self.raw().slice(0..n), bytes)
             .map_err(|e| driver("cuMemcpyDtoH", e))?;
-        self.gpu.synchronize()
+        self.gpu.synchronize_stream(&stream)
     }
 
     /// The buffer's contents as a new vector.

@@ -250,24 +250,53 @@ impl Gpu {
         Ok((free as u64, total as u64))
     }
 
-    /// Waits for all work queued on this device; an asynchronous kernel fault is reported with the name of the
-    /// last kernel launched.
+    /// Waits for all work queued on this device's streams (the main stream and the side streams); an
+    /// asynchronous kernel fault is reported with the name of the last kernel launched.
+    ///
+    /// The streams are waited for one by one rather than the whole context, so that a graph another thread is
+    /// recording (`Gpu::record_graph`, whose capture stream runs nothing) does not make this wait fail: the
+    /// driver refuses a context-wide wait while any stream of it is capturing. On the recording thread itself
+    /// the wait is the context's, which fails, as waiting inside a recording must.
     pub fn synchronize(&self) -> Result<()> {
-        self.inner.context.synchronize().map_err(|e| {
-            let kernel = self
+        if self.records_here() {
+            return self
                 .inner
-                .last_kernel
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone();
-            Error::KernelLaunch {
-                kernel: kernel.to_string(),
-                message: format!(
-                    "failed while synchronizing: {}",
-                    crate::driver_error::describe(&e)
-                ),
-            }
-        })
+                .context
+                .synchronize()
+                .map_err(|e| self.fault_while_synchronizing(e));
+        }
+        for stream in self.inner.streams.all() {
+            stream
+                .synchronize()
+                .map_err(|e| self.fault_while_synchronizing(e))?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the work queued on `stream` (a copy to the host and what precedes it); errors as
+    /// [`Gpu::synchronize`].
+    pub(crate) fn synchronize_stream(&self, stream: &CudaStream) -> Result<()> {
+        stream
+            .synchronize()
+            .map_err(|e| self.fault_while_synchronizing(e))
+    }
+
+    /// A failed wait as a kernel error naming the last kernel launched (an asynchronous fault surfaces at the
+    /// next wait).
+    fn fault_while_synchronizing(&self, e: cudarc::driver::DriverError) -> Error {
+        let kernel = self
+            .inner
+            .last_kernel
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        Error::KernelLaunch {
+            kernel: kernel.to_string(),
+            message: format!(
+                "failed while synchronizing: {}",
+                crate::driver_error::describe(&e)
+            ),
+        }
     }
 
     /// The main stream, on which buffer copies and launches are queued unless a pooled stream is named; on a

@@ -122,10 +122,10 @@ impl Gpu {
     /// Nothing recorded runs until the graph is launched. Inside `record`, only queue work: launches,
     /// device-to-device copies and fills of buffers, buffers taken from the pool. Anything that waits for the
     /// device (a copy to the host, a synchronize) or allocates from the driver fails, and the recording is
-    /// abandoned with that error; so does an error returned by `record`. Other threads may queue work on the
-    /// device meanwhile (it runs, unrecorded), but waiting for the whole device (`Gpu::synchronize`, a copy to
-    /// the host) while a stream of it is recording may fail or abandon the recording: record while the device
-    /// is yours.
+    /// abandoned with that error; so does an error returned by `record`. Other threads may use the device
+    /// meanwhile: their work runs, unrecorded, and their waits (`Gpu::synchronize`, copies to the host) wait
+    /// for the runtime's streams one by one, which the driver allows while this thread's capture stream
+    /// records.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] when this thread is already recording; the error of `record`; driver

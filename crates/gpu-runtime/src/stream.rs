@@ -40,6 +40,11 @@ impl StreamPool {
         &self.main
     }
 
+    /// Every stream of the pool: the main one first, then the side ones.
+    pub(crate) fn all(&self) -> impl Iterator<Item = &Arc<CudaStream>> {
+        std::iter::once(&self.main).chain(self.side.iter())
+    }
+
     /// A side stream, handed out round-robin.
     pub(crate) fn side(&self) -> &Arc<CudaStream> {
         let i = self.next.fetch_add(1, Ordering::Relaxed) % self.side.len();
