@@ -846,3 +846,308 @@ extern "C" __global__ void __launch_bounds__(1024) de_generation_f32(float* buff
         __syncthreads();
     }
 }
+
+// ---- Local search of the best ETC schedule: an opt-in extension beyond the paper (crates/de/src/local_search.rs,
+// whose functions are the twins of the de_ls_* device functions, same names without the prefix).
+
+#define DE_LS_BLOCK 256u
+#define DE_LS_MAX_TASKS 4096u
+#define DE_LS_MAX_MACHINES 256u
+#define DE_LS_NONE 0xffffffffu
+
+// Scalar arguments of de_local_search_etc_f32; mirrored by `DeLocalSearchParams` in crates/de/src/cuda/launch.rs.
+struct DeLocalSearchParams {
+    unsigned long long population;  // M
+    unsigned int tasks;             // n (at most DE_LS_MAX_TASKS)
+    unsigned int machines;          // m (at most DE_LS_MAX_MACHINES)
+    double lambda;                  // weight of the makespan in the fitness
+    unsigned int max_moves;         // the most moves or swaps one search applies
+    unsigned int pad;               // keeps the size a multiple of 8
+};
+static_assert(sizeof(DeLocalSearchParams) == 32, "DeLocalSearchParams must match its Rust mirror (32 bytes)");
+
+// The three largest loads (value descending, ties to the lower machine); missing entries are (-inf, NONE).
+struct DeLsTop {
+    double value[3];
+    unsigned int machine[3];
+};
+
+// Twin: local_search::larger.
+__device__ __forceinline__ double de_ls_larger(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+// Twin: local_search::ls_fitness. lambda * makespan + (1 - lambda) * (flowtime / m).
+__device__ __forceinline__ double de_ls_fitness(double lambda, double makespan, double flowtime, unsigned int machines)
+{
+    return __dadd_rn(__dmul_rn(lambda, makespan), __dmul_rn(__dsub_rn(1.0, lambda), __ddiv_rn(flowtime, (double)machines)));
+}
+
+// Twin: local_search::top_three.
+__device__ __forceinline__ void de_ls_top_three(const double* loads, unsigned int machines, DeLsTop* top)
+{
+    const double none = __longlong_as_double(0xfff0000000000000ll);  // -inf
+    for (unsigned int k = 0; k < 3u; ++k) {
+        top->value[k] = none;
+        top->machine[k] = DE_LS_NONE;
+    }
+    for (unsigned int k = 0; k < machines; ++k) {
+        const double v = loads[k];
+        if (v > top->value[0]) {
+            top->value[2] = top->value[1]; top->machine[2] = top->machine[1];
+            top->value[1] = top->value[0]; top->machine[1] = top->machine[0];
+            top->value[0] = v; top->machine[0] = k;
+        } else if (v > top->value[1]) {
+            top->value[2] = top->value[1]; top->machine[2] = top->machine[1];
+            top->value[1] = v; top->machine[1] = k;
+        } else if (v > top->value[2]) {
+            top->value[2] = v; top->machine[2] = k;
+        }
+    }
+}
+
+// Twin: local_search::largest_other. The largest of top on a machine other than a and b; -inf when none.
+__device__ __forceinline__ double de_ls_largest_other(const DeLsTop& top, unsigned int a, unsigned int b)
+{
+    for (unsigned int k = 0; k < 3u; ++k) {
+        const unsigned int machine = top.machine[k];
+        if (machine != DE_LS_NONE && machine != a && machine != b) {
+            return top.value[k];
+        }
+    }
+    return __longlong_as_double(0xfff0000000000000ll);
+}
+
+// What a candidate changes: the two machines' new loads and the new flowtime (local_search::Effect).
+struct DeLsEffect {
+    double first;
+    double second;
+    double flowtime;
+};
+
+// Twin: local_search::move_effect. L_from - t_from, L_to + t_to, F + (t_to - t_from).
+__device__ __forceinline__ DeLsEffect de_ls_move_effect(double load_from, double load_to, double time_from, double time_to, double flowtime)
+{
+    DeLsEffect e;
+    e.first = __dsub_rn(load_from, time_from);
+    e.second = __dadd_rn(load_to, time_to);
+    e.flowtime = __dadd_rn(flowtime, __dsub_rn(time_to, time_from));
+    return e;
+}
+
+// Twin: local_search::swap_effect. Task a on p, task b on k: (L_p - a_p) + b_p, (L_k - b_k) + a_k,
+// F + ((a_k - a_p) + (b_p - b_k)).
+__device__ __forceinline__ DeLsEffect de_ls_swap_effect(double load_p, double load_k, double a_p, double a_k, double b_p, double b_k, double flowtime)
+{
+    DeLsEffect e;
+    e.first = __dadd_rn(__dsub_rn(load_p, a_p), b_p);
+    e.second = __dadd_rn(__dsub_rn(load_k, b_k), a_k);
+    e.flowtime = __dadd_rn(flowtime, __dadd_rn(__dsub_rn(a_k, a_p), __dsub_rn(b_p, b_k)));
+    return e;
+}
+
+// Twin: local_search::candidate_value. The makespan is the larger of 0, the other machines' largest load and
+// the two new loads, in this order.
+__device__ __forceinline__ double de_ls_value(double lambda, unsigned int machines, const DeLsTop& top, unsigned int first, unsigned int second, DeLsEffect e)
+{
+    const double rest = de_ls_largest_other(top, first, second);
+    const double makespan = de_ls_larger(de_ls_larger(de_ls_larger(0.0, rest), e.first), e.second);
+    return de_ls_fitness(lambda, makespan, e.flowtime, machines);
+}
+
+// Keeps the smaller of (key, index) and (k, i): key first, then the lower index.
+__device__ __forceinline__ void de_ls_keep(long long* key, unsigned long long* index, long long k, unsigned long long i)
+{
+    if (k < *key || (k == *key && i < *index)) {
+        *key = k;
+        *index = i;
+    }
+}
+
+// Every machine's load and the flowtime of the schedule, each the canonical pairwise tree over the n tasks
+// (a load's leaves are ETC[t][q] where s_t = q and +0.0 elsewhere), one tree per thread: the same bits as
+// EtcInstance::loads and EtcInstance::objectives_unchecked. Writes loads[0..m) and *flowtime.
+__device__ __forceinline__ void de_ls_loads(const float* etc, const unsigned char* schedule, unsigned int n, unsigned int m, double* loads, double* flowtime)
+{
+    for (unsigned int q = threadIdx.x; q <= m; q += blockDim.x) {
+        EvoPairwiseStream stream;
+        evo_pairwise_stream_init(&stream);
+        for (unsigned int t = 0; t < n; ++t) {
+            const unsigned int s = schedule[t];
+            const double time = (double)etc[(unsigned long long)t * m + s];
+            evo_pairwise_stream_push(&stream, (q == m || s == q) ? time : 0.0);
+        }
+        const double sum = evo_pairwise_stream_finish(&stream);
+        if (q == m) {
+            *flowtime = sum;
+        } else {
+            loads[q] = sum;
+        }
+    }
+}
+
+// The local search of the best vector (steps 1-3 of crates/de/src/local_search.rs), by one block of
+// DE_LS_BLOCK threads, launched after a generation on the engine's stream: vector best[0] lives in
+// buffer slots[best[0]] (0: buffer0, 1: buffer1). Step 1 decodes it and computes the loads; each round of
+// step 2 values every move (index t m + j) and every swap of a task on the makespan machine with a task
+// elsewhere (index n m + a n + b), reduces (value by the total order, then index) over the block, and thread 0
+// applies the best when strictly better than the current value. Step 3 evaluates the new schedule exactly
+// and, when strictly better than fitness[best], writes the moved tasks' coordinates (their machine's centre),
+// fitness[best] and best_fitness[0]; the best index is unchanged. Twin: ScheduleSearch::improve_vector.
+extern "C" __global__ void __launch_bounds__(DE_LS_BLOCK) de_local_search_etc_f32(float* buffer0, float* buffer1, const unsigned int* slots, double* fitness, const unsigned int* best, double* best_fitness, const float* etc, DeLocalSearchParams p)
+{
+    __shared__ unsigned char s_machine[DE_LS_MAX_TASKS];
+    __shared__ double s_load[DE_LS_MAX_MACHINES];
+    __shared__ double s_flowtime;
+    __shared__ DeLsTop s_top;
+    __shared__ long long s_current;
+    __shared__ long long s_key[DE_LS_BLOCK];
+    __shared__ unsigned long long s_index[DE_LS_BLOCK];
+    __shared__ float* s_row;
+    __shared__ unsigned int s_best;
+    __shared__ bool s_more;
+    __shared__ bool s_moved;
+    __shared__ bool s_write;
+    const unsigned int n = p.tasks;
+    const unsigned int m = p.machines;
+    // Step 1.
+    if (threadIdx.x == 0) {
+        const unsigned int b = best[0];
+        s_best = b;
+        s_row = (slots[b] == 0u ? buffer0 : buffer1) + (unsigned long long)b * n;
+        s_moved = false;
+    }
+    __syncthreads();
+    float* row = s_row;
+    for (unsigned int t = threadIdx.x; t < n; t += blockDim.x) {
+        s_machine[t] = (unsigned char)evo_etc_machine_of(row[t], m);
+    }
+    __syncthreads();
+    de_ls_loads(etc, s_machine, n, m, s_load, &s_flowtime);
+    __syncthreads();
+    // Step 2.
+    const unsigned long long moves = (unsigned long long)n * m;
+    for (unsigned int round = 0; round < p.max_moves; ++round) {
+        if (threadIdx.x == 0) {
+            de_ls_top_three(s_load, m, &s_top);
+            double longest = 0.0;
+            for (unsigned int k = 0; k < m; ++k) {
+                longest = de_ls_larger(longest, s_load[k]);
+            }
+            s_current = de_total_order_key(de_ls_fitness(p.lambda, longest, s_flowtime, m));
+        }
+        __syncthreads();
+        const DeLsTop top = s_top;
+        const double flowtime = s_flowtime;
+        long long key = 0x7fffffffffffffffll;
+        unsigned long long index = 0xffffffffffffffffull;
+        for (unsigned long long c = threadIdx.x; c < moves; c += blockDim.x) {
+            const unsigned int t = (unsigned int)(c / m);
+            const unsigned int to = (unsigned int)(c % m);
+            const unsigned int from = s_machine[t];
+            if (to == from) {
+                continue;
+            }
+            const float* times = etc + (unsigned long long)t * m;
+            const DeLsEffect e = de_ls_move_effect(s_load[from], s_load[to], (double)times[from], (double)times[to], flowtime);
+            de_ls_keep(&key, &index, de_total_order_key(de_ls_value(p.lambda, m, top, from, to, e)), c);
+        }
+        const unsigned int longest_machine = top.machine[0];
+        for (unsigned int a = 0; a < n; ++a) {
+            if (s_machine[a] != longest_machine) {
+                continue;
+            }
+            const float* a_times = etc + (unsigned long long)a * m;
+            const double a_p = (double)a_times[longest_machine];
+            for (unsigned int b = threadIdx.x; b < n; b += blockDim.x) {
+                const unsigned int k = s_machine[b];
+                if (k == longest_machine) {
+                    continue;
+                }
+                const float* b_times = etc + (unsigned long long)b * m;
+                const DeLsEffect e = de_ls_swap_effect(s_load[longest_machine], s_load[k], a_p, (double)a_times[k], (double)b_times[longest_machine], (double)b_times[k], flowtime);
+                de_ls_keep(&key, &index, de_total_order_key(de_ls_value(p.lambda, m, top, longest_machine, k, e)), moves + (unsigned long long)a * n + b);
+            }
+        }
+        s_key[threadIdx.x] = key;
+        s_index[threadIdx.x] = index;
+        __syncthreads();
+        for (unsigned int active = blockDim.x >> 1; active > 0; active >>= 1) {
+            if (threadIdx.x < active) {
+                long long k = s_key[threadIdx.x];
+                unsigned long long i = s_index[threadIdx.x];
+                de_ls_keep(&k, &i, s_key[threadIdx.x + active], s_index[threadIdx.x + active]);
+                s_key[threadIdx.x] = k;
+                s_index[threadIdx.x] = i;
+            }
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            const unsigned long long c = s_index[0];
+            const bool more = c != 0xffffffffffffffffull && s_key[0] < s_current;
+            s_more = more;
+            if (more) {
+                // Applied with the operations that valued it.
+                if (c < moves) {
+                    const unsigned int t = (unsigned int)(c / m);
+                    const unsigned int to = (unsigned int)(c % m);
+                    const unsigned int from = s_machine[t];
+                    const float* times = etc + (unsigned long long)t * m;
+                    const DeLsEffect e = de_ls_move_effect(s_load[from], s_load[to], (double)times[from], (double)times[to], s_flowtime);
+                    s_load[from] = e.first;
+                    s_load[to] = e.second;
+                    s_flowtime = e.flowtime;
+                    s_machine[t] = (unsigned char)to;
+                } else {
+                    const unsigned long long q = c - moves;
+                    const unsigned int a = (unsigned int)(q / n);
+                    const unsigned int b = (unsigned int)(q % n);
+                    const unsigned int pm = s_machine[a];
+                    const unsigned int k = s_machine[b];
+                    const float* a_times = etc + (unsigned long long)a * m;
+                    const float* b_times = etc + (unsigned long long)b * m;
+                    const DeLsEffect e = de_ls_swap_effect(s_load[pm], s_load[k], (double)a_times[pm], (double)a_times[k], (double)b_times[pm], (double)b_times[k], s_flowtime);
+                    s_load[pm] = e.first;
+                    s_load[k] = e.second;
+                    s_flowtime = e.flowtime;
+                    s_machine[a] = (unsigned char)k;
+                    s_machine[b] = (unsigned char)pm;
+                }
+                s_moved = true;
+            }
+        }
+        __syncthreads();
+        if (!s_more) {
+            break;
+        }
+    }
+    if (!s_moved) {
+        return;
+    }
+    // Step 3: the exact evaluation of the new schedule (EtcProblem::evaluate of the vector written below).
+    de_ls_loads(etc, s_machine, n, m, s_load, &s_flowtime);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double longest = 0.0;
+        for (unsigned int k = 0; k < m; ++k) {
+            longest = de_ls_larger(longest, s_load[k]);
+        }
+        const double value = de_ls_fitness(p.lambda, longest, s_flowtime, m);
+        const bool write = de_total_order_key(value) < de_total_order_key(fitness[s_best]);
+        s_write = write;
+        if (write) {
+            fitness[s_best] = value;
+            best_fitness[0] = value;
+        }
+    }
+    __syncthreads();
+    if (s_write) {
+        for (unsigned int t = threadIdx.x; t < n; t += blockDim.x) {
+            const unsigned int s = s_machine[t];
+            if (evo_etc_machine_of(row[t], m) != s) {
+                row[t] = __fadd_rn((float)s, 0.5f);
+            }
+        }
+    }
+}

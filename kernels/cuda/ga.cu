@@ -126,13 +126,13 @@ extern "C" __global__ void ga_init_u32(unsigned int* population, GaKernelParams 
 }
 
 // Step 2: decode by parallel reduction (paper §4.3). Block per individual, thread per bit: bit b of a
-// variable contributes bit * 2^(15-b) to shared memory, a tree over each aligned group of 16 sums them
-// (integers, so the order does not matter), and the group's first thread writes
-// x = f32(lo + (hi - lo) * k / 65535) in double (benchmarks.md (a) item 4; no FMA can form: the sum's
-// operand is a quotient). Dynamic shared memory: blockDim.x unsigned ints; blockDim.x is a multiple of 16.
+// variable contributes bit * 2^(15-b), a shuffle tree over each aligned group of 16 lanes (a half warp: strides
+// 8, 4, 2, 1 within width 16) sums them (integers, so the order does not matter), and the group's first lane
+// writes x = f32(lo + (hi - lo) * k / 65535) in double (benchmarks.md (a) item 4; no FMA can form: the sum's
+// operand is a quotient). No shared memory and no barrier: a variable's 16 bits lie in one half warp.
+// blockDim.x is a multiple of 32 (every lane takes part in the shuffles; lanes past the bits add 0).
 extern "C" __global__ void ga_decode_f32(const unsigned int* population, float* x, GaKernelParams p)
 {
-    extern __shared__ unsigned int ga_contribution[];
     const unsigned int coded = p.variables * 16u;
     for (unsigned int individual = blockIdx.x; individual < p.population; individual += gridDim.x) {
         const unsigned int* row = population + (unsigned long long)individual * p.words;
@@ -143,21 +143,18 @@ extern "C" __global__ void ga_decode_f32(const unsigned int* population, float* 
                 const unsigned int bit = (row[g / 32u] >> (g % 32u)) & 1u;
                 value = bit << (15u - g % 16u);
             }
-            ga_contribution[threadIdx.x] = value;
-            __syncthreads();
+#pragma unroll
             for (unsigned int stride = 8u; stride > 0u; stride >>= 1) {
-                if (threadIdx.x % 16u < stride) {
-                    ga_contribution[threadIdx.x] += ga_contribution[threadIdx.x + stride];
-                }
-                __syncthreads();
+                value += __shfl_down_sync(0xFFFFFFFFu, value, stride, 16);
             }
             if (g < coded && g % 16u == 0u) {
-                const double k = (double)ga_contribution[threadIdx.x];
+                const double k = (double)value;
                 x[(unsigned long long)individual * p.variables + g / 16u] =
                     (float)(p.lo + (p.hi - p.lo) * k / 65535.0);
             }
-            __syncthreads();
         }
+    }
+}
     }
 }
 

@@ -193,6 +193,7 @@ pub static MODULES: &[KernelModule] = &[
             "de_merge_f32",
             "de_best_index_f64",
             "de_generation_f32",
+            "de_local_search_etc_f32",
         ],
     },
     KernelModule {

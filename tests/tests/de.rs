@@ -1,7 +1,8 @@
 //! evo-de: CPU and CUDA engines hold identical snapshots at every generation (Exact profile), for every
 //! strategy on Rastrigin and on a 512 × 16 ETC instance (500 generations), for the crossover, jDE and
 //! selection variants, for a host-evaluated closure, and across a snapshot restored on the other backend.
-//! Block sizes 64 and 256 split the 512 tasks into 8 and 2 chunks of the ETC kernel's reduction.
+//! Block sizes 64 and 256 split the 512 tasks into 8 and 2 chunks of the ETC kernel's reduction. Also with the
+//! opt-in local search of ETC schedules (every 5 generations; each strategy, batches, restore, 64 machines).
 
 use evo_equivalence::equivalence_test;
 use evo_equivalence::suite::de::{
@@ -51,6 +52,14 @@ equivalence_test!(
     [64, 256],
     |gpu, block| {
         evo_equivalence::suite::de::check_batched(gpu, block).assert_passed();
+    }
+);
+
+equivalence_test!(
+    de_local_search_runs_should_match_cpu,
+    [64, 256],
+    |gpu, block| {
+        evo_equivalence::suite::de::check_local_search(gpu, block).assert_passed();
     }
 );
 

@@ -11,23 +11,27 @@
 //! A configuration is [`DeConfig`]'s text, `strategy/F/CR/crossover/adaptation[+eq]`, e.g.
 //! `rand1/0.5/0.005/bin/fixed` or `best1/0.5/0.9/exp/jde`; strategies `rand1`, `best1`, `ctb1`
 //! (current-to-best); crossovers `bin`, `exp`; adaptations `fixed`, `jde`; `+eq` lets a trial as good as its
-//! parent replace it. Add `+minmin` (after `+eq`) to an ETC configuration to seed the Min-Min schedule.
+//! parent replace it; `+ls<period>x<moves>` (after `+eq`) turns on the local search of ETC schedules (an
+//! extension beyond the paper). Add `+minmin` (last) to an ETC configuration to seed the Min-Min schedule.
 
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
 use evo_core::{ContinuousProblem, Engine};
-use evo_de::{DeConfig, DeCpu, DeParams, min_min_vector};
+use evo_de::{DeConfig, DeCpu, DeParams, LocalSearch, min_min_vector};
 use std::time::Instant;
 
-/// The run's parameters and whether it seeds the Min-Min schedule: `+minmin` is this example's, the rest is
-/// [`DeConfig`]'s form.
-fn parse(config: &str, population: usize) -> Result<(DeParams, bool), Box<dyn std::error::Error>> {
+/// What a configuration asks for: the parameters, the local search and the Min-Min seed.
+type Parsed = (DeParams, Option<LocalSearch>, bool);
+
+/// The run's parameters, local search and whether it seeds the Min-Min schedule: `+minmin` is this
+/// example's, the rest is [`DeConfig`]'s form.
+fn parse(config: &str, population: usize) -> Result<Parsed, Box<dyn std::error::Error>> {
     let (config, seeded) = match config.strip_suffix("+minmin") {
         Some(rest) => (rest, true),
         None => (config, false),
     };
-    let params = config.parse::<DeConfig>()?.params(population)?;
-    Ok((params, seeded))
+    let config = config.parse::<DeConfig>()?;
+    Ok((config.params(population)?, config.local_search(), seeded))
 }
 
 fn run<P: ContinuousProblem>(
@@ -61,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let generations: u64 = generations.parse()?;
     const SEED: u64 = 2011;
     for config in configs {
-        let (params, seeded) = parse(config, population)?;
+        let (params, local_search, seeded) = parse(config, population)?;
         if let Some(file) = problem.strip_prefix("etc:") {
             let problem = EtcProblem::new(EtcInstance::from_file(file)?, 0.75)?;
             let seeds = if seeded {
@@ -69,10 +73,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 Vec::new()
             };
-            let engine = DeCpu::new(params, problem, SEED, 0)?.with_initial_vectors(&seeds)?;
+            let mut engine = DeCpu::new(params, problem, SEED, 0)?.with_initial_vectors(&seeds)?;
+            if let Some(search) = local_search {
+                engine = engine.with_local_search(search)?;
+            }
             run(engine, generations, config)?;
         } else if let Some(d) = problem.strip_prefix("rastrigin:") {
-            let engine = DeCpu::new(params, DeRastrigin::new(d.parse()?)?, SEED, 0)?;
+            let mut engine = DeCpu::new(params, DeRastrigin::new(d.parse()?)?, SEED, 0)?;
+            if let Some(search) = local_search {
+                engine = engine.with_local_search(search)?;
+            }
             run(engine, generations, config)?;
         } else {
             return Err(format!("unknown problem {problem}").into());

@@ -1,7 +1,9 @@
 //! A DE configuration written as one line of text, for configuration searches: the `tune` example takes
 //! them as arguments and `cargo xtask bench --suite de` from `EVO_DE_TABLE1_CONFIGS`.
 //!
-//! The form is `strategy/F/CR/crossover/adaptation`, optionally followed by `+eq`:
+//! The form is `strategy/F/CR/crossover/adaptation`, optionally followed by `+eq`, then optionally by
+//! `+ls<period>x<moves>` (the opt-in local search of ETC schedules, an extension beyond the paper:
+//! [`LocalSearch`]):
 //!
 //! | field | values |
 //! | --- | --- |
@@ -11,6 +13,7 @@
 //! | crossover | `bin` (binomial), `exp` (exponential) |
 //! | adaptation | `fixed`, `jde` |
 //! | `+eq` | a trial as good as its parent replaces it ([`Selection::BetterOrEqual`]) |
+//! | `+ls<period>x<moves>` | local search of the best schedule every `period` generations, at most `moves` moves ([`LocalSearch::new`]) |
 //!
 //! ```
 //! use evo_de::{Crossover, DeConfig};
@@ -19,6 +22,9 @@
 //! assert_eq!(params.crossover(), Crossover::Exponential);
 //! assert_eq!(params.crossover_rate(), 0.005);
 //! assert_eq!(config.to_string(), "rand1/0.5/0.005/exp/fixed");
+//! let memetic: DeConfig = "rand1/0.1/0.01/bin/fixed+ls500x64".parse()?;
+//! let search = memetic.local_search().expect("+ls given");
+//! assert_eq!((search.period(), search.max_moves()), (500, 64));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -27,13 +33,15 @@ use std::num::ParseFloatError;
 use std::str::FromStr;
 
 use crate::params::ALGORITHM;
-use crate::{Adaptation, Crossover, DeParams, Selection, Strategy};
+use crate::{Adaptation, Crossover, DeParams, LocalSearch, Selection, Strategy};
 
 /// The suffix that selects [`Selection::BetterOrEqual`].
 const BETTER_OR_EQUAL_SUFFIX: &str = "+eq";
+/// The start of the local search suffix, `+ls<period>x<moves>`.
+const LOCAL_SEARCH_SUFFIX: &str = "+ls";
 
-/// Everything of [`DeParams`] but the population and the CUDA block size, parsed from and written as
-/// `strategy/F/CR/crossover/adaptation[+eq]` (module docs). `F` and `CR` are checked against the ranges of
+/// Everything of [`DeParams`] but the population and the CUDA block size, and the opt-in local search,
+/// parsed from and written as `strategy/F/CR/crossover/adaptation[+eq][+ls<period>x<moves>]` (module docs). `F` and `CR` are checked against the ranges of
 /// [`DeParams::with_differential_weight`] and [`DeParams::with_crossover_rate`] when parsed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DeConfig {
@@ -43,6 +51,7 @@ pub struct DeConfig {
     crossover: Crossover,
     adaptation: Adaptation,
     selection: Selection,
+    local_search: Option<LocalSearch>,
 }
 
 /// Why a configuration text was rejected.
@@ -71,8 +80,10 @@ pub enum ParseConfigError {
         /// The parser's error.
         source: ParseFloatError,
     },
-    /// `F` or `CR` is a number outside its range.
+    /// `F` or `CR` is a number outside its range, or the local search's period or moves is 0.
     OutOfRange(evo_core::Error),
+    /// A `+ls` suffix not of the form `+ls<period>x<moves>` with two whole numbers.
+    LocalSearch(String),
 }
 
 impl fmt::Display for ParseConfigError {
@@ -99,6 +110,10 @@ impl fmt::Display for ParseConfigError {
                 write!(f, "{ALGORITHM}: {name} `{text}` is not a number: {source}")
             }
             Self::OutOfRange(error) => write!(f, "{error}"),
+            Self::LocalSearch(text) => write!(
+                f,
+                "{ALGORITHM}: local search `{text}` is not +ls<period>x<moves> (e.g. +ls500x64)"
+            ),
         }
     }
 }
@@ -117,6 +132,10 @@ impl FromStr for DeConfig {
     type Err = ParseConfigError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (text, local_search) = match text.rfind(LOCAL_SEARCH_SUFFIX) {
+            Some(at) => (&text[..at], Some(parse_local_search(&text[at..])?)),
+            None => (text, None),
+        };
         let (fields, selection) = match text.strip_suffix(BETTER_OR_EQUAL_SUFFIX) {
             Some(rest) => (rest, Selection::BetterOrEqual),
             None => (text, Selection::StrictlyBetter),
@@ -166,8 +185,26 @@ impl FromStr for DeConfig {
             crossover,
             adaptation,
             selection,
+            local_search,
         })
     }
+}
+
+/// The local search of a `+ls<period>x<moves>` suffix.
+fn parse_local_search(suffix: &str) -> Result<LocalSearch, ParseConfigError> {
+    let malformed = || ParseConfigError::LocalSearch(suffix.to_string());
+    let body = suffix
+        .strip_prefix(LOCAL_SEARCH_SUFFIX)
+        .ok_or_else(malformed)?;
+    let (period, moves) = body.split_once('x').ok_or_else(malformed)?;
+    let whole = |text: &str| {
+        if text.bytes().all(|b| b.is_ascii_digit()) {
+            text.parse::<u32>().map_err(|_| malformed())
+        } else {
+            Err(malformed())
+        }
+    };
+    LocalSearch::new(whole(period)?, whole(moves)?).map_err(ParseConfigError::OutOfRange)
 }
 
 impl fmt::Display for DeConfig {
@@ -196,11 +233,25 @@ impl fmt::Display for DeConfig {
             f,
             "{strategy}/{}/{}/{crossover}/{adaptation}{suffix}",
             self.differential_weight, self.crossover_rate
-        )
+        )?;
+        match self.local_search {
+            Some(search) => write!(
+                f,
+                "{LOCAL_SEARCH_SUFFIX}{}x{}",
+                search.period(),
+                search.max_moves()
+            ),
+            None => Ok(()),
+        }
     }
 }
 
 impl DeConfig {
+    /// The local search of a `+ls` suffix, for the engines' `with_local_search`; `None` without one.
+    pub fn local_search(&self) -> Option<LocalSearch> {
+        self.local_search
+    }
+
     /// The parameters of this configuration at population `M` (the CUDA block size stays at its default).
     ///
     /// # Errors
@@ -256,6 +307,8 @@ mod tests {
             "ctb1/0.9/0.02/bin/fixed+eq",
             "rand1/2/1/exp/fixed",
             "rand1/0/0/bin/jde",
+            "rand1/0.1/0.01/bin/fixed+ls500x64",
+            "best1/0.1/0.01/exp/fixed+eq+ls1x1",
         ] {
             let config = parse(text).expect("valid configuration");
             assert_eq!(config.to_string(), text);
@@ -333,6 +386,48 @@ mod tests {
             .expect_err("unknown crossover")
             .to_string();
         assert_eq!(message, "DE: unknown crossover `two` (expected bin or exp)");
+    }
+
+    #[test]
+    fn the_local_search_suffix_is_parsed_and_validated() {
+        let config = parse("rand1/0.1/0.01/bin/fixed+eq+ls250x16").expect("valid");
+        let search = config.local_search().expect("+ls given");
+        assert_eq!((search.period(), search.max_moves()), (250, 16));
+        let params = config.params(64).expect("valid population");
+        assert_eq!(params.selection(), Selection::BetterOrEqual);
+        assert!(
+            parse("rand1/0.1/0.01/bin/fixed")
+                .unwrap()
+                .local_search()
+                .is_none()
+        );
+        for bad in [
+            "+ls",
+            "+ls500",
+            "+lsx64",
+            "+ls500x",
+            "+ls-1x4",
+            "+ls5x4x3",
+            "+ls9999999999x1",
+        ] {
+            let text = format!("rand1/0.1/0.01/bin/fixed{bad}");
+            assert!(
+                matches!(parse(&text), Err(ParseConfigError::LocalSearch(_))),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            parse("rand1/0.1/0.01/bin/fixed+ls0x4")
+                .unwrap_err()
+                .to_string(),
+            "DE: local search period must be at least 1 generation, got 0"
+        );
+        assert_eq!(
+            parse("rand1/0.1/0.01/bin/fixed+ls5")
+                .unwrap_err()
+                .to_string(),
+            "DE: local search `+ls5` is not +ls<period>x<moves> (e.g. +ls500x64)"
+        );
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! `DeCpu`: the CPU engine (one thread or a rayon pool), the reference of the CUDA engine.
 
+use crate::local_search::{LocalSearch, ScheduleSearch};
 use crate::ops::{
     best_index, binomial_takes_mutant, distinct_indices, exponential_length,
     exponential_takes_mutant, jde_adapt, mutate_best1, mutate_current_to_best1, mutate_rand1,
     paper_literal_takes_mutant, repair, trial_wins,
 };
 use crate::params::{ALGORITHM, Adaptation, Crossover, DeParams, Selection, Strategy};
+use crate::problem::DeviceProblem;
 use crate::snapshot::DeSnapshot;
 use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
 use evo_rng::convert::uniform_in;
@@ -38,6 +40,7 @@ pub struct DeCpu<P: ContinuousProblem> {
     trial_weights: Vec<f32>,
     trial_rates: Vec<f32>,
     best: usize,
+    local_search: Option<ScheduleSearch>,
 }
 
 /// The first coordinate of vector `i`: uniform in `[lower_j, upper_j]` from word `j` of (DeInit, 0, i)
@@ -225,6 +228,7 @@ impl<P: ContinuousProblem> DeCpu<P> {
             trial_weights: vec![0.0; m],
             trial_rates: vec![0.0; m],
             best: 0,
+            local_search: None,
         };
         engine.evaluate_population()?;
         Ok(engine)
@@ -282,12 +286,52 @@ impl<P: ContinuousProblem> DeCpu<P> {
         &self.params
     }
 
+    /// The local search, if one is on.
+    pub fn local_search(&self) -> Option<LocalSearch> {
+        self.local_search.as_ref().map(ScheduleSearch::settings)
+    }
+
+    /// The local search of the best vector after every `period`-th generation (an extension beyond the
+    /// paper, see [`local_search`](crate::local_search)), when due after the generation just completed.
+    fn search_locally(&mut self) {
+        let Some(search) = &self.local_search else {
+            return;
+        };
+        let state = &mut self.state;
+        if !search.settings().is_due(state.generation) {
+            return;
+        }
+        let (d, b) = (state.dimension, self.best);
+        let row = &mut state.population[b * d..(b + 1) * d];
+        let problem = &self.problem;
+        if let Some((vector, fitness)) =
+            search.improve_vector(row, state.fitness[b], |x| problem.evaluate(x))
+        {
+            row.copy_from_slice(&vector);
+            state.fitness[b] = fitness;
+        }
+    }
+
     fn evaluate_population(&mut self) -> Result<()> {
         let (problem, state) = (&self.problem, &mut self.state);
         self.pool
             .install(|| problem.evaluate_checked(&state.population, &mut state.fitness))?;
         self.best = best_index(&self.state.fitness);
         Ok(())
+    }
+}
+
+impl<P: DeviceProblem> DeCpu<P> {
+    /// Turns on the opt-in local search of ETC schedules (an extension beyond the paper, off by default;
+    /// see [`local_search`](crate::local_search)): after every `period`-th generation, best-improvement
+    /// moves and swaps on the best vector's schedule. Twin: [`DeCuda::with_local_search`](crate::DeCuda::with_local_search).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a problem that is not ETC scheduling or one beyond the search's
+    /// size limits.
+    pub fn with_local_search(mut self, search: LocalSearch) -> Result<Self> {
+        self.local_search = Some(ScheduleSearch::for_problem(&self.problem, search)?);
+        Ok(self)
     }
 }
 
@@ -349,6 +393,7 @@ impl<P: ContinuousProblem> Engine for DeCpu<P> {
         state.generation += 1;
         state.evaluations += state.population_size as u64;
         self.best = best_index(&state.fitness);
+        self.search_locally();
         Ok(())
     }
 

@@ -110,6 +110,7 @@
 pub mod config;
 pub mod cpu;
 pub mod cuda;
+pub mod local_search;
 pub mod ops;
 pub mod params;
 pub mod problem;
@@ -120,6 +121,7 @@ pub mod snapshot;
 pub use config::{DeConfig, ParseConfigError};
 pub use cpu::DeCpu;
 pub use cuda::DeCuda;
+pub use local_search::{LocalSearch, ScheduleSearch};
 pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
 pub use problem::{DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated};
 pub use run::run;

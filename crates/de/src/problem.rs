@@ -36,6 +36,12 @@ pub trait DeviceProblem: ContinuousProblem {
     fn fused_evaluation(&self) -> Option<FusedEvaluation> {
         None
     }
+
+    /// The ETC scheduling problem this is, if it is one: the opt-in local search
+    /// ([`LocalSearch`](crate::LocalSearch)) works on its schedules and refuses other problems.
+    fn scheduling(&self) -> Option<&EtcProblem> {
+        None
+    }
 }
 
 /// An evaluation that `de_generation_f32` computes inside the generation's launch, with the same bits as
@@ -96,6 +102,10 @@ impl DeviceProblem for EtcProblem {
             machines: self.instance().machines(),
             lambda: self.lambda(),
         })
+    }
+
+    fn scheduling(&self) -> Option<&EtcProblem> {
+        Some(self)
     }
 }
 

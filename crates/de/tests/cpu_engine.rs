@@ -213,3 +213,99 @@ fn scheduling_improves_on_a_random_population() {
     run_steps(&mut engine, 300);
     assert!(engine.progress().best_fitness < 0.8 * start);
 }
+
+fn generated_etc(tasks: usize, machines: usize) -> EtcProblem {
+    let class = EtcClass {
+        consistency: Consistency::SemiConsistent,
+        tasks: Heterogeneity::High,
+        machines: Heterogeneity::High,
+    };
+    EtcProblem::new(
+        EtcInstance::generate(class, tasks, machines, 5).unwrap(),
+        0.75,
+    )
+    .unwrap()
+}
+
+fn scheduling_params() -> DeParams {
+    DeParams::default()
+        .with_population(16)
+        .unwrap()
+        .with_crossover_rate(0.01)
+        .unwrap()
+        .with_differential_weight(0.1)
+        .unwrap()
+}
+
+/// With the local search on, every stored fitness is a fresh evaluation of its vector after every
+/// generation, the best never gets worse, the generations before the first search are the plain run's, and
+/// the search improves the best when it runs (a random population's best schedule has improving moves).
+#[test]
+fn the_local_search_keeps_every_fitness_an_evaluation_of_its_vector() {
+    use evo_core::ContinuousProblem;
+    let problem = generated_etc(128, 8);
+    let search = evo_de::LocalSearch::new(4, 8).unwrap();
+    let mut plain = DeCpu::new(scheduling_params(), problem.clone(), 3, 1).unwrap();
+    let mut memetic = DeCpu::new(scheduling_params(), problem.clone(), 3, 1)
+        .unwrap()
+        .with_local_search(search)
+        .unwrap();
+    assert_eq!(memetic.local_search(), Some(search));
+    run_steps(&mut plain, 3);
+    run_steps(&mut memetic, 3);
+    assert_eq!(plain.snapshot().unwrap(), memetic.snapshot().unwrap());
+    plain.step().unwrap();
+    memetic.step().unwrap();
+    assert!(memetic.progress().best_fitness < plain.progress().best_fitness);
+    let mut best = memetic.progress().best_fitness;
+    for _ in 0..40 {
+        memetic.step().unwrap();
+        let state = memetic.snapshot().unwrap();
+        for (i, row) in state.population.chunks(state.dimension).enumerate() {
+            assert_eq!(
+                state.fitness[i].to_bits(),
+                problem.evaluate(row).to_bits(),
+                "vector {i} at generation {}",
+                state.generation
+            );
+        }
+        let now = memetic.progress().best_fitness;
+        assert!(now <= best);
+        best = now;
+    }
+}
+
+/// The search keeps no state: a snapshot restored into a fresh engine with the search continues bit for bit.
+#[test]
+fn a_run_with_the_local_search_resumes_bit_for_bit() {
+    let problem = generated_etc(64, 4);
+    let search = evo_de::LocalSearch::new(3, 4).unwrap();
+    let engine = || {
+        DeCpu::new(scheduling_params(), problem.clone(), 9, 2)
+            .unwrap()
+            .with_local_search(search)
+            .unwrap()
+    };
+    let mut through = engine();
+    run_steps(&mut through, 10);
+    let middle = through.snapshot().unwrap();
+    run_steps(&mut through, 20);
+    let mut resumed = engine();
+    resumed.restore(&middle).unwrap();
+    run_steps(&mut resumed, 20);
+    assert_eq!(through.snapshot().unwrap(), resumed.snapshot().unwrap());
+}
+
+#[test]
+fn the_local_search_refuses_problems_other_than_etc() {
+    let search = evo_de::LocalSearch::new(10, 8).unwrap();
+    let error = rastrigin_engine(DeParams::default(), 1)
+        .with_local_search(search)
+        .err()
+        .expect("Rastrigin has no schedules");
+    let message = error.to_string();
+    assert!(
+        message.starts_with("DE: local search problem") && message.contains("ETC"),
+        "{message}"
+    );
+}

@@ -5,14 +5,16 @@
 //! paper's Rastrigin (D = 128, M = 64) and on a generated 512 × 16 ETC instance of class u_i_hihi (M = 64);
 //! the exponential and paper-literal crossovers, jDE and better-or-equal selection for 100 generations; a
 //! host-evaluated closure (the CUDA engine copies the trials to the host); and a CPU snapshot restored on the
-//! GPU (and back) continuing identically; and 3 generations at 10^7 coordinates per vector.
+//! GPU (and back) continuing identically; and 3 generations at 10^7 coordinates per vector. With the opt-in
+//! local search of ETC schedules (an extension beyond the paper, every 5 generations): each strategy for 500
+//! generations, `step_many` batches, a cross-backend restore, and a 256 × 64 instance (the four-launch path).
 
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{Consistency, EtcClass, EtcInstance, EtcProblem, Heterogeneity};
 use evo_core::{Bounds, Engine, Result};
 use evo_de::{
     Adaptation, Crossover, DeCpu, DeCuda, DeParams, DeSnapshot, DeviceProblem, FnProblem,
-    Selection, Strategy,
+    LocalSearch, Selection, Strategy,
 };
 use evo_gpu_runtime::Gpu;
 
@@ -455,6 +457,109 @@ fn batches<P: DeviceProblem + Clone>(
     Ok(Ok(cases))
 }
 
+/// Generations between two local searches in the local search checks (small, so that 500 generations hold
+/// 100 searches).
+pub const SEARCH_PERIOD: u32 = 5;
+/// The most moves of one search in the local search checks.
+pub const SEARCH_MOVES: u32 = 16;
+
+/// The local search of the best schedule (an extension beyond the paper) on both engines, every
+/// [`SEARCH_PERIOD`] generations: each strategy for [`LONG_RUN`] generations on the suite's ETC instance
+/// (M = 64, CR = 0.01, the fused generation), compared after every generation; DE/rand/1 in `step_many`
+/// batches of 75 (searches inside a batch, no host read); a CPU snapshot at generation 52 restored on the
+/// GPU, continuing 100 generations; and 100 generations of DE/best/1 on a generated 256 × 64 instance,
+/// which takes the four-launch generation (more than 32 machines).
+pub fn check_local_search(gpu: &Gpu, block: u32) -> CheckReport {
+    let check = format!(
+        "local search every {SEARCH_PERIOD} generations (ETC; strategies, batches, restore, 64 machines), \
+         block {block}"
+    );
+    let kernel = "de_local_search_etc_f32";
+    let outcome = (|| {
+        let search = LocalSearch::new(SEARCH_PERIOD, SEARCH_MOVES)?;
+        let params = |strategy| -> Result<DeParams> {
+            DeParams::default()
+                .with_population(64)?
+                .with_crossover_rate(0.01)?
+                .with_differential_weight(0.1)?
+                .with_strategy(strategy)
+                .with_block_size(block)
+        };
+        let engines = |params: DeParams, problem: EtcProblem| -> Result<_> {
+            let cpu =
+                DeCpu::new(params.clone(), problem.clone(), SEED, 0)?.with_local_search(search)?;
+            let on_gpu = DeCuda::new(params, problem, SEED, gpu)?.with_local_search(search)?;
+            Ok((cpu, on_gpu))
+        };
+        let mut cases = 0;
+        let problem = scheduling_problem()?;
+        for strategy in [Strategy::Rand1, Strategy::Best1, Strategy::CurrentToBest1] {
+            let what = format!("{check}: {strategy:?}");
+            let (mut cpu, mut on_gpu) = engines(params(strategy)?, problem.clone())?;
+            match lockstep(&what, &mut cpu, &mut on_gpu, LONG_RUN)? {
+                Ok(n) => cases += n,
+                Err(mismatch) => return Ok(Err(mismatch)),
+            }
+        }
+        let what = format!("{check}: step_many");
+        let (mut cpu, mut on_gpu) = engines(params(Strategy::Rand1)?, problem.clone())?;
+        for _ in 0..4 {
+            for _ in 0..75 {
+                cpu.step()?;
+            }
+            on_gpu.step_many(75)?;
+            if let Some(mismatch) = compare_snapshots(&what, &cpu.snapshot()?, &on_gpu.snapshot()?)
+            {
+                return Ok(Err(mismatch));
+            }
+            cases += 1;
+        }
+        let what = format!("{check}: restore");
+        let (mut cpu, mut on_gpu) = engines(params(Strategy::Best1)?, problem)?;
+        for _ in 0..52 {
+            cpu.step()?;
+        }
+        on_gpu.restore(&cpu.snapshot()?)?;
+        match lockstep(&what, &mut cpu, &mut on_gpu, SHORT_RUN)? {
+            Ok(n) => cases += n,
+            Err(mismatch) => return Ok(Err(mismatch)),
+        }
+        let what = format!("{check}: 256 x 64");
+        let class = EtcClass {
+            consistency: Consistency::Consistent,
+            tasks: Heterogeneity::Low,
+            machines: Heterogeneity::Low,
+        };
+        let wide = EtcProblem::new(EtcInstance::generate(class, 256, 64, SEED)?, 0.75)?;
+        let (mut cpu, mut on_gpu) = engines(params(Strategy::Best1)?, wide)?;
+        if on_gpu.is_fused() {
+            return Err(evo_core::Error::invalid_parameter(
+                "DE equivalence",
+                "CUDA engine path",
+                "the fused one-launch generation",
+                "four launches (more than 32 machines)",
+            ));
+        }
+        match lockstep(&what, &mut cpu, &mut on_gpu, SHORT_RUN)? {
+            Ok(n) => cases += n,
+            Err(mismatch) => return Ok(Err(mismatch)),
+        }
+        Ok(Ok(cases))
+    })();
+    match outcome {
+        Ok(Ok(cases)) => CheckReport {
+            check,
+            kernel: kernel.into(),
+            cases,
+            max_difference: "0 ulp".into(),
+            passed: true,
+            detail: String::new(),
+        },
+        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
+        Err(error) => CheckReport::from_error(check, kernel, &error),
+    }
+}
+
 /// Every run at every block size, then the cross-backend restore.
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     let mut reports = Vec::new();
@@ -464,6 +569,7 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
         }
         reports.push(check_cross_restore(gpu, block));
         reports.push(check_batched(gpu, block));
+        reports.push(check_local_search(gpu, block));
     }
     reports.push(check_large(gpu, BLOCK_SIZES[1]));
     reports

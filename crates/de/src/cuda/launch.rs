@@ -615,6 +615,106 @@ pub fn generation(
     }
 }
 
+/// Scalar arguments of `de_local_search_etc_f32`; mirrors `DeLocalSearchParams` in `kernels/cuda/de.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeLocalSearchParams {
+    /// `M`.
+    pub population: u64,
+    /// `n` (at most [`MAX_TASKS`](crate::local_search::MAX_TASKS)).
+    pub tasks: u32,
+    /// `m` (at most [`MAX_MACHINES`](crate::local_search::MAX_MACHINES)).
+    pub machines: u32,
+    /// `λ`.
+    pub lambda: f64,
+    /// The most moves or swaps one search applies.
+    pub max_moves: u32,
+    /// Padding to a multiple of 8 bytes.
+    pub pad: u32,
+}
+const _: () = assert!(size_of::<DeLocalSearchParams>() == 32);
+// SAFETY: repr(C), integers and one f64 without padding, the layout of `DeLocalSearchParams` (32 bytes,
+// asserted on both sides).
+unsafe impl KernelParams for DeLocalSearchParams {}
+
+/// Threads of the local search's one block (`DE_LS_BLOCK`, the size of its shared arrays).
+pub const LOCAL_SEARCH_BLOCK: u32 = 256;
+
+/// The entry point of the local search (`de_local_search_etc_f32`), compiled under `profile`.
+///
+/// # Errors
+/// As [`Gpu::kernel`].
+pub fn local_search_kernel(gpu: &Gpu, profile: Profile) -> Result<Kernel> {
+    gpu.kernel(ModuleId::De, "de_local_search_etc_f32", profile)
+}
+
+/// The population the local search reads and improves: vector `i` is row `i` of `buffers[slots[i]]`.
+pub struct SearchedPopulation<'a> {
+    /// The two `M × n` buffers (the four-launch path passes the population and the trials, with all slots 0).
+    pub buffers: [&'a mut DeviceBuffer<f32>; 2],
+    /// Where every vector is (`M` entries, 0 or 1).
+    pub slots: &'a DeviceBuffer<u32>,
+    /// Every vector's fitness (the best one's is replaced on an improvement).
+    pub fitness: &'a mut DeviceBuffer<f64>,
+    /// The best index (one element, read).
+    pub best: &'a DeviceBuffer<u32>,
+    /// `[fitness, index as f64]` of the best (the fitness is replaced on an improvement).
+    pub best_fitness: &'a mut DeviceBuffer<f64>,
+}
+
+/// The local search of the best vector's schedule, one block on the engine's stream (twin:
+/// [`ScheduleSearch::improve_vector`](crate::ScheduleSearch::improve_vector)).
+/// `kernel` is [`local_search_kernel`], looked up once by the engine.
+pub fn local_search(
+    kernel: &Kernel,
+    population: SearchedPopulation<'_>,
+    etc: &DeviceBuffer<f32>,
+    p: &DeLocalSearchParams,
+) -> Result<()> {
+    let (m, n, machines) = (p.population as usize, p.tasks as usize, p.machines as usize);
+    let [buffer0, buffer1] = population.buffers;
+    check_len("population buffer 0", buffer0, m * n)?;
+    check_len("population buffer 1", buffer1, m * n)?;
+    check_len("slot buffer", population.slots, m)?;
+    check_len("fitness buffer", population.fitness, m)?;
+    check_len("best index buffer", population.best, 1)?;
+    check_len("best fitness buffer", population.best_fitness, 2)?;
+    check_len("ETC buffer", etc, n * machines)?;
+    let sizes_ok = (1..=crate::local_search::MAX_TASKS).contains(&n)
+        && (1..=crate::local_search::MAX_MACHINES).contains(&machines);
+    if !sizes_ok {
+        return Err(Error::invalid_parameter(
+            ALGORITHM,
+            "local search shape",
+            format!("{n} tasks × {machines} machines"),
+            format!(
+                "1 ..= {} tasks and 1 ..= {} machines",
+                crate::local_search::MAX_TASKS,
+                crate::local_search::MAX_MACHINES
+            ),
+        ));
+    }
+    // SAFETY: arguments follow `de_local_search_etc_f32(float* buffer0, float* buffer1, const unsigned int*
+    // slots, double* fitness, const unsigned int* best, double* best_fitness, const float* etc,
+    // DeLocalSearchParams)`; lengths checked above: the best index (below M, written by the engine's best
+    // kernels) selects a row below M of either buffer and entries below M of slots and fitness; the slots
+    // hold 0 or 1; ETC entries t·m + s with t < n and s < m; n and m fit the kernel's shared arrays (checked
+    // above) and the block is `DE_LS_BLOCK` threads.
+    unsafe {
+        kernel
+            .launch()
+            .output(buffer0)
+            .output(buffer1)
+            .input(population.slots)
+            .output(population.fitness)
+            .input(population.best)
+            .output(population.best_fitness)
+            .input(etc)
+            .params(p)
+            .run(LaunchConfig::linear(1, LOCAL_SEARCH_BLOCK, 0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

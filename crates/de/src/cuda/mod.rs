@@ -8,6 +8,7 @@
 pub mod launch;
 
 use crate::cpu::{check_initial_vectors, check_problem};
+use crate::local_search::{LocalSearch, ScheduleSearch};
 use crate::params::{ALGORITHM, DeParams};
 use crate::problem::FusedEvaluation;
 use crate::problem::{DeviceEvaluation, DeviceProblem};
@@ -16,8 +17,9 @@ use evo_benchmarks::cuda::scheduling::EtcOutputs;
 use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, Profile};
 use launch::{
-    ChunkSums, DeGenerationParams, DeKernelParams, DeviceBest, DeviceBounds, EvaluatedTrials,
-    FusedInputs, FusedProblem, Parents, Population, Settings, SlottedPopulation, Trials,
+    ChunkSums, DeGenerationParams, DeKernelParams, DeLocalSearchParams, DeviceBest, DeviceBounds,
+    EvaluatedTrials, FusedInputs, FusedProblem, Parents, Population, SearchedPopulation, Settings,
+    SlottedPopulation, Trials,
 };
 
 /// The DE engine on one CUDA device (see the module docs). Bit-identical to [`DeCpu`](crate::DeCpu) under
@@ -69,6 +71,19 @@ pub struct DeCuda<P: DeviceProblem> {
     host_vectors: Vec<f32>,
     host_fitness: Vec<f64>,
     fused: Option<Fused>,
+    local_search: Option<DeviceSearch>,
+}
+
+/// The opt-in local search on the device (see [`local_search`](crate::local_search)).
+struct DeviceSearch {
+    settings: LocalSearch,
+    /// `de_local_search_etc_f32`, looked up once.
+    kernel: Kernel,
+    params: DeLocalSearchParams,
+    /// The ETC matrix, task-major.
+    etc: DeviceBuffer<f32>,
+    /// All zeros: on the four-launch path every vector is in the population buffer.
+    unslotted: DeviceBuffer<u32>,
 }
 
 /// The state of the one-launch generation: the population is `population` (buffer 0) and `trials`
@@ -254,6 +269,7 @@ impl<P: DeviceProblem> DeCuda<P> {
             },
             host_fitness: if host { vec![0.0; m] } else { Vec::new() },
             fused,
+            local_search: None,
             params,
             problem,
             kernel_params,
@@ -316,6 +332,70 @@ impl<P: DeviceProblem> DeCuda<P> {
         self.population.copy_from_host(&population)?;
         self.evaluate_population()?;
         Ok(self)
+    }
+
+    /// Turns on the opt-in local search of ETC schedules, as
+    /// [`DeCpu::with_local_search`](crate::DeCpu::with_local_search) (same results bit for bit): one block
+    /// launched on the engine's stream after every `period`-th generation, so [`DeCuda::step_many`] still
+    /// reads nothing back in between.
+    ///
+    /// # Errors
+    /// As the CPU twin; GPU errors.
+    pub fn with_local_search(mut self, search: LocalSearch) -> Result<Self> {
+        let checked = ScheduleSearch::for_problem(&self.problem, search)?;
+        let instance = checked.problem().instance();
+        let m = self.params.population();
+        self.local_search = Some(DeviceSearch {
+            settings: search,
+            kernel: launch::local_search_kernel(&self.gpu, self.settings.profile)?,
+            params: DeLocalSearchParams {
+                population: m as u64,
+                tasks: instance.tasks() as u32,
+                machines: instance.machines() as u32,
+                lambda: checked.problem().lambda(),
+                max_moves: search.max_moves(),
+                pad: 0,
+            },
+            etc: self.gpu.upload(instance.etc())?,
+            unslotted: self.gpu.alloc_zeroed(m)?,
+        });
+        Ok(self)
+    }
+
+    /// The local search, if one is on.
+    pub fn local_search(&self) -> Option<LocalSearch> {
+        self.local_search.as_ref().map(|search| search.settings)
+    }
+
+    /// Queues the local search of the best vector when it is due after the generation just completed.
+    fn search_locally(&mut self) -> Result<()> {
+        let Some(search) = &self.local_search else {
+            return Ok(());
+        };
+        if !search.settings.is_due(self.generation) {
+            return Ok(());
+        }
+        let slots = match &self.fused {
+            Some(fused) => &fused.slots[fused.current],
+            None => &search.unslotted,
+        };
+        launch::local_search(
+            &search.kernel,
+            SearchedPopulation {
+                buffers: [&mut self.population, &mut self.trials],
+                slots,
+                fitness: &mut self.fitness,
+                best: &self.best,
+                best_fitness: &mut self.best_fitness,
+            },
+            &search.etc,
+            &search.params,
+        )?;
+        if self.fused.is_none() {
+            // The four-launch path read the best before the search.
+            self.read_best()?;
+        }
+        Ok(())
     }
 
     /// The device.
@@ -451,7 +531,7 @@ impl<P: DeviceProblem> DeCuda<P> {
         }
         self.generation += 1;
         self.evaluations += self.params.population() as u64;
-        Ok(())
+        self.search_locally()
     }
 
     /// The population as `M × D` rows on the host (gathered from both buffers on the fused path).

@@ -129,7 +129,7 @@ pub fn decode(
         x.len(),
         p.population as usize * p.variables as usize,
     )?;
-    if p.variables as usize * 16 > p.bits as usize || !block.is_multiple_of(16) {
+    if p.variables as usize * 16 > p.bits as usize || !block.is_multiple_of(32) {
         return Err(Error::invalid_parameter(
             COMPONENT,
             "decode shape",
@@ -137,24 +137,20 @@ pub fn decode(
                 "{} variables of 16 bits in {} bits, block {block}",
                 p.variables, p.bits
             ),
-            "16 n ≤ L and a block that is a multiple of 16",
+            "16 n ≤ L and a block that is a multiple of 32",
         ));
     }
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
     // SAFETY: `ga_decode_f32(const unsigned*, float*, GaKernelParams)`; block b reads rows below population
-    // and writes x entries below population · variables (both lengths checked); the shared memory holds
-    // blockDim.x unsigned ints as the kernel indexes it.
+    // and writes x entries below population · variables (both lengths checked); no shared memory; the block
+    // is a multiple of 32 (checked), so every warp is whole for the kernel's full-mask shuffles.
     unsafe {
         kernel
             .launch()
             .input(population)
             .output(x)
             .params(p)
-            .run(LaunchConfig::linear(
-                grid(p.population as usize),
-                block,
-                block * 4,
-            ))
+            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
     }
 }
 
