@@ -16,7 +16,9 @@
 //! the measured copy bandwidth, beside EvoX's figures.
 //!
 //! `EVO_DE_TABLE1_CONFIGS` (with `EVO_DE_TABLE1_POPULATIONS`, `EVO_DE_TABLE1_INSTANCES`) replaces Table 1 and
-//! the Min-Min tables by a sweep of many configurations over the same cells, 1 s each ([`sweep`]).
+//! the Min-Min tables by a sweep of many configurations over the same cells, 1 s each ([`sweep`]); a
+//! configuration may turn on the opt-in local search of ETC schedules (`+ls<period>x<moves>`, an extension
+//! beyond the paper; the default runs never use it).
 //!
 //! Instances come from `$EVO_DATA_DIR/hcsp-512x16` (default `../shared/data` beside the project root); when
 //! the folder is absent the suite fails with a message saying where it looked.
@@ -28,7 +30,9 @@ use anyhow::Context;
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem, min_min};
 use evo_core::{Engine, Executor, Termination};
-use evo_de::{Crossover, DeCpu, DeCuda, DeParams, DeviceProblem, Strategy, min_min_vector};
+use evo_de::{
+    Crossover, DeCpu, DeCuda, DeParams, DeviceProblem, LocalSearch, Strategy, min_min_vector,
+};
 use evo_gpu_runtime::Gpu;
 
 use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
@@ -254,14 +258,14 @@ fn table1(ctx: &BenchContext, dir: &Path, result: &mut SuiteResult) -> anyhow::R
             .with_population(64)?
             .with_crossover_rate(SEEDED_CROSSOVER_RATE)?;
         let seed = min_min_vector(&problem);
-        let (seeded, device, backend) = run_once(ctx, params, &problem, Some(seed), budget)?;
+        let (seeded, device, backend) = run_once(ctx, params, &problem, Some(seed), None, budget)?;
         let seeded_at_one = seeded.fitness_at(1.0);
         let mut paper_row_beaten = true;
         let mut seeded_row_beaten = true;
         for (k, &population) in POPULATIONS.iter().enumerate() {
             bar.set_message(format!("{file} p{population}"));
             let params = table1_params(population)?;
-            let (report, device, backend) = run_once(ctx, params, &problem, None, budget)?;
+            let (report, device, backend) = run_once(ctx, params, &problem, None, None, budget)?;
             let at_one = report.fitness_at(1.0);
             let [cpu, cpu_opt, gpu] = [paper[3 * k], paper[3 * k + 1], paper[3 * k + 2]];
             paper_row_beaten &= at_one < gpu;
@@ -644,24 +648,32 @@ fn fitness_row(
 }
 
 /// One run to the wall-time budget on the GPU when there is one (batches of `step_many`), else on the CPU
-/// (rayon, the executor); returns the outcome, the device and the backend.
+/// (rayon, the executor), with the opt-in local search when given (sweep configurations with `+ls`);
+/// returns the outcome, the device and the backend.
 fn run_once(
     ctx: &BenchContext,
     params: DeParams,
     problem: &EtcProblem,
     seed_vector: Option<Vec<f32>>,
+    local_search: Option<LocalSearch>,
     budget: Duration,
 ) -> anyhow::Result<(Outcome, String, Backend)> {
     let seeds: Vec<Vec<f32>> = seed_vector.into_iter().collect();
     match ctx.gpu() {
         Some(gpu) => {
-            let engine =
+            let mut engine =
                 DeCuda::new(params, problem.clone(), SEED, gpu)?.with_initial_vectors(&seeds)?;
+            if let Some(search) = local_search {
+                engine = engine.with_local_search(search)?;
+            }
             Ok((run_timed(engine, budget)?, ctx.gpu_device(), Backend::Cuda))
         }
         None => {
-            let engine =
+            let mut engine =
                 DeCpu::new(params, problem.clone(), SEED, 0)?.with_initial_vectors(&seeds)?;
+            if let Some(search) = local_search {
+                engine = engine.with_local_search(search)?;
+            }
             Ok((
                 execute(engine, budget)?,
                 ctx.cpu_device().to_string(),

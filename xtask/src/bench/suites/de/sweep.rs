@@ -5,7 +5,12 @@
 //! - `EVO_DE_TABLE1_CONFIGS`: configurations separated by `;`, each in [`DeConfig`]'s form
 //!   `strategy/F/CR/crossover/adaptation[+eq]` (e.g. `rand1/0.5/0.005/bin/fixed;best1/0.3/0.01/exp/jde`), or
 //!   `default` for the suite's own per-population configuration ([`table1_params`]). Set, the sweep replaces
-//!   the default Table 1 and Min-Min tables; Table 2 and the timing tables run as usual.
+//!   the default Table 1 and Min-Min tables; Table 2 and the timing tables run as usual. A configuration
+//!   ending in `+ls<period>x<moves>` (after `+eq` if any) also runs the opt-in local search of the best
+//!   schedule every `period` generations with at most `moves` moves ([`evo_de::LocalSearch`], an extension
+//!   beyond the paper), e.g. `default;rand1/0.1/0.01/bin/fixed+ls500x64`; its rows and table lines carry the
+//!   suffix and say "local search on". `default+ls<period>x<moves>` is the suite's own configuration with
+//!   the local search.
 //! - `EVO_DE_TABLE1_POPULATIONS`: a `,`-separated subset of 64, 512, 1024 (default all three).
 //! - `EVO_DE_TABLE1_INSTANCES`: a `,`-separated subset of the instance files, e.g. `u_c_hihi.0,u_s_lolo.0`
 //!   (default all twelve).
@@ -16,7 +21,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
-use evo_de::{DeConfig, DeParams};
+use evo_de::{DeConfig, DeParams, LocalSearch};
 
 use super::{INSTANCES, Instance, POPULATIONS, SEED, fitness_row, run_once, table1_params};
 use crate::bench::{BenchContext, SuiteResult};
@@ -36,25 +41,59 @@ const SWEEP_BUDGET: Duration = Duration::from_secs(1);
 /// One configuration of the sweep.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum SweepConfig {
-    /// The suite's own, which depends on the population ([`table1_params`]).
-    Table1,
+    /// The suite's own, which depends on the population ([`table1_params`]), with the local search of a
+    /// `default+ls…` item.
+    Table1(Option<LocalSearch>),
     /// A configuration given as text.
     Given(DeConfig),
 }
 
 impl SweepConfig {
+    /// The configuration of one item of the list.
+    fn parse(text: &str) -> anyhow::Result<Self> {
+        if text == DEFAULT_CONFIG {
+            return Ok(Self::Table1(None));
+        }
+        if let Some(suffix) = text
+            .strip_prefix(DEFAULT_CONFIG)
+            .filter(|s| s.starts_with("+ls"))
+        {
+            // The local search suffix, read by DeConfig's parser on any valid configuration.
+            let config: DeConfig = format!("rand1/0.5/0.5/bin/fixed{suffix}")
+                .parse()
+                .with_context(|| format!("{CONFIGS_VAR}: `{text}`"))?;
+            return Ok(Self::Table1(config.local_search()));
+        }
+        text.parse()
+            .map(Self::Given)
+            .with_context(|| format!("{CONFIGS_VAR}: `{text}`"))
+    }
+
     /// The parameters at `population`.
     fn params(&self, population: usize) -> anyhow::Result<DeParams> {
         match self {
-            Self::Table1 => table1_params(population),
+            Self::Table1(_) => table1_params(population),
             Self::Given(config) => Ok(config.params(population)?),
         }
     }
 
-    /// The name in the tables: `default` or the configuration's text.
+    /// The local search, if on.
+    fn local_search(&self) -> Option<LocalSearch> {
+        match self {
+            Self::Table1(search) => *search,
+            Self::Given(config) => config.local_search(),
+        }
+    }
+
+    /// The name in the tables: `default` or the configuration's text (with its `+ls` suffix).
     fn label(&self) -> String {
         match self {
-            Self::Table1 => DEFAULT_CONFIG.to_string(),
+            Self::Table1(None) => DEFAULT_CONFIG.to_string(),
+            Self::Table1(Some(search)) => format!(
+                "{DEFAULT_CONFIG}+ls{}x{}",
+                search.period(),
+                search.max_moves()
+            ),
             Self::Given(config) => config.to_string(),
         }
     }
@@ -119,15 +158,7 @@ impl Sweep {
         instances: Option<&str>,
     ) -> anyhow::Result<Self> {
         let configs = items(configs, ';')
-            .map(|text| {
-                if text == DEFAULT_CONFIG {
-                    Ok(SweepConfig::Table1)
-                } else {
-                    text.parse()
-                        .map(SweepConfig::Given)
-                        .with_context(|| format!("{CONFIGS_VAR}: `{text}`"))
-                }
-            })
+            .map(SweepConfig::parse)
             .collect::<anyhow::Result<Vec<_>>>()?;
         anyhow::ensure!(!configs.is_empty(), "{CONFIGS_VAR} names no configuration");
         let populations = match populations {
@@ -210,8 +241,9 @@ impl Sweep {
                     let label = config.label();
                     bar.set_message(format!("{label} {file} p{population}"));
                     let params = config.params(population)?;
+                    let search = config.local_search();
                     let (outcome, device, backend) =
-                        run_once(ctx, params, &problem, None, SWEEP_BUDGET)?;
+                        run_once(ctx, params, &problem, None, search, SWEEP_BUDGET)?;
                     let cell = Cell {
                         label,
                         file,
@@ -222,9 +254,14 @@ impl Sweep {
                     };
                     result.rows.push(fitness_row(
                         format!(
-                            "sweep {} {file} p{population} fitness after {} s",
+                            "sweep {} {file} p{population} fitness after {} s{}",
                             cell.label,
-                            SWEEP_BUDGET.as_secs()
+                            SWEEP_BUDGET.as_secs(),
+                            if search.is_some() {
+                                " (local search on)"
+                            } else {
+                                ""
+                            }
                         ),
                         (device, backend),
                         population,
@@ -305,7 +342,9 @@ impl Sweep {
         format!(
             "Table 1 configuration sweep ({CONFIGS_VAR}; one run per cell, seed {SEED}, random initial \
              population, λ = 0.75, budget {} s, the best fitness read at the last check within 1 s; \
-             `default` is the suite's own configuration per population): {} configuration(s) × {} \
+             `default` is the suite's own configuration per population; a `+ls<period>x<moves>` suffix: local \
+             search on, the best schedule improved every `period` generations, an extension beyond the \
+             paper): {} configuration(s) × {} \
              instance(s) × populations {:?} = {} cells. A ratio below 1 beats the paper's GPU value after 30 s.\n\n{}\n\n{}",
             SWEEP_BUDGET.as_secs(),
             self.configs.len(),
@@ -342,6 +381,38 @@ mod tests {
         assert_eq!(sweep.populations, POPULATIONS);
         assert_eq!(sweep.instances.len(), 12);
         assert_eq!(sweep.cells(), 3 * 3 * 12);
+    }
+
+    #[test]
+    fn local_search_suffixes_turn_the_search_on_and_stay_in_the_label() {
+        let sweep = Sweep::parse(
+            "default;default+ls500x64;rand1/0.1/0.01/bin/fixed+eq+ls100x16",
+            None,
+            None,
+        )
+        .expect("valid sweep");
+        let labels: Vec<String> = sweep.configs.iter().map(SweepConfig::label).collect();
+        assert_eq!(
+            labels,
+            [
+                "default",
+                "default+ls500x64",
+                "rand1/0.1/0.01/bin/fixed+eq+ls100x16"
+            ]
+        );
+        let searches: Vec<Option<(u32, u32)>> = sweep
+            .configs
+            .iter()
+            .map(|c| c.local_search().map(|s| (s.period(), s.max_moves())))
+            .collect();
+        assert_eq!(searches, [None, Some((500, 64)), Some((100, 16))]);
+        assert_eq!(
+            sweep.configs[1].params(512).expect("valid"),
+            table1_params(512).expect("valid")
+        );
+        let bad = Sweep::parse("default+ls0x4", None, None).expect_err("period 0");
+        assert!(format!("{bad:#}").contains("period"), "{bad:#}");
+        assert!(Sweep::parse("default+eq", None, None).is_err());
     }
 
     #[test]
