@@ -103,6 +103,13 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 //!
+//! ## Beyond the paper: local search of ETC schedules
+//!
+//! Off by default: [`DeCpu::with_local_search`] and [`DeCuda::with_local_search`] take a [`LocalSearch`]
+//! (period, moves) and, every `period` generations, improve the best vector's schedule by best-improvement
+//! task moves and makespan-machine swaps ([`local_search`] gives the steps); bit-identical on both engines,
+//! refused on problems other than ETC scheduling. In [`DeConfig`]'s text: a `+ls<period>x<moves>` suffix.
+//!
 //! Not in this version: the paper mode with cuRAND XORWOW batches (spec §3 item 7) and batched independent
 //! runs in one launch (spec §3 item 10); the Fast profile is available ([`DeCuda::with_profile`]) but not
 //! measured.
