@@ -155,8 +155,6 @@ extern "C" __global__ void ga_decode_f32(const unsigned int* population, float* 
         }
     }
 }
-    }
-}
 
 // Step 3's exchange and step 8 (best so far) in one kernel: block per row r copies row order[r] of the evaluated
 // population `next` into sorted row r (the GA paper's second sort kernel, as evo-sort's sort_exchange_rows_u32);
