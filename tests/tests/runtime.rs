@@ -13,6 +13,18 @@ use evo_kernels::ModuleId;
 const BROKEN_SOURCE: &str =
     "extern \"C\" __global__ void broken_kernel(float* out)\n{\n    out[0] = undeclared_name;\n}\n";
 
+/// The tests below that use the device run one at a time: the buffer pool's counters and a graph recording's
+/// pool are the device's, shared by every thread of this test binary.
+static DEVICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The device (or `None` without one, as `gpu_or_skip`), held by this test until the guard drops.
+fn device_for(test: &str) -> Option<(std::sync::MutexGuard<'static, ()>, Gpu)> {
+    let guard = DEVICE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    gpu_or_skip(test).map(|gpu| (guard, gpu))
+}
+
 #[test]
 fn opening_a_device_that_does_not_exist_is_a_typed_error() {
     match Gpu::open(1000) {
@@ -99,7 +111,8 @@ fn auto_backend_resolves_to_an_existing_device_or_the_cpu() {
 
 #[test]
 fn allocation_larger_than_the_gpu_is_out_of_memory_with_the_facts() {
-    let Some(gpu) = gpu_or_skip("allocation_larger_than_the_gpu_is_out_of_memory_with_the_facts")
+    let Some((_device, gpu)) =
+        device_for("allocation_larger_than_the_gpu_is_out_of_memory_with_the_facts")
     else {
         return;
     };
@@ -128,7 +141,8 @@ fn allocation_larger_than_the_gpu_is_out_of_memory_with_the_facts() {
 
 #[test]
 fn user_source_that_does_not_compile_gives_the_log_on_the_gpu_path() {
-    let Some(gpu) = gpu_or_skip("user_source_that_does_not_compile_gives_the_log_on_the_gpu_path")
+    let Some((_device, gpu)) =
+        device_for("user_source_that_does_not_compile_gives_the_log_on_the_gpu_path")
     else {
         return;
     };
@@ -143,7 +157,9 @@ fn user_source_that_does_not_compile_gives_the_log_on_the_gpu_path() {
 
 #[test]
 fn unknown_entry_point_and_bad_launch_shape_name_the_kernel() {
-    let Some(gpu) = gpu_or_skip("unknown_entry_point_and_bad_launch_shape_name_the_kernel") else {
+    let Some((_device, gpu)) =
+        device_for("unknown_entry_point_and_bad_launch_shape_name_the_kernel")
+    else {
         return;
     };
     let missing = gpu
@@ -176,7 +192,8 @@ fn unknown_entry_point_and_bad_launch_shape_name_the_kernel() {
 
 #[test]
 fn a_steady_pooled_loop_makes_no_device_allocations() {
-    let Some(gpu) = gpu_or_skip("a_steady_pooled_loop_makes_no_device_allocations") else {
+    let Some((_device, gpu)) = device_for("a_steady_pooled_loop_makes_no_device_allocations")
+    else {
         return;
     };
     let host: Vec<f64> = (0..100_000).map(|i| i as f64).collect();
@@ -204,9 +221,9 @@ fn a_steady_pooled_loop_makes_no_device_allocations() {
 
 #[test]
 fn device_pool_returns_results_in_job_order() {
-    if gpu_or_skip("device_pool_returns_results_in_job_order").is_none() {
+    let Some((_device, _gpu)) = device_for("device_pool_returns_results_in_job_order") else {
         return;
-    }
+    };
     let pool = DevicePool::all().unwrap();
     let sums = pool
         .run((1..=20usize).collect(), |gpu, n| {
@@ -229,7 +246,8 @@ fn device_pool_returns_results_in_job_order() {
 #[test]
 fn a_recorded_graph_runs_only_when_launched_and_replays_in_order() {
     use evo_core::math::MathFunction;
-    let Some(gpu) = gpu_or_skip("a_recorded_graph_runs_only_when_launched_and_replays_in_order")
+    let Some((_device, gpu)) =
+        device_for("a_recorded_graph_runs_only_when_launched_and_replays_in_order")
     else {
         return;
     };
@@ -312,7 +330,8 @@ fn a_recorded_graph_runs_only_when_launched_and_replays_in_order() {
 
 #[test]
 fn a_recording_refuses_host_waits_driver_allocations_and_nesting() {
-    let Some(gpu) = gpu_or_skip("a_recording_refuses_host_waits_driver_allocations_and_nesting")
+    let Some((_device, gpu)) =
+        device_for("a_recording_refuses_host_waits_driver_allocations_and_nesting")
     else {
         return;
     };
