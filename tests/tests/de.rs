@@ -59,7 +59,17 @@ equivalence_test!(
     de_local_search_runs_should_match_cpu,
     [64, 256],
     |gpu, block| {
-        evo_equivalence::suite::de::check_local_search(gpu, block).assert_passed();
+        evo_equivalence::suite::de::check_local_search(gpu, block, false).assert_passed();
+    }
+);
+
+// Ten generations of each strategy with a search every 5: the case `compute-sanitizer --tool racecheck`
+// finishes.
+equivalence_test!(
+    de_local_search_short_runs_should_match_cpu,
+    [256],
+    |gpu, block| {
+        evo_equivalence::suite::de::check_local_search(gpu, block, true).assert_passed();
     }
 );
 
