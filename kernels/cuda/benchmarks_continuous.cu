@@ -681,7 +681,7 @@ __device__ __forceinline__ void evo_prefix_squares_rows(const float* x, const fl
 }
 
 // Tile summaries of rows of z = x - shift: nodes[4 (r tiles + t) + 0..3] = (N, A, B, C) of tile t (8B terms)
-// of row r. Grid, groups of individuals and groups of tiles as `evo_tiles`; perm is not used. After the
+// of row r; with p.finish (one tile per row), the fitness C (+ bias) of row r to nodes[r] instead. Grid, groups of individuals and groups of tiles as `evo_tiles`; perm is not used. After the
 // block's barrier, warp w takes the items w, w + warps, ...: the tree of the B/32 warp summaries of the item
 // (an aligned subtree of the canonical tree of evo_benchmarks::prefix_squares).
 extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares(const float* x, const float* shift32,
@@ -710,11 +710,21 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
         if (lane == 0u) {
             const unsigned long long t = b.first_tile + item / b.row_count;
             const unsigned long long r = b.first_row + item % b.row_count;
-            double* out = nodes + 4ull * (r * b.tiles + t);
-            out[0] = s.count;
-            out[1] = s.total;
-            out[2] = s.prefix;
-            out[3] = s.square;
+            if (p.finish == 1u) {
+                // One tile per row: finish_prefix's tree over a single summary joins it only with empty
+                // ones (`then` returns it unchanged), so the fitness is its C (+ bias), the same bits.
+                double value = s.square;
+                if (p.add_bias == 1u) {
+                    value = value + p.bias;
+                }
+                nodes[r] = value;
+            } else {
+                double* out = nodes + 4ull * (r * b.tiles + t);
+                out[0] = s.count;
+                out[1] = s.total;
+                out[2] = s.prefix;
+                out[3] = s.square;
+            }
         }
     }
 }

@@ -257,7 +257,7 @@ fn tiles_shape(
     }
     let tile = u64::from(params.items * block);
     let tiles = params.terms.div_ceil(tile).max(1);
-    if params.finish == 1 && (params.items != ITEMS_PER_THREAD_SMALL || tiles != 1) {
+    if params.finish == 1 && tiles != 1 {
         return Err(Error::invalid_parameter(
             "benchmarks_continuous_tiles",
             "finish in the tiles kernel",
@@ -265,15 +265,15 @@ fn tiles_shape(
                 "{} terms, {} per lane, block {block}",
                 params.terms, params.items
             ),
-            format!("{ITEMS_PER_THREAD_SMALL} term per lane and at most one tile (terms ≤ block)"),
+            "at most one tile per row (terms ≤ terms per lane · block)",
         ));
     }
     let wanted = u64::from(gpu.info().multiprocessors.max(1)) * BLOCKS_PER_MULTIPROCESSOR;
     let mut group = u64::from(row_group).min(rows);
-    // Rows of one small tile (one term per lane) have no tiles to spread over blocks: their groups shrink
-    // instead until the grid has `wanted` blocks, so that few individuals do not wait on one warp's
-    // sequential rows (a GA population of 256: 256 blocks instead of 64, or 26 for Griewank's groups of 10).
-    if params.items == ITEMS_PER_THREAD_SMALL {
+    // Rows of one tile have no tiles to spread over blocks: their groups shrink instead until the grid has
+    // `wanted` blocks, so that few individuals do not wait on one warp's sequential rows (a GA population
+    // of 256: 256 blocks instead of 64, or 26 for Griewank's groups of 10).
+    if tiles == 1 {
         while group > 1 && rows.div_ceil(group) < wanted {
             group = group.div_ceil(2);
         }
@@ -406,7 +406,9 @@ pub fn finish(
 }
 
 /// The Schwefel 1.2 / Ridge tile summaries `(N, A, B, C)` of [`crate::prefix_squares`] over tiles of
-/// `8 · block` terms of `z = x − o`, written to `nodes[4 (r · tiles + t) ..]`; returns `tiles`. The same
+/// `8 · block` terms of `z = x − o`, written to `nodes[4 (r · tiles + t) ..]`; returns `tiles`. With
+/// `params.finish` = 1 (rows of one tile), the fitness `C` (plus `params.bias` when `params.add_bias` is 1)
+/// of row `r` to `nodes[r]` instead, as [`finish_prefix`] would compute it. The same
 /// grid, groups and block sizes as [`tiles`]; `params.permuted` must be 0.
 #[allow(clippy::too_many_arguments)]
 pub fn prefix_squares(
@@ -428,7 +430,11 @@ pub fn prefix_squares(
         ));
     }
     let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, ROW_GROUP)?;
-    check_len("nodes", nodes, 4 * rows * tiles)?;
+    if params.finish == 1 {
+        check_len("fitness", nodes, rows)?;
+    } else {
+        check_len("nodes", nodes, 4 * rows * tiles)?;
+    }
     let kernel = gpu.kernel(
         ModuleId::BenchmarksContinuous,
         "benchmarks_continuous_prefix_squares",
@@ -438,7 +444,8 @@ pub fn prefix_squares(
     // the grid is the tiles kernels' (tile groups x groups, derived by the kernel from the same terms, block
     // size, group and tile group); block (tg, g) reads x[r·D .. (r+1)·D] for its individuals r < rows and the
     // selected shift below D (both checked above) and writes nodes[4(r·tiles + t) + 0..3] for its tiles
-    // t < tiles, below 4·rows·tiles (checked); group · tile_group <= MAX_ITEMS items fit the static shared
+    // t < tiles, below 4·rows·tiles, or with finish (tiles = 1, checked by tiles_shape) nodes[r] below rows
+    // (checked); group · tile_group <= MAX_ITEMS items fit the static shared
     // scratch (16 · 8 summaries).
     unsafe {
         kernel

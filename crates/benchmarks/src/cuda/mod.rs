@@ -5,7 +5,7 @@
 //! | problem | kernels |
 //! | --- | --- |
 //! | [`GaProblem`], [`DeRastrigin`], [`ShiftedProblem`], [`Cec2010Problem`] F1–F3, F20 | `tiles_*` then `finish` |
-//! | Ridge, shifted Schwefel 1.2, CEC 2010 F19 | `prefix_squares` (tile summaries of [`crate::prefix_squares`], one pass), `finish_prefix` |
+//! | Ridge, shifted Schwefel 1.2, CEC 2010 F19 | `prefix_squares` (tile summaries of [`crate::prefix_squares`], one pass), `finish_prefix`; rows of one tile: `prefix_squares` alone |
 //! | [`GaBinaryProblem`](crate::GaBinaryProblem) (16-bit codes) | `decode16`, then as [`GaProblem`] |
 //! | CEC 2010 F4–F18 | `cec_groups` (one thread per group of 50) and `finish` for the groups; `tiles_*` through the permutation and `finish` for the separable part; `cec_compose` |
 //!
@@ -451,7 +451,8 @@ impl CudaEvaluator {
         )
     }
 
-    /// Schwefel 1.2 / Ridge: the tile summaries of [`crate::prefix_squares`], then their tree per individual.
+    /// Schwefel 1.2 / Ridge: the tile summaries of [`crate::prefix_squares`], then their tree per individual;
+    /// rows of one tile (`D ≤ 8 · min(block, 256)`) in one launch.
     fn prefix_squares(
         &self,
         population: &DeviceBuffer<f32>,
@@ -466,6 +467,35 @@ impl CudaEvaluator {
         let tiles = d
             .div_ceil(u64::from(launch::ITEMS_PER_THREAD * tile_block))
             .max(1);
+        let bias = self.bias.unwrap_or(0.0);
+        let add_bias = u32::from(self.bias.is_some());
+        if tiles == 1 {
+            // One tile per row: one launch, in the smallest block (a power of two, at least a warp) whose
+            // tile holds the row; the kernel writes the fitness itself (the same bits as `finish_prefix`).
+            let small_block = (d.max(1).div_ceil(u64::from(launch::ITEMS_PER_THREAD)) as u32)
+                .next_power_of_two()
+                .max(32);
+            let params = TilesParams {
+                dimension: d,
+                terms: d,
+                perm_offset: 0,
+                rows,
+                shift: shift.mode,
+                permuted: 0,
+                group: 1,
+                tile_group: 1,
+                items: launch::ITEMS_PER_THREAD,
+                finish: 1,
+                combine: 0,
+                add_bias,
+                bias,
+                n: 0,
+            };
+            launch::prefix_squares(
+                &self.gpu, population, &shift, fitness, params, rows, profile, small_block,
+            )?;
+            return Ok(());
+        }
         let mut nodes = self.gpu.alloc::<f64>((4 * rows * tiles) as usize)?;
         let params = TilesParams {
             dimension: d,
@@ -489,9 +519,9 @@ impl CudaEvaluator {
         let params = FinishParams {
             tiles,
             n: d,
-            bias: self.bias.unwrap_or(0.0),
+            bias,
             combine: Combine::Sum as u32,
-            add_bias: u32::from(self.bias.is_some()),
+            add_bias,
         };
         launch::finish_prefix(&self.gpu, &nodes, fitness, params, rows, profile, block)
     }
