@@ -49,7 +49,7 @@
 //! | engine | problems | notes |
 //! | --- | --- | --- |
 //! | [`GaCpu`] | any [`BinaryProblem`](evo_core::BinaryProblem) | rayon over individuals; `with_threads(.., 1)` is the paper's CPU |
-//! | [`GaCuda`] | the paper's eight functions ([`PaperFunction`]) | the paper's pipeline, one kernel per step (10 per generation), a generation's kernels replayed as one recorded CUDA graph; [`GaCuda::advance`] runs G generations per read-back (module [`cuda`]) |
+//! | [`GaCuda`] | the paper's eight functions ([`PaperFunction`]) | the paper's pipeline, one kernel per step (7 per generation: tournament and copy, crossover, mutation with elitism, decode, evaluation, sort, exchange with the best so far), a generation's kernels replayed as one recorded CUDA graph; [`GaCuda::advance`] runs G generations per read-back (module [`cuda`]) |
 //! | [`GaBatchCuda`] | the paper's eight functions | K runs (seeds s, s + 1, …) per launch; steps 4–8 and decoding fused in one kernel |
 //! | [`GaFusedCuda`] | the paper's eight functions, n ≤ 1 024 | every step of G generations in ONE launch, population in shared memory |
 //! | [`GaFusedBatchCuda`] | the same | K runs × G generations in one launch, block (or cluster of 8) per run |

@@ -17,8 +17,8 @@
 //! | 4–5 tournament and copy | `ga_select_copy_u32` | block per slot, thread per word (each draws the champion) |
 //! | 6 crossover | `ga_crossover_u32` | block per pair, thread per word |
 //! | 7 mutation, elitism | `ga_mutate_elite_u32` | block per individual, thread per word (32 genes); elite rows copied |
-//! | 2 decode | `ga_decode_f32` | block per individual, thread per bit, tree over each 16-bit group |
-//! | 2 evaluate | evo-benchmarks `benchmarks_continuous_*` | block per 4 individuals (10 for Griewank), a term per thread at the paper's sizes |
+//! | 2 decode | `ga_decode_f32` | block per individual, thread per bit, half-warp shuffle tree over each 16-bit group |
+//! | 2 evaluate | evo-benchmarks `benchmarks_continuous_*` (Ridge: `benchmarks_continuous_prefix_squares`) | one launch; at the paper's sizes a block of the next power of two ≥ 32 of the terms per individual, a term per thread (Ridge: 8) |
 //! | 3 sort | evo-sort `sort_segments_bitonic_f64` | one block |
 //! | 3 exchange, 8 best so far | `ga_exchange_best_u32` | block per individual, thread per word; block 0 also the best |
 //!
