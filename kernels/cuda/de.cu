@@ -862,7 +862,7 @@ struct DeLocalSearchParams {
     unsigned int machines;          // m (at most DE_LS_MAX_MACHINES)
     double lambda;                  // weight of the makespan in the fitness
     unsigned int max_moves;         // the most moves or swaps one search applies
-    unsigned int pad;               // keeps the size a multiple of 8
+    unsigned int all_vectors;       // 0: block 0 searches vector best[0]; 1: block i searches vector i
 };
 static_assert(sizeof(DeLocalSearchParams) == 32, "DeLocalSearchParams must match its Rust mirror (32 bytes)");
 
@@ -987,14 +987,17 @@ __device__ __forceinline__ void de_ls_loads(const float* etc, const unsigned cha
     }
 }
 
-// The local search of the best vector (steps 1-3 of crates/de/src/local_search.rs), by one block of
-// DE_LS_BLOCK threads, launched after a generation on the engine's stream: vector best[0] lives in
-// buffer slots[best[0]] (0: buffer0, 1: buffer1). Step 1 decodes it and computes the loads; each round of
-// step 2 values every move (index t m + j) and every swap of a task on the makespan machine with a task
-// elsewhere (index n m + a n + b), reduces (value by the total order, then index) over the block, and thread 0
-// applies the best when strictly better than the current value. Step 3 evaluates the new schedule exactly
-// and, when strictly better than fitness[best], writes the moved tasks' coordinates (their machine's centre),
-// fitness[best] and best_fitness[0]; the best index is unchanged. Twin: ScheduleSearch::improve_vector.
+// The local search of one vector (steps 1-3 of crates/de/src/local_search.rs) by one block of DE_LS_BLOCK
+// threads, launched after a generation on the engine's stream. Scope Best (p.all_vectors = 0): one block
+// searches vector best[0]. Scope All (p.all_vectors = 1): M blocks, block i searches vector i; the blocks
+// share nothing (each reads and writes only its own row and fitness[i]), and de_best_index_f64 follows on the
+// stream. Vector b lives in buffer slots[b] (0: buffer0, 1: buffer1). Step 1 decodes it and computes the
+// loads; each round of step 2 values every move (index t m + j) and every swap of a task on the makespan
+// machine with a task elsewhere (index n m + a n + b), reduces (value by the total order, then index) over
+// the block, and thread 0 applies the best when strictly better than the current value. Step 3 evaluates the
+// new schedule exactly and, when strictly better than fitness[b], writes the moved tasks' coordinates (their
+// machine's centre) and fitness[b]; scope Best also writes best_fitness[0] (the best index is unchanged:
+// the best only improves). Twin: ScheduleSearch::improve_vector (DeCpu::search_locally for the scopes).
 extern "C" __global__ void __launch_bounds__(DE_LS_BLOCK) de_local_search_etc_f32(float* buffer0, float* buffer1, const unsigned int* slots, double* fitness, const unsigned int* best, double* best_fitness, const float* etc, DeLocalSearchParams p)
 {
     __shared__ unsigned char s_machine[DE_LS_MAX_TASKS];
@@ -1013,7 +1016,7 @@ extern "C" __global__ void __launch_bounds__(DE_LS_BLOCK) de_local_search_etc_f3
     const unsigned int m = p.machines;
     // Step 1.
     if (threadIdx.x == 0) {
-        const unsigned int b = best[0];
+        const unsigned int b = p.all_vectors != 0u ? blockIdx.x : best[0];
         s_best = b;
         s_row = (slots[b] == 0u ? buffer0 : buffer1) + (unsigned long long)b * n;
         s_moved = false;
@@ -1138,7 +1141,9 @@ extern "C" __global__ void __launch_bounds__(DE_LS_BLOCK) de_local_search_etc_f3
         s_write = write;
         if (write) {
             fitness[s_best] = value;
-            best_fitness[0] = value;
+            if (p.all_vectors == 0u) {
+                best_fitness[0] = value;
+            }
         }
     }
     __syncthreads();

@@ -2,7 +2,7 @@
 //! them as arguments and `cargo xtask bench --suite de` from `EVO_DE_TABLE1_CONFIGS`.
 //!
 //! The form is `strategy/F/CR/crossover/adaptation`, optionally followed by `+eq`, then optionally by
-//! `+ls<period>x<moves>` (the opt-in local search of ETC schedules, an extension beyond the paper:
+//! `+ls<period>x<moves>[all]` (the opt-in local search of ETC schedules, an extension beyond the paper:
 //! [`LocalSearch`]):
 //!
 //! | field | values |
@@ -14,9 +14,10 @@
 //! | adaptation | `fixed`, `jde` |
 //! | `+eq` | a trial as good as its parent replaces it ([`Selection::BetterOrEqual`]) |
 //! | `+ls<period>x<moves>` | local search of the best schedule every `period` generations, at most `moves` moves ([`LocalSearch::new`]) |
+//! | `+ls<period>x<moves>all` | the same on every vector's schedule ([`Scope::All`]) |
 //!
 //! ```
-//! use evo_de::{Crossover, DeConfig};
+//! use evo_de::{Crossover, DeConfig, Scope};
 //! let config: DeConfig = "rand1/0.5/0.005/exp/fixed".parse()?;
 //! let params = config.params(512)?;
 //! assert_eq!(params.crossover(), Crossover::Exponential);
@@ -25,6 +26,8 @@
 //! let memetic: DeConfig = "rand1/0.1/0.01/bin/fixed+ls500x64".parse()?;
 //! let search = memetic.local_search().expect("+ls given");
 //! assert_eq!((search.period(), search.max_moves()), (500, 64));
+//! let everywhere: DeConfig = "rand1/0.1/0.01/bin/fixed+ls500x64all".parse()?;
+//! assert_eq!(everywhere.local_search().map(|s| s.scope()), Some(Scope::All));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -33,15 +36,17 @@ use std::num::ParseFloatError;
 use std::str::FromStr;
 
 use crate::params::ALGORITHM;
-use crate::{Adaptation, Crossover, DeParams, LocalSearch, Selection, Strategy};
+use crate::{Adaptation, Crossover, DeParams, LocalSearch, Scope, Selection, Strategy};
 
 /// The suffix that selects [`Selection::BetterOrEqual`].
 const BETTER_OR_EQUAL_SUFFIX: &str = "+eq";
-/// The start of the local search suffix, `+ls<period>x<moves>`.
+/// The start of the local search suffix, `+ls<period>x<moves>[all]`.
 const LOCAL_SEARCH_SUFFIX: &str = "+ls";
+/// The end of a local search suffix that searches every vector ([`Scope::All`]).
+const ALL_VECTORS_SUFFIX: &str = "all";
 
 /// Everything of [`DeParams`] but the population and the CUDA block size, and the opt-in local search,
-/// parsed from and written as `strategy/F/CR/crossover/adaptation[+eq][+ls<period>x<moves>]` (module docs). `F` and `CR` are checked against the ranges of
+/// parsed from and written as `strategy/F/CR/crossover/adaptation[+eq][+ls<period>x<moves>[all]]` (module docs). `F` and `CR` are checked against the ranges of
 /// [`DeParams::with_differential_weight`] and [`DeParams::with_crossover_rate`] when parsed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DeConfig {
@@ -82,7 +87,7 @@ pub enum ParseConfigError {
     },
     /// `F` or `CR` is a number outside its range, or the local search's period or moves is 0.
     OutOfRange(evo_core::Error),
-    /// A `+ls` suffix not of the form `+ls<period>x<moves>` with two whole numbers.
+    /// A `+ls` suffix not of the form `+ls<period>x<moves>[all]` with two whole numbers.
     LocalSearch(String),
 }
 
@@ -112,7 +117,7 @@ impl fmt::Display for ParseConfigError {
             Self::OutOfRange(error) => write!(f, "{error}"),
             Self::LocalSearch(text) => write!(
                 f,
-                "{ALGORITHM}: local search `{text}` is not +ls<period>x<moves> (e.g. +ls500x64)"
+                "{ALGORITHM}: local search `{text}` is not +ls<period>x<moves>[all] (e.g. +ls500x64)"
             ),
         }
     }
@@ -190,12 +195,16 @@ impl FromStr for DeConfig {
     }
 }
 
-/// The local search of a `+ls<period>x<moves>` suffix.
+/// The local search of a `+ls<period>x<moves>[all]` suffix.
 fn parse_local_search(suffix: &str) -> Result<LocalSearch, ParseConfigError> {
     let malformed = || ParseConfigError::LocalSearch(suffix.to_string());
     let body = suffix
         .strip_prefix(LOCAL_SEARCH_SUFFIX)
         .ok_or_else(malformed)?;
+    let (body, scope) = match body.strip_suffix(ALL_VECTORS_SUFFIX) {
+        Some(rest) => (rest, Scope::All),
+        None => (body, Scope::Best),
+    };
     let (period, moves) = body.split_once('x').ok_or_else(malformed)?;
     let whole = |text: &str| {
         if text.bytes().all(|b| b.is_ascii_digit()) {
@@ -204,7 +213,9 @@ fn parse_local_search(suffix: &str) -> Result<LocalSearch, ParseConfigError> {
             Err(malformed())
         }
     };
-    LocalSearch::new(whole(period)?, whole(moves)?).map_err(ParseConfigError::OutOfRange)
+    LocalSearch::new(whole(period)?, whole(moves)?)
+        .map(|search| search.with_scope(scope))
+        .map_err(ParseConfigError::OutOfRange)
 }
 
 impl fmt::Display for DeConfig {
@@ -237,9 +248,13 @@ impl fmt::Display for DeConfig {
         match self.local_search {
             Some(search) => write!(
                 f,
-                "{LOCAL_SEARCH_SUFFIX}{}x{}",
+                "{LOCAL_SEARCH_SUFFIX}{}x{}{}",
                 search.period(),
-                search.max_moves()
+                search.max_moves(),
+                match search.scope() {
+                    Scope::Best => "",
+                    Scope::All => ALL_VECTORS_SUFFIX,
+                }
             ),
             None => Ok(()),
         }
@@ -309,6 +324,8 @@ mod tests {
             "rand1/0/0/bin/jde",
             "rand1/0.1/0.01/bin/fixed+ls500x64",
             "best1/0.1/0.01/exp/fixed+eq+ls1x1",
+            "rand1/0.1/0.01/bin/fixed+ls500x64all",
+            "best1/0.1/0.01/exp/fixed+eq+ls1x1all",
         ] {
             let config = parse(text).expect("valid configuration");
             assert_eq!(config.to_string(), text);
@@ -393,6 +410,12 @@ mod tests {
         let config = parse("rand1/0.1/0.01/bin/fixed+eq+ls250x16").expect("valid");
         let search = config.local_search().expect("+ls given");
         assert_eq!((search.period(), search.max_moves()), (250, 16));
+        assert_eq!(search.scope(), Scope::Best);
+        let everywhere = parse("rand1/0.1/0.01/bin/fixed+eq+ls250x16all").expect("valid");
+        assert_eq!(
+            everywhere.local_search(),
+            Some(search.with_scope(Scope::All))
+        );
         let params = config.params(64).expect("valid population");
         assert_eq!(params.selection(), Selection::BetterOrEqual);
         assert!(
@@ -409,6 +432,11 @@ mod tests {
             "+ls-1x4",
             "+ls5x4x3",
             "+ls9999999999x1",
+            "+ls500x64al",
+            "+ls500x64All",
+            "+ls500x64allall",
+            "+ls500allx64",
+            "+lsall",
         ] {
             let text = format!("rand1/0.1/0.01/bin/fixed{bad}");
             assert!(
@@ -426,7 +454,7 @@ mod tests {
             parse("rand1/0.1/0.01/bin/fixed+ls5")
                 .unwrap_err()
                 .to_string(),
-            "DE: local search `+ls5` is not +ls<period>x<moves> (e.g. +ls500x64)"
+            "DE: local search `+ls5` is not +ls<period>x<moves>[all] (e.g. +ls500x64)"
         );
     }
 

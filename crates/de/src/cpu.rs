@@ -1,6 +1,6 @@
 //! `DeCpu`: the CPU engine (one thread or a rayon pool), the reference of the CUDA engine.
 
-use crate::local_search::{LocalSearch, ScheduleSearch};
+use crate::local_search::{LocalSearch, ScheduleSearch, Scope};
 use crate::ops::{
     best_index, binomial_takes_mutant, distinct_indices, exponential_length,
     exponential_takes_mutant, jde_adapt, mutate_best1, mutate_current_to_best1, mutate_rand1,
@@ -291,8 +291,9 @@ impl<P: ContinuousProblem> DeCpu<P> {
         self.local_search.as_ref().map(ScheduleSearch::settings)
     }
 
-    /// The local search of the best vector after every `period`-th generation (an extension beyond the
-    /// paper, see [`local_search`](crate::local_search)), when due after the generation just completed.
+    /// The local search of the best vector (or of every vector) after every `period`-th generation (an
+    /// extension beyond the paper, see [`local_search`](crate::local_search)), when due after the generation
+    /// just completed.
     fn search_locally(&mut self) {
         let Some(search) = &self.local_search else {
             return;
@@ -301,14 +302,38 @@ impl<P: ContinuousProblem> DeCpu<P> {
         if !search.settings().is_due(state.generation) {
             return;
         }
-        let (d, b) = (state.dimension, self.best);
-        let row = &mut state.population[b * d..(b + 1) * d];
+        let d = state.dimension;
         let problem = &self.problem;
-        if let Some((vector, fitness)) =
-            search.improve_vector(row, state.fitness[b], |x| problem.evaluate(x))
-        {
-            row.copy_from_slice(&vector);
-            state.fitness[b] = fitness;
+        let improve = |row: &mut [f32], fitness: &mut f64| {
+            if let Some((vector, value)) =
+                search.improve_vector(row, *fitness, |x| problem.evaluate(x))
+            {
+                row.copy_from_slice(&vector);
+                *fitness = value;
+            }
+        };
+        match search.settings().scope() {
+            Scope::Best => {
+                // The best only improves, so it stays the best.
+                let b = self.best;
+                improve(
+                    &mut state.population[b * d..(b + 1) * d],
+                    &mut state.fitness[b],
+                );
+            }
+            Scope::All => {
+                // Each vector's search reads and writes only its own row and fitness: the result does not
+                // depend on the thread count. Twin: one block per vector of `de_local_search_etc_f32`, then
+                // `de_best_index_f64`.
+                self.pool.install(|| {
+                    state
+                        .population
+                        .par_chunks_mut(d)
+                        .zip(state.fitness.par_iter_mut())
+                        .for_each(|(row, fitness)| improve(row, fitness));
+                });
+                self.best = best_index(&state.fitness);
+            }
         }
     }
 
@@ -324,7 +349,7 @@ impl<P: ContinuousProblem> DeCpu<P> {
 impl<P: DeviceProblem> DeCpu<P> {
     /// Turns on the opt-in local search of ETC schedules (an extension beyond the paper, off by default;
     /// see [`local_search`](crate::local_search)): after every `period`-th generation, best-improvement
-    /// moves and swaps on the best vector's schedule. Twin: [`DeCuda::with_local_search`](crate::DeCuda::with_local_search).
+    /// moves and swaps on the best vector's schedule (on every vector's with [`Scope::All`]). Twin: [`DeCuda::with_local_search`](crate::DeCuda::with_local_search).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for a problem that is not ETC scheduling or one beyond the search's

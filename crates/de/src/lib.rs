@@ -107,10 +107,13 @@
 //!
 //! Off by default: [`DeCpu::with_local_search`] and [`DeCuda::with_local_search`] take a [`LocalSearch`]
 //! (period, moves) and, every `period` generations, improve the best vector's schedule by best-improvement
-//! task moves and makespan-machine swaps ([`local_search`] gives the steps); bit-identical on both engines,
-//! refused on problems other than ETC scheduling. In [`DeConfig`]'s text: a `+ls<period>x<moves>` suffix.
-//! The CPU = CUDA equivalence of the search passed on an H100 (commit `4461bba`, with compute-sanitizer
-//! memcheck and racecheck clean on its short case); Table 1 figures with it are in `docs/results/de.md`.
+//! task moves and makespan-machine swaps ([`local_search`] gives the steps), or every vector's with
+//! [`LocalSearch::with_scope`]`(`[`Scope::All`]`)` (on the GPU one block per vector in one launch);
+//! bit-identical on both engines, refused on problems other than ETC scheduling. In [`DeConfig`]'s text: a
+//! `+ls<period>x<moves>` suffix, `+ls<period>x<moves>all` for every vector.
+//! The CPU = CUDA equivalence of the best-vector search passed on an H100 (commit `4461bba`, with
+//! compute-sanitizer memcheck and racecheck clean on its short case); Table 1 figures with it are in
+//! `docs/results/de.md`. The every-vector scope has not yet run on a GPU.
 //!
 //! Not in this version: the paper mode with cuRAND XORWOW batches (spec §3 item 7) and batched independent
 //! runs in one launch (spec §3 item 10); the Fast profile is available ([`DeCuda::with_profile`]) but not
@@ -130,7 +133,7 @@ pub mod snapshot;
 pub use config::{DeConfig, ParseConfigError};
 pub use cpu::DeCpu;
 pub use cuda::DeCuda;
-pub use local_search::{LocalSearch, ScheduleSearch};
+pub use local_search::{LocalSearch, ScheduleSearch, Scope};
 pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
 pub use problem::{DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated};
 pub use run::run;

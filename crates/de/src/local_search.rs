@@ -23,7 +23,11 @@
 //!    its fitness) only when strictly better than before. The loads of step 2 are updated incrementally, so
 //!    they may differ from the exact sums in the last bits; the stored fitness is always the evaluation's.
 //!
-//! The best vector stays the best (its fitness only decreases), so the best index is unchanged. The search
+//! With [`Scope::Best`] (the default) the search improves the best vector only; it stays the best (its
+//! fitness only decreases), so the best index is unchanged. With [`Scope::All`] every vector is searched,
+//! each independently from its own schedule and fitness (the same steps; on the GPU one block per vector in
+//! one launch), each replaced only when strictly better; the best index is then recomputed over the whole
+//! population (value by `total_cmp`, then the lower index, as after a generation). The search
 //! keeps no state: the generation counter says when it runs (after generation `g` when `g` is a multiple of
 //! the period), so snapshots, checkpoints and cross-backend restores work as without it. Its candidate
 //! evaluations are incremental (O(1) each) and are not counted in the engine's `evaluations`, which counts
@@ -40,12 +44,24 @@ pub const MAX_TASKS: usize = 4096;
 /// The most machines the local search accepts (one byte per task in the kernel's schedule).
 pub const MAX_MACHINES: usize = 256;
 
-/// When and how long the local search runs. Validated by [`LocalSearch::new`].
+/// Which vectors one local search improves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Scope {
+    /// The population's best vector (the default).
+    #[default]
+    Best,
+    /// Every vector, each searched independently; the best index is recomputed afterwards.
+    All,
+}
+
+/// When, how long and on which vectors the local search runs. Validated by [`LocalSearch::new`].
 ///
 /// ```
-/// use evo_de::LocalSearch;
+/// use evo_de::{LocalSearch, Scope};
 /// let search = LocalSearch::new(500, 64)?;
 /// assert_eq!((search.period(), search.max_moves()), (500, 64));
+/// assert_eq!(search.scope(), Scope::Best);
+/// assert_eq!(search.with_scope(Scope::All).scope(), Scope::All);
 /// let error = LocalSearch::new(0, 64).unwrap_err();
 /// assert_eq!(error.to_string(), "DE: local search period must be at least 1 generation, got 0");
 /// # Ok::<(), evo_core::Error>(())
@@ -54,10 +70,14 @@ pub const MAX_MACHINES: usize = 256;
 pub struct LocalSearch {
     period: u32,
     max_moves: u32,
+    /// Absent in settings written before the scope existed: those searched the best vector.
+    #[serde(default)]
+    scope: Scope,
 }
 
 impl LocalSearch {
-    /// A local search after every `period`-th generation, applying at most `max_moves` improving moves.
+    /// A local search of the best vector after every `period`-th generation, applying at most `max_moves`
+    /// improving moves ([`LocalSearch::with_scope`] widens it to every vector).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] when `period` or `max_moves` is 0.
@@ -78,7 +98,16 @@ impl LocalSearch {
                 "at least 1",
             ));
         }
-        Ok(Self { period, max_moves })
+        Ok(Self {
+            period,
+            max_moves,
+            scope: Scope::Best,
+        })
+    }
+
+    /// The same search on the vectors of `scope`.
+    pub fn with_scope(self, scope: Scope) -> Self {
+        Self { scope, ..self }
     }
 
     /// Generations between two searches.
@@ -89,6 +118,11 @@ impl LocalSearch {
     /// The most moves (or swaps) one search applies.
     pub fn max_moves(&self) -> u32 {
         self.max_moves
+    }
+
+    /// Which vectors one search improves.
+    pub fn scope(&self) -> Scope {
+        self.scope
     }
 
     /// Whether the search runs once `generations` generations are complete.

@@ -309,3 +309,103 @@ fn the_local_search_refuses_problems_other_than_etc() {
         "{message}"
     );
 }
+
+/// Scope All: the generations before the first search are the plain run's; at a search every vector's
+/// fitness is at most the plain run's and at least one improves; every stored fitness stays an evaluation of
+/// its vector; and the engine's best is the population's best by the total order, then the lower index.
+#[test]
+fn the_search_of_every_vector_improves_each_and_keeps_the_best_consistent() {
+    use evo_core::ContinuousProblem;
+    use evo_de::{LocalSearch, Scope};
+    let problem = generated_etc(128, 8);
+    let search = LocalSearch::new(4, 8).unwrap().with_scope(Scope::All);
+    let mut plain = DeCpu::new(scheduling_params(), problem.clone(), 3, 1).unwrap();
+    let mut memetic = DeCpu::new(scheduling_params(), problem.clone(), 3, 1)
+        .unwrap()
+        .with_local_search(search)
+        .unwrap();
+    assert_eq!(memetic.local_search(), Some(search));
+    run_steps(&mut plain, 3);
+    run_steps(&mut memetic, 3);
+    assert_eq!(plain.snapshot().unwrap(), memetic.snapshot().unwrap());
+    plain.step().unwrap();
+    memetic.step().unwrap();
+    let (before, after) = (plain.snapshot().unwrap(), memetic.snapshot().unwrap());
+    let improved = (0..before.population_size)
+        .filter(|&i| {
+            assert!(after.fitness[i] <= before.fitness[i], "vector {i}");
+            after.fitness[i] < before.fitness[i]
+        })
+        .count();
+    assert!(improved > 1, "{improved} vectors improved");
+    for _ in 0..20 {
+        memetic.step().unwrap();
+        let state = memetic.snapshot().unwrap();
+        for (i, row) in state.population.chunks(state.dimension).enumerate() {
+            assert_eq!(
+                state.fitness[i].to_bits(),
+                problem.evaluate(row).to_bits(),
+                "vector {i} at generation {}",
+                state.generation
+            );
+        }
+        let best = (0..state.population_size)
+            .min_by(|&a, &b| {
+                state.fitness[a]
+                    .total_cmp(&state.fitness[b])
+                    .then(a.cmp(&b))
+            })
+            .unwrap();
+        let (vector, fitness) = memetic.best().unwrap();
+        assert_eq!(fitness.to_bits(), state.fitness[best].to_bits());
+        assert_eq!(
+            vector,
+            state.population[best * state.dimension..(best + 1) * state.dimension]
+        );
+    }
+}
+
+/// Scope All searches the vectors on the rayon pool: the result does not depend on the thread count, and a
+/// restored snapshot continues bit for bit.
+#[test]
+fn the_search_of_every_vector_does_not_depend_on_the_thread_count() {
+    use evo_de::{LocalSearch, Scope};
+    let problem = generated_etc(64, 4);
+    let search = LocalSearch::new(3, 4).unwrap().with_scope(Scope::All);
+    let engine = |threads| {
+        DeCpu::new(
+            scheduling_params().with_strategy(Strategy::Best1),
+            problem.clone(),
+            9,
+            threads,
+        )
+        .unwrap()
+        .with_local_search(search)
+        .unwrap()
+    };
+    let (mut one, mut three) = (engine(1), engine(3));
+    run_steps(&mut one, 10);
+    run_steps(&mut three, 10);
+    let middle = one.snapshot().unwrap();
+    assert_eq!(middle, three.snapshot().unwrap());
+    run_steps(&mut one, 20);
+    run_steps(&mut three, 20);
+    assert_eq!(one.snapshot().unwrap(), three.snapshot().unwrap());
+    let mut resumed = engine(2);
+    resumed.restore(&middle).unwrap();
+    run_steps(&mut resumed, 20);
+    assert_eq!(one.snapshot().unwrap(), resumed.snapshot().unwrap());
+}
+
+/// Scope Best is the default: a search built with it is the search built without a scope.
+#[test]
+fn the_best_scope_is_the_default() {
+    use evo_de::{LocalSearch, Scope};
+    let search = LocalSearch::new(7, 3).unwrap();
+    assert_eq!(search.scope(), Scope::Best);
+    assert_eq!(search.with_scope(Scope::Best), search);
+    assert_ne!(search.with_scope(Scope::All), search);
+    let written = r#"{"period":7,"max_moves":3}"#;
+    let read: LocalSearch = serde_json::from_str(written).unwrap();
+    assert_eq!(read, search);
+}

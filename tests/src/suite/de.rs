@@ -6,15 +6,16 @@
 //! the exponential and paper-literal crossovers, jDE and better-or-equal selection for 100 generations; a
 //! host-evaluated closure (the CUDA engine copies the trials to the host); and a CPU snapshot restored on the
 //! GPU (and back) continuing identically; and 3 generations at 10^7 coordinates per vector. With the opt-in
-//! local search of ETC schedules (an extension beyond the paper, every 5 generations): each strategy for 500
-//! generations, `step_many` batches, a cross-backend restore, and a 256 × 64 instance (the four-launch path).
+//! local search of ETC schedules (an extension beyond the paper, every 5 generations), of the best vector
+//! and of every vector: each strategy for 500 generations, `step_many` batches, a cross-backend restore, and
+//! a 256 × 64 instance (the four-launch path).
 
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{Consistency, EtcClass, EtcInstance, EtcProblem, Heterogeneity};
 use evo_core::{Bounds, Engine, Result};
 use evo_de::{
     Adaptation, Crossover, DeCpu, DeCuda, DeParams, DeSnapshot, DeviceProblem, FnProblem,
-    LocalSearch, Selection, Strategy,
+    LocalSearch, Scope, Selection, Strategy,
 };
 use evo_gpu_runtime::Gpu;
 
@@ -191,8 +192,41 @@ pub fn compare_snapshots(what: &str, cpu: &DeSnapshot, gpu: &DeSnapshot) -> Opti
     comparisons.into_iter().find(|c| !c.passed())
 }
 
-/// Steps both engines `generations` times, comparing snapshots after every generation (and before the first);
-/// returns the number of elements compared or the first difference.
+/// Compares the engines' best fitness and best vector (so that they agree on the best index too; ties: the
+/// lower index); `None` when they are identical.
+fn compare_best<P: DeviceProblem>(
+    what: &str,
+    generation: u64,
+    cpu: &DeCpu<P>,
+    gpu: &DeCuda<P>,
+) -> Result<Option<Comparison>> {
+    let ((vc, fc), (vg, fg)) = (cpu.best()?, gpu.best()?);
+    let (pc, pg) = (cpu.progress().best_fitness, gpu.progress().best_fitness);
+    let comparisons = [
+        compare_slices(
+            "best fitness",
+            generation,
+            1,
+            &[pc, fc],
+            &[pg, fg],
+            Tolerance::Exact,
+            |_| what.to_string(),
+        ),
+        compare_slices(
+            "best vector",
+            generation,
+            vc.len(),
+            &vc,
+            &vg,
+            Tolerance::Exact,
+            |_| what.to_string(),
+        ),
+    ];
+    Ok(comparisons.into_iter().find(|c| !c.passed()))
+}
+
+/// Steps both engines `generations` times, comparing snapshots, the best fitness and the best vector after
+/// every generation (and before the first); returns the number of elements compared or the first difference.
 fn lockstep<P: DeviceProblem>(
     what: &str,
     cpu: &mut DeCpu<P>,
@@ -209,17 +243,8 @@ fn lockstep<P: DeviceProblem>(
         if let Some(mismatch) = compare_snapshots(what, &c, &g) {
             return Ok(Err(mismatch));
         }
-        let (pc, pg) = (cpu.progress(), gpu.progress());
-        if pc.best_fitness.to_bits() != pg.best_fitness.to_bits() {
-            return Ok(Err(compare_slices(
-                "best fitness",
-                generation,
-                1,
-                &[pc.best_fitness],
-                &[pg.best_fitness],
-                Tolerance::Exact,
-                |_| what.to_string(),
-            )));
+        if let Some(mismatch) = compare_best(what, generation, cpu, gpu)? {
+            return Ok(Err(mismatch));
         }
         cases += (c.population.len() + 3 * c.fitness.len()) as u64;
     }
@@ -463,26 +488,39 @@ pub const SEARCH_PERIOD: u32 = 5;
 /// The most moves of one search in the local search checks.
 pub const SEARCH_MOVES: u32 = 16;
 
-/// The local search of the best schedule (an extension beyond the paper) on both engines, every
+/// The population of the short case with [`Scope::All`] (16 blocks per search instead of 64, so that
+/// `compute-sanitizer --tool racecheck` finishes it too).
+pub const SHORT_ALL_POPULATION: usize = 16;
+
+/// The local search (an extension beyond the paper) of the vectors of `scope` on both engines, every
 /// [`SEARCH_PERIOD`] generations: each strategy for [`LONG_RUN`] generations on the suite's ETC instance
 /// (M = 64, CR = 0.01, the fused generation), compared after every generation; DE/rand/1 in `step_many`
 /// batches of 75 (searches inside a batch, no host read); a CPU snapshot at generation 52 restored on the
 /// GPU, continuing 100 generations; and 100 generations of DE/best/1 on a generated 256 × 64 instance,
 /// which takes the four-launch generation (more than 32 machines). `short`: 10 generations of each
-/// strategy only (no batches, no restore, no 256 × 64 instance) (two searches per run: the case that
-/// `compute-sanitizer --tool racecheck` finishes).
-pub fn check_local_search(gpu: &Gpu, block: u32, short: bool) -> CheckReport {
+/// strategy only (no batches, no restore, no 256 × 64 instance; two searches per run; with [`Scope::All`]
+/// at M = [`SHORT_ALL_POPULATION`]): the case that `compute-sanitizer --tool racecheck` finishes.
+pub fn check_local_search(gpu: &Gpu, block: u32, short: bool, scope: Scope) -> CheckReport {
     let long_run = if short { 10 } else { LONG_RUN };
+    let population = if short && scope == Scope::All {
+        SHORT_ALL_POPULATION
+    } else {
+        64
+    };
     let check = format!(
-        "local search every {SEARCH_PERIOD} generations (ETC; strategies, batches, restore, 64 machines), \
-         block {block}"
+        "local search of {scope:?} every {SEARCH_PERIOD} generations (ETC; strategies{}), block {block}",
+        if short {
+            format!(", {long_run} generations, M = {population}")
+        } else {
+            ", batches, restore, 64 machines".to_string()
+        }
     );
     let kernel = "de_local_search_etc_f32";
     let outcome = (|| {
-        let search = LocalSearch::new(SEARCH_PERIOD, SEARCH_MOVES)?;
+        let search = LocalSearch::new(SEARCH_PERIOD, SEARCH_MOVES)?.with_scope(scope);
         let params = |strategy| -> Result<DeParams> {
             DeParams::default()
-                .with_population(64)?
+                .with_population(population)?
                 .with_crossover_rate(0.01)?
                 .with_differential_weight(0.1)?
                 .with_strategy(strategy)
@@ -516,6 +554,9 @@ pub fn check_local_search(gpu: &Gpu, block: u32, short: bool) -> CheckReport {
             on_gpu.step_many(75)?;
             if let Some(mismatch) = compare_snapshots(&what, &cpu.snapshot()?, &on_gpu.snapshot()?)
             {
+                return Ok(Err(mismatch));
+            }
+            if let Some(mismatch) = compare_best(&what, cpu.progress().generation, &cpu, &on_gpu)? {
                 return Ok(Err(mismatch));
             }
             cases += 1;
@@ -575,7 +616,9 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
         }
         reports.push(check_cross_restore(gpu, block));
         reports.push(check_batched(gpu, block));
-        reports.push(check_local_search(gpu, block, false));
+        for scope in [Scope::Best, Scope::All] {
+            reports.push(check_local_search(gpu, block, false, scope));
+        }
     }
     reports.push(check_large(gpu, BLOCK_SIZES[1]));
     reports

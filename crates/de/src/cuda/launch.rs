@@ -629,15 +629,16 @@ pub struct DeLocalSearchParams {
     pub lambda: f64,
     /// The most moves or swaps one search applies.
     pub max_moves: u32,
-    /// Padding to a multiple of 8 bytes.
-    pub pad: u32,
+    /// 0: one block searches the best vector ([`Scope::Best`](crate::Scope::Best)); 1: block `i` searches
+    /// vector `i` ([`Scope::All`](crate::Scope::All)).
+    pub all_vectors: u32,
 }
 const _: () = assert!(size_of::<DeLocalSearchParams>() == 32);
 // SAFETY: repr(C), integers and one f64 without padding, the layout of `DeLocalSearchParams` (32 bytes,
 // asserted on both sides).
 unsafe impl KernelParams for DeLocalSearchParams {}
 
-/// Threads of the local search's one block (`DE_LS_BLOCK`, the size of its shared arrays).
+/// Threads of each block of the local search (`DE_LS_BLOCK`, the size of its shared arrays).
 pub const LOCAL_SEARCH_BLOCK: u32 = 256;
 
 /// The entry point of the local search (`de_local_search_etc_f32`), compiled under `profile`.
@@ -654,17 +655,19 @@ pub struct SearchedPopulation<'a> {
     pub buffers: [&'a mut DeviceBuffer<f32>; 2],
     /// Where every vector is (`M` entries, 0 or 1).
     pub slots: &'a DeviceBuffer<u32>,
-    /// Every vector's fitness (the best one's is replaced on an improvement).
+    /// Every vector's fitness (a searched one's is replaced on an improvement).
     pub fitness: &'a mut DeviceBuffer<f64>,
-    /// The best index (one element, read).
+    /// The best index (one element, read by scope Best).
     pub best: &'a DeviceBuffer<u32>,
-    /// `[fitness, index as f64]` of the best (the fitness is replaced on an improvement).
+    /// `[fitness, index as f64]` of the best (scope Best replaces the fitness on an improvement; scope All
+    /// leaves it to the best-index launch that follows).
     pub best_fitness: &'a mut DeviceBuffer<f64>,
 }
 
-/// The local search of the best vector's schedule, one block on the engine's stream (twin:
-/// [`ScheduleSearch::improve_vector`](crate::ScheduleSearch::improve_vector)).
-/// `kernel` is [`local_search_kernel`], looked up once by the engine.
+/// The local search of the best vector's schedule, one block on the engine's stream, or with
+/// `p.all_vectors` of every vector's, one block per vector in one launch (twin:
+/// [`ScheduleSearch::improve_vector`](crate::ScheduleSearch::improve_vector)); after scope All the caller
+/// recomputes the best ([`best_index`]). `kernel` is [`local_search_kernel`], looked up once by the engine.
 pub fn local_search(
     kernel: &Kernel,
     population: SearchedPopulation<'_>,
@@ -694,12 +697,28 @@ pub fn local_search(
             ),
         ));
     }
+    let grid = if p.all_vectors == 0 {
+        1
+    } else {
+        u32::try_from(m)
+            .ok()
+            .filter(|&g| (1..=i32::MAX as u32).contains(&g))
+            .ok_or_else(|| {
+                Error::invalid_parameter(
+                    ALGORITHM,
+                    "local search of every vector: population",
+                    m,
+                    "1 ..= 2^31 − 1 (one block per vector)",
+                )
+            })?
+    };
     // SAFETY: arguments follow `de_local_search_etc_f32(float* buffer0, float* buffer1, const unsigned int*
     // slots, double* fitness, const unsigned int* best, double* best_fitness, const float* etc,
-    // DeLocalSearchParams)`; lengths checked above: the best index (below M, written by the engine's best
-    // kernels) selects a row below M of either buffer and entries below M of slots and fitness; the slots
+    // DeLocalSearchParams)`; lengths checked above: the searched index (scope Best: the best index, below M,
+    // written by the engine's best kernels; scope All: the block index, below the grid of M blocks) selects
+    // a row below M of either buffer and entries below M of slots and fitness, each block its own; the slots
     // hold 0 or 1; ETC entries t·m + s with t < n and s < m; n and m fit the kernel's shared arrays (checked
-    // above) and the block is `DE_LS_BLOCK` threads.
+    // above) and every block is `DE_LS_BLOCK` threads.
     unsafe {
         kernel
             .launch()
@@ -711,7 +730,7 @@ pub fn local_search(
             .output(population.best_fitness)
             .input(etc)
             .params(p)
-            .run(LaunchConfig::linear(1, LOCAL_SEARCH_BLOCK, 0))
+            .run(LaunchConfig::linear(grid, LOCAL_SEARCH_BLOCK, 0))
     }
 }
 

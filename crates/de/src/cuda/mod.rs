@@ -8,7 +8,7 @@
 pub mod launch;
 
 use crate::cpu::{check_initial_vectors, check_problem};
-use crate::local_search::{LocalSearch, ScheduleSearch};
+use crate::local_search::{LocalSearch, ScheduleSearch, Scope};
 use crate::params::{ALGORITHM, DeParams};
 use crate::problem::FusedEvaluation;
 use crate::problem::{DeviceEvaluation, DeviceProblem};
@@ -336,8 +336,9 @@ impl<P: DeviceProblem> DeCuda<P> {
 
     /// Turns on the opt-in local search of ETC schedules, as
     /// [`DeCpu::with_local_search`](crate::DeCpu::with_local_search) (same results bit for bit): one block
-    /// launched on the engine's stream after every `period`-th generation, so [`DeCuda::step_many`] still
-    /// reads nothing back in between.
+    /// launched on the engine's stream after every `period`-th generation ([`Scope::All`]: one block per
+    /// vector in one launch, then the best-index launch), so [`DeCuda::step_many`] still reads nothing back
+    /// in between.
     ///
     /// # Errors
     /// As the CPU twin; GPU errors.
@@ -354,7 +355,7 @@ impl<P: DeviceProblem> DeCuda<P> {
                 machines: instance.machines() as u32,
                 lambda: checked.problem().lambda(),
                 max_moves: search.max_moves(),
-                pad: 0,
+                all_vectors: u32::from(search.scope() == Scope::All),
             },
             etc: self.gpu.upload(instance.etc())?,
             unslotted: self.gpu.alloc_zeroed(m)?,
@@ -367,7 +368,8 @@ impl<P: DeviceProblem> DeCuda<P> {
         self.local_search.as_ref().map(|search| search.settings)
     }
 
-    /// Queues the local search of the best vector when it is due after the generation just completed.
+    /// Queues the local search of the best vector (or of every vector) when it is due after the generation
+    /// just completed.
     fn search_locally(&mut self) -> Result<()> {
         let Some(search) = &self.local_search else {
             return Ok(());
@@ -391,11 +393,23 @@ impl<P: DeviceProblem> DeCuda<P> {
             &search.etc,
             &search.params,
         )?;
-        if self.fused.is_none() {
+        match (search.settings.scope(), self.fused.is_some()) {
+            // The best only improved: its index stands and the search wrote its fitness.
+            (Scope::Best, true) => Ok(()),
             // The four-launch path read the best before the search.
-            self.read_best()?;
+            (Scope::Best, false) => self.read_best(),
+            // Any vector may now be the best: the same best-index kernel as after a generation. The fused
+            // generation and `step`/`step_many` read `best` and `best_fitness` after it on the stream.
+            (Scope::All, true) => launch::best_index(
+                &self.gpu,
+                &mut self.best,
+                &mut self.best_fitness,
+                &self.fitness,
+                &self.kernel_params,
+                self.settings,
+            ),
+            (Scope::All, false) => self.update_best(),
         }
-        Ok(())
     }
 
     /// The device.

@@ -9,8 +9,10 @@
 //!   ending in `+ls<period>x<moves>` (after `+eq` if any) also runs the opt-in local search of the best
 //!   schedule every `period` generations with at most `moves` moves ([`evo_de::LocalSearch`], an extension
 //!   beyond the paper), e.g. `default;rand1/0.1/0.01/bin/fixed+ls500x64`; its rows and table lines carry the
-//!   suffix and say "local search on". `default+ls<period>x<moves>` is the suite's own configuration with
-//!   the local search.
+//!   suffix and say "local search on". `+ls<period>x<moves>all` searches every vector's schedule instead of
+//!   the best one's ([`evo_de::Scope::All`]; on the GPU one block per vector in one launch), e.g.
+//!   `default+ls500x64all`. `default+ls<period>x<moves>[all]` is the suite's own configuration with the
+//!   local search.
 //! - `EVO_DE_TABLE1_POPULATIONS`: a `,`-separated subset of 64, 512, 1024 (default all three).
 //! - `EVO_DE_TABLE1_INSTANCES`: a `,`-separated subset of the instance files, e.g. `u_c_hihi.0,u_s_lolo.0`
 //!   (default all twelve).
@@ -21,7 +23,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
-use evo_de::{DeConfig, DeParams, LocalSearch};
+use evo_de::{DeConfig, DeParams, LocalSearch, Scope};
 
 use super::{INSTANCES, Instance, POPULATIONS, SEED, fitness_row, run_once, table1_params};
 use crate::bench::{BenchContext, SuiteResult};
@@ -90,9 +92,13 @@ impl SweepConfig {
         match self {
             Self::Table1(None) => DEFAULT_CONFIG.to_string(),
             Self::Table1(Some(search)) => format!(
-                "{DEFAULT_CONFIG}+ls{}x{}",
+                "{DEFAULT_CONFIG}+ls{}x{}{}",
                 search.period(),
-                search.max_moves()
+                search.max_moves(),
+                match search.scope() {
+                    Scope::Best => "",
+                    Scope::All => "all",
+                }
             ),
             Self::Given(config) => config.to_string(),
         }
@@ -257,10 +263,10 @@ impl Sweep {
                             "sweep {} {file} p{population} fitness after {} s{}",
                             cell.label,
                             SWEEP_BUDGET.as_secs(),
-                            if search.is_some() {
-                                " (local search on)"
-                            } else {
-                                ""
+                            match search.map(|s| s.scope()) {
+                                Some(Scope::Best) => " (local search on)",
+                                Some(Scope::All) => " (local search of every vector on)",
+                                None => "",
                             }
                         ),
                         (device, backend),
@@ -344,7 +350,7 @@ impl Sweep {
              population, λ = 0.75, budget {} s, the best fitness read at the last check within 1 s; \
              `default` is the suite's own configuration per population; a `+ls<period>x<moves>` suffix: local \
              search on, the best schedule improved every `period` generations, an extension beyond the \
-             paper): {} configuration(s) × {} \
+             paper; `+ls<period>x<moves>all`: every vector's schedule): {} configuration(s) × {} \
              instance(s) × populations {:?} = {} cells. A ratio below 1 beats the paper's GPU value after 30 s.\n\n{}\n\n{}",
             SWEEP_BUDGET.as_secs(),
             self.configs.len(),
@@ -386,7 +392,8 @@ mod tests {
     #[test]
     fn local_search_suffixes_turn_the_search_on_and_stay_in_the_label() {
         let sweep = Sweep::parse(
-            "default;default+ls500x64;rand1/0.1/0.01/bin/fixed+eq+ls100x16",
+            "default;default+ls500x64;rand1/0.1/0.01/bin/fixed+eq+ls100x16;default+ls500x64all;\
+             rand1/0.1/0.01/bin/fixed+ls100x16all",
             None,
             None,
         )
@@ -397,15 +404,29 @@ mod tests {
             [
                 "default",
                 "default+ls500x64",
-                "rand1/0.1/0.01/bin/fixed+eq+ls100x16"
+                "rand1/0.1/0.01/bin/fixed+eq+ls100x16",
+                "default+ls500x64all",
+                "rand1/0.1/0.01/bin/fixed+ls100x16all"
             ]
         );
-        let searches: Vec<Option<(u32, u32)>> = sweep
+        let searches: Vec<Option<(u32, u32, Scope)>> = sweep
             .configs
             .iter()
-            .map(|c| c.local_search().map(|s| (s.period(), s.max_moves())))
+            .map(|c| {
+                c.local_search()
+                    .map(|s| (s.period(), s.max_moves(), s.scope()))
+            })
             .collect();
-        assert_eq!(searches, [None, Some((500, 64)), Some((100, 16))]);
+        assert_eq!(
+            searches,
+            [
+                None,
+                Some((500, 64, Scope::Best)),
+                Some((100, 16, Scope::Best)),
+                Some((500, 64, Scope::All)),
+                Some((100, 16, Scope::All))
+            ]
+        );
         assert_eq!(
             sweep.configs[1].params(512).expect("valid"),
             table1_params(512).expect("valid")
@@ -413,6 +434,7 @@ mod tests {
         let bad = Sweep::parse("default+ls0x4", None, None).expect_err("period 0");
         assert!(format!("{bad:#}").contains("period"), "{bad:#}");
         assert!(Sweep::parse("default+eq", None, None).is_err());
+        assert!(Sweep::parse("default+ls500x64every", None, None).is_err());
     }
 
     #[test]
