@@ -146,6 +146,10 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
 // 1 KiB contiguous, every 32-byte sector used.
 // At most 256 threads per block (the launcher's cap), 4 blocks per SM: at most 64 registers per thread.
 #define EVO_TILES_BOUNDS __launch_bounds__(256, 4)
+// Rastrigin: 6 blocks per SM (at most 40 registers; ptxas spills more), measured faster on the H100 than 4
+// (20 x 10^7: 0.402 -> 0.372 ms) and 5 (0.385 ms); 3 was slower (0.467 ms). Griewank stays at 4 (5: 0.464,
+// 6: 0.572, 2: 0.555 against 0.450 ms). docs/results/eval.md.
+#define EVO_TILES_BOUNDS_RASTRIGIN __launch_bounds__(256, 6)
 
 template <bool FAST>
 __device__ __forceinline__ void evo_load_z(const float* row, const float* shift32, const double* shift64,
@@ -464,7 +468,7 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sphere(c
     evo_tiles<EVO_KIND_SPHERE>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_rastrigin(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS_RASTRIGIN benchmarks_continuous_tiles_rastrigin(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_RASTRIGIN>(x, shift32, shift64, perm, partials, p);
 }
