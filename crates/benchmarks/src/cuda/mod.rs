@@ -494,7 +494,14 @@ impl CudaEvaluator {
                 n: 0,
             };
             launch::prefix_squares(
-                &self.gpu, population, &shift, fitness, params, rows, profile, small_block,
+                &self.gpu,
+                population,
+                &shift,
+                fitness,
+                params,
+                rows,
+                profile,
+                small_block,
             )?;
             return Ok(());
         }
