@@ -471,28 +471,29 @@ impl CudaEvaluator {
             .max(1);
         let bias = self.bias.unwrap_or(0.0);
         let add_bias = u32::from(self.bias.is_some());
-        if tiles == 1 {
-            // One tile per row: one launch, in the smallest block (a power of two, at least a warp) whose
-            // tile holds the row; the kernel writes the fitness itself (the same bits as `finish_prefix`).
+        let one_tile = tiles == 1;
+        // One tile per row: the kernel writes the fitness itself (the same bits as `finish_prefix`).
+        let params = TilesParams {
+            dimension: d,
+            terms: d,
+            perm_offset: 0,
+            rows,
+            shift: shift.mode,
+            permuted: 0,
+            group: 1,
+            tile_group: 1,
+            items: launch::ITEMS_PER_THREAD,
+            finish: u32::from(one_tile),
+            combine: 0,
+            add_bias: if one_tile { add_bias } else { 0 },
+            bias: if one_tile { bias } else { 0.0 },
+            n: 0,
+        };
+        if one_tile {
+            // One launch, in the smallest block (a power of two, at least a warp) whose tile holds the row.
             let small_block = (d.max(1).div_ceil(u64::from(launch::ITEMS_PER_THREAD)) as u32)
                 .next_power_of_two()
                 .max(32);
-            let params = TilesParams {
-                dimension: d,
-                terms: d,
-                perm_offset: 0,
-                rows,
-                shift: shift.mode,
-                permuted: 0,
-                group: 1,
-                tile_group: 1,
-                items: launch::ITEMS_PER_THREAD,
-                finish: 1,
-                combine: 0,
-                add_bias,
-                bias,
-                n: 0,
-            };
             launch::prefix_squares(
                 &self.gpu,
                 population,
@@ -506,22 +507,6 @@ impl CudaEvaluator {
             return Ok(());
         }
         let mut nodes = self.gpu.alloc::<f64>((4 * rows * tiles) as usize)?;
-        let params = TilesParams {
-            dimension: d,
-            terms: d,
-            perm_offset: 0,
-            rows,
-            shift: shift.mode,
-            permuted: 0,
-            group: 1,
-            tile_group: 1,
-            items: launch::ITEMS_PER_THREAD,
-            finish: 0,
-            combine: 0,
-            add_bias: 0,
-            bias: 0.0,
-            n: 0,
-        };
         let tiles = launch::prefix_squares(
             &self.gpu, population, &shift, &mut nodes, params, rows, profile, tile_block,
         )?;
