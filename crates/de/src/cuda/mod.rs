@@ -400,14 +400,7 @@ impl<P: DeviceProblem> DeCuda<P> {
             (Scope::Best, false) => self.read_best(),
             // Any vector may now be the best: the same best-index kernel as after a generation. The fused
             // generation and `step`/`step_many` read `best` and `best_fitness` after it on the stream.
-            (Scope::All, true) => launch::best_index(
-                &self.gpu,
-                &mut self.best,
-                &mut self.best_fitness,
-                &self.fitness,
-                &self.kernel_params,
-                self.settings,
-            ),
+            (Scope::All, true) => self.queue_best_index(),
             (Scope::All, false) => self.update_best(),
         }
     }
@@ -442,8 +435,8 @@ impl<P: DeviceProblem> DeCuda<P> {
         self.update_best()
     }
 
-    /// Finds the best vector on the device and reads its index and fitness.
-    fn update_best(&mut self) -> Result<()> {
+    /// Queues the best-index kernel: `best` and `best_fitness` on the device, nothing read back.
+    fn queue_best_index(&mut self) -> Result<()> {
         launch::best_index(
             &self.gpu,
             &mut self.best,
@@ -451,7 +444,12 @@ impl<P: DeviceProblem> DeCuda<P> {
             &self.fitness,
             &self.kernel_params,
             self.settings,
-        )?;
+        )
+    }
+
+    /// Finds the best vector on the device and reads its index and fitness.
+    fn update_best(&mut self) -> Result<()> {
+        self.queue_best_index()?;
         // One copy (and one wait) per generation: the fitness and the index (exact in f64, M < 2^31).
         let mut pair = [0.0f64; 2];
         self.best_fitness.copy_to_host(&mut pair)?;
