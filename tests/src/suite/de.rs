@@ -264,18 +264,7 @@ fn check_with<P: DeviceProblem + Clone>(
         let mut on_gpu = DeCuda::new(case.params(block)?, problem, SEED, gpu)?;
         lockstep(&check, &mut cpu, &mut on_gpu, case.generations)
     })();
-    match outcome {
-        Ok(Ok(cases)) => CheckReport {
-            check,
-            kernel: kernel.into(),
-            cases,
-            max_difference: "0 ulp".into(),
-            passed: true,
-            detail: String::new(),
-        },
-        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
-        Err(error) => CheckReport::from_error(check, kernel, &error),
-    }
+    CheckReport::from_lockstep(check, kernel, outcome)
 }
 
 /// One run of the suite at `block`.
@@ -325,18 +314,7 @@ pub fn check_cross_restore(gpu: &Gpu, block: u32) -> CheckReport {
         fresh_cpu.restore(&on_gpu.snapshot()?)?;
         lockstep(&check, &mut fresh_cpu, &mut on_gpu, 50)
     })();
-    match outcome {
-        Ok(Ok(cases)) => CheckReport {
-            check,
-            kernel: kernel.into(),
-            cases,
-            max_difference: "0 ulp".into(),
-            passed: true,
-            detail: String::new(),
-        },
-        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
-        Err(error) => CheckReport::from_error(check, kernel, &error),
-    }
+    CheckReport::from_lockstep(check, kernel, outcome)
 }
 
 /// Coordinates per vector of the large case.
@@ -355,18 +333,7 @@ pub fn check_large(gpu: &Gpu, block: u32) -> CheckReport {
         let mut on_gpu = DeCuda::new(params, problem, SEED, gpu)?;
         lockstep(&check, &mut cpu, &mut on_gpu, case.generations)
     })();
-    match outcome {
-        Ok(Ok(cases)) => CheckReport {
-            check,
-            kernel: kernel.into(),
-            cases,
-            max_difference: "0 ulp".into(),
-            passed: true,
-            detail: String::new(),
-        },
-        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
-        Err(error) => CheckReport::from_error(check, kernel, &error),
-    }
+    CheckReport::from_lockstep(check, kernel, outcome)
 }
 
 /// Generations of the batched runs, and generations per batch.
@@ -421,18 +388,7 @@ pub fn check_batched(gpu: &Gpu, block: u32) -> CheckReport {
         }
         Ok(Ok(cases))
     })();
-    match outcome {
-        Ok(Ok(cases)) => CheckReport {
-            check,
-            kernel: kernel.into(),
-            cases,
-            max_difference: "0 ulp".into(),
-            passed: true,
-            detail: String::new(),
-        },
-        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
-        Err(error) => CheckReport::from_error(check, kernel, &error),
-    }
+    CheckReport::from_lockstep(check, kernel, outcome)
 }
 
 /// CPU single steps against `DeCuda::step_many(batch)`, compared after every batch; the GPU engine must be
@@ -593,18 +549,7 @@ pub fn check_local_search(gpu: &Gpu, block: u32, short: bool, scope: Scope) -> C
         }
         Ok(Ok(cases))
     })();
-    match outcome {
-        Ok(Ok(cases)) => CheckReport {
-            check,
-            kernel: kernel.into(),
-            cases,
-            max_difference: "0 ulp".into(),
-            passed: true,
-            detail: String::new(),
-        },
-        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
-        Err(error) => CheckReport::from_error(check, kernel, &error),
-    }
+    CheckReport::from_lockstep(check, kernel, outcome)
 }
 
 /// Every run at every block size, then the cross-backend restore.

@@ -135,18 +135,7 @@ fn lockstep(
 
 fn report(check: String, outcome: Result<std::result::Result<u64, Comparison>>) -> CheckReport {
     let kernel = "ma_*";
-    match outcome {
-        Ok(Ok(cases)) => CheckReport {
-            check,
-            kernel: kernel.into(),
-            cases,
-            max_difference: "0 ulp".into(),
-            passed: true,
-            detail: String::new(),
-        },
-        Ok(Err(comparison)) => CheckReport::from_comparison(check, kernel, &comparison),
-        Err(error) => CheckReport::from_error(check, kernel, &error),
-    }
+    CheckReport::from_lockstep(check, kernel, outcome)
 }
 
 fn params() -> Result<MaParams> {

@@ -58,6 +58,27 @@ impl CheckReport {
         }
     }
 
+    /// The report of a lockstep run: `Ok(Ok(cases))` when every compared element was identical (0 ulp),
+    /// `Ok(Err(comparison))` at the first mismatch, `Err(error)` when a step failed.
+    pub(crate) fn from_lockstep(
+        check: String,
+        kernel: &str,
+        outcome: evo_core::Result<std::result::Result<u64, Comparison>>,
+    ) -> Self {
+        match outcome {
+            Ok(Ok(cases)) => Self {
+                check,
+                kernel: kernel.to_string(),
+                cases,
+                max_difference: "0 ulp".into(),
+                passed: true,
+                detail: String::new(),
+            },
+            Ok(Err(comparison)) => Self::from_comparison(check, kernel, &comparison),
+            Err(error) => Self::from_error(check, kernel, &error),
+        }
+    }
+
     pub(crate) fn from_error(check: String, kernel: &str, error: &evo_core::Error) -> Self {
         Self {
             check,
