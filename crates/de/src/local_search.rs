@@ -291,6 +291,29 @@ impl ScheduleSearch {
         f64::from(self.problem.instance().etc()[task * m + machine as usize])
     }
 
+    /// The effect of moving task `t` from its machine to `to` (the same operations when valued and applied).
+    fn move_of(&self, state: &State, t: usize, to: u32) -> Effect {
+        let from = state.schedule[t];
+        let loads = [state.loads[from as usize], state.loads[to as usize]];
+        let times = [self.time(t, from), self.time(t, to)];
+        move_effect(loads, times, state.flowtime)
+    }
+
+    /// The effect of swapping tasks `a` and `b` between their machines (valued and applied alike).
+    fn swap_of(&self, state: &State, a: usize, b: usize) -> Effect {
+        let (p, k) = (state.schedule[a], state.schedule[b]);
+        swap_effect(
+            [state.loads[p as usize], state.loads[k as usize]],
+            [
+                self.time(a, p),
+                self.time(a, k),
+                self.time(b, p),
+                self.time(b, k),
+            ],
+            state.flowtime,
+        )
+    }
+
     /// Step 2 on `schedule` (every entry below `m`): applies at most `max_moves` strictly improving moves
     /// or swaps in place and returns how many it applied.
     pub fn improve(&self, schedule: &mut [u32]) -> u32 {
@@ -334,9 +357,7 @@ impl ScheduleSearch {
         };
         for (t, &from) in state.schedule.iter().enumerate() {
             for to in (0..m).filter(|&to| to != from) {
-                let loads = [state.loads[from as usize], state.loads[to as usize]];
-                let times = [self.time(t, from), self.time(t, to)];
-                let effect = move_effect(loads, times, state.flowtime);
+                let effect = self.move_of(state, t, to);
                 let value = candidate_value(lambda, m, top, [from, to], effect);
                 keep(value, t as u64 * u64::from(m) + u64::from(to));
             }
@@ -345,16 +366,7 @@ impl ScheduleSearch {
         let moves = n as u64 * u64::from(m);
         for (a, _) in state.schedule.iter().enumerate().filter(|&(_, &s)| s == p) {
             for (b, &k) in state.schedule.iter().enumerate().filter(|&(_, &s)| s != p) {
-                let effect = swap_effect(
-                    [state.loads[p as usize], state.loads[k as usize]],
-                    [
-                        self.time(a, p),
-                        self.time(a, k),
-                        self.time(b, p),
-                        self.time(b, k),
-                    ],
-                    state.flowtime,
-                );
+                let effect = self.swap_of(state, a, b);
                 let value = candidate_value(lambda, m, top, [p, k], effect);
                 keep(value, moves + a as u64 * n as u64 + b as u64);
             }
@@ -371,9 +383,7 @@ impl ScheduleSearch {
         if index < n * m {
             let (t, to) = ((index / m) as usize, (index % m) as u32);
             let from = state.schedule[t];
-            let loads = [state.loads[from as usize], state.loads[to as usize]];
-            let times = [self.time(t, from), self.time(t, to)];
-            let effect = move_effect(loads, times, state.flowtime);
+            let effect = self.move_of(state, t, to);
             state.loads[from as usize] = effect.first;
             state.loads[to as usize] = effect.second;
             state.flowtime = effect.flowtime;
@@ -382,16 +392,7 @@ impl ScheduleSearch {
             let q = index - n * m;
             let (a, b) = ((q / n) as usize, (q % n) as usize);
             let (p, k) = (state.schedule[a], state.schedule[b]);
-            let effect = swap_effect(
-                [state.loads[p as usize], state.loads[k as usize]],
-                [
-                    self.time(a, p),
-                    self.time(a, k),
-                    self.time(b, p),
-                    self.time(b, k),
-                ],
-                state.flowtime,
-            );
+            let effect = self.swap_of(state, a, b);
             state.loads[p as usize] = effect.first;
             state.loads[k as usize] = effect.second;
             state.flowtime = effect.flowtime;
