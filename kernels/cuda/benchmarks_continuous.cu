@@ -811,84 +811,75 @@ static_assert(sizeof(CecComposeParams) == 16, "CecComposeParams must match its R
 
 #define EVO_GROUP 50u
 
-// The canonical tree of the first n (at most 64) values of v, padded with +0.0 to 64 leaves (the tree of 64
-// leaves equals the tree of next_power_of_two(n) leaves plus zero subtrees, as in evo_core::reduce).
-__device__ __forceinline__ double evo_local_tree64(const double* v, unsigned int n)
+// Threads per block of `benchmarks_continuous_cec_groups`: one per leaf of the 64-leaf trees of a group.
+#define EVO_GROUP_THREADS 64u
+
+// Row i of the rotated group: the canonical tree of the 50 products z_j M[j][i] padded with +0.0 to 64
+// leaves (the tree of next_power_of_two(50) = 64 leaves, as in evo_core::reduce), formed as the tree of
+// eight subtrees of eight leaves. z is the group in shared memory; M is read through the read-only cache
+// (a warp reads 32 consecutive entries of one row of M per j).
+__device__ __forceinline__ double evo_cec_rotated(const double* z, const double* __restrict__ rotation, unsigned int i)
 {
-    EvoTreeStack<false> stack;
-    stack.init();
-    unsigned int leaves = 1;
-    while (leaves < n) {
-        leaves <<= 1;
+    double eights[8];
+#pragma unroll
+    for (unsigned int b = 0; b < 8u; ++b) {
+        double leaves[8];
+#pragma unroll
+        for (unsigned int q = 0; q < 8u; ++q) {
+            const unsigned int j = 8u * b + q;
+            leaves[q] = j < EVO_GROUP ? z[j] * __ldg(rotation + j * EVO_GROUP + i) : 0.0;
+        }
+        eights[b] = evo_thread_tree8<false>(leaves, 8u);
     }
-    for (unsigned int j = 0; j < leaves; ++j) {
-        stack.push(j < n ? v[j] : 0.0);
-    }
-    return stack.node[0];
+    return evo_thread_tree8<false>(eights, 8u);
 }
 
-// One thread per group: gather z[P[50k .. 50k + 49]], rotate (row vector times M, each output a canonical
-// tree of 50 products), apply the base function of 50 values; values[2 (r groups + k)] = (value, 0).
-extern "C" __global__ void benchmarks_continuous_cec_groups(const float* x, const double* shift, const unsigned int* perm, const double* rotation, double* values, CecGroupsParams p)
+// One block of 64 threads per (group k, row r), grid (groups, rows): thread i < 50 gathers
+// z_i = x[P[50k + i]] - o[P[50k + i]]; after a barrier it forms r_i (the rotated row above, or z_i), and
+// every thread its base term(s) (+0.0 from i = n on, n = 50, or 49 for Rosenbrock); the group value is the
+// canonical 64-leaf tree of the terms in thread order (`evo_block_tree`); Schwefel 1.2 runs
+// `evo_prefix_squares_serial` over r in thread 0. values[2 (r groups + k)] = (value, 0). The same trees in
+// the same order as `Cec2010Problem::group_value`, so the same bits.
+extern "C" __global__ void __launch_bounds__(EVO_GROUP_THREADS) benchmarks_continuous_cec_groups(const float* x, const double* shift, const unsigned int* perm, const double* rotation, double* values, CecGroupsParams p)
 {
-    __shared__ double m[EVO_GROUP * EVO_GROUP];
-    for (unsigned int k = threadIdx.x; k < EVO_GROUP * EVO_GROUP; k += blockDim.x) {
-        m[k] = p.rotated == 1u ? rotation[k] : 0.0;
+    __shared__ double z[EVO_GROUP];
+    __shared__ double r[EVO_GROUP];
+    __shared__ double scratch[32];
+    const unsigned long long group = blockIdx.x;
+    const unsigned int i = threadIdx.x;
+    const float* row = x + (unsigned long long)blockIdx.y * p.dimension;
+    if (i < EVO_GROUP) {
+        const unsigned long long c = perm[group * EVO_GROUP + i];
+        z[i] = (double)row[c] - shift[c];
     }
     __syncthreads();
-    const unsigned long long group = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (group >= p.groups) {
-        return;
+    double ri = 0.0;
+    if (i < EVO_GROUP) {
+        ri = p.rotated == 1u ? evo_cec_rotated(z, rotation, i) : z[i];
+        r[i] = ri;
     }
-    const float* row = x + (unsigned long long)blockIdx.y * p.dimension;
-    double g[EVO_GROUP];
-    for (unsigned int j = 0; j < EVO_GROUP; ++j) {
-        const unsigned long long c = perm[group * EVO_GROUP + j];
-        g[j] = (double)row[c] - shift[c];
-    }
-    double r[EVO_GROUP];
-    double t[EVO_GROUP];
-    for (unsigned int i = 0; i < EVO_GROUP; ++i) {
-        if (p.rotated == 1u) {
-            for (unsigned int j = 0; j < EVO_GROUP; ++j) {
-                t[j] = g[j] * m[j * EVO_GROUP + i];
-            }
-            r[i] = evo_local_tree64(t, EVO_GROUP);
-        } else {
-            r[i] = g[i];
-        }
-    }
+    __syncthreads();
     double value = 0.0;
     if (p.base == 0u) {
-        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
-            t[j] = evo_elliptic_term(j, EVO_GROUP, r[j]);
-        }
-        value = evo_local_tree64(t, EVO_GROUP);
+        value = evo_block_tree<false>(i < EVO_GROUP ? evo_elliptic_term(i, EVO_GROUP, ri) : 0.0, scratch);
     } else if (p.base == 1u) {
-        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
-            t[j] = evo_rastrigin_term(r[j]);
-        }
-        value = evo_local_tree64(t, EVO_GROUP);
+        value = evo_block_tree<false>(i < EVO_GROUP ? evo_rastrigin_term(ri) : 0.0, scratch);
     } else if (p.base == 2u) {
-        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
-            t[j] = r[j] * r[j];
-        }
-        const double s1 = evo_local_tree64(t, EVO_GROUP);
-        for (unsigned int j = 0; j < EVO_GROUP; ++j) {
-            t[j] = evo_ackley_cos_term(r[j]);
-        }
-        value = evo_ackley_combine(EVO_GROUP, s1, evo_local_tree64(t, EVO_GROUP));
+        const double s1 = evo_block_tree<false>(i < EVO_GROUP ? ri * ri : 0.0, scratch);
+        const double s2 = evo_block_tree<false>(i < EVO_GROUP ? evo_ackley_cos_term(ri) : 0.0, scratch);
+        value = evo_ackley_combine(EVO_GROUP, s1, s2);
     } else if (p.base == 3u) {
-        value = evo_prefix_squares_serial(r, EVO_GROUP).square;
-    } else {
-        for (unsigned int j = 0; j + 1 < EVO_GROUP; ++j) {
-            t[j] = evo_rosenbrock_term(r[j], r[j + 1]);
+        if (i == 0u) {
+            value = evo_prefix_squares_serial(r, EVO_GROUP).square;
         }
-        value = evo_local_tree64(t, EVO_GROUP - 1);
+    } else {
+        value = evo_block_tree<false>(i + 1u < EVO_GROUP ? evo_rosenbrock_term(r[i], r[i + 1u]) : 0.0, scratch);
     }
-    const unsigned long long slot = (unsigned long long)blockIdx.y * p.groups + group;
-    values[2 * slot] = value;
-    values[2 * slot + 1] = 0.0;
+    if (i == 0u) {
+        const unsigned long long slot = (unsigned long long)blockIdx.y * p.groups + group;
+        values[2 * slot] = value;
+        values[2 * slot + 1] = 0.0;
+    }
 }
 
 // fitness[r] from the sum of its group values and its separable part.

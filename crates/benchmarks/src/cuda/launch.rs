@@ -492,8 +492,12 @@ pub fn finish_prefix(
     }
 }
 
-/// CEC 2010 group values: one thread per group of 50 (gather through the permutation, rotate when
-/// `params.rotated` is 1, base function), written as pairs `(value, 0)` to `values[2 (r · groups + k)]`.
+/// Threads per block of `benchmarks_continuous_cec_groups` (one per leaf of a group's 64-leaf trees).
+pub const CEC_GROUP_THREADS: u32 = 64;
+
+/// CEC 2010 group values: one block of [`CEC_GROUP_THREADS`] per (group of 50, individual): gather through
+/// the permutation, rotate when `params.rotated` is 1 (one thread per output), base function (one thread
+/// per term, a block tree), written as pairs `(value, 0)` to `values[2 (r · groups + k)]`.
 #[allow(clippy::too_many_arguments)]
 pub fn cec_groups(
     gpu: &Gpu,
@@ -505,15 +509,17 @@ pub fn cec_groups(
     params: CecGroupsParams,
     rows: u64,
     profile: Profile,
-    block: u32,
 ) -> Result<()> {
-    evo_gpu_runtime::check_block_size("benchmarks_continuous_cec_groups", block)?;
     let grid_y = check_rows(rows)?;
-    let grid_x = grid_u32(
-        "group blocks",
-        params.groups.div_ceil(u64::from(block)).max(1),
-        "below 2^32",
-    )?;
+    let grid_x = grid_u32("groups", params.groups, "1..2^32")?;
+    if grid_x == 0 {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous",
+            "groups",
+            0,
+            "1..2^32",
+        ));
+    }
     check_len("population", x, rows * params.dimension)?;
     check_len("shift", shift, params.dimension)?;
     check_len("permutation", perm, params.groups * 50)?;
@@ -527,9 +533,10 @@ pub fn cec_groups(
         profile,
     )?;
     // SAFETY: `(const float* x, const double* shift, const unsigned int* perm, const double* rotation,
-    // double* values, CecGroupsParams)`; thread k of row r reads perm[50k .. 50k + 50] (below groups·50,
+    // double* values, CecGroupsParams)`; block (k, r) reads perm[50k .. 50k + 50] (below groups·50,
     // checked), x and shift at those entries (below D: a permutation of 0..D), the 2500 rotation entries
-    // when rotated (checked), and writes values[2(r·groups + k) + {0,1}] (checked); static shared memory.
+    // when rotated (checked), and writes values[2(r·groups + k) + {0,1}] (checked); 64 threads, as the
+    // kernel's `__launch_bounds__`; static shared memory.
     unsafe {
         kernel
             .launch()
@@ -541,7 +548,7 @@ pub fn cec_groups(
             .params(&params)
             .run(LaunchConfig {
                 grid: (grid_x, grid_y, 1),
-                block: (block, 1, 1),
+                block: (CEC_GROUP_THREADS, 1, 1),
                 shared_bytes: 0,
             })
     }

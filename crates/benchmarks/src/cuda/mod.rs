@@ -7,7 +7,7 @@
 //! | [`GaProblem`], [`DeRastrigin`], [`ShiftedProblem`], [`Cec2010Problem`] F1–F3, F20 | `tiles_*` then `finish` |
 //! | Ridge, shifted Schwefel 1.2, CEC 2010 F19 | `prefix_squares` (tile summaries of [`crate::prefix_squares`], one pass), `finish_prefix`; rows of one tile: `prefix_squares` alone |
 //! | [`GaBinaryProblem`](crate::GaBinaryProblem) (16-bit codes) | `decode16`, then as [`GaProblem`] |
-//! | CEC 2010 F4–F18 | `cec_groups` (one thread per group of 50) and `finish` for the groups; `tiles_*` through the permutation and `finish` for the separable part; `cec_compose` |
+//! | CEC 2010 F4–F18 | `cec_groups` (one block of 64 threads per group of 50 and individual) and `finish` for the groups; `tiles_*` through the permutation and `finish` for the separable part; `cec_compose` |
 //!
 //! Work split: a grid of (tile, individual) blocks (individual fastest), each tile an aligned subtree of the canonical tree of
 //! the fitness' terms, and one block per individual for the second stage; for moderate `D` the first grid is
@@ -400,7 +400,6 @@ impl CudaEvaluator {
             params,
             rows,
             profile,
-            block.min(128),
         )?;
         let mut group_sums = self.gpu.alloc::<f64>(rows as usize)?;
         let params = FinishParams {
