@@ -2,8 +2,8 @@
 //! strategy on Rastrigin and on a 512 × 16 ETC instance (500 generations), for the crossover, jDE and
 //! selection variants, for a host-evaluated closure, and across a snapshot restored on the other backend.
 //! Block sizes 64 and 256 split the 512 tasks into 8 and 2 chunks of the ETC kernel's reduction. Also with the
-//! opt-in local search of ETC schedules, of the best vector and of every vector (every 5 generations; each
-//! strategy, batches, restore, 64 machines).
+//! opt-in local search of ETC schedules, of the best vector and of every vector, and of the best vector with
+//! kicks (every 5 generations; each strategy, batches, restore, 64 machines).
 
 use evo_equivalence::equivalence_test;
 use evo_equivalence::suite::de::{
@@ -64,11 +64,12 @@ equivalence_test!(
             evo_equivalence::suite::de::check_local_search(gpu, block, false, scope)
                 .assert_passed();
         }
+        evo_equivalence::suite::de::check_kicked_local_search(gpu, block, false).assert_passed();
     }
 );
 
-// Ten generations of each strategy with a search every 5, of the best vector and of every vector (M = 16):
-// the case `compute-sanitizer --tool racecheck` finishes.
+// Ten generations of each strategy with a search every 5, of the best vector, of every vector (M = 16) and of
+// the best vector with kicks: the case `compute-sanitizer --tool racecheck` finishes.
 equivalence_test!(
     de_local_search_short_runs_should_match_cpu,
     [256],
@@ -76,6 +77,7 @@ equivalence_test!(
         for scope in [evo_de::Scope::Best, evo_de::Scope::All] {
             evo_equivalence::suite::de::check_local_search(gpu, block, true, scope).assert_passed();
         }
+        evo_equivalence::suite::de::check_kicked_local_search(gpu, block, true).assert_passed();
     }
 );
 

@@ -12,7 +12,8 @@
 //! `rand1/0.5/0.005/bin/fixed` or `best1/0.5/0.9/exp/jde`; strategies `rand1`, `best1`, `ctb1`
 //! (current-to-best); crossovers `bin`, `exp`; adaptations `fixed`, `jde`; `+eq` lets a trial as good as its
 //! parent replace it; `+ls<period>x<moves>` (after `+eq`) turns on the local search of ETC schedules (an
-//! extension beyond the paper), of the best vector, or of every vector with `+ls<period>x<moves>all`. Add `+minmin` (last) to an ETC configuration to seed the Min-Min schedule.
+//! extension beyond the paper), of the best vector, or of every vector with `+ls<period>x<moves>all`;
+//! `+ls<period>x<moves>k<kicks>x<kick moves>` adds kicks to the search of the best (an iterated local search). Add `+minmin` (last) to an ETC configuration to seed the Min-Min schedule.
 
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};

@@ -2,7 +2,7 @@
 //! them as arguments and `cargo xtask bench --suite de` from `EVO_DE_TABLE1_CONFIGS`.
 //!
 //! The form is `strategy/F/CR/crossover/adaptation`, optionally followed by `+eq`, then optionally by
-//! `+ls<period>x<moves>[all]` (the opt-in local search of ETC schedules, an extension beyond the paper:
+//! `+ls<period>x<moves>[k<kicks>x<kick moves> | all]` (the opt-in local search of ETC schedules, an extension beyond the paper:
 //! [`LocalSearch`]):
 //!
 //! | field | values |
@@ -15,6 +15,7 @@
 //! | `+eq` | a trial as good as its parent replaces it ([`Selection::BetterOrEqual`]) |
 //! | `+ls<period>x<moves>` | local search of the best schedule every `period` generations, at most `moves` moves ([`LocalSearch::new`]) |
 //! | `+ls<period>x<moves>all` | the same on every vector's schedule ([`Scope::All`]) |
+//! | `+ls<period>x<moves>k<kicks>x<kick moves>` | the search of the best followed by `kicks` perturbed restarts of `kick moves` random task moves each, the best candidate kept ([`LocalSearch::with_kicks`]) |
 //!
 //! ```
 //! use evo_de::{Crossover, DeConfig, Scope};
@@ -28,6 +29,8 @@
 //! assert_eq!((search.period(), search.max_moves()), (500, 64));
 //! let everywhere: DeConfig = "rand1/0.1/0.01/bin/fixed+ls500x64all".parse()?;
 //! assert_eq!(everywhere.local_search().map(|s| s.scope()), Some(Scope::All));
+//! let kicked: DeConfig = "rand1/0.1/0.01/bin/fixed+ls500x64k32x4".parse()?;
+//! assert_eq!(kicked.local_search().map(|s| (s.kicks(), s.kick_moves())), Some((32, 4)));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -44,9 +47,11 @@ const BETTER_OR_EQUAL_SUFFIX: &str = "+eq";
 const LOCAL_SEARCH_SUFFIX: &str = "+ls";
 /// The end of a local search suffix that searches every vector ([`Scope::All`]).
 const ALL_VECTORS_SUFFIX: &str = "all";
+/// The start of the kicks of a local search suffix, `k<kicks>x<moves>` ([`LocalSearch::with_kicks`]).
+const KICKS_MARK: char = 'k';
 
 /// Everything of [`DeParams`] but the population and the CUDA block size, and the opt-in local search,
-/// parsed from and written as `strategy/F/CR/crossover/adaptation[+eq][+ls<period>x<moves>[all]]` (module docs). `F` and `CR` are checked against the ranges of
+/// parsed from and written as `strategy/F/CR/crossover/adaptation[+eq][+ls<period>x<moves>[k<kicks>x<kick moves> | all]]` (module docs). `F` and `CR` are checked against the ranges of
 /// [`DeParams::with_differential_weight`] and [`DeParams::with_crossover_rate`] when parsed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DeConfig {
@@ -117,7 +122,7 @@ impl fmt::Display for ParseConfigError {
             Self::OutOfRange(error) => write!(f, "{error}"),
             Self::LocalSearch(text) => write!(
                 f,
-                "{ALGORITHM}: local search `{text}` is not +ls<period>x<moves>[all] (e.g. +ls500x64)"
+                "{ALGORITHM}: local search `{text}` is not +ls<period>x<moves>[all] or +ls<period>x<moves>k<kicks>x<kick moves> (e.g. +ls500x64, +ls500x64k32x4)"
             ),
         }
     }
@@ -205,7 +210,10 @@ fn parse_local_search(suffix: &str) -> Result<LocalSearch, ParseConfigError> {
         Some(rest) => (rest, Scope::All),
         None => (body, Scope::Best),
     };
-    let (period, moves) = body.split_once('x').ok_or_else(malformed)?;
+    let (body, kicks) = match body.split_once(KICKS_MARK) {
+        Some((rest, kicks)) => (rest, Some(kicks)),
+        None => (body, None),
+    };
     let whole = |text: &str| {
         if text.bytes().all(|b| b.is_ascii_digit()) {
             text.parse::<u32>().map_err(|_| malformed())
@@ -213,9 +221,23 @@ fn parse_local_search(suffix: &str) -> Result<LocalSearch, ParseConfigError> {
             Err(malformed())
         }
     };
-    LocalSearch::new(whole(period)?, whole(moves)?)
+    let pair = |text: &str| {
+        let (first, second) = text.split_once('x').ok_or_else(malformed)?;
+        Ok::<_, ParseConfigError>((whole(first)?, whole(second)?))
+    };
+    let (period, moves) = pair(body)?;
+    let search = LocalSearch::new(period, moves)
         .map(|search| search.with_scope(scope))
-        .map_err(ParseConfigError::OutOfRange)
+        .map_err(ParseConfigError::OutOfRange)?;
+    match kicks {
+        Some(text) => {
+            let (kicks, kick_moves) = pair(text)?;
+            search
+                .with_kicks(kicks, kick_moves)
+                .map_err(ParseConfigError::OutOfRange)
+        }
+        None => Ok(search),
+    }
 }
 
 impl fmt::Display for DeConfig {
@@ -245,18 +267,21 @@ impl fmt::Display for DeConfig {
             "{strategy}/{}/{}/{crossover}/{adaptation}{suffix}",
             self.differential_weight, self.crossover_rate
         )?;
-        match self.local_search {
-            Some(search) => write!(
-                f,
-                "{LOCAL_SEARCH_SUFFIX}{}x{}{}",
-                search.period(),
-                search.max_moves(),
-                match search.scope() {
-                    Scope::Best => "",
-                    Scope::All => ALL_VECTORS_SUFFIX,
-                }
-            ),
-            None => Ok(()),
+        let Some(search) = self.local_search else {
+            return Ok(());
+        };
+        write!(
+            f,
+            "{LOCAL_SEARCH_SUFFIX}{}x{}",
+            search.period(),
+            search.max_moves()
+        )?;
+        if search.kicks() > 0 {
+            write!(f, "{KICKS_MARK}{}x{}", search.kicks(), search.kick_moves())?;
+        }
+        match search.scope() {
+            Scope::Best => Ok(()),
+            Scope::All => f.write_str(ALL_VECTORS_SUFFIX),
         }
     }
 }
@@ -454,8 +479,47 @@ mod tests {
             parse("rand1/0.1/0.01/bin/fixed+ls5")
                 .unwrap_err()
                 .to_string(),
-            "DE: local search `+ls5` is not +ls<period>x<moves>[all] (e.g. +ls500x64)"
+            "DE: local search `+ls5` is not +ls<period>x<moves>[all] or \
+             +ls<period>x<moves>k<kicks>x<kick moves> (e.g. +ls500x64, +ls500x64k32x4)"
         );
+    }
+
+    #[test]
+    fn the_kicks_of_a_local_search_suffix_are_parsed_and_validated() {
+        let config = parse("rand1/0.1/0.01/bin/fixed+ls500x64k32x4").expect("valid");
+        let search = config.local_search().expect("+ls given");
+        assert_eq!((search.period(), search.max_moves()), (500, 64));
+        assert_eq!((search.kicks(), search.kick_moves()), (32, 4));
+        assert_eq!(search.scope(), Scope::Best);
+        assert_eq!(config.to_string(), "rand1/0.1/0.01/bin/fixed+ls500x64k32x4");
+        for bad in [
+            "+ls500x64k",
+            "+ls500x64k32",
+            "+ls500x64kx4",
+            "+ls500x64k32x",
+            "+ls500x64k32x4x1",
+            "+ls500k32x4",
+            "+ls500x64k-1x4",
+        ] {
+            let text = format!("rand1/0.1/0.01/bin/fixed{bad}");
+            assert!(
+                matches!(parse(&text), Err(ParseConfigError::LocalSearch(_))),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            parse("rand1/0.1/0.01/bin/fixed+ls500x64k8x0")
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "DE: local search kick moves must be 1 ..= {}, got 0",
+                crate::local_search::MAX_KICK_MOVES
+            )
+        );
+        assert!(matches!(
+            parse("rand1/0.1/0.01/bin/fixed+ls500x64k5000x4"),
+            Err(ParseConfigError::OutOfRange(_))
+        ));
     }
 
     #[test]

@@ -302,11 +302,11 @@ impl<P: ContinuousProblem> DeCpu<P> {
         if !search.settings().is_due(state.generation) {
             return;
         }
-        let d = state.dimension;
-        let problem = &self.problem;
+        let (d, generation) = (state.dimension, state.generation);
+        let (problem, rng) = (&self.problem, &self.rng);
         let improve = |row: &mut [f32], fitness: &mut f64| {
             if let Some((vector, value)) =
-                search.improve_vector(row, *fitness, |x| problem.evaluate(x))
+                search.improve_vector(row, *fitness, |x| problem.evaluate(x), rng, generation)
             {
                 row.copy_from_slice(&vector);
                 *fitness = value;
@@ -314,12 +314,14 @@ impl<P: ContinuousProblem> DeCpu<P> {
         };
         match search.settings().scope() {
             Scope::Best => {
-                // The best only improves, so it stays the best.
+                // The best only improves, so it stays the best. The kicks, if any, run on the engine's pool.
                 let b = self.best;
-                improve(
-                    &mut state.population[b * d..(b + 1) * d],
-                    &mut state.fitness[b],
-                );
+                self.pool.install(|| {
+                    improve(
+                        &mut state.population[b * d..(b + 1) * d],
+                        &mut state.fitness[b],
+                    )
+                });
             }
             Scope::All => {
                 // Each vector's search reads and writes only its own row and fitness: the result does not

@@ -2,7 +2,8 @@
 //! paper-faithful runs are unchanged): every `period` generations, a best-improvement local search on the
 //! schedule of the population's best vector.
 //!
-//! Steps (the CUDA twin `de_local_search_etc_f32` in `kernels/cuda/de.cu` follows them in the same order):
+//! Steps (the CUDA twin `de_local_search_etc_f32` in `kernels/cuda/de.cu` follows them in the same order;
+//! step 4 only with kicks):
 //!
 //! 1. Decode the best vector to its schedule `s_t` with the truncation encoding
 //!    ([`EtcProblem::machine_of`]), and compute the machine loads `L_j` and the flowtime `F` with the
@@ -22,6 +23,24 @@
 //!    interval, the vector is evaluated with the problem's own fitness, and it replaces the best vector (and
 //!    its fitness) only when strictly better than before. The loads of step 2 are updated incrementally, so
 //!    they may differ from the exact sums in the last bits; the stored fitness is always the evaluation's.
+//! 4. With kicks ([`LocalSearch::with_kicks`], `K` kicks of `k` moves; off by default, an iterated local
+//!    search): let `S₀` be the schedule after step 2 (a local optimum of the neighbourhood unless the move
+//!    cap stopped it). Kick `r` (`r = 0 … K − 1`) copies `S₀`, applies `k` random task moves ([`kick`]: move
+//!    `j` takes task `t = below(w_2j, n)` to machine `q = below(w_2j+1, m − 1)`, `q + 1` when `q ≥ s_t`, so
+//!    the task always changes machine) and searches the copy with step 2. The words `w` are those of the
+//!    Philox address (`DeInit`, step = the generation after which the search runs, individual = `r`)
+//!    ([`kick_words`]); `DeInit` draws the initial population at step 0 only and searches run after
+//!    generation `g ≥ 1`, so no other draw reads them, and both engines draw the same numbers. The `K + 1`
+//!    candidates (`S₀` as candidate 0, kick `r` as candidate `r + 1`) are valued exactly
+//!    ([`ScheduleSearch::schedule_value`], the evaluation's trees); the lowest (value by `total_cmp`, then
+//!    the lower candidate) goes through step 3 in place of `S₀`, so it replaces the vector only when
+//!    strictly better than its fitness. The kicks accept no worse schedule: each search restarts from the
+//!    current best, which the DE generations in between may also have improved. On the GPU the kicked
+//!    search is two launches of `de_local_search_etc_f32`: `K + 1` blocks (block `r` searches `S₀`, the
+//!    same in every block, then kick `r − 1` for `r ≥ 1`) write their candidates to a scratch buffer, and one
+//!    block picks the winner and writes it; the CPU runs the kicks on the engine's rayon pool, each from
+//!    `S₀` and its own words, so neither result depends on the thread count. Kicks need [`Scope::Best`] and
+//!    at least two machines.
 //!
 //! With [`Scope::Best`] (the default) the search improves the best vector only; it stays the best (its
 //! fitness only decreases), so the best index is unchanged. With [`Scope::All`] every vector is searched,
@@ -37,12 +56,18 @@ use crate::params::ALGORITHM;
 use evo_benchmarks::scheduling::EtcProblem;
 use evo_core::reduce::pairwise_sum_by;
 use evo_core::{Error, Result};
+use evo_rng::{Philox, Sequence, Stream};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// The most tasks the local search accepts (the CUDA kernel keeps the schedule in shared memory).
 pub const MAX_TASKS: usize = 4096;
 /// The most machines the local search accepts (one byte per task in the kernel's schedule).
 pub const MAX_MACHINES: usize = 256;
+/// The most kicks one search tries ([`LocalSearch::with_kicks`]; on the GPU one block each).
+pub const MAX_KICKS: u32 = 1024;
+/// The most random moves of one kick ([`LocalSearch::with_kicks`]).
+pub const MAX_KICK_MOVES: u32 = 256;
 
 /// Which vectors one local search improves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -73,6 +98,12 @@ pub struct LocalSearch {
     /// Absent in settings written before the scope existed: those searched the best vector.
     #[serde(default)]
     scope: Scope,
+    /// Perturbed restarts per search, 0 for none (absent in settings written before kicks existed).
+    #[serde(default)]
+    kicks: u32,
+    /// Random task moves of one kick (0 when `kicks` is 0).
+    #[serde(default)]
+    kick_moves: u32,
 }
 
 impl LocalSearch {
@@ -102,12 +133,56 @@ impl LocalSearch {
             period,
             max_moves,
             scope: Scope::Best,
+            kicks: 0,
+            kick_moves: 0,
         })
     }
 
     /// The same search on the vectors of `scope`.
     pub fn with_scope(self, scope: Scope) -> Self {
         Self { scope, ..self }
+    }
+
+    /// The same search followed by `kicks` perturbed restarts of `kick_moves` random task moves each (an
+    /// iterated local search, step 4 of the module docs); `kicks` 0 turns them off. Kicks need
+    /// [`Scope::Best`] and at least two machines ([`ScheduleSearch::new`] checks both).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when `kicks` exceeds [`MAX_KICKS`], or `kicks` is positive and
+    /// `kick_moves` is 0 or exceeds [`MAX_KICK_MOVES`].
+    pub fn with_kicks(self, kicks: u32, kick_moves: u32) -> Result<Self> {
+        if kicks > MAX_KICKS {
+            return Err(Error::invalid_parameter(
+                ALGORITHM,
+                "local search kicks",
+                kicks,
+                format!("at most {MAX_KICKS}"),
+            ));
+        }
+        if kicks > 0 && !(1..=MAX_KICK_MOVES).contains(&kick_moves) {
+            return Err(Error::invalid_parameter(
+                ALGORITHM,
+                "local search kick moves",
+                kick_moves,
+                format!("1 ..= {MAX_KICK_MOVES}"),
+            ));
+        }
+        let kick_moves = if kicks == 0 { 0 } else { kick_moves };
+        Ok(Self {
+            kicks,
+            kick_moves,
+            ..self
+        })
+    }
+
+    /// Perturbed restarts per search (0: none).
+    pub fn kicks(&self) -> u32 {
+        self.kicks
+    }
+
+    /// Random task moves of one kick (0 without kicks).
+    pub fn kick_moves(&self) -> u32 {
+        self.kick_moves
     }
 
     /// Generations between two searches.
@@ -248,6 +323,22 @@ impl ScheduleSearch {
                 "local search machine count",
                 instance.machines(),
                 format!("at most {MAX_MACHINES}"),
+            ));
+        }
+        if settings.kicks() > 0 && settings.scope() != Scope::Best {
+            return Err(Error::invalid_parameter(
+                ALGORITHM,
+                "local search kicks",
+                settings.kicks(),
+                "0 unless the scope is the best vector (Scope::Best)",
+            ));
+        }
+        if settings.kicks() > 0 && instance.machines() < 2 {
+            return Err(Error::invalid_parameter(
+                ALGORITHM,
+                "local search machine count with kicks",
+                instance.machines(),
+                "at least 2 (a kick moves tasks to another machine)",
             ));
         }
         Ok(Self {
@@ -401,17 +492,68 @@ impl ScheduleSearch {
         }
     }
 
-    /// Steps 1–3 on `vector` of fitness `fitness`: the improved vector and its fitness by `evaluate` (the
-    /// engine's evaluation of the problem), or `None` when nothing moved or the evaluation is not strictly
-    /// better. Twin: `de_local_search_etc_f32`.
+    /// The exact fitness of `schedule`, with the evaluation's trees ([`EtcProblem`]'s fitness of any
+    /// vector that decodes to it). Twin: step 3 of `de_local_search_etc_f32`, `de_ls_exact_value`.
+    pub fn schedule_value(&self, schedule: &[u32]) -> f64 {
+        let instance = self.problem.instance();
+        instance
+            .objectives_unchecked(schedule)
+            .fitness(self.problem.lambda(), instance.machines())
+    }
+
+    /// Step 4 on the searched schedule `searched` of the search after generation `generation`: every
+    /// kick's schedule searched, with its exact value; `None` when the settings have no kicks.
+    fn kicked(&self, searched: &[u32], rng: &Philox, generation: u64) -> Vec<(Vec<u32>, f64)> {
+        let (step, machines) = (
+            kick_step(generation),
+            self.problem.instance().machines() as u32,
+        );
+        // Each kick reads only the searched schedule and its own words: the result does not depend on the
+        // thread count. Twin: one block per kick of `de_local_search_kicks_etc_f32`.
+        (0..self.settings.kicks)
+            .into_par_iter()
+            .map(|k| {
+                let mut schedule = searched.to_vec();
+                kick(
+                    &mut schedule,
+                    machines,
+                    &kick_words(rng, step, k),
+                    self.settings.kick_moves,
+                );
+                self.improve(&mut schedule);
+                let value = self.schedule_value(&schedule);
+                (schedule, value)
+            })
+            .collect()
+    }
+
+    /// Steps 1–4 on `vector` of fitness `fitness`, searched after generation `generation` of the run of
+    /// `rng` (the kicks' random words): the improved vector and its fitness by `evaluate` (the engine's
+    /// evaluation of the problem), or `None` when nothing moved or the evaluation is not strictly better.
+    /// Twin: `de_local_search_etc_f32` (with kicks `de_local_search_kicks_etc_f32` and
+    /// `de_local_search_pick_f32`).
     pub fn improve_vector(
         &self,
         vector: &[f32],
         fitness: f64,
         evaluate: impl Fn(&[f32]) -> f64,
+        rng: &Philox,
+        generation: u64,
     ) -> Option<(Vec<f32>, f64)> {
         let mut schedule = self.problem.schedule_of(vector);
-        if self.improve(&mut schedule) == 0 {
+        let mut changed = self.improve(&mut schedule) > 0;
+        if self.settings.kicks > 0 {
+            // Step 4: the searched schedule is candidate 0, kick k candidate k + 1; the lowest value wins,
+            // ties to the lower candidate.
+            let mut best = self.schedule_value(&schedule);
+            for (kicked, value) in self.kicked(&schedule, rng, generation) {
+                if value.total_cmp(&best).is_lt() {
+                    (schedule, best) = (kicked, value);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
             return None;
         }
         let improved: Vec<f32> = vector
@@ -430,6 +572,31 @@ impl ScheduleSearch {
             .total_cmp(&fitness)
             .is_lt()
             .then_some((improved, value))
+    }
+}
+
+/// The Philox step word of the kicks of the search after generation `generation`: the generation,
+/// saturated at `u32::MAX` (the engines refuse to step past 2^32 generations).
+pub fn kick_step(generation: u64) -> u32 {
+    u32::try_from(generation).unwrap_or(u32::MAX)
+}
+
+/// The random words of kick `k` of the search with step word `step`: (`DeInit`, `step`, `k`). `DeInit`
+/// draws the initial population at step 0 only and searches run after generations ≥ 1, so the two never
+/// read the same words.
+pub fn kick_words(rng: &Philox, step: u32, k: u32) -> Sequence {
+    rng.sequence(Stream::DeInit, step, k)
+}
+
+/// A kick: `moves` random task moves on `schedule` (`machines ≥ 2`); move `j` takes task
+/// `t = below(word 2j, n)` to machine `r = below(word 2j + 1, m − 1)`, skipping the task's own machine
+/// (`r + 1` when `r ≥ s_t`), so every move changes a machine. Twin: `de_ls_kick`.
+pub fn kick(schedule: &mut [u32], machines: u32, words: &Sequence, moves: u32) {
+    let n = schedule.len() as u32;
+    for j in 0..moves {
+        let t = words.below(2 * j, n) as usize;
+        let r = words.below(2 * j + 1, machines - 1);
+        schedule[t] = if r >= schedule[t] { r + 1 } else { r };
     }
 }
 

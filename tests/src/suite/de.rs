@@ -444,6 +444,10 @@ pub const SEARCH_PERIOD: u32 = 5;
 /// The most moves of one search in the local search checks.
 pub const SEARCH_MOVES: u32 = 16;
 
+/// Kicks per search and random moves per kick in the kicked local search checks (an iterated local search
+/// of the best vector, [`LocalSearch::with_kicks`]).
+pub const SEARCH_KICKS: (u32, u32) = (8, 4);
+
 /// The population of the short case with [`Scope::All`] (16 blocks per search instead of 64, so that
 /// `compute-sanitizer --tool racecheck` finishes it too).
 pub const SHORT_ALL_POPULATION: usize = 16;
@@ -457,14 +461,35 @@ pub const SHORT_ALL_POPULATION: usize = 16;
 /// strategy only (no batches, no restore, no 256 × 64 instance; two searches per run; with [`Scope::All`]
 /// at M = [`SHORT_ALL_POPULATION`]): the case that `compute-sanitizer --tool racecheck` finishes.
 pub fn check_local_search(gpu: &Gpu, block: u32, short: bool, scope: Scope) -> CheckReport {
+    check_search_variant(gpu, block, short, scope, None)
+}
+
+/// [`check_local_search`] of the best vector with [`SEARCH_KICKS`] kicks per search (step 4 of
+/// `evo_de::local_search`: the kicks' search launch of `K + 1` blocks and the pick launch).
+pub fn check_kicked_local_search(gpu: &Gpu, block: u32, short: bool) -> CheckReport {
+    check_search_variant(gpu, block, short, Scope::Best, Some(SEARCH_KICKS))
+}
+
+/// The local search checks, with `kicks` (kicks, moves per kick) when given.
+fn check_search_variant(
+    gpu: &Gpu,
+    block: u32,
+    short: bool,
+    scope: Scope,
+    kicks: Option<(u32, u32)>,
+) -> CheckReport {
     let long_run = if short { 10 } else { LONG_RUN };
     let population = if short && scope == Scope::All {
         SHORT_ALL_POPULATION
     } else {
         64
     };
+    let kicked = match kicks {
+        Some((k, moves)) => format!(", {k} kicks of {moves} moves"),
+        None => String::new(),
+    };
     let check = format!(
-        "local search of {scope:?} every {SEARCH_PERIOD} generations (ETC; strategies{}), block {block}",
+        "local search of {scope:?}{kicked} every {SEARCH_PERIOD} generations (ETC; strategies{}), block {block}",
         if short {
             format!(", {long_run} generations, M = {population}")
         } else {
@@ -474,6 +499,10 @@ pub fn check_local_search(gpu: &Gpu, block: u32, short: bool, scope: Scope) -> C
     let kernel = "de_local_search_etc_f32";
     let outcome = (|| {
         let search = LocalSearch::new(SEARCH_PERIOD, SEARCH_MOVES)?.with_scope(scope);
+        let search = match kicks {
+            Some((k, moves)) => search.with_kicks(k, moves)?,
+            None => search,
+        };
         let params = |strategy| -> Result<DeParams> {
             DeParams::default()
                 .with_population(population)?
@@ -564,6 +593,7 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
         for scope in [Scope::Best, Scope::All] {
             reports.push(check_local_search(gpu, block, false, scope));
         }
+        reports.push(check_kicked_local_search(gpu, block, false));
     }
     reports.push(check_large(gpu, BLOCK_SIZES[1]));
     reports

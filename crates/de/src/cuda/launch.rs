@@ -615,7 +615,8 @@ pub fn generation(
     }
 }
 
-/// Scalar arguments of `de_local_search_etc_f32`; mirrors `DeLocalSearchParams` in `kernels/cuda/de.cu`.
+/// Scalar arguments of the local search kernels (`de_local_search_etc_f32`, `de_local_search_kicks_etc_f32`,
+/// `de_local_search_pick_f32`); mirrors `DeLocalSearchParams` in `kernels/cuda/de.cu`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DeLocalSearchParams {
@@ -632,9 +633,27 @@ pub struct DeLocalSearchParams {
     /// 0: one block searches the best vector ([`Scope::Best`](crate::Scope::Best)); 1: block `i` searches
     /// vector `i` ([`Scope::All`](crate::Scope::All)).
     pub all_vectors: u32,
+    /// The run's seed (the Philox key of the kicks).
+    pub seed: u64,
+    /// `K`, the kicks of one search ([`LocalSearch::kicks`](crate::LocalSearch::kicks)).
+    pub kicks: u32,
+    /// Random task moves of one kick.
+    pub kick_moves: u32,
+    /// The Philox step word of this search's kicks ([`kick_step`](crate::local_search::kick_step) of the
+    /// generation).
+    pub step: u32,
+    /// What the launch does: [`PHASE_SEARCH`], [`PHASE_KICKS`] or [`PHASE_PICK`] (set by the launch functions).
+    pub phase: u32,
 }
-const _: () = assert!(size_of::<DeLocalSearchParams>() == 32);
-// SAFETY: repr(C), integers and one f64 without padding, the layout of `DeLocalSearchParams` (32 bytes,
+
+/// `DE_LS_PHASE_SEARCH`: steps 1–3 without kicks.
+pub const PHASE_SEARCH: u32 = 0;
+/// `DE_LS_PHASE_KICKS`: step 4's first launch, the `K + 1` candidates.
+pub const PHASE_KICKS: u32 = 1;
+/// `DE_LS_PHASE_PICK`: step 4's second launch, the winner.
+pub const PHASE_PICK: u32 = 2;
+const _: () = assert!(size_of::<DeLocalSearchParams>() == 56);
+// SAFETY: repr(C), integers and one f64 without padding, the layout of `DeLocalSearchParams` (56 bytes,
 // asserted on both sides).
 unsafe impl KernelParams for DeLocalSearchParams {}
 
@@ -664,14 +683,16 @@ pub struct SearchedPopulation<'a> {
     pub best_fitness: &'a mut DeviceBuffer<f64>,
 }
 
-/// The local search of the best vector's schedule, one block on the engine's stream, or with
+/// The local search of the best vector's schedule without kicks, one block on the engine's stream, or with
 /// `p.all_vectors` of every vector's, one block per vector in one launch (twin:
 /// [`ScheduleSearch::improve_vector`](crate::ScheduleSearch::improve_vector)); after scope All the caller
-/// recomputes the best ([`best_index`]). `kernel` is [`local_search_kernel`], looked up once by the engine.
+/// recomputes the best ([`best_index`]). `kernel` is [`local_search_kernel`], looked up once by the engine;
+/// `scratch` is passed through untouched (the kernel's signature has it for the kicked search).
 pub fn local_search(
     kernel: &Kernel,
     population: SearchedPopulation<'_>,
     etc: &DeviceBuffer<f32>,
+    scratch: KickScratch<'_>,
     p: &DeLocalSearchParams,
 ) -> Result<()> {
     let (m, n, machines) = (p.population as usize, p.tasks as usize, p.machines as usize);
@@ -683,20 +704,7 @@ pub fn local_search(
     check_len("best index buffer", population.best, 1)?;
     check_len("best fitness buffer", population.best_fitness, 2)?;
     check_len("ETC buffer", etc, n * machines)?;
-    let sizes_ok = (1..=crate::local_search::MAX_TASKS).contains(&n)
-        && (1..=crate::local_search::MAX_MACHINES).contains(&machines);
-    if !sizes_ok {
-        return Err(Error::invalid_parameter(
-            ALGORITHM,
-            "local search shape",
-            format!("{n} tasks × {machines} machines"),
-            format!(
-                "1 ..= {} tasks and 1 ..= {} machines",
-                crate::local_search::MAX_TASKS,
-                crate::local_search::MAX_MACHINES
-            ),
-        ));
-    }
+    check_search_shape(p)?;
     let grid = if p.all_vectors == 0 {
         1
     } else {
@@ -712,9 +720,14 @@ pub fn local_search(
                 )
             })?
     };
+    let p = DeLocalSearchParams {
+        phase: PHASE_SEARCH,
+        ..*p
+    };
     // SAFETY: arguments follow `de_local_search_etc_f32(float* buffer0, float* buffer1, const unsigned int*
-    // slots, double* fitness, const unsigned int* best, double* best_fitness, const float* etc,
-    // DeLocalSearchParams)`; lengths checked above: the searched index (scope Best: the best index, below M,
+    // slots, double* fitness, const unsigned int* best, double* best_fitness, const float* etc, double*
+    // values, unsigned char* schedules, DeLocalSearchParams)`, whose search phase does not touch values and
+    // schedules; lengths checked above: the searched index (scope Best: the best index, below M,
     // written by the engine's best kernels; scope All: the block index, below the grid of M blocks) selects
     // a row below M of either buffer and entries below M of slots and fitness, each block its own; the slots
     // hold 0 or 1; ETC entries t·m + s with t < n and s < m; n and m fit the kernel's shared arrays (checked
@@ -729,8 +742,133 @@ pub fn local_search(
             .input(population.best)
             .output(population.best_fitness)
             .input(etc)
-            .params(p)
+            .output(scratch.values)
+            .output(scratch.schedules)
+            .params(&p)
             .run(LaunchConfig::linear(grid, LOCAL_SEARCH_BLOCK, 0))
+    }
+}
+
+/// The instance shape of `p` against the kernels' shared arrays.
+fn check_search_shape(p: &DeLocalSearchParams) -> Result<()> {
+    let (n, machines) = (p.tasks as usize, p.machines as usize);
+    let sizes_ok = (1..=crate::local_search::MAX_TASKS).contains(&n)
+        && (1..=crate::local_search::MAX_MACHINES).contains(&machines);
+    if sizes_ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            ALGORITHM,
+            "local search shape",
+            format!("{n} tasks × {machines} machines"),
+            format!(
+                "1 ..= {} tasks and 1 ..= {} machines",
+                crate::local_search::MAX_TASKS,
+                crate::local_search::MAX_MACHINES
+            ),
+        ))
+    }
+}
+
+/// The candidates of a kicked search on the device: `K + 1` exact values and `K + 1` schedules of `n` bytes.
+pub struct KickScratch<'a> {
+    /// Candidate `r`'s exact fitness at `r`.
+    pub values: &'a mut DeviceBuffer<f64>,
+    /// Candidate `r`'s schedule at `r·n .. (r + 1)·n`, one machine per byte.
+    pub schedules: &'a mut DeviceBuffer<u8>,
+}
+
+/// The kicked local search of the best vector (step 4 of [`local_search`](crate::local_search), scope Best):
+/// `K + 1` blocks search the best's schedule and its kicks into `scratch`, then one block picks the best
+/// candidate and writes it when strictly better (twin:
+/// [`ScheduleSearch::improve_vector`](crate::ScheduleSearch::improve_vector) with kicks). `kernel` is
+/// [`local_search_kernel`], looked up once by the engine.
+pub fn kicked_local_search(
+    kernel: &Kernel,
+    population: SearchedPopulation<'_>,
+    etc: &DeviceBuffer<f32>,
+    scratch: KickScratch<'_>,
+    p: &DeLocalSearchParams,
+) -> Result<()> {
+    let (m, n, machines) = (p.population as usize, p.tasks as usize, p.machines as usize);
+    let candidates = p.kicks as usize + 1;
+    let [buffer0, buffer1] = population.buffers;
+    check_len("population buffer 0", buffer0, m * n)?;
+    check_len("population buffer 1", buffer1, m * n)?;
+    check_len("slot buffer", population.slots, m)?;
+    check_len("fitness buffer", population.fitness, m)?;
+    check_len("best index buffer", population.best, 1)?;
+    check_len("best fitness buffer", population.best_fitness, 2)?;
+    check_len("ETC buffer", etc, n * machines)?;
+    check_len("kick value buffer", scratch.values, candidates)?;
+    check_len("kick schedule buffer", scratch.schedules, candidates * n)?;
+    check_search_shape(p)?;
+    let kicks_ok = (1..=crate::local_search::MAX_KICKS).contains(&p.kicks)
+        && (1..=crate::local_search::MAX_KICK_MOVES).contains(&p.kick_moves)
+        && machines >= 2
+        && p.all_vectors == 0;
+    if !kicks_ok {
+        return Err(Error::invalid_parameter(
+            ALGORITHM,
+            "local search kicks",
+            format!(
+                "{} kicks of {} moves on {machines} machines (scope flag {})",
+                p.kicks, p.kick_moves, p.all_vectors
+            ),
+            format!(
+                "1 ..= {} kicks of 1 ..= {} moves, at least 2 machines, scope Best",
+                crate::local_search::MAX_KICKS,
+                crate::local_search::MAX_KICK_MOVES
+            ),
+        ));
+    }
+    let kicks = DeLocalSearchParams {
+        phase: PHASE_KICKS,
+        ..*p
+    };
+    // SAFETY: arguments follow `de_local_search_etc_f32(float* buffer0, float* buffer1, const unsigned int*
+    // slots, double* fitness, const unsigned int* best, double* best_fitness, const float* etc, double*
+    // values, unsigned char* schedules, DeLocalSearchParams)`; its kicks phase writes no population buffer,
+    // fitness or best fitness. Lengths checked above: the best index (below M, written by the engine's best
+    // kernels) selects a row below M of either buffer and an entry of slots, which hold 0 or 1; ETC entries
+    // t·m + s with t < n and s < m; block r < K + 1 writes values[r] and schedules[r·n .. (r + 1)·n) only;
+    // n and m fit the kernel's shared arrays and every block is `DE_LS_BLOCK` threads.
+    unsafe {
+        kernel
+            .launch()
+            .output(&mut *buffer0)
+            .output(&mut *buffer1)
+            .input(population.slots)
+            .output(&mut *population.fitness)
+            .input(population.best)
+            .output(&mut *population.best_fitness)
+            .input(etc)
+            .output(&mut *scratch.values)
+            .output(&mut *scratch.schedules)
+            .params(&kicks)
+            .run(LaunchConfig::linear(p.kicks + 1, LOCAL_SEARCH_BLOCK, 0))?;
+    }
+    let pick = DeLocalSearchParams {
+        phase: PHASE_PICK,
+        ..*p
+    };
+    // SAFETY: the same arguments; the pick phase reads values[0 ..= K] and the winner's schedule (K + 1
+    // entries of n bytes), written by the launch before on the same stream, and writes the best's row
+    // (below M), fitness entry and best_fitness[0]; one block of `DE_LS_BLOCK` threads.
+    unsafe {
+        kernel
+            .launch()
+            .output(buffer0)
+            .output(buffer1)
+            .input(population.slots)
+            .output(population.fitness)
+            .input(population.best)
+            .output(population.best_fitness)
+            .input(etc)
+            .output(scratch.values)
+            .output(scratch.schedules)
+            .params(&pick)
+            .run(LaunchConfig::linear(1, LOCAL_SEARCH_BLOCK, 0))
     }
 }
 

@@ -18,8 +18,8 @@ use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, Profile};
 use launch::{
     ChunkSums, DeGenerationParams, DeKernelParams, DeLocalSearchParams, DeviceBest, DeviceBounds,
-    EvaluatedTrials, FusedInputs, FusedProblem, Parents, Population, SearchedPopulation, Settings,
-    SlottedPopulation, Trials,
+    EvaluatedTrials, FusedInputs, FusedProblem, KickScratch, Parents, Population,
+    SearchedPopulation, Settings, SlottedPopulation, Trials,
 };
 
 /// The DE engine on one CUDA device (see the module docs). Bit-identical to [`DeCpu`](crate::DeCpu) under
@@ -84,6 +84,11 @@ struct DeviceSearch {
     etc: DeviceBuffer<f32>,
     /// All zeros: on the four-launch path every vector is in the population buffer.
     unslotted: DeviceBuffer<u32>,
+    /// The kicked search's candidates (step 4 of [`local_search`](crate::local_search)): `K + 1` exact
+    /// values (one without kicks, unused).
+    values: DeviceBuffer<f64>,
+    /// `K + 1` schedules of `n` bytes (one, unused, without kicks).
+    schedules: DeviceBuffer<u8>,
 }
 
 /// The state of the one-launch generation: the population is `population` (buffer 0) and `trials`
@@ -346,6 +351,7 @@ impl<P: DeviceProblem> DeCuda<P> {
         let checked = ScheduleSearch::for_problem(&self.problem, search)?;
         let instance = checked.problem().instance();
         let m = self.params.population();
+        let candidates = search.kicks() as usize + 1;
         self.local_search = Some(DeviceSearch {
             settings: search,
             kernel: launch::local_search_kernel(&self.gpu, self.settings.profile)?,
@@ -356,9 +362,16 @@ impl<P: DeviceProblem> DeCuda<P> {
                 lambda: checked.problem().lambda(),
                 max_moves: search.max_moves(),
                 all_vectors: u32::from(search.scope() == Scope::All),
+                seed: self.kernel_params.seed,
+                kicks: search.kicks(),
+                kick_moves: search.kick_moves(),
+                step: 0,
+                phase: launch::PHASE_SEARCH,
             },
             etc: self.gpu.upload(instance.etc())?,
             unslotted: self.gpu.alloc_zeroed(m)?,
+            values: self.gpu.alloc_zeroed(candidates)?,
+            schedules: self.gpu.alloc_zeroed(candidates * instance.tasks())?,
         });
         Ok(self)
     }
@@ -371,7 +384,7 @@ impl<P: DeviceProblem> DeCuda<P> {
     /// Queues the local search of the best vector (or of every vector) when it is due after the generation
     /// just completed.
     fn search_locally(&mut self) -> Result<()> {
-        let Some(search) = &self.local_search else {
+        let Some(search) = &mut self.local_search else {
             return Ok(());
         };
         if !search.settings.is_due(self.generation) {
@@ -381,18 +394,32 @@ impl<P: DeviceProblem> DeCuda<P> {
             Some(fused) => &fused.slots[fused.current],
             None => &search.unslotted,
         };
-        launch::local_search(
-            &search.kernel,
-            SearchedPopulation {
-                buffers: [&mut self.population, &mut self.trials],
-                slots,
-                fitness: &mut self.fitness,
-                best: &self.best,
-                best_fitness: &mut self.best_fitness,
-            },
-            &search.etc,
-            &search.params,
-        )?;
+        let population = SearchedPopulation {
+            buffers: [&mut self.population, &mut self.trials],
+            slots,
+            fitness: &mut self.fitness,
+            best: &self.best,
+            best_fitness: &mut self.best_fitness,
+        };
+        let scratch = KickScratch {
+            values: &mut search.values,
+            schedules: &mut search.schedules,
+        };
+        if search.settings.kicks() == 0 {
+            launch::local_search(
+                &search.kernel,
+                population,
+                &search.etc,
+                scratch,
+                &search.params,
+            )?;
+        } else {
+            let params = DeLocalSearchParams {
+                step: crate::local_search::kick_step(self.generation),
+                ..search.params
+            };
+            launch::kicked_local_search(&search.kernel, population, &search.etc, scratch, &params)?;
+        }
         match (search.settings.scope(), self.fused.is_some()) {
             // The best only improved: its index stands and the search wrote its fitness.
             (Scope::Best, true) => Ok(()),

@@ -11,7 +11,10 @@
 //!   beyond the paper), e.g. `default;rand1/0.1/0.01/bin/fixed+ls500x64`; its rows and table lines carry the
 //!   suffix and say "local search on". `+ls<period>x<moves>all` searches every vector's schedule instead of
 //!   the best one's ([`evo_de::Scope::All`]; on the GPU one block per vector in one launch), e.g.
-//!   `default+ls500x64all`. `default+ls<period>x<moves>[all]` is the suite's own configuration with the
+//!   `default+ls500x64all`. `+ls<period>x<moves>k<kicks>x<kick moves>` adds kicks to the search of the best
+//!   (an iterated local search: `kicks` perturbed restarts of `kick moves` random task moves each, the best
+//!   candidate kept; [`LocalSearch::with_kicks`]; on the GPU one block per kick), e.g.
+//!   `default+ls500x64k32x4`. `default+ls<period>x<moves>[…]` is the suite's own configuration with the
 //!   local search.
 //! - `EVO_DE_TABLE1_POPULATIONS`: a `,`-separated subset of 64, 512, 1024 (default all three).
 //! - `EVO_DE_TABLE1_INSTANCES`: a `,`-separated subset of the instance files, e.g. `u_c_hihi.0,u_s_lolo.0`
@@ -92,9 +95,14 @@ impl SweepConfig {
         match self {
             Self::Table1(None) => DEFAULT_CONFIG.to_string(),
             Self::Table1(Some(search)) => format!(
-                "{DEFAULT_CONFIG}+ls{}x{}{}",
+                "{DEFAULT_CONFIG}+ls{}x{}{}{}",
                 search.period(),
                 search.max_moves(),
+                if search.kicks() > 0 {
+                    format!("k{}x{}", search.kicks(), search.kick_moves())
+                } else {
+                    String::new()
+                },
                 match search.scope() {
                     Scope::Best => "",
                     Scope::All => "all",
@@ -435,6 +443,31 @@ mod tests {
         assert!(format!("{bad:#}").contains("period"), "{bad:#}");
         assert!(Sweep::parse("default+eq", None, None).is_err());
         assert!(Sweep::parse("default+ls500x64every", None, None).is_err());
+    }
+
+    #[test]
+    fn kicks_stay_in_the_label() {
+        let sweep = Sweep::parse(
+            "default+ls500x64k32x4;rand1/0.1/0.01/bin/fixed+ls500x64k8x2",
+            None,
+            None,
+        )
+        .expect("valid sweep");
+        let labels: Vec<String> = sweep.configs.iter().map(SweepConfig::label).collect();
+        assert_eq!(
+            labels,
+            [
+                "default+ls500x64k32x4",
+                "rand1/0.1/0.01/bin/fixed+ls500x64k8x2"
+            ]
+        );
+        let kicks: Vec<Option<(u32, u32)>> = sweep
+            .configs
+            .iter()
+            .map(|c| c.local_search().map(|s| (s.kicks(), s.kick_moves())))
+            .collect();
+        assert_eq!(kicks, [Some((32, 4)), Some((8, 2))]);
+        assert!(Sweep::parse("default+ls500x64k32x0", None, None).is_err());
     }
 
     #[test]
