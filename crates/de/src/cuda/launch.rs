@@ -683,6 +683,20 @@ pub struct SearchedPopulation<'a> {
     pub best_fitness: &'a mut DeviceBuffer<f64>,
 }
 
+impl SearchedPopulation<'_> {
+    /// The same buffers for a shorter borrow (one launch of several).
+    fn reborrow(&mut self) -> SearchedPopulation<'_> {
+        let [buffer0, buffer1] = &mut self.buffers;
+        SearchedPopulation {
+            buffers: [&mut **buffer0, &mut **buffer1],
+            slots: self.slots,
+            fitness: &mut *self.fitness,
+            best: self.best,
+            best_fitness: &mut *self.best_fitness,
+        }
+    }
+}
+
 /// The local search of the best vector's schedule without kicks, one block on the engine's stream, or with
 /// `p.all_vectors` of every vector's, one block per vector in one launch (twin:
 /// [`ScheduleSearch::improve_vector`](crate::ScheduleSearch::improve_vector)); after scope All the caller
@@ -695,16 +709,8 @@ pub fn local_search(
     scratch: KickScratch<'_>,
     p: &DeLocalSearchParams,
 ) -> Result<()> {
-    let (m, n, machines) = (p.population as usize, p.tasks as usize, p.machines as usize);
-    let [buffer0, buffer1] = population.buffers;
-    check_len("population buffer 0", buffer0, m * n)?;
-    check_len("population buffer 1", buffer1, m * n)?;
-    check_len("slot buffer", population.slots, m)?;
-    check_len("fitness buffer", population.fitness, m)?;
-    check_len("best index buffer", population.best, 1)?;
-    check_len("best fitness buffer", population.best_fitness, 2)?;
-    check_len("ETC buffer", etc, n * machines)?;
-    check_search_shape(p)?;
+    let m = p.population as usize;
+    check_searched(&population, etc, p)?;
     let grid = if p.all_vectors == 0 {
         1
     } else {
@@ -732,6 +738,27 @@ pub fn local_search(
     // a row below M of either buffer and entries below M of slots and fitness, each block its own; the slots
     // hold 0 or 1; ETC entries t·m + s with t < n and s < m; n and m fit the kernel's shared arrays (checked
     // above) and every block is `DE_LS_BLOCK` threads.
+    unsafe { launch_phase(kernel, population, etc, scratch, &p, grid) }
+}
+
+/// One launch of `de_local_search_etc_f32` with `grid` blocks of [`LOCAL_SEARCH_BLOCK`] threads, the
+/// buffers in the kernel's argument order `(float* buffer0, float* buffer1, const unsigned int* slots,
+/// double* fitness, const unsigned int* best, double* best_fitness, const float* etc, double* values,
+/// unsigned char* schedules, DeLocalSearchParams)`.
+///
+/// # Safety
+/// The lengths checked by [`check_searched`] (and the scratch lengths for the kicks and pick phases) must
+/// hold, and `grid` must be the phase's block count, as each caller's SAFETY note states.
+unsafe fn launch_phase(
+    kernel: &Kernel,
+    population: SearchedPopulation<'_>,
+    etc: &DeviceBuffer<f32>,
+    scratch: KickScratch<'_>,
+    p: &DeLocalSearchParams,
+    grid: u32,
+) -> Result<()> {
+    let [buffer0, buffer1] = population.buffers;
+    // SAFETY: the caller's contract above.
     unsafe {
         kernel
             .launch()
@@ -744,9 +771,27 @@ pub fn local_search(
             .input(etc)
             .output(scratch.values)
             .output(scratch.schedules)
-            .params(&p)
+            .params(p)
             .run(LaunchConfig::linear(grid, LOCAL_SEARCH_BLOCK, 0))
     }
+}
+
+/// The lengths of the searched population's buffers and of the ETC matrix for `p`, and the instance shape.
+fn check_searched(
+    population: &SearchedPopulation<'_>,
+    etc: &DeviceBuffer<f32>,
+    p: &DeLocalSearchParams,
+) -> Result<()> {
+    let (m, n, machines) = (p.population as usize, p.tasks as usize, p.machines as usize);
+    let [buffer0, buffer1] = &population.buffers;
+    check_len("population buffer 0", buffer0, m * n)?;
+    check_len("population buffer 1", buffer1, m * n)?;
+    check_len("slot buffer", population.slots, m)?;
+    check_len("fitness buffer", population.fitness, m)?;
+    check_len("best index buffer", population.best, 1)?;
+    check_len("best fitness buffer", population.best_fitness, 2)?;
+    check_len("ETC buffer", etc, n * machines)?;
+    check_search_shape(p)
 }
 
 /// The instance shape of `p` against the kernels' shared arrays.
@@ -778,6 +823,16 @@ pub struct KickScratch<'a> {
     pub schedules: &'a mut DeviceBuffer<u8>,
 }
 
+impl KickScratch<'_> {
+    /// The same buffers for a shorter borrow (one launch of several).
+    fn reborrow(&mut self) -> KickScratch<'_> {
+        KickScratch {
+            values: &mut *self.values,
+            schedules: &mut *self.schedules,
+        }
+    }
+}
+
 /// The kicked local search of the best vector (step 4 of [`local_search`](crate::local_search), scope Best):
 /// `K + 1` blocks search the best's schedule and its kicks into `scratch`, then one block picks the best
 /// candidate and writes it when strictly better (twin:
@@ -785,24 +840,16 @@ pub struct KickScratch<'a> {
 /// [`local_search_kernel`], looked up once by the engine.
 pub fn kicked_local_search(
     kernel: &Kernel,
-    population: SearchedPopulation<'_>,
+    mut population: SearchedPopulation<'_>,
     etc: &DeviceBuffer<f32>,
-    scratch: KickScratch<'_>,
+    mut scratch: KickScratch<'_>,
     p: &DeLocalSearchParams,
 ) -> Result<()> {
-    let (m, n, machines) = (p.population as usize, p.tasks as usize, p.machines as usize);
+    let (n, machines) = (p.tasks as usize, p.machines as usize);
     let candidates = p.kicks as usize + 1;
-    let [buffer0, buffer1] = population.buffers;
-    check_len("population buffer 0", buffer0, m * n)?;
-    check_len("population buffer 1", buffer1, m * n)?;
-    check_len("slot buffer", population.slots, m)?;
-    check_len("fitness buffer", population.fitness, m)?;
-    check_len("best index buffer", population.best, 1)?;
-    check_len("best fitness buffer", population.best_fitness, 2)?;
-    check_len("ETC buffer", etc, n * machines)?;
+    check_searched(&population, etc, p)?;
     check_len("kick value buffer", scratch.values, candidates)?;
     check_len("kick schedule buffer", scratch.schedules, candidates * n)?;
-    check_search_shape(p)?;
     let kicks_ok = (1..=crate::local_search::MAX_KICKS).contains(&p.kicks)
         && (1..=crate::local_search::MAX_KICK_MOVES).contains(&p.kick_moves)
         && machines >= 2
@@ -834,19 +881,14 @@ pub fn kicked_local_search(
     // t·m + s with t < n and s < m; block r < K + 1 writes values[r] and schedules[r·n .. (r + 1)·n) only;
     // n and m fit the kernel's shared arrays and every block is `DE_LS_BLOCK` threads.
     unsafe {
-        kernel
-            .launch()
-            .output(&mut *buffer0)
-            .output(&mut *buffer1)
-            .input(population.slots)
-            .output(&mut *population.fitness)
-            .input(population.best)
-            .output(&mut *population.best_fitness)
-            .input(etc)
-            .output(&mut *scratch.values)
-            .output(&mut *scratch.schedules)
-            .params(&kicks)
-            .run(LaunchConfig::linear(p.kicks + 1, LOCAL_SEARCH_BLOCK, 0))?;
+        launch_phase(
+            kernel,
+            population.reborrow(),
+            etc,
+            scratch.reborrow(),
+            &kicks,
+            p.kicks + 1,
+        )?;
     }
     let pick = DeLocalSearchParams {
         phase: PHASE_PICK,
@@ -855,21 +897,7 @@ pub fn kicked_local_search(
     // SAFETY: the same arguments; the pick phase reads values[0 ..= K] and the winner's schedule (K + 1
     // entries of n bytes), written by the launch before on the same stream, and writes the best's row
     // (below M), fitness entry and best_fitness[0]; one block of `DE_LS_BLOCK` threads.
-    unsafe {
-        kernel
-            .launch()
-            .output(buffer0)
-            .output(buffer1)
-            .input(population.slots)
-            .output(population.fitness)
-            .input(population.best)
-            .output(population.best_fitness)
-            .input(etc)
-            .output(scratch.values)
-            .output(scratch.schedules)
-            .params(&pick)
-            .run(LaunchConfig::linear(1, LOCAL_SEARCH_BLOCK, 0))
-    }
+    unsafe { launch_phase(kernel, population, etc, scratch, &pick, 1) }
 }
 
 #[cfg(test)]
