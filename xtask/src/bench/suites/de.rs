@@ -22,6 +22,10 @@
 //! configuration may turn on the opt-in local search of ETC schedules (`+ls<period>x<moves>`, an extension
 //! beyond the paper; the default runs never use it).
 //!
+//! `EVO_DE_TABLE1_INSTANCES` also selects Table 1's rows, and `EVO_DE_PARTS` (`table1`, `table2`, `timing`)
+//! which parts run ([`parts`]), so that the full-mode Table 1 (about two minutes per instance) can be split
+//! over calls or GPUs.
+//!
 //! Instances come from `$EVO_DATA_DIR/hcsp-512x16` (default `../shared/data` beside the project root); when
 //! the folder is absent the suite fails with a message saying where it looked.
 
@@ -39,9 +43,11 @@ use evo_gpu_runtime::Gpu;
 
 use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
 
+mod parts;
 mod sweep;
 
-use sweep::Sweep;
+use parts::Parts;
+use sweep::{Sweep, chosen_instances};
 
 /// (paper name, file, paper Table 1: [64 CPU, 64 CPU-opt, 64 GPU, 512 CPU, 512 CPU-opt, 512 GPU, 1024 CPU,
 /// 1024 CPU-opt, 1024 GPU], Min-Min makespan, best known makespan) — spec de.md §5 and benchmarks.md (f).
@@ -229,20 +235,32 @@ impl Suite for De {
     }
 
     fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
-        let dir = data_dir()?;
+        let parts = Parts::from_env()?;
         let mut result = SuiteResult::default();
-        match Sweep::from_env()? {
-            Some(sweep) => sweep.run(ctx, &dir, &mut result)?,
-            None => table1(ctx, &dir, &mut result)?,
+        if parts.table1 {
+            let dir = data_dir()?;
+            match Sweep::from_env()? {
+                Some(sweep) => sweep.run(ctx, &dir, &mut result)?,
+                None => table1(ctx, &dir, &chosen_instances()?, &mut result)?,
+            }
         }
-        rastrigin_table(ctx, &mut result)?;
-        generation_timing(ctx, &mut result)?;
+        if parts.table2 {
+            rastrigin_table(ctx, &mut result)?;
+        }
+        if parts.timing {
+            generation_timing(ctx, &mut result)?;
+        }
         Ok(result)
     }
 }
 
-/// Table 1 and the Min-Min-seeded makespans, each cell as described in the module docs.
-fn table1(ctx: &BenchContext, dir: &Path, result: &mut SuiteResult) -> anyhow::Result<()> {
+/// Table 1 and the Min-Min-seeded makespans on `instances`, each cell as described in the module docs.
+fn table1(
+    ctx: &BenchContext,
+    dir: &Path,
+    instances: &[Instance],
+    result: &mut SuiteResult,
+) -> anyhow::Result<()> {
     let budget = if ctx.quick() {
         Duration::from_secs(1)
     } else {
@@ -260,8 +278,8 @@ fn table1(ctx: &BenchContext, dir: &Path, result: &mut SuiteResult) -> anyhow::R
     ];
     let (mut beat_paper, mut beat_paper_seeded, mut beat_min_min) = (0, 0, 0);
     let (mut beaten_cells, mut beaten_cells_ils, mut beat_paper_ils) = (0, 0, 0);
-    let bar = ctx.progress((INSTANCES.len() * (2 * POPULATIONS.len() + 1)) as u64, "de");
-    for (name, file, paper, min_min_makespan, best_known) in INSTANCES {
+    let bar = ctx.progress((instances.len() * (2 * POPULATIONS.len() + 1)) as u64, "de");
+    for &(name, file, paper, min_min_makespan, best_known) in instances {
         let instance =
             EtcInstance::from_file(dir.join(file)).with_context(|| format!("loading {file}"))?;
         let problem = EtcProblem::new(instance, 0.75)?;
@@ -336,18 +354,20 @@ fn table1(ctx: &BenchContext, dir: &Path, result: &mut SuiteResult) -> anyhow::R
         bar.inc(1);
     }
     bar.finish_and_clear();
+    let count = instances.len();
+    let cells = count * POPULATIONS.len();
     result.notes.push(format!(
         "Table 1 (fitness λ·makespan + (1 − λ)·flowtime/m, λ = 0.75; lower is better). Ours: one run per cell \
          (the paper averages an unstated number of runs), {:?}/{:?} (M = 64), {:?}/{:?} (512), {:?}/{:?} \
          (1024), F = {DIFFERENTIAL_WEIGHT}, CR = {CROSSOVER_RATE}, seed {SEED}, budget {} s; \
          \"ours 1 s\" is the best fitness read at the last check (about every millisecond) within 1 s. \
          From a random population our value after 1 s beats the paper's GPU value after 30 s on {beat_paper} \
-         of 12 instances (all three populations; {beaten_cells} of 36 cells); seeded with Min-Min \
-         (population 64), on {beat_paper_seeded} of 12 (CR = {SEEDED_CROSSOVER_RATE}). \
+         of {count} instances (all three populations; {beaten_cells} of {cells} cells); seeded with \
+         Min-Min (population 64), on {beat_paper_seeded} of {count} (CR = {SEEDED_CROSSOVER_RATE}). \
          \"ours + ILS\" (an extension beyond the paper, 1 s whatever the budget): the same DE with the \
          opt-in iterated local search of the best schedule (every 500 generations, at most 64 moves, \
-         64 kicks of 4 task moves; `+ls500x64k64x4` in a sweep), better on {beat_paper_ils} of 12 \
-         instances ({beaten_cells_ils} of 36 cells). u_s_lolo.0 at M = 64 cannot be won under this \
+         64 kicks of 4 task moves; `+ls500x64k64x4` in a sweep), better on {beat_paper_ils} of \
+         {count} instances ({beaten_cells_ils} of {cells} cells). u_s_lolo.0 at M = 64 cannot be won under this \
          fitness: the paper's value is below its LP lower bound (docs/results/de.md).\n\n{}",
         table1_strategy(64),
         table1_crossover(64),
@@ -360,7 +380,7 @@ fn table1(ctx: &BenchContext, dir: &Path, result: &mut SuiteResult) -> anyhow::R
     ));
     result.notes.push(format!(
         "Makespans of the best schedule found at population 64 when the initial population holds the Min-Min \
-         schedule (budget {} s): better than Min-Min on {beat_min_min} of 12 instances.\n\n{}",
+         schedule (budget {} s): better than Min-Min on {beat_min_min} of {count} instances.\n\n{}",
         budget.as_secs(),
         makespans.join("\n")
     ));

@@ -18,7 +18,8 @@
 //!   local search.
 //! - `EVO_DE_TABLE1_POPULATIONS`: a `,`-separated subset of 64, 512, 1024 (default all three).
 //! - `EVO_DE_TABLE1_INSTANCES`: a `,`-separated subset of the instance files, e.g. `u_c_hihi.0,u_s_lolo.0`
-//!   (default all twelve).
+//!   (default all twelve); it also selects the rows of the suite's own Table 1 ([`chosen_instances`]), so
+//!   that the full-mode table (30 s per cell) can be split over calls or GPUs.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -154,6 +155,35 @@ fn items(list: &str, separator: char) -> impl Iterator<Item = &str> {
         .filter(|item| !item.is_empty())
 }
 
+/// The instances `EVO_DE_TABLE1_INSTANCES` selects (all twelve when unset or blank), in the paper's order.
+pub(super) fn chosen_instances() -> anyhow::Result<Vec<Instance>> {
+    instances_from(variable(INSTANCES_VAR)?.as_deref())
+}
+
+/// The instances of a `,`-separated list of instance files (`None`: all twelve), in the paper's order,
+/// each once; an unknown file or an empty list is an error naming the valid files.
+fn instances_from(list: Option<&str>) -> anyhow::Result<Vec<Instance>> {
+    let Some(list) = list else {
+        return Ok(INSTANCES.to_vec());
+    };
+    let chosen: Vec<&str> = items(list, ',').collect();
+    if let Some(unknown) = chosen
+        .iter()
+        .find(|file| !INSTANCES.iter().any(|instance| instance.1 == **file))
+    {
+        anyhow::bail!(
+            "{INSTANCES_VAR}: unknown instance `{unknown}`; valid: {}",
+            INSTANCES.map(|instance| instance.1).join(", ")
+        );
+    }
+    let instances: Vec<Instance> = INSTANCES
+        .into_iter()
+        .filter(|instance| chosen.contains(&instance.1))
+        .collect();
+    anyhow::ensure!(!instances.is_empty(), "{INSTANCES_VAR} names no instance");
+    Ok(instances)
+}
+
 impl Sweep {
     /// The sweep the environment asks for, `None` when `EVO_DE_TABLE1_CONFIGS` is unset or blank.
     pub(super) fn from_env() -> anyhow::Result<Option<Self>> {
@@ -200,26 +230,7 @@ impl Sweep {
             !populations.is_empty(),
             "{POPULATIONS_VAR} names no population"
         );
-        let instances = match instances {
-            None => INSTANCES.to_vec(),
-            Some(list) => {
-                let chosen: Vec<&str> = items(list, ',').collect();
-                if let Some(unknown) = chosen
-                    .iter()
-                    .find(|file| !INSTANCES.iter().any(|instance| instance.1 == **file))
-                {
-                    anyhow::bail!(
-                        "{INSTANCES_VAR}: unknown instance `{unknown}`; valid: {}",
-                        INSTANCES.map(|instance| instance.1).join(", ")
-                    );
-                }
-                INSTANCES
-                    .into_iter()
-                    .filter(|instance| chosen.contains(&instance.1))
-                    .collect()
-            }
-        };
-        anyhow::ensure!(!instances.is_empty(), "{INSTANCES_VAR} names no instance");
+        let instances = instances_from(instances)?;
         Ok(Self {
             configs,
             populations,
@@ -443,6 +454,17 @@ mod tests {
         assert!(format!("{bad:#}").contains("period"), "{bad:#}");
         assert!(Sweep::parse("default+eq", None, None).is_err());
         assert!(Sweep::parse("default+ls500x64every", None, None).is_err());
+    }
+
+    #[test]
+    fn instance_lists_keep_the_papers_order_and_reject_unknown_files() {
+        let chosen = instances_from(Some(" u_s_lolo.0, u_c_hihi.0 ,u_s_lolo.0")).expect("valid");
+        let files: Vec<&str> = chosen.iter().map(|instance| instance.1).collect();
+        assert_eq!(files, ["u_c_hihi.0", "u_s_lolo.0"]);
+        assert_eq!(instances_from(None).expect("valid").len(), 12);
+        let unknown = instances_from(Some("u_c_hihi.0,u_x_hihi.0")).expect_err("unknown file");
+        assert!(format!("{unknown:#}").contains("u_x_hihi.0"), "{unknown:#}");
+        assert!(instances_from(Some(" , ")).is_err());
     }
 
     #[test]
