@@ -22,7 +22,7 @@ pub struct Cli {
 pub enum Command {
     /// NVRTC-compile every kernel module, check its entry points, then run the equivalence suite on a GPU.
     VerifyKernels(VerifyKernelsArgs),
-    /// Run benchmark suites and write target/bench/<suite>.{md,json,svg}.
+    /// Run benchmark suites and write `target/bench/<suite>.{md,json,svg}`.
     Bench(BenchArgs),
     /// Show or clear the on-disk PTX cache.
     Cache(CacheArgs),
@@ -92,7 +92,7 @@ pub struct BenchArgs {
     /// Which backends to measure.
     #[arg(long, value_enum, default_value_t = BackendChoice::Both)]
     pub backend: BackendChoice,
-    /// Directory for the <suite>.md, .json and .svg files.
+    /// Directory for the `<suite>.md`, `.json` and `.svg` files.
     #[arg(long, value_name = "DIR", default_value = "target/bench")]
     pub out: PathBuf,
     /// List the suites and exit.

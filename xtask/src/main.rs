@@ -6,7 +6,7 @@
 //! | command | module | what it does |
 //! | --- | --- | --- |
 //! | `verify-kernels` | [`verify_kernels`] | NVRTC-compiles every kernel module, checks its entry points, then runs the equivalence suite on a GPU |
-//! | `bench` | [`bench`] | runs the benchmark suites, prints markdown tables, writes `target/bench/<suite>.{md,json,svg}` |
+//! | `bench` | [`bench`](mod@bench) | runs the benchmark suites, prints markdown tables, writes `target/bench/<suite>.{md,json,svg}` |
 //! | `cache` | [`cache`] | shows or clears the on-disk PTX cache |
 //! | `first-launch` | [`first_launch`] | times process start to driver, module and first kernel ready |
 //!

@@ -124,7 +124,7 @@ pub struct SuiteReport {
     pub environment: Environment,
     /// Why the GPU side was skipped ("no CUDA device"), or `None` when it was measured.
     pub gpu_skipped: Option<String>,
-    /// The same in words: "GPU side SKIPPED: no CUDA device", or "GPU side measured on <device>".
+    /// The same in words: `"GPU side SKIPPED: no CUDA device"`, or `"GPU side measured on <device>"`.
     pub gpu_side: String,
     /// The measurements.
     pub result: SuiteResult,
