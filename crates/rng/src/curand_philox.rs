@@ -6,7 +6,7 @@
 //!    counters = 2^66 words); output = Philox(counter, key).
 //! 3. Offset skip: STATE += offset mod 4; n = offset div 4, plus 1 if STATE > 3 (then STATE −= 4); add n to
 //!    the 128-bit counter; output = Philox(counter, key).
-//! 4. `curand()`: return output[STATE]; STATE += 1; at 4: counter += 1, output = Philox(counter, key),
+//! 4. `curand()`: return `output[STATE]`; STATE += 1; at 4: counter += 1, output = Philox(counter, key),
 //!    STATE = 0.
 //!
 //! Device twin: `kernels/common/rng/curand_philox.cuh`.
