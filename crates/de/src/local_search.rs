@@ -502,14 +502,14 @@ impl ScheduleSearch {
     }
 
     /// Step 4 on the searched schedule `searched` of the search after generation `generation`: every
-    /// kick's schedule searched, with its exact value; `None` when the settings have no kicks.
+    /// kick's schedule searched, with its exact value (none when the settings have no kicks).
     fn kicked(&self, searched: &[u32], rng: &Philox, generation: u64) -> Vec<(Vec<u32>, f64)> {
         let (step, machines) = (
             kick_step(generation),
             self.problem.instance().machines() as u32,
         );
         // Each kick reads only the searched schedule and its own words: the result does not depend on the
-        // thread count. Twin: one block per kick of `de_local_search_kicks_etc_f32`.
+        // thread count. Twin: one block per kick of `de_local_search_etc_f32`'s kicks phase.
         (0..self.settings.kicks)
             .into_par_iter()
             .map(|k| {
@@ -530,8 +530,7 @@ impl ScheduleSearch {
     /// Steps 1–4 on `vector` of fitness `fitness`, searched after generation `generation` of the run of
     /// `rng` (the kicks' random words): the improved vector and its fitness by `evaluate` (the engine's
     /// evaluation of the problem), or `None` when nothing moved or the evaluation is not strictly better.
-    /// Twin: `de_local_search_etc_f32` (with kicks `de_local_search_kicks_etc_f32` and
-    /// `de_local_search_pick_f32`).
+    /// Twin: `de_local_search_etc_f32` (with kicks its kicks phase, `K + 1` blocks, then its pick phase).
     pub fn improve_vector(
         &self,
         vector: &[f32],

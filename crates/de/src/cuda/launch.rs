@@ -615,8 +615,8 @@ pub fn generation(
     }
 }
 
-/// Scalar arguments of the local search kernels (`de_local_search_etc_f32`, `de_local_search_kicks_etc_f32`,
-/// `de_local_search_pick_f32`); mirrors `DeLocalSearchParams` in `kernels/cuda/de.cu`.
+/// Scalar arguments of the local search kernel `de_local_search_etc_f32` (all three phases); mirrors
+/// `DeLocalSearchParams` in `kernels/cuda/de.cu`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DeLocalSearchParams {
