@@ -15,9 +15,14 @@
 //! do not read the population from L2 (the shift vector, one per problem, may stay there, as it does in a
 //! real run).
 //!
+//! Beside them, one row per traffic size: a device-to-device copy moving the same bytes, pipelined the same
+//! way ([`same_traffic_copy`]), the ceiling at that size next to the large-copy one.
+//!
 //! Environment (optional, for profiling one case): `EVO_EVAL_FUNCTIONS` (comma-separated names, e.g.
 //! `shifted-rastrigin`), `EVO_EVAL_DIMENSIONS` (comma-separated, e.g. `10000000`), `EVO_EVAL_BATCHES`
 //! (comma-separated individuals per batch, e.g. `20`).
+
+mod same_traffic_copy;
 
 use anyhow::Context;
 use evo_benchmarks::cuda::CudaProblem;
@@ -74,6 +79,13 @@ impl Suite for Eval {
         };
         let single = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
         let selection = Selection::from_environment()?;
+        if let Some(gpu) = ctx.gpu()
+            && let Err(error) = same_traffic_rows(ctx, gpu, &selection, copy, &mut result)
+        {
+            result
+                .failures
+                .push(format!("same-traffic copy: {error:#}"));
+        }
         let bar = ctx.progress(
             (selection.functions.len() * selection.dimensions.len()) as u64,
             "eval",
@@ -139,6 +151,41 @@ impl Suite for Eval {
         ));
         Ok(result)
     }
+}
+
+/// One row per cell size of `selection`: a pipelined device-to-device copy of the cell's compulsory traffic,
+/// against the large-copy bandwidth `copy`.
+fn same_traffic_rows(
+    ctx: &BenchContext,
+    gpu: &Gpu,
+    selection: &Selection,
+    copy: Option<f64>,
+    result: &mut SuiteResult,
+) -> anyhow::Result<()> {
+    for &d in &selection.dimensions {
+        for &individuals in &selection.batches {
+            let bytes = 4 * d * (individuals + 1);
+            let (timing, calls) = same_traffic_copy::same_traffic_copy(
+                ctx,
+                gpu,
+                bytes,
+                ROTATION_BYTES,
+                PIPELINED_SAMPLE_MS,
+            )?;
+            let mut copy_row = row(
+                format!("device copy of the traffic of x{individuals} (pipelined, {calls} copies)"),
+                Backend::Cuda,
+                ctx.gpu_device(),
+                d,
+                &timing,
+                bytes as f64,
+            );
+            copy_row.reference =
+                copy.map(|gbs| Reference::new("copy bandwidth", gbs, copy_row.throughput));
+            result.rows.push(copy_row);
+        }
+    }
+    Ok(())
 }
 
 /// Device-to-device copy bandwidth in GB/s over 256 MiB (bytes read plus bytes written).
