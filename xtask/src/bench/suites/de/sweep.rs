@@ -386,15 +386,17 @@ impl Sweep {
 mod tests {
     use super::*;
 
+    /// The sweep of `configs` over every population and instance, and its configurations' labels.
+    fn sweep_and_labels(configs: &str) -> (Sweep, Vec<String>) {
+        let sweep = Sweep::parse(configs, None, None).expect("valid sweep");
+        let labels = sweep.configs.iter().map(SweepConfig::label).collect();
+        (sweep, labels)
+    }
+
     #[test]
     fn configurations_are_split_at_semicolons_and_default_is_the_suites() {
-        let sweep = Sweep::parse(
-            " rand1/0.5/0.005/bin/fixed ; default;best1/0.3/0.01/exp/jde+eq;",
-            None,
-            None,
-        )
-        .expect("valid sweep");
-        let labels: Vec<String> = sweep.configs.iter().map(SweepConfig::label).collect();
+        let (sweep, labels) =
+            sweep_and_labels(" rand1/0.5/0.005/bin/fixed ; default;best1/0.3/0.01/exp/jde+eq;");
         assert_eq!(
             labels,
             [
@@ -410,14 +412,10 @@ mod tests {
 
     #[test]
     fn local_search_suffixes_turn_the_search_on_and_stay_in_the_label() {
-        let sweep = Sweep::parse(
+        let (sweep, labels) = sweep_and_labels(
             "default;default+ls500x64;rand1/0.1/0.01/bin/fixed+eq+ls100x16;default+ls500x64all;\
              rand1/0.1/0.01/bin/fixed+ls100x16all",
-            None,
-            None,
-        )
-        .expect("valid sweep");
-        let labels: Vec<String> = sweep.configs.iter().map(SweepConfig::label).collect();
+        );
         assert_eq!(
             labels,
             [
@@ -469,13 +467,8 @@ mod tests {
 
     #[test]
     fn kicks_stay_in_the_label() {
-        let sweep = Sweep::parse(
-            "default+ls500x64k32x4;rand1/0.1/0.01/bin/fixed+ls500x64k8x2",
-            None,
-            None,
-        )
-        .expect("valid sweep");
-        let labels: Vec<String> = sweep.configs.iter().map(SweepConfig::label).collect();
+        let (sweep, labels) =
+            sweep_and_labels("default+ls500x64k32x4;rand1/0.1/0.01/bin/fixed+ls500x64k8x2");
         assert_eq!(
             labels,
             [
