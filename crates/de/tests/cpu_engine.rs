@@ -237,14 +237,12 @@ fn scheduling_params() -> DeParams {
         .unwrap()
 }
 
-/// With the local search on, every stored fitness is a fresh evaluation of its vector after every
-/// generation, the best never gets worse, the generations before the first search are the plain run's, and
-/// the search improves the best when it runs (a random population's best schedule has improving moves).
-#[test]
-fn the_local_search_keeps_every_fitness_an_evaluation_of_its_vector() {
-    use evo_core::ContinuousProblem;
-    let problem = generated_etc(128, 8);
-    let search = evo_de::LocalSearch::new(4, 8).unwrap();
+/// Two engines of the same seed on `problem`, without and with `search` (whose period must exceed 3), after
+/// three generations, checked equal there (no search has run yet).
+fn plain_and_searched(
+    problem: &EtcProblem,
+    search: evo_de::LocalSearch,
+) -> (DeCpu<EtcProblem>, DeCpu<EtcProblem>) {
     let mut plain = DeCpu::new(scheduling_params(), problem.clone(), 3, 1).unwrap();
     let mut memetic = DeCpu::new(scheduling_params(), problem.clone(), 3, 1)
         .unwrap()
@@ -254,6 +252,18 @@ fn the_local_search_keeps_every_fitness_an_evaluation_of_its_vector() {
     run_steps(&mut plain, 3);
     run_steps(&mut memetic, 3);
     assert_eq!(plain.snapshot().unwrap(), memetic.snapshot().unwrap());
+    (plain, memetic)
+}
+
+/// With the local search on, every stored fitness is a fresh evaluation of its vector after every
+/// generation, the best never gets worse, the generations before the first search are the plain run's, and
+/// the search improves the best when it runs (a random population's best schedule has improving moves).
+#[test]
+fn the_local_search_keeps_every_fitness_an_evaluation_of_its_vector() {
+    use evo_core::ContinuousProblem;
+    let problem = generated_etc(128, 8);
+    let search = evo_de::LocalSearch::new(4, 8).unwrap();
+    let (mut plain, mut memetic) = plain_and_searched(&problem, search);
     plain.step().unwrap();
     memetic.step().unwrap();
     assert!(memetic.progress().best_fitness < plain.progress().best_fitness);
@@ -319,15 +329,7 @@ fn the_search_of_every_vector_improves_each_and_keeps_the_best_consistent() {
     use evo_de::{LocalSearch, Scope};
     let problem = generated_etc(128, 8);
     let search = LocalSearch::new(4, 8).unwrap().with_scope(Scope::All);
-    let mut plain = DeCpu::new(scheduling_params(), problem.clone(), 3, 1).unwrap();
-    let mut memetic = DeCpu::new(scheduling_params(), problem.clone(), 3, 1)
-        .unwrap()
-        .with_local_search(search)
-        .unwrap();
-    assert_eq!(memetic.local_search(), Some(search));
-    run_steps(&mut plain, 3);
-    run_steps(&mut memetic, 3);
-    assert_eq!(plain.snapshot().unwrap(), memetic.snapshot().unwrap());
+    let (mut plain, mut memetic) = plain_and_searched(&problem, search);
     plain.step().unwrap();
     memetic.step().unwrap();
     let (before, after) = (plain.snapshot().unwrap(), memetic.snapshot().unwrap());
