@@ -8,7 +8,7 @@ use evo_equivalence::equivalence_test;
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::benchmarks_continuous::{
     CEC_FUNCTIONS, Case, check_binary, check_case, check_fast_profile, check_large,
-    check_user_function, user_term,
+    check_reused_evaluator, check_user_function, user_term,
 };
 use evo_gpu_runtime::Profile;
 
@@ -55,6 +55,14 @@ equivalence_test!(
     [128, 256],
     |gpu, block| {
         assert_all(check_large(gpu, block));
+    }
+);
+
+equivalence_test!(
+    reused_evaluator_should_match_cpu_every_call,
+    [128, 256],
+    |gpu, block| {
+        assert_all(check_reused_evaluator(gpu, block));
     }
 );
 

@@ -5,7 +5,7 @@
 //! Sizes: 64 individuals at D = 13, 1000 and 4099 (CEC 2010: 100, 1000, 4100), which exercise one partial
 //! tile, several tiles and partial leaves of the prefix-squares tree; the large cases run 8 individuals at
 //! D = 10⁶ (shifted Rastrigin, Griewank, Schwefel 1.2, CEC 2010 F19) and 2 at D = 1 100 000 (Schwefel 1.2:
-//! 537 tiles at block 256, so the finish kernel combines 3 segments, not a power of two, on its stack), plus
+//! 537 tiles at block 256, so the finish tree combines 3 segments, not a power of two, on its stack), plus
 //! 7 at D = 100 003 (Griewank: a partial last group of individuals).
 
 use evo_benchmarks::cec2010::Cec2010Problem;
@@ -14,7 +14,7 @@ use evo_benchmarks::{
     DeRastrigin, GaBinaryProblem, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem,
 };
 use evo_core::math::{cos_f64, exp_f64};
-use evo_core::{BinaryProblem, Bits, Bounds, Result};
+use evo_core::{BinaryProblem, Bits, Bounds, ContinuousProblem, Result};
 use evo_gpu_runtime::{Gpu, Profile};
 
 use super::{BLOCK_SIZES, CheckReport};
@@ -25,7 +25,7 @@ use crate::tolerance::Tolerance;
 /// Individuals per small case.
 pub const INDIVIDUALS: usize = 64;
 /// Dimensions of the GA, DE and shifted cases: 13 and 256 take the one-launch path of rows of at most one block
-/// of terms (256 with blocks of 256 only, a full tile), 1000 and 4099 the tiles and finish kernels.
+/// of terms (256 with blocks of 256 only, a full tile), 1000 and 4099 several tiles per row and the fused finish.
 pub const DIMENSIONS: [usize; 4] = [13, 1000, 4099, 256];
 /// Dimensions of the CEC 2010 cases (multiples of 100).
 pub const CEC_DIMENSIONS: [usize; 4] = [100, 1000, 4100, 200];
@@ -176,6 +176,56 @@ pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
         .collect()
 }
 
+/// One evaluator per shifted function (Rastrigin, Griewank, Schwefel 1.2 at D = 4099: three tiles per row,
+/// so every group of individuals finishes through its ticket) evaluating populations of 7, 20, 3 and 20
+/// individuals in turn: the fused finish's tickets must be zero again after every launch and grow with the
+/// population, or a later call would miss or repeat a group's finish.
+pub fn check_reused_evaluator(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
+    const D: usize = 4099;
+    let kernel = "benchmarks_continuous";
+    let mut reports = Vec::new();
+    for function in [
+        ShiftedFunction::Rastrigin,
+        ShiftedFunction::Griewank,
+        ShiftedFunction::Schwefel12,
+    ] {
+        let evaluator = ShiftedProblem::new(function, D)
+            .and_then(|problem| Ok((problem.cuda_evaluator(gpu)?, problem)));
+        let (evaluator, problem) = match evaluator {
+            Ok(pair) => pair,
+            Err(error) => {
+                let check = format!("{function:?} d={D} reused evaluator");
+                reports.push(CheckReport::from_error(check, kernel, &error));
+                continue;
+            }
+        };
+        for (call, individuals) in [7usize, 20, 3, 20].into_iter().enumerate() {
+            let check = format!(
+                "{} d={D} reused evaluator, call {call} x{individuals}, block {block}",
+                problem.name()
+            );
+            let seed = 0x7e57 + call as u64;
+            let population = random_population(&problem, individuals, seed);
+            let mut cpu = vec![0.0f64; individuals];
+            problem.evaluate_batch(&population, &mut cpu);
+            let mut on_gpu = vec![0.0f64; individuals];
+            let report =
+                match evaluator.evaluate_host(&population, &mut on_gpu, Profile::Exact, block) {
+                    Ok(()) => {
+                        let comparison =
+                            compare_slices(&check, 0, 1, &cpu, &on_gpu, Tolerance::Exact, |i| {
+                                format!("individual {i} of seed {seed}")
+                            });
+                        CheckReport::from_comparison(check, kernel, &comparison)
+                    }
+                    Err(error) => CheckReport::from_error(check, kernel, &error),
+                };
+            reports.push(report);
+        }
+    }
+    reports
+}
+
 /// The GA paper's 16-bit encoded problems (`GaBinaryProblem`): decoding and evaluation on the GPU against
 /// the CPU's `BinaryProblem::evaluate_batch`, 64 random bit strings at n = 13, 128 and 1000 variables.
 pub fn check_binary(gpu: &Gpu, function: GaFunction, block: u32) -> Vec<CheckReport> {
@@ -306,6 +356,7 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
             reports.extend(check_case(gpu, case, block));
         }
         reports.extend(check_user_function(gpu, block));
+        reports.extend(check_reused_evaluator(gpu, block));
         for function in GaFunction::ALL {
             reports.extend(check_binary(gpu, function, block));
         }
