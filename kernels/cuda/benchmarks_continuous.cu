@@ -14,18 +14,15 @@
 //    `evo_tile_items_store`). One or two accumulators (Griewank: sum and product, Ackley:
 //    two sums). Interior tiles of 16-byte aligned, unpermuted rows take float4 loads and a single range check
 //    of the thread's 8 cosine arguments; the last tile, permuted parts and Rosenbrock take per-term loads.
-// 2. The tree over each individual's tile partials (aligned subtrees of the same tree, padded to a power of
-//    two) and the function's final combination and bias (`evo_finish_row`): in the same launch since the
-//    fused finish (p.finish = 2: the last block of each group of individuals to store its partials, found by
-//    a ticket counter, reduces the group's rows), or as `benchmarks_continuous_finish`, one block per
-//    individual (the CEC 2010 group values; DPGA).
+// 2. `benchmarks_continuous_finish`: one block per individual reduces its tile partials (aligned subtrees of the same
+//    tree, padded to a power of two) and applies the function's final combination and bias.
 // Rows of at most B terms (the GA paper's n = 32 and 128, say) take one launch instead: one term per lane
 // (`evo_tile_rows_single`, tiles of B terms, p.items = 1), and with one tile per row the tiles kernel applies
 // the final combination itself (p.finish = 1), with the finish kernel's arithmetic.
 // Schwefel 1.2 / Ridge: the segment summaries of evo_benchmarks::prefix_squares, which sum the squared prefix
 // sums without a scan pass: `benchmarks_continuous_prefix_squares` (tile summaries: the tiles grid above, lane
-// l of warp w holding the 8 adjacent terms 256 w + 8 l .. + 7) and their tree per individual
-// (`evo_finish_prefix_row`, fused in the same way; `benchmarks_continuous_finish_prefix` runs it alone).
+// l of warp w holding the 8 adjacent terms 256 w + 8 l .. + 7) and `benchmarks_continuous_finish_prefix`
+// (their tree per individual).
 #include "common/problems/functions.cuh"
 #include "common/problems/prefix_squares.cuh"
 #include "common/problems/tree.cuh"
@@ -42,14 +39,12 @@ struct TilesParams {
     unsigned int group;              // individuals per block (consecutive), sharing the per-tile Griewank scales
     unsigned int tile_group;         // consecutive tiles per block (>= 1; group * tile_group <= EVO_MAX_ITEMS)
     unsigned int items;              // terms per lane: 8 (tiles of 8B terms) or 1 (tiles of B terms)
-    unsigned int finish;             // 0: the tile pairs to partials only; 1 (one tile per individual): the
-                                     // final fitness, as the finish kernel would, to fitness[r] instead;
-                                     // 2: the tile pairs, then the last block of each group of individuals
-                                     // (ticket counter) applies the finish kernel's tree to them: fitness[r]
-    unsigned int combine;            // finish 1 or 2: 0 sum, 1 Griewank, 2 Ackley, 3 Salomon
-    unsigned int add_bias;           // finish 1 or 2: add `bias`
-    double bias;                     // finish 1 or 2: fBias of the shifted functions
-    unsigned long long n;            // finish 1 or 2: Ackley's count of coordinates
+    unsigned int finish;             // 1 (one tile per individual): write the final fitness, as the finish
+                                     // kernel would, to partials[r] instead of the tile's pair
+    unsigned int combine;            // finish == 1: 0 sum, 1 Griewank, 2 Ackley, 3 Salomon
+    unsigned int add_bias;           // finish == 1: add `bias`
+    double bias;                     // finish == 1: fBias of the shifted functions
+    unsigned long long n;            // finish == 1: Ackley's count of coordinates
 };
 static_assert(sizeof(TilesParams) == 80, "TilesParams must match its Rust mirror");
 
@@ -347,11 +342,10 @@ __device__ __forceinline__ void evo_tile_rows_single(const float* x, const float
 
 // After the block's barrier: warp w takes the items w, w + warps, ...: the tree of the B/32 warp subtrees of
 // the item (the tile's canonical tree, as evo_core::reduce), written to partials[2 (r tiles + t) + {0, 1}], or,
-// with p.finish (one tile per individual), the final fitness to fitness[r].
+// with p.finish (one tile per individual), the final fitness to partials[r].
 // Items are tile-major: item = (t - first_tile) * row_count + r - first_row.
 template <int KIND>
-__device__ __forceinline__ void evo_tile_items_store(double* partials, double* fitness, const double* scratch,
-                                                     const TilesParams& p,
+__device__ __forceinline__ void evo_tile_items_store(double* partials, const double* scratch, const TilesParams& p,
                                                      unsigned long long tiles, unsigned long long first_tile,
                                                      unsigned int tile_count, unsigned long long first_row,
                                                      unsigned int row_count)
@@ -395,7 +389,7 @@ __device__ __forceinline__ void evo_tile_items_store(double* partials, double* f
                 if (p.add_bias == 1u) {
                     value = value + p.bias;
                 }
-                fitness[r] = value;
+                partials[r] = value;
             } else {
                 const unsigned long long slot = r * tiles + t;
                 partials[2 * slot] = ta;
@@ -418,8 +412,6 @@ struct EvoBlockTiles {
     unsigned long long first_row;
     unsigned long long last_row;    // one past the block's last individual
     unsigned int row_count;
-    unsigned int group_index;       // the block's group of individuals (its ticket with p.finish == 2)
-    unsigned int group_blocks;      // blocks of that group: ceil(tiles / tile_group)
     bool vector;
 };
 
@@ -438,8 +430,6 @@ __device__ __forceinline__ EvoBlockTiles evo_block_tiles(const TilesParams& p, u
     b.first_row = (unsigned long long)g * p.group;
     b.last_row = b.first_row + p.group < p.rows ? b.first_row + p.group : p.rows;
     b.row_count = (unsigned int)(b.last_row - b.first_row);
-    b.group_index = g;
-    b.group_blocks = (unsigned int)((b.tiles + p.tile_group - 1u) / p.tile_group);
     const bool aligned_rows = (reinterpret_cast<unsigned long long>(x) & 15ull) == 0ull && (p.dimension & 3ull) == 0ull;
     const bool aligned_shift = p.shift == 0u ||
                                (p.shift == 1u && (reinterpret_cast<unsigned long long>(shift32) & 15ull) == 0ull) ||
@@ -448,107 +438,9 @@ __device__ __forceinline__ EvoBlockTiles evo_block_tiles(const TilesParams& p, u
     return b;
 }
 
-// Fused finish (p.finish == 2): true in the block that stores the last tile partials of its group of
-// individuals. Every block fences its stores device-wide and then takes a ticket of its group (atomicAdd); the
-// block that draws the group's last ticket resets it to 0 for the next launch (every other block of the group
-// has already taken its ticket), fences again and may read every partial of the group (CUDA's
-// threadFenceReduction pattern). Every thread must call it.
-__device__ __forceinline__ bool evo_last_block_of_group(unsigned int* tickets, unsigned int group,
-                                                        unsigned int group_blocks)
-{
-    __shared__ unsigned int last;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0u) {
-        const unsigned int ticket = atomicAdd(tickets + group, 1u);
-        last = ticket + 1u == group_blocks ? 1u : 0u;
-        if (last == 1u) {
-            tickets[group] = 0u;
-        }
-    }
-    __syncthreads();
-    const bool is_last = last == 1u;
-    if (is_last) {
-        __threadfence();
-    }
-    return is_last;
-}
-
-// The tree over one row's `tiles` partial pairs and the final combination (the finish kernel's arithmetic;
-// the value in thread 0). Segments of 2B pairs are reduced by the block and combined by thread 0 on a stack;
-// the segment count is padded to a power of two with identity segments, which is the canonical tree's
-// padding, so the bits do not depend on B. The pairs are read through L2 (__ldcg): in the fused tail they were
-// written by other blocks of the same launch. Every thread must call it; `scratch` holds 32 shared doubles.
-__device__ __noinline__ double evo_finish_row(const double* row, unsigned long long tiles, unsigned int combine,
-                                              unsigned long long n, unsigned int add_bias, double bias,
-                                              double* scratch)
-{
-    const bool product = combine == 1u;
-    const unsigned long long per_segment = 2ull * blockDim.x;
-    const unsigned long long segments = (tiles + per_segment - 1) / per_segment;
-    unsigned long long padded = 1;
-    while (padded < segments) {
-        padded <<= 1;
-    }
-    EvoTreeStack<false> stack_a;
-    EvoTreeStack<false> stack_b_sum;
-    EvoTreeStack<true> stack_b_product;
-    stack_a.init();
-    stack_b_sum.init();
-    stack_b_product.init();
-    for (unsigned long long s = 0; s < segments; ++s) {
-        const unsigned long long left = s * per_segment + 2ull * threadIdx.x;
-        const double identity_b = product ? 1.0 : 0.0;
-        const double a0 = left < tiles ? __ldcg(row + 2 * left) : 0.0;
-        const double a1 = left + 1 < tiles ? __ldcg(row + 2 * (left + 1)) : 0.0;
-        const double b0 = left < tiles ? __ldcg(row + 2 * left + 1) : identity_b;
-        const double b1 = left + 1 < tiles ? __ldcg(row + 2 * (left + 1) + 1) : identity_b;
-        const double a = evo_block_tree<false>(a0 + a1, scratch);
-        double b;
-        if (product) {
-            b = evo_block_tree<true>(b0 * b1, scratch);
-        } else {
-            b = evo_block_tree<false>(b0 + b1, scratch);
-        }
-        if (threadIdx.x == 0) {
-            stack_a.push(a);
-            if (product) {
-                stack_b_product.push(b);
-            } else {
-                stack_b_sum.push(b);
-            }
-        }
-    }
-    if (threadIdx.x != 0) {
-        return 0.0;
-    }
-    for (unsigned long long s = segments; s < padded; ++s) {
-        stack_a.push(0.0);
-        if (product) {
-            stack_b_product.push(1.0);
-        } else {
-            stack_b_sum.push(0.0);
-        }
-    }
-    const double a = stack_a.node[0];
-    double value = a;
-    if (combine == 1u) {
-        value = evo_griewank_combine(a, stack_b_product.node[0]);
-    } else if (combine == 2u) {
-        value = evo_ackley_combine(n, a, stack_b_sum.node[0]);
-    } else if (combine == 3u) {
-        value = evo_salomon_combine(a);
-    }
-    if (add_bias == 1u) {
-        value = value + bias;
-    }
-    return value;
-}
-
 template <int KIND>
 __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, const double* shift64,
-                                          const unsigned int* perm, double* partials, double* fitness,
-                                          unsigned int* tickets, const TilesParams& p)
+                                          const unsigned int* perm, double* partials, const TilesParams& p)
 {
     __shared__ double scratch[2 * EVO_MAX_ITEMS * EVO_MAX_WARPS];
     const unsigned int tile = (p.items == 1u ? 1u : EVO_ITEMS) * blockDim.x;
@@ -567,86 +459,135 @@ __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, 
         }
     }
     __syncthreads();
-    evo_tile_items_store<KIND>(partials, fitness, scratch, p, b.tiles, b.first_tile,
-                               (unsigned int)(b.last_tile - b.first_tile), b.first_row, b.row_count);
-    if (p.finish == 2u && evo_last_block_of_group(tickets, b.group_index, b.group_blocks)) {
-        for (unsigned long long r = b.first_row; r < b.last_row; ++r) {
-            const double value =
-                evo_finish_row(partials + 2ull * r * b.tiles, b.tiles, p.combine, p.n, p.add_bias, p.bias, scratch);
-            if (threadIdx.x == 0u) {
-                fitness[r] = value;
-            }
-        }
-    }
+    evo_tile_items_store<KIND>(partials, scratch, p, b.tiles, b.first_tile, (unsigned int)(b.last_tile - b.first_tile),
+                               b.first_row, b.row_count);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sphere(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_SPHERE>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_SPHERE>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS_RASTRIGIN benchmarks_continuous_tiles_rastrigin(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS_RASTRIGIN benchmarks_continuous_tiles_rastrigin(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_RASTRIGIN>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_RASTRIGIN>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_step(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_step(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_STEP>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_STEP>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_schwefel(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_schwefel(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_SCHWEFEL>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_SCHWEFEL>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_discus(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_discus(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_DISCUS>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_DISCUS>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sum_squares(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_sum_squares(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_SUM_SQUARES>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_SUM_SQUARES>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_elliptic(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_elliptic(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_ELLIPTIC>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_ELLIPTIC>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_GRIEWANK>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_GRIEWANK>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_ackley(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_ackley(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_ACKLEY>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_ACKLEY>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_rosenbrock(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_rosenbrock(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_ROSENBROCK>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_ROSENBROCK>(x, shift32, shift64, perm, partials, p);
 }
 
 
 #ifdef EVO_USER_FUNCTION
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_user(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_user(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
-    evo_tiles<EVO_KIND_USER>(x, shift32, shift64, perm, partials, fitness, tickets, p);
+    evo_tiles<EVO_KIND_USER>(x, shift32, shift64, perm, partials, p);
 }
 #endif
 
-// One block per individual: `evo_finish_row` over its `tiles` partial pairs, then the final combination.
+// One block per individual: the tree over its `tiles` partial pairs, then the final combination. Segments
+// of 2B partials are reduced by the block and combined by thread 0 on a stack; the segment count is padded
+// to a power of two with identity segments, which is the canonical tree's padding.
 extern "C" __global__ void benchmarks_continuous_finish(const double* partials, double* fitness, FinishParams p)
 {
     __shared__ double scratch[32];
-    const double value =
-        evo_finish_row(partials + 2ull * blockIdx.x * p.tiles, p.tiles, p.combine, p.n, p.add_bias, p.bias, scratch);
-    if (threadIdx.x == 0) {
-        fitness[blockIdx.x] = value;
+    const bool product = p.combine == 1u;
+    const double* row = partials + 2ull * blockIdx.x * p.tiles;
+    const unsigned long long per_segment = 2ull * blockDim.x;
+    const unsigned long long segments = (p.tiles + per_segment - 1) / per_segment;
+    unsigned long long padded = 1;
+    while (padded < segments) {
+        padded <<= 1;
     }
+    EvoTreeStack<false> stack_a;
+    EvoTreeStack<false> stack_b_sum;
+    EvoTreeStack<true> stack_b_product;
+    stack_a.init();
+    stack_b_sum.init();
+    stack_b_product.init();
+    for (unsigned long long s = 0; s < segments; ++s) {
+        const unsigned long long left = s * per_segment + 2ull * threadIdx.x;
+        const double identity_b = product ? 1.0 : 0.0;
+        const double a0 = left < p.tiles ? row[2 * left] : 0.0;
+        const double a1 = left + 1 < p.tiles ? row[2 * (left + 1)] : 0.0;
+        const double b0 = left < p.tiles ? row[2 * left + 1] : identity_b;
+        const double b1 = left + 1 < p.tiles ? row[2 * (left + 1) + 1] : identity_b;
+        const double a = evo_block_tree<false>(a0 + a1, scratch);
+        double b;
+        if (product) {
+            b = evo_block_tree<true>(b0 * b1, scratch);
+        } else {
+            b = evo_block_tree<false>(b0 + b1, scratch);
+        }
+        if (threadIdx.x == 0) {
+            stack_a.push(a);
+            if (product) {
+                stack_b_product.push(b);
+            } else {
+                stack_b_sum.push(b);
+            }
+        }
+    }
+    if (threadIdx.x != 0) {
+        return;
+    }
+    for (unsigned long long s = segments; s < padded; ++s) {
+        stack_a.push(0.0);
+        if (product) {
+            stack_b_product.push(1.0);
+        } else {
+            stack_b_sum.push(0.0);
+        }
+    }
+    const double a = stack_a.node[0];
+    double value = a;
+    if (p.combine == 1u) {
+        value = evo_griewank_combine(a, stack_b_product.node[0]);
+    } else if (p.combine == 2u) {
+        value = evo_ackley_combine(p.n, a, stack_b_sum.node[0]);
+    } else if (p.combine == 3u) {
+        value = evo_salomon_combine(a);
+    }
+    if (p.add_bias == 1u) {
+        value = value + p.bias;
+    }
+    fitness[blockIdx.x] = value;
 }
 
 // ---- the sum of squared prefix sums (Ridge, Schwefel 1.2): segment summaries, one pass over z ----
@@ -743,73 +684,12 @@ __device__ __forceinline__ void evo_prefix_squares_rows(const float* x, const fl
     }
 }
 
-// One row: the canonical tree over its `tiles` tile summaries (aligned subtrees of equal
-// size), then fitness = C (+ bias). Segments of B summaries are reduced by the block (aligned subtrees of B
-// tiles) and combined by thread 0 on a stack of completed subtrees; the padding to a power of two is the
-// identity, so the remaining stack is folded from the right. The value in thread 0; every thread must call it;
-// `scratch` holds 32 shared summaries. The summaries are read through L2 (__ldcg): in the fused tail of
-// `benchmarks_continuous_prefix_squares` they were written by other blocks of the same launch.
-__device__ __noinline__ double evo_finish_prefix_row(const double* row, unsigned long long tiles, unsigned int add_bias,
-                                                     double bias, EvoPrefixSquares* scratch)
-{
-    const unsigned int lane = threadIdx.x & 31u;
-    const unsigned int warp = threadIdx.x >> 5;
-    const unsigned int warps = blockDim.x >> 5;
-    EvoPrefixSquares stack[40];
-    unsigned int depth = 0;
-    unsigned long long pushed = 0;
-    for (unsigned long long first = 0; first < tiles; first += blockDim.x) {
-        const unsigned long long k = first + threadIdx.x;
-        EvoPrefixSquares s = evo_prefix_squares_empty();
-        if (k < tiles) {
-            s.count = __ldcg(row + 4 * k);
-            s.total = __ldcg(row + 4 * k + 1);
-            s.prefix = __ldcg(row + 4 * k + 2);
-            s.square = __ldcg(row + 4 * k + 3);
-        }
-        s = evo_prefix_squares_warp(s, 32u);
-        if (lane == 0u) {
-            scratch[warp] = s;
-        }
-        __syncthreads();
-        if (warp == 0u) {
-            s = lane < warps ? scratch[lane] : evo_prefix_squares_empty();
-            s = evo_prefix_squares_warp(s, warps);
-        }
-        __syncthreads();
-        if (threadIdx.x == 0u) {
-            for (unsigned long long closed = pushed; closed & 1ull; closed >>= 1) {
-                depth -= 1;
-                s = evo_prefix_squares_join(stack[depth], s);
-            }
-            stack[depth] = s;
-            depth += 1;
-            pushed += 1;
-        }
-    }
-    if (threadIdx.x != 0u) {
-        return 0.0;
-    }
-    EvoPrefixSquares acc = stack[depth - 1];
-    for (unsigned int d = depth - 1; d-- > 0;) {
-        acc = evo_prefix_squares_join(stack[d], acc);
-    }
-    double value = acc.square;
-    if (add_bias == 1u) {
-        value = value + bias;
-    }
-    return value;
-}
-
 // Tile summaries of rows of z = x - shift: nodes[4 (r tiles + t) + 0..3] = (N, A, B, C) of tile t (8B terms)
-// of row r; with p.finish == 1 (one tile per row), the fitness C (+ bias) of row r to fitness[r] instead; with
-// p.finish == 2, the summaries and then, in the last block of each group of individuals
-// (`evo_last_block_of_group`), `evo_finish_prefix_row` of the group's rows to fitness[r]. Grid, groups of individuals and groups of tiles as `evo_tiles`; perm is not used. After the
+// of row r; with p.finish (one tile per row), the fitness C (+ bias) of row r to nodes[r] instead. Grid, groups of individuals and groups of tiles as `evo_tiles`; perm is not used. After the
 // block's barrier, warp w takes the items w, w + warps, ...: the tree of the B/32 warp summaries of the item
 // (an aligned subtree of the canonical tree of evo_benchmarks::prefix_squares).
 extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares(const float* x, const float* shift32,
                                                                                const double* shift64, double* nodes,
-                                                                               double* fitness, unsigned int* tickets,
                                                                                TilesParams p)
 {
     __shared__ EvoPrefixSquares scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS];
@@ -841,7 +721,7 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
                 if (p.add_bias == 1u) {
                     value = value + p.bias;
                 }
-                fitness[r] = value;
+                nodes[r] = value;
             } else {
                 double* out = nodes + 4ull * (r * b.tiles + t);
                 out[0] = s.count;
@@ -851,24 +731,63 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
             }
         }
     }
-    if (p.finish == 2u && evo_last_block_of_group(tickets, b.group_index, b.group_blocks)) {
-        for (unsigned long long r = b.first_row; r < b.last_row; ++r) {
-            const double value = evo_finish_prefix_row(nodes + 4ull * r * b.tiles, b.tiles, p.add_bias, p.bias, scratch);
-            if (threadIdx.x == 0u) {
-                fitness[r] = value;
-            }
-        }
-    }
 }
 
-// One block per individual: `evo_finish_prefix_row` over its tile summaries, then fitness = C (+ bias).
+// One block per individual: the canonical tree over its `tiles` tile summaries (aligned subtrees of equal
+// size), then fitness = C (+ bias). Segments of B summaries are reduced by the block (aligned subtrees of B
+// tiles) and combined by thread 0 on a stack of completed subtrees; the padding to a power of two is the
+// identity, so the remaining stack is folded from the right.
 extern "C" __global__ void benchmarks_continuous_finish_prefix(const double* nodes, double* fitness, FinishParams p)
 {
     __shared__ EvoPrefixSquares scratch[32];
-    const double value = evo_finish_prefix_row(nodes + 4ull * blockIdx.x * p.tiles, p.tiles, p.add_bias, p.bias, scratch);
-    if (threadIdx.x == 0u) {
-        fitness[blockIdx.x] = value;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const double* row = nodes + 4ull * blockIdx.x * p.tiles;
+    EvoPrefixSquares stack[40];
+    unsigned int depth = 0;
+    unsigned long long pushed = 0;
+    for (unsigned long long first = 0; first < p.tiles; first += blockDim.x) {
+        const unsigned long long k = first + threadIdx.x;
+        EvoPrefixSquares s = evo_prefix_squares_empty();
+        if (k < p.tiles) {
+            s.count = row[4 * k];
+            s.total = row[4 * k + 1];
+            s.prefix = row[4 * k + 2];
+            s.square = row[4 * k + 3];
+        }
+        s = evo_prefix_squares_warp(s, 32u);
+        if (lane == 0u) {
+            scratch[warp] = s;
+        }
+        __syncthreads();
+        if (warp == 0u) {
+            s = lane < warps ? scratch[lane] : evo_prefix_squares_empty();
+            s = evo_prefix_squares_warp(s, warps);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0u) {
+            for (unsigned long long closed = pushed; closed & 1ull; closed >>= 1) {
+                depth -= 1;
+                s = evo_prefix_squares_join(stack[depth], s);
+            }
+            stack[depth] = s;
+            depth += 1;
+            pushed += 1;
+        }
     }
+    if (threadIdx.x != 0u) {
+        return;
+    }
+    EvoPrefixSquares acc = stack[depth - 1];
+    for (unsigned int d = depth - 1; d-- > 0;) {
+        acc = evo_prefix_squares_join(stack[d], acc);
+    }
+    double value = acc.square;
+    if (p.add_bias == 1u) {
+        value = value + p.bias;
+    }
+    fitness[blockIdx.x] = value;
 }
 
 // ---- CEC 2010 groups (F4-F18). Twin: `Cec2010Problem::group_value` and `evaluate_by`. ----

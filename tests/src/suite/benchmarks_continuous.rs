@@ -5,7 +5,7 @@
 //! Sizes: 64 individuals at D = 13, 1000 and 4099 (CEC 2010: 100, 1000, 4100), which exercise one partial
 //! tile, several tiles and partial leaves of the prefix-squares tree; the large cases run 8 individuals at
 //! D = 10⁶ (shifted Rastrigin, Griewank, Schwefel 1.2, CEC 2010 F19) and 2 at D = 1 100 000 (Schwefel 1.2:
-//! 537 tiles at block 256, so the finish tree combines 3 segments, not a power of two, on its stack), plus
+//! 537 tiles at block 256, so the finish kernel combines 3 segments, not a power of two, on its stack), plus
 //! 7 at D = 100 003 (Griewank: a partial last group of individuals).
 
 use evo_benchmarks::cec2010::Cec2010Problem;
@@ -25,7 +25,7 @@ use crate::tolerance::Tolerance;
 /// Individuals per small case.
 pub const INDIVIDUALS: usize = 64;
 /// Dimensions of the GA, DE and shifted cases: 13 and 256 take the one-launch path of rows of at most one block
-/// of terms (256 with blocks of 256 only, a full tile), 1000 and 4099 several tiles per row and the fused finish.
+/// of terms (256 with blocks of 256 only, a full tile), 1000 and 4099 the tiles and finish kernels.
 pub const DIMENSIONS: [usize; 4] = [13, 1000, 4099, 256];
 /// Dimensions of the CEC 2010 cases (multiples of 100).
 pub const CEC_DIMENSIONS: [usize; 4] = [100, 1000, 4100, 200];
@@ -176,10 +176,9 @@ pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
         .collect()
 }
 
-/// One evaluator per shifted function (Rastrigin, Griewank, Schwefel 1.2 at D = 4099: three tiles per row,
-/// so every group of individuals finishes through its ticket) evaluating populations of 7, 20, 3 and 20
-/// individuals in turn: the fused finish's tickets must be zero again after every launch and grow with the
-/// population, or a later call would miss or repeat a group's finish.
+/// One evaluator per shifted function (Rastrigin, Griewank, Schwefel 1.2 at D = 4099: three tiles per row)
+/// evaluating populations of 7, 20, 3 and 20 individuals in turn: nothing an evaluator keeps between calls
+/// (its pooled partials, its launch shapes) may leak from one population size into the next.
 pub fn check_reused_evaluator(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
     const D: usize = 4099;
     let kernel = "benchmarks_continuous";

@@ -58,57 +58,21 @@ pub struct TilesParams {
     /// Terms per lane: [`ITEMS_PER_THREAD`] (tiles of 8 · block terms) or [`ITEMS_PER_THREAD_SMALL`] (tiles of
     /// `block` terms).
     pub items: u32,
-    /// 0: the tile partials only ([`TileOutputs::partials`], then [`finish`] or [`finish_prefix`]). 1: one
-    /// tile per individual, and the kernel writes the final fitness (the finish kernel's combination and bias
-    /// below) to [`TileOutputs::fitness`]. 2 (fused finish): the partials, then the last block of each group
-    /// of individuals to store its partials (a ticket per group in [`TileOutputs::tickets`]) applies the
-    /// finish kernel's tree, combination and bias to the group's rows and writes their fitness, in the same
-    /// launch.
+    /// 1: one tile per individual, and the tiles kernel writes the final fitness (the finish kernel's
+    /// combination and bias below) to `partials[r]`; needs `items` = 1 and `terms` ≤ block.
     pub finish: u32,
-    /// With `finish` 1 or 2: 0 sum, 1 Griewank, 2 Ackley, 3 Salomon (as [`FinishParams::combine`]).
+    /// With `finish`: 0 sum, 1 Griewank, 2 Ackley, 3 Salomon (as [`FinishParams::combine`]).
     pub combine: u32,
-    /// With `finish` 1 or 2: 1 adds `bias`.
+    /// With `finish`: 1 adds `bias`.
     pub add_bias: u32,
-    /// With `finish` 1 or 2: the bias.
+    /// With `finish`: the bias.
     pub bias: f64,
-    /// With `finish` 1 or 2: Ackley's coordinate count.
+    /// With `finish`: Ackley's coordinate count.
     pub n: u64,
 }
 const _: () = assert!(size_of::<TilesParams>() == 80);
 // SAFETY: repr(C), plain numbers, the layout of the CUDA struct (80 bytes, asserted on both sides).
 unsafe impl KernelParams for TilesParams {}
-
-/// The buffers the tiles and prefix-squares kernels write, by [`TilesParams::finish`].
-pub struct TileOutputs<'a> {
-    /// The tile partials (`finish` 0 or 2): pairs `2 · rows · tiles` for [`tiles`], summaries
-    /// `4 · rows · tiles` for [`prefix_squares`]; not touched with `finish` 1.
-    pub partials: &'a mut DeviceBuffer<f64>,
-    /// The fitness, `rows` values (`finish` 1 or 2); not touched with `finish` 0.
-    pub fitness: &'a mut DeviceBuffer<f64>,
-    /// One ticket per group of individuals (`finish` 2): at least `rows` values, all zero before the launch;
-    /// the kernel leaves them zero (the last block of a group resets its ticket). Not touched otherwise.
-    pub tickets: &'a mut DeviceBuffer<u32>,
-}
-
-/// Checks the lengths of `out` for `params.finish` (`per_tile` values per tile partial).
-fn check_outputs(
-    out: &TileOutputs<'_>,
-    params: &TilesParams,
-    rows: u64,
-    tiles: u64,
-    per_tile: u64,
-) -> Result<()> {
-    if params.finish != 1 {
-        check_len("partials", out.partials, per_tile * rows * tiles)?;
-    }
-    if params.finish != 0 {
-        check_len("fitness", out.fitness, rows)?;
-    }
-    if params.finish == 2 {
-        check_len("tickets", out.tickets, rows)?;
-    }
-    Ok(())
-}
 
 /// Scalar arguments of `benchmarks_continuous_finish`; mirrors `FinishParams`.
 #[repr(C)]
@@ -291,14 +255,6 @@ fn tiles_shape(
             format!("{ITEMS_PER_THREAD} or {ITEMS_PER_THREAD_SMALL}"),
         ));
     }
-    if params.finish > 2 {
-        return Err(Error::invalid_parameter(
-            "benchmarks_continuous_tiles",
-            "finish",
-            params.finish,
-            "0 (partials), 1 (one tile per row) or 2 (fused finish)",
-        ));
-    }
     let tile = u64::from(params.items * block);
     let tiles = params.terms.div_ceil(tile).max(1);
     if params.finish == 1 && tiles != 1 {
@@ -360,9 +316,8 @@ fn tiles_shape(
 }
 
 /// Tiles of `items · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
-/// accumulators of tile `t` of row `r` to `out.partials[2 (r · tiles + t) ..]` and returns `tiles`; with
-/// `params.finish` = 1 (one tile per row), the final fitness of row `r` to `out.fitness[r]` instead; with
-/// `params.finish` = 2, the pairs and then the final fitness (as [`finish`] computes it, the same bits).
+/// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + t) ..]` and returns `tiles`; with
+/// `params.finish` = 1 (one tile per row), the final fitness of row `r` to `partials[r]` instead.
 /// `block` must be a power of two in 32..=256.
 #[allow(clippy::too_many_arguments)]
 pub fn tiles(
@@ -370,7 +325,7 @@ pub fn tiles(
     kernel: TileKernel<'_>,
     x: &DeviceBuffer<f32>,
     shift: &ShiftArgs<'_>,
-    out: TileOutputs<'_>,
+    partials: &mut DeviceBuffer<f64>,
     params: TilesParams,
     rows: u64,
     profile: Profile,
@@ -381,7 +336,11 @@ pub fn tiles(
         _ => ROW_GROUP,
     };
     let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, row_group)?;
-    check_outputs(&out, &params, rows, tiles, 2)?;
+    if params.finish == 1 {
+        check_len("fitness", partials, rows)?;
+    } else {
+        check_len("partials", partials, 2 * rows * tiles)?;
+    }
     let builtin;
     let kernel = match kernel {
         TileKernel::Builtin(kind) => {
@@ -391,16 +350,15 @@ pub fn tiles(
         TileKernel::User(kernel) => kernel,
     };
     // SAFETY: the arguments follow `(const float* x, const float* shift32, const double* shift64,
-    // const unsigned int* perm, double* partials, double* fitness, unsigned int* tickets, TilesParams)`; the grid is groups of `tile_group` tiles x
+    // const unsigned int* perm, double* partials, TilesParams)`; the grid is groups of `tile_group` tiles x
     // groups of `group` individuals with the tile count the kernel derives from the same terms and block size
     // and the group count from `rows` and `group`; for each individual r < rows of its group and each tile
     // t < tiles of its tile group, block (tg, g) reads x[r·D .. (r+1)·D] (checked above; the permutation's
     // entries are below D, as `Cec2010Problem` builds it), the shift below D when its mode selects it
     // (checked), the permutation below perm_offset + terms when permuted (checked), and writes
-    // partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles (finish 0, 2), fitness[r] below rows (finish 1, 2)
-    // and with finish 2 the group's ticket tickets[g], g < row groups <= rows, and after its last ticket the
-    // group's partials (all checked above); group · tile_group <= MAX_ITEMS items fit the kernel's static
-    // shared scratch (2 · 16 · 8 doubles).
+    // partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles, or with finish (tiles = 1) partials[r] below rows
+    // (checked); group · tile_group <= MAX_ITEMS items fit
+    // the kernel's static shared scratch (2 · 16 · 8 doubles).
     unsafe {
         kernel
             .launch()
@@ -408,9 +366,7 @@ pub fn tiles(
             .input(shift.shift32)
             .input(shift.shift64)
             .input(shift.perm)
-            .output(out.partials)
-            .output(out.fitness)
-            .output(out.tickets)
+            .output(partials)
             .params(&params)
             .run(LaunchConfig::linear(grid, block, 0))?;
     }
@@ -450,17 +406,16 @@ pub fn finish(
 }
 
 /// The Schwefel 1.2 / Ridge tile summaries `(N, A, B, C)` of [`crate::prefix_squares`] over tiles of
-/// `8 · block` terms of `z = x − o`, written to `out.partials[4 (r · tiles + t) ..]`; returns `tiles`. With
+/// `8 · block` terms of `z = x − o`, written to `nodes[4 (r · tiles + t) ..]`; returns `tiles`. With
 /// `params.finish` = 1 (rows of one tile), the fitness `C` (plus `params.bias` when `params.add_bias` is 1)
-/// of row `r` to `out.fitness[r]` instead, as [`finish_prefix`] would compute it; with 2, the summaries and
-/// then that fitness in the same launch (the last block of each group of individuals). The same
+/// of row `r` to `nodes[r]` instead, as [`finish_prefix`] would compute it. The same
 /// grid, groups and block sizes as [`tiles`]; `params.permuted` must be 0.
 #[allow(clippy::too_many_arguments)]
 pub fn prefix_squares(
     gpu: &Gpu,
     x: &DeviceBuffer<f32>,
     shift: &ShiftArgs<'_>,
-    out: TileOutputs<'_>,
+    nodes: &mut DeviceBuffer<f64>,
     params: TilesParams,
     rows: u64,
     profile: Profile,
@@ -475,29 +430,30 @@ pub fn prefix_squares(
         ));
     }
     let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, ROW_GROUP)?;
-    check_outputs(&out, &params, rows, tiles, 4)?;
+    if params.finish == 1 {
+        check_len("fitness", nodes, rows)?;
+    } else {
+        check_len("nodes", nodes, 4 * rows * tiles)?;
+    }
     let kernel = gpu.kernel(
         ModuleId::BenchmarksContinuous,
         "benchmarks_continuous_prefix_squares",
         profile,
     )?;
-    // SAFETY: `(const float* x, const float* shift32, const double* shift64, double* nodes, double* fitness,
-    // unsigned int* tickets, TilesParams)`;
+    // SAFETY: `(const float* x, const float* shift32, const double* shift64, double* nodes, TilesParams)`;
     // the grid is the tiles kernels' (tile groups x groups, derived by the kernel from the same terms, block
     // size, group and tile group); block (tg, g) reads x[r·D .. (r+1)·D] for its individuals r < rows and the
     // selected shift below D (both checked above) and writes nodes[4(r·tiles + t) + 0..3] for its tiles
-    // t < tiles, below 4·rows·tiles (finish 0, 2), fitness[r] below rows (finish 1, 2) and with finish 2 the
-    // group's ticket tickets[g], g < row groups <= rows, then the group's summaries (all checked above);
-    // group · tile_group <= MAX_ITEMS items fit the static shared scratch (16 · 8 summaries).
+    // t < tiles, below 4·rows·tiles, or with finish (tiles = 1, checked by tiles_shape) nodes[r] below rows
+    // (checked); group · tile_group <= MAX_ITEMS items fit the static shared
+    // scratch (16 · 8 summaries).
     unsafe {
         kernel
             .launch()
             .input(x)
             .input(shift.shift32)
             .input(shift.shift64)
-            .output(out.partials)
-            .output(out.fitness)
-            .output(out.tickets)
+            .output(nodes)
             .params(&params)
             .run(LaunchConfig::linear(grid, block, 0))?;
     }

@@ -4,15 +4,14 @@
 //!
 //! | problem | kernels |
 //! | --- | --- |
-//! | [`GaProblem`], [`DeRastrigin`], [`ShiftedProblem`], [`Cec2010Problem`] F1–F3, F20 | `tiles_*` (one launch: the last block of each group of individuals applies the finish tree) |
-//! | Ridge, shifted Schwefel 1.2, CEC 2010 F19 | `prefix_squares` (tile summaries of [`crate::prefix_squares`], one pass; the last block of each group of individuals applies `finish_prefix`'s tree) |
+//! | [`GaProblem`], [`DeRastrigin`], [`ShiftedProblem`], [`Cec2010Problem`] F1–F3, F20 | `tiles_*` then `finish` |
+//! | Ridge, shifted Schwefel 1.2, CEC 2010 F19 | `prefix_squares` (tile summaries of [`crate::prefix_squares`], one pass), `finish_prefix`; rows of one tile: `prefix_squares` alone |
 //! | [`GaBinaryProblem`](crate::GaBinaryProblem) (16-bit codes) | `decode16`, then as [`GaProblem`] |
-//! | CEC 2010 F4–F18 | `cec_groups` (one block of 64 threads per group of 50 and individual) and `finish` for the groups; `tiles_*` through the permutation for the separable part; `cec_compose` |
+//! | CEC 2010 F4–F18 | `cec_groups` (one block of 64 threads per group of 50 and individual) and `finish` for the groups; `tiles_*` through the permutation and `finish` for the separable part; `cec_compose` |
 //!
 //! Work split: a grid of (tile, individual) blocks (individual fastest), each tile an aligned subtree of the canonical tree of
-//! the fitness' terms; the second stage (the tree over an individual's tile partials) runs in the same launch,
-//! in the last block of each group of individuals to finish its tiles (a ticket counter per group); for
-//! moderate `D` the grid is one block per individual. The tiles blocks take 4 consecutive individuals each ([`launch::ROW_GROUP`]; Griewank 10,
+//! the fitness' terms, and one block per individual for the second stage; for moderate `D` the first grid is
+//! one block per individual. The tiles blocks take 4 consecutive individuals each ([`launch::ROW_GROUP`]; Griewank 10,
 //! [`launch::GRIEWANK_ROW_GROUP`]),
 //! which share the block's index arithmetic and Griewank's `1/√(i+1)` (rows of at most one block of terms:
 //! fewer, down to one, until the grid fills the GPU, in blocks of the next power of two ≥ 32 of the terms); `prefix_squares` uses the same tiles
@@ -56,8 +55,7 @@ use crate::shifted::{F_BIAS, ShiftedFunction, ShiftedProblem};
 use evo_core::{ContinuousProblem, Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use launch::{CecComposeParams, CecGroupsParams};
-use launch::{FinishParams, ShiftArgs, TermKind, TileKernel, TileOutputs, TilesParams};
-use std::sync::{Mutex, PoisonError};
+use launch::{FinishParams, ShiftArgs, TermKind, TileKernel, TilesParams};
 
 /// How the fitness is assembled (the `combine` code of `benchmarks_continuous_finish`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,16 +73,16 @@ pub enum Combine {
 /// The kernels a problem needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Plan {
-    /// A tiles kernel with this term and the finish tree with this combination (one launch).
+    /// A tiles kernel with this term, then `finish` with this combination.
     Tiles {
         /// The term.
         kind: TermKind,
         /// The final combination.
         combine: Combine,
     },
-    /// Σ (prefix sums of z)²: the prefix-squares tiles kernel with its finish tree (one launch).
+    /// Σ (prefix sums of z)²: the scan kernels, then `finish` (sum).
     PrefixSquares,
-    /// A [`UserFunction`]'s term through its own tiles kernel with the finish tree (sum; one launch).
+    /// A [`UserFunction`]'s term through its own tiles kernel, then `finish` (sum).
     User,
     /// A CEC 2010 function built from groups of 50 (F4–F18).
     Cec {
@@ -120,10 +118,6 @@ pub struct CudaEvaluator {
     dummy32: DeviceBuffer<f32>,
     dummy64: DeviceBuffer<f64>,
     dummy_u32: DeviceBuffer<u32>,
-    /// The fused finish's tickets (one per group of individuals, zero between launches; [`TileOutputs`]),
-    /// grown to the largest population evaluated. Launches of one evaluator run in order on the GPU's stream,
-    /// so one set serves every call.
-    tickets: Mutex<Option<DeviceBuffer<u32>>>,
 }
 
 /// A problem that can be evaluated on the GPU.
@@ -156,7 +150,6 @@ impl CudaEvaluator {
             dummy32: gpu.alloc_zeroed::<f32>(1)?,
             dummy64: gpu.alloc_zeroed::<f64>(1)?,
             dummy_u32: gpu.alloc_zeroed::<u32>(1)?,
-            tickets: Mutex::new(None),
         })
     }
 
@@ -168,21 +161,6 @@ impl CudaEvaluator {
     /// The number of coordinates per individual.
     pub fn dimension(&self) -> usize {
         self.dimension
-    }
-
-    /// Runs `launch` with the tickets of the fused finish: at least `rows` of them, all zero (a new set when
-    /// the current one is too short).
-    fn with_tickets<R>(
-        &self,
-        rows: u64,
-        launch: impl FnOnce(&mut DeviceBuffer<u32>) -> Result<R>,
-    ) -> Result<R> {
-        let mut slot = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
-        let tickets = match slot.take() {
-            Some(tickets) if tickets.len() as u64 >= rows => tickets,
-            _ => self.gpu.alloc_zeroed::<u32>(rows as usize)?,
-        };
-        launch(slot.insert(tickets))
     }
 
     fn shift_args(&self) -> ShiftArgs<'_> {
@@ -200,10 +178,10 @@ impl CudaEvaluator {
         }
     }
 
-    /// The tiles kernel over `terms` terms (through the permutation from `perm_offset` when given) with the
-    /// fused finish (`combine`) into `out` (one value per individual): one launch. Rows of at most
-    /// `min(block, 256)` terms take one term per lane and one tile per row, and the block that reduces the
-    /// row applies the combination itself (the same tree and arithmetic, the same bits).
+    /// The tiles kernel over `terms` terms (through the permutation from `perm_offset` when given), then
+    /// `finish` with `combine` into `out` (one value per individual). Rows of at most `min(block, 256)` terms
+    /// take one launch: one term per lane, one tile per row, and the tiles kernel applies the combination
+    /// itself (the same tree and arithmetic, the same bits).
     #[allow(clippy::too_many_arguments)]
     fn tiles_and_finish(
         &self,
@@ -244,7 +222,7 @@ impl CudaEvaluator {
             } else {
                 launch::ITEMS_PER_THREAD
             },
-            finish: if small { 1 } else { 2 },
+            finish: u32::from(small),
             combine: combine as u32,
             add_bias,
             bias,
@@ -268,27 +246,34 @@ impl CudaEvaluator {
                 ));
             }
         };
-        let tiles = if small {
-            1
-        } else {
-            terms
-                .div_ceil(u64::from(launch::ITEMS_PER_THREAD * tile_block))
-                .max(1)
-        };
-        // One tile per row (finish 1) writes no partials: a one-value buffer stands in.
-        let partials_len = if small { 1 } else { 2 * rows * tiles };
-        let mut partials = self.gpu.alloc::<f64>(partials_len as usize)?;
-        self.with_tickets(rows, |tickets| {
-            let outputs = TileOutputs {
-                partials: &mut partials,
-                fitness: out,
-                tickets,
-            };
+        if small {
             launch::tiles(
-                &self.gpu, kernel, population, &shift, outputs, params, rows, profile, tile_block,
-            )
-            .map(|_| ())
-        })
+                &self.gpu, kernel, population, &shift, out, params, rows, profile, tile_block,
+            )?;
+            return Ok(());
+        }
+        let tile = u64::from(launch::ITEMS_PER_THREAD * tile_block);
+        let tiles = terms.div_ceil(tile).max(1);
+        let mut partials = self.gpu.alloc::<f64>((2 * rows * tiles) as usize)?;
+        launch::tiles(
+            &self.gpu,
+            kernel,
+            population,
+            &shift,
+            &mut partials,
+            params,
+            rows,
+            profile,
+            tile_block,
+        )?;
+        let params = FinishParams {
+            tiles,
+            n: terms,
+            bias,
+            combine: combine as u32,
+            add_bias,
+        };
+        launch::finish(&self.gpu, &partials, out, params, rows, profile, block)
     }
 
     /// Evaluates `fitness.len()` individuals, row-major in `population` (`fitness.len() · D` values),
@@ -486,8 +471,7 @@ impl CudaEvaluator {
         let bias = self.bias.unwrap_or(0.0);
         let add_bias = u32::from(self.bias.is_some());
         let one_tile = tiles == 1;
-        // One tile per row (finish 1): the block of the row writes its fitness; otherwise (finish 2) the last
-        // block of each group of individuals applies `finish_prefix`'s tree (the same bits either way).
+        // One tile per row: the kernel writes the fitness itself (the same bits as `finish_prefix`).
         let params = TilesParams {
             dimension: d,
             terms: d,
@@ -498,40 +482,41 @@ impl CudaEvaluator {
             group: 1,
             tile_group: 1,
             items: launch::ITEMS_PER_THREAD,
-            finish: if one_tile { 1 } else { 2 },
+            finish: u32::from(one_tile),
             combine: 0,
-            add_bias,
-            bias,
+            add_bias: if one_tile { add_bias } else { 0 },
+            bias: if one_tile { bias } else { 0.0 },
             n: 0,
         };
-        // One tile: the smallest block (a power of two, at least a warp) whose tile holds the row.
-        let launch_block = if one_tile {
-            (d.max(1).div_ceil(u64::from(launch::ITEMS_PER_THREAD)) as u32)
+        if one_tile {
+            // One launch, in the smallest block (a power of two, at least a warp) whose tile holds the row.
+            let small_block = (d.max(1).div_ceil(u64::from(launch::ITEMS_PER_THREAD)) as u32)
                 .next_power_of_two()
-                .max(32)
-        } else {
-            tile_block
-        };
-        let nodes_len = if one_tile { 1 } else { 4 * rows * tiles };
-        let mut nodes = self.gpu.alloc::<f64>(nodes_len as usize)?;
-        self.with_tickets(rows, |tickets| {
-            let outputs = TileOutputs {
-                partials: &mut nodes,
-                fitness,
-                tickets,
-            };
+                .max(32);
             launch::prefix_squares(
                 &self.gpu,
                 population,
                 &shift,
-                outputs,
+                fitness,
                 params,
                 rows,
                 profile,
-                launch_block,
-            )
-            .map(|_| ())
-        })
+                small_block,
+            )?;
+            return Ok(());
+        }
+        let mut nodes = self.gpu.alloc::<f64>((4 * rows * tiles) as usize)?;
+        let tiles = launch::prefix_squares(
+            &self.gpu, population, &shift, &mut nodes, params, rows, profile, tile_block,
+        )?;
+        let params = FinishParams {
+            tiles,
+            n: d,
+            bias,
+            combine: Combine::Sum as u32,
+            add_bias,
+        };
+        launch::finish_prefix(&self.gpu, &nodes, fitness, params, rows, profile, block)
     }
 
     /// Uploads `population` (row-major, `fitness.len()` rows), evaluates it and downloads the fitness.
