@@ -521,15 +521,23 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_user(con
 }
 #endif
 
-// One block per individual: the tree over its `tiles` partial pairs, then the final combination. Segments
-// of 2B partials are reduced by the block and combined by thread 0 on a stack; the segment count is padded
-// to a power of two with identity segments, which is the canonical tree's padding.
-extern "C" __global__ void benchmarks_continuous_finish(const double* partials, double* fitness, FinishParams p)
+// One block per individual: the tree over its `tiles` partial pairs, then the final combination. A segment
+// is 8B pairs: thread t takes the 8 adjacent pairs 8t .. 8t + 7 of it (an aligned subtree of 8 leaves; its
+// eight 16-byte loads are in flight together, then the pairwise tree in the thread), the block tree gives the
+// segment's aligned 8B, and thread 0 combines the segments on a stack; missing pairs and the segment count's
+// padding to a power of two are the identity, which is the canonical tree's padding, so the bits do not depend
+// on B. The second accumulator's tree runs only for the combinations that read it (Griewank's product,
+// Ackley's sum). The launcher picks B so that one segment covers the row where it can (launch::finish_block):
+// the segments are the kernel's serial part.
+#define EVO_FINISH_LEAVES 8u
+extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(const double* partials, double* fitness, FinishParams p)
 {
     __shared__ double scratch[32];
     const bool product = p.combine == 1u;
-    const double* row = partials + 2ull * blockIdx.x * p.tiles;
-    const unsigned long long per_segment = 2ull * blockDim.x;
+    const bool second = p.combine == 1u || p.combine == 2u;
+    const double identity_b = product ? 1.0 : 0.0;
+    const double2* row = reinterpret_cast<const double2*>(partials + 2ull * blockIdx.x * p.tiles);
+    const unsigned long long per_segment = EVO_FINISH_LEAVES * blockDim.x;
     const unsigned long long segments = (p.tiles + per_segment - 1) / per_segment;
     unsigned long long padded = 1;
     while (padded < segments) {
@@ -542,25 +550,31 @@ extern "C" __global__ void benchmarks_continuous_finish(const double* partials, 
     stack_b_sum.init();
     stack_b_product.init();
     for (unsigned long long s = 0; s < segments; ++s) {
-        const unsigned long long left = s * per_segment + 2ull * threadIdx.x;
-        const double identity_b = product ? 1.0 : 0.0;
-        const double a0 = left < p.tiles ? row[2 * left] : 0.0;
-        const double a1 = left + 1 < p.tiles ? row[2 * (left + 1)] : 0.0;
-        const double b0 = left < p.tiles ? row[2 * left + 1] : identity_b;
-        const double b1 = left + 1 < p.tiles ? row[2 * (left + 1) + 1] : identity_b;
-        const double a = evo_block_tree<false>(a0 + a1, scratch);
-        double b;
-        if (product) {
-            b = evo_block_tree<true>(b0 * b1, scratch);
-        } else {
-            b = evo_block_tree<false>(b0 + b1, scratch);
+        const unsigned long long first = s * per_segment + EVO_FINISH_LEAVES * threadIdx.x;
+        double a[EVO_FINISH_LEAVES];
+        double b[EVO_FINISH_LEAVES];
+#pragma unroll
+        for (unsigned int j = 0; j < EVO_FINISH_LEAVES; ++j) {
+            const unsigned long long k = first + j;
+            const double2 pair = k < p.tiles ? row[k] : make_double2(0.0, identity_b);
+            a[j] = pair.x;
+            b[j] = pair.y;
+        }
+        const double ta = evo_block_tree<false>(evo_thread_tree8<false>(a, EVO_FINISH_LEAVES), scratch);
+        double tb = identity_b;
+        if (second) {
+            if (product) {
+                tb = evo_block_tree<true>(evo_thread_tree8<true>(b, EVO_FINISH_LEAVES), scratch);
+            } else {
+                tb = evo_block_tree<false>(evo_thread_tree8<false>(b, EVO_FINISH_LEAVES), scratch);
+            }
         }
         if (threadIdx.x == 0) {
-            stack_a.push(a);
+            stack_a.push(ta);
             if (product) {
-                stack_b_product.push(b);
+                stack_b_product.push(tb);
             } else {
-                stack_b_sum.push(b);
+                stack_b_sum.push(tb);
             }
         }
     }
@@ -734,28 +748,41 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
 }
 
 // One block per individual: the canonical tree over its `tiles` tile summaries (aligned subtrees of equal
-// size), then fitness = C (+ bias). Segments of B summaries are reduced by the block (aligned subtrees of B
-// tiles) and combined by thread 0 on a stack of completed subtrees; the padding to a power of two is the
-// identity, so the remaining stack is folded from the right.
-extern "C" __global__ void benchmarks_continuous_finish_prefix(const double* nodes, double* fitness, FinishParams p)
+// size), then fitness = C (+ bias). A segment is 4B summaries: thread t joins the 4 adjacent summaries
+// 4t .. 4t + 3 of it (an aligned subtree of 4; its loads in flight together), the block reduces the segment
+// (warp shuffle trees, one barrier each side of the warps' summaries) and thread 0 combines the segments on a
+// stack of completed subtrees; missing summaries and the padding to a power of two are empty (`then` returns
+// the other side unchanged), so the bits do not depend on B. launch::finish_block picks B so that one segment
+// covers the row where it can.
+#define EVO_PREFIX_FINISH_LEAVES 4u
+extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish_prefix(const double* nodes, double* fitness, FinishParams p)
 {
     __shared__ EvoPrefixSquares scratch[32];
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned int warps = blockDim.x >> 5;
-    const double* row = nodes + 4ull * blockIdx.x * p.tiles;
+    const double2* row = reinterpret_cast<const double2*>(nodes + 4ull * blockIdx.x * p.tiles);
     EvoPrefixSquares stack[40];
     unsigned int depth = 0;
     unsigned long long pushed = 0;
-    for (unsigned long long first = 0; first < p.tiles; first += blockDim.x) {
-        const unsigned long long k = first + threadIdx.x;
-        EvoPrefixSquares s = evo_prefix_squares_empty();
-        if (k < p.tiles) {
-            s.count = row[4 * k];
-            s.total = row[4 * k + 1];
-            s.prefix = row[4 * k + 2];
-            s.square = row[4 * k + 3];
+    const unsigned long long per_segment = EVO_PREFIX_FINISH_LEAVES * blockDim.x;
+    for (unsigned long long first = 0; first < p.tiles; first += per_segment) {
+        const unsigned long long k0 = first + EVO_PREFIX_FINISH_LEAVES * threadIdx.x;
+        EvoPrefixSquares leaf[EVO_PREFIX_FINISH_LEAVES];
+#pragma unroll
+        for (unsigned int j = 0; j < EVO_PREFIX_FINISH_LEAVES; ++j) {
+            leaf[j] = evo_prefix_squares_empty();
+            if (k0 + j < p.tiles) {
+                const double2 lo = row[2 * (k0 + j)];
+                const double2 hi = row[2 * (k0 + j) + 1];
+                leaf[j].count = lo.x;
+                leaf[j].total = lo.y;
+                leaf[j].prefix = hi.x;
+                leaf[j].square = hi.y;
+            }
         }
+        EvoPrefixSquares s = evo_prefix_squares_then(evo_prefix_squares_then(leaf[0], leaf[1]),
+                                                     evo_prefix_squares_then(leaf[2], leaf[3]));
         s = evo_prefix_squares_warp(s, 32u);
         if (lane == 0u) {
             scratch[warp] = s;

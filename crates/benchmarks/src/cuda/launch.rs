@@ -373,6 +373,20 @@ pub fn tiles(
     Ok(tiles)
 }
 
+/// Tile partial pairs per thread of [`finish`] (`EVO_FINISH_LEAVES`).
+pub const FINISH_LEAVES: u64 = 8;
+/// Tile summaries per thread of [`finish_prefix`] (`EVO_PREFIX_FINISH_LEAVES`).
+pub const PREFIX_FINISH_LEAVES: u64 = 4;
+
+/// The block size for [`finish`] (`per_thread` = [`FINISH_LEAVES`]) or [`finish_prefix`]
+/// ([`PREFIX_FINISH_LEAVES`]) over `tiles` partials per individual: the smallest power of two in 32..=1024
+/// whose segment of `per_thread · block` partials holds them all, so that the kernel's serial loop over
+/// segments runs once (1024 beyond). The bits do not depend on it.
+pub fn finish_block(tiles: u64, per_thread: u64) -> u32 {
+    let threads = tiles.div_ceil(per_thread.max(1)).clamp(32, 1024);
+    threads.next_power_of_two() as u32
+}
+
 /// One block per individual: the tree over its `params.tiles` partial pairs and the final combination,
 /// written to `fitness[r]`. `block` must be a power of two in 32..=1024.
 pub fn finish(
@@ -656,5 +670,25 @@ pub fn decode16(
             .output(x)
             .params(&params)
             .run(LaunchConfig::linear(grid, block, 0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FINISH_LEAVES, PREFIX_FINISH_LEAVES, finish_block};
+
+    #[test]
+    fn finish_block_should_cover_the_row_in_one_segment_up_to_1024_threads() {
+        assert_eq!(finish_block(1, FINISH_LEAVES), 32);
+        assert_eq!(finish_block(256, FINISH_LEAVES), 32);
+        assert_eq!(finish_block(257, FINISH_LEAVES), 64);
+        // D = 10^6 at tiles of 2048 terms: 489 tiles, 62 threads of 8.
+        assert_eq!(finish_block(489, FINISH_LEAVES), 64);
+        // D = 10^7: 4883 tiles, 611 threads of 8.
+        assert_eq!(finish_block(4883, FINISH_LEAVES), 1024);
+        assert_eq!(finish_block(8192, FINISH_LEAVES), 1024);
+        assert_eq!(finish_block(1 << 20, FINISH_LEAVES), 1024);
+        assert_eq!(finish_block(489, PREFIX_FINISH_LEAVES), 128);
+        assert_eq!(finish_block(4883, PREFIX_FINISH_LEAVES), 1024);
     }
 }

@@ -273,12 +273,22 @@ impl CudaEvaluator {
             combine: combine as u32,
             add_bias,
         };
-        launch::finish(&self.gpu, &partials, out, params, rows, profile, block)
+        let finish_block = launch::finish_block(tiles, launch::FINISH_LEAVES);
+        launch::finish(
+            &self.gpu,
+            &partials,
+            out,
+            params,
+            rows,
+            profile,
+            finish_block,
+        )
     }
 
     /// Evaluates `fitness.len()` individuals, row-major in `population` (`fitness.len() · D` values),
     /// under `profile` with blocks of `block` threads (a power of two in 128..=256 gives every kernel a valid
-    /// shape; the tiles kernels use `min(block, 256)`, the scan kernels `max(block, 128)`).
+    /// shape; the tiles kernels use `min(block, 256)`, the finish kernels size their own blocks by the tile count,
+    /// [`launch::finish_block`]).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] on a shape mismatch, a bad block size or more than 65 535 individuals;
@@ -416,7 +426,7 @@ impl CudaEvaluator {
             params,
             rows,
             profile,
-            block,
+            launch::finish_block(groups, launch::FINISH_LEAVES),
         )?;
         let mut separable_values = self.gpu.alloc::<f64>(rows as usize)?;
         if let Some((kind, combine)) = separable {
@@ -516,7 +526,16 @@ impl CudaEvaluator {
             combine: Combine::Sum as u32,
             add_bias,
         };
-        launch::finish_prefix(&self.gpu, &nodes, fitness, params, rows, profile, block)
+        let finish_block = launch::finish_block(tiles, launch::PREFIX_FINISH_LEAVES);
+        launch::finish_prefix(
+            &self.gpu,
+            &nodes,
+            fitness,
+            params,
+            rows,
+            profile,
+            finish_block,
+        )
     }
 
     /// Uploads `population` (row-major, `fitness.len()` rows), evaluates it and downloads the fitness.
