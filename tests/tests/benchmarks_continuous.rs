@@ -7,8 +7,9 @@ use evo_core::{Bounds, Error};
 use evo_equivalence::equivalence_test;
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::benchmarks_continuous::{
-    CEC_FUNCTIONS, Case, check_binary, check_case, check_fast_profile, check_large,
-    check_reused_evaluator, check_user_function, user_term,
+    CEC_FUNCTIONS, Case, check_binary, check_case, check_fast_profile,
+    check_finish_block_independence, check_large, check_reused_evaluator, check_user_function,
+    user_term,
 };
 use evo_gpu_runtime::Profile;
 
@@ -63,6 +64,14 @@ equivalence_test!(
     [128, 256],
     |gpu, block| {
         assert_all(check_reused_evaluator(gpu, block));
+    }
+);
+
+equivalence_test!(
+    finish_kernels_should_not_depend_on_the_block_size,
+    [256],
+    |gpu, _block| {
+        assert_all(check_finish_block_independence(gpu));
     }
 );
 

@@ -5,10 +5,12 @@
 //! Sizes: 64 individuals at D = 13, 1000 and 4099 (CEC 2010: 100, 1000, 4100), which exercise one partial
 //! tile, several tiles and partial leaves of the prefix-squares tree; the large cases run 8 individuals at
 //! D = 10⁶ (shifted Rastrigin, Griewank, Schwefel 1.2, CEC 2010 F19) and 2 at D = 1 100 000 (Schwefel 1.2:
-//! 537 tiles at block 256, so the finish kernel combines 3 segments, not a power of two, on its stack), plus
-//! 7 at D = 100 003 (Griewank: a partial last group of individuals).
+//! 537 tiles at block 256), plus 7 at D = 100 003 (Griewank: a partial last group of individuals). The finish
+//! kernels' multi-segment path, which these sizes no longer reach, is checked by
+//! `check_finish_block_independence`.
 
 use evo_benchmarks::cec2010::Cec2010Problem;
+use evo_benchmarks::cuda::launch::{self, FinishParams};
 use evo_benchmarks::cuda::{CudaProblem, UserFunction};
 use evo_benchmarks::{
     DeRastrigin, GaBinaryProblem, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem,
@@ -225,6 +227,113 @@ pub fn check_reused_evaluator(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
     reports
 }
 
+/// The finish kernels' bits do not depend on their block size: `launch::finish` (each of the four
+/// combinations) and `launch::finish_prefix` over random tile partials of 3 individuals, at 1024 threads (one
+/// segment covers the row) against 32 (2–4 segments combined on the kernel's stack, padded to a power of
+/// two). The launcher's `finish_block` covers a row in one segment up to 8192 tile pairs (4096 summaries), so
+/// the evaluations above run the one-segment path, which their CPU comparisons check; this check covers the
+/// multi-segment path that longer rows take (CEC 2010 groups at D = 10^6, Schwefel 1.2 beyond 8.4·10^6).
+pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
+    const ROWS: u64 = 3;
+    let kernel = "benchmarks_continuous_finish";
+    let mut rng = SplitMix64::new(0xf1_7154);
+    let mut reports = Vec::new();
+    for (combine, tiles) in [(0u32, 700u64), (1, 1000), (2, 513), (3, 700)] {
+        let partials: Vec<f64> = (0..2 * ROWS * tiles)
+            .map(|k| {
+                if k % 2 == 0 {
+                    rng.uniform(-1.0e3, 1.0e3) * rng.uniform(0.0, 1.0).powi(3)
+                } else if combine == 1 {
+                    rng.uniform(0.9, 1.1)
+                } else {
+                    rng.uniform(-10.0, 10.0)
+                }
+            })
+            .collect();
+        let params = FinishParams {
+            tiles,
+            n: 2048 * tiles,
+            bias: -330.0,
+            combine,
+            add_bias: 1,
+        };
+        let check =
+            format!("finish combine {combine}, {tiles} tiles x{ROWS}: block 32 against 1024");
+        let run = |block: u32| -> evo_core::Result<Vec<f64>> {
+            let device = gpu.upload(&partials)?;
+            let mut fitness = gpu.alloc::<f64>(ROWS as usize)?;
+            launch::finish(
+                gpu,
+                &device,
+                &mut fitness,
+                params,
+                ROWS,
+                Profile::Exact,
+                block,
+            )?;
+            fitness.to_vec()
+        };
+        reports.push(compare_blocks(check, kernel, run(1024), run(32)));
+    }
+    let tiles = 300u64;
+    let nodes: Vec<f64> = (0..4 * ROWS * tiles)
+        .map(|k| match k % 4 {
+            0 => 2048.0,
+            1 => rng.uniform(-50.0, 50.0),
+            2 => rng.uniform(-1.0e4, 1.0e4),
+            _ => rng.uniform(0.0, 1.0e6),
+        })
+        .collect();
+    let params = FinishParams {
+        tiles,
+        n: 0,
+        bias: -330.0,
+        combine: 0,
+        add_bias: 1,
+    };
+    let run = |block: u32| -> evo_core::Result<Vec<f64>> {
+        let device = gpu.upload(&nodes)?;
+        let mut fitness = gpu.alloc::<f64>(ROWS as usize)?;
+        launch::finish_prefix(
+            gpu,
+            &device,
+            &mut fitness,
+            params,
+            ROWS,
+            Profile::Exact,
+            block,
+        )?;
+        fitness.to_vec()
+    };
+    let check = format!("finish_prefix, {tiles} tiles x{ROWS}: block 32 against 1024");
+    reports.push(compare_blocks(
+        check,
+        "benchmarks_continuous_finish_prefix",
+        run(1024),
+        run(32),
+    ));
+    reports
+}
+
+/// Bit-for-bit comparison of two GPU results of the same rows (`reference` from the one-segment block).
+fn compare_blocks(
+    check: String,
+    kernel: &str,
+    reference: evo_core::Result<Vec<f64>>,
+    other: evo_core::Result<Vec<f64>>,
+) -> CheckReport {
+    match (reference, other) {
+        (Ok(reference), Ok(other)) => {
+            let comparison =
+                compare_slices(&check, 0, 1, &reference, &other, Tolerance::Exact, |i| {
+                    format!("row {i}")
+                });
+            CheckReport::from_comparison(check, kernel, &comparison)
+        }
+        (Err(error), _) | (_, Err(error)) => CheckReport::from_error(check, kernel, &error),
+    }
+}
+
 /// The GA paper's 16-bit encoded problems (`GaBinaryProblem`): decoding and evaluation on the GPU against
 /// the CPU's `BinaryProblem::evaluate_batch`, 64 random bit strings at n = 13, 128 and 1000 variables.
 pub fn check_binary(gpu: &Gpu, function: GaFunction, block: u32) -> Vec<CheckReport> {
@@ -361,6 +470,7 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
         }
     }
     reports.extend(check_large(gpu, BLOCK_SIZES[0]));
+    reports.extend(check_finish_block_independence(gpu));
     reports.extend(check_fast_profile(gpu, BLOCK_SIZES[0]));
     reports
 }
