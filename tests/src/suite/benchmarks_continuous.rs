@@ -17,7 +17,7 @@ use evo_benchmarks::{
 };
 use evo_core::math::{cos_f64, exp_f64};
 use evo_core::{BinaryProblem, Bits, Bounds, ContinuousProblem, Result};
-use evo_gpu_runtime::{Gpu, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 
 use super::{BLOCK_SIZES, CheckReport};
 use crate::compare::compare_slices;
@@ -89,6 +89,25 @@ pub fn random_population(problem: &dyn CudaProblem, individuals: usize, seed: u6
             rng.uniform(f64::from(lo), f64::from(hi)) as f32
         })
         .collect()
+}
+
+/// The report of one exact comparison: `expected` against `actual` when `result` is `Ok`, its error otherwise;
+/// `what` names entry `i` in a mismatch.
+fn exact_report(
+    check: String,
+    kernel: &str,
+    result: Result<()>,
+    expected: &[f64],
+    actual: &[f64],
+    what: impl Fn(usize) -> String,
+) -> CheckReport {
+    match result {
+        Ok(()) => {
+            let comparison = compare_slices(&check, 0, 1, expected, actual, Tolerance::Exact, what);
+            CheckReport::from_comparison(check, kernel, &comparison)
+        }
+        Err(error) => CheckReport::from_error(check, kernel, &error),
+    }
 }
 
 /// Compares the GPU evaluation of `individuals` random points with the CPU's, under `profile` and
@@ -210,22 +229,18 @@ pub fn check_reused_evaluator(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
             let mut cpu = vec![0.0f64; individuals];
             problem.evaluate_batch(&population, &mut cpu);
             let mut on_gpu = vec![0.0f64; individuals];
-            let report =
-                match evaluator.evaluate_host(&population, &mut on_gpu, Profile::Exact, block) {
-                    Ok(()) => {
-                        let comparison =
-                            compare_slices(&check, 0, 1, &cpu, &on_gpu, Tolerance::Exact, |i| {
-                                format!("individual {i} of seed {seed}")
-                            });
-                        CheckReport::from_comparison(check, kernel, &comparison)
-                    }
-                    Err(error) => CheckReport::from_error(check, kernel, &error),
-                };
+            let result = evaluator.evaluate_host(&population, &mut on_gpu, Profile::Exact, block);
+            let report = exact_report(check, kernel, result, &cpu, &on_gpu, |i| {
+                format!("individual {i} of seed {seed}")
+            });
             reports.push(report);
         }
     }
     reports
 }
+
+/// Individuals of `check_finish_block_independence`.
+const FINISH_ROWS: u64 = 3;
 
 /// The finish kernels' bits do not depend on their block size: `launch::finish` (each of the four
 /// combinations) and `launch::finish_prefix` over random tile partials of 3 individuals, at 1024 threads (one
@@ -234,7 +249,7 @@ pub fn check_reused_evaluator(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
 /// the evaluations above run the one-segment path, which their CPU comparisons check; this check covers the
 /// multi-segment path that longer rows take (CEC 2010 groups at D = 10^6, Schwefel 1.2 beyond 8.4·10^6).
 pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
-    const ROWS: u64 = 3;
+    const ROWS: u64 = FINISH_ROWS;
     let kernel = "benchmarks_continuous_finish";
     let mut rng = SplitMix64::new(0xf1_7154);
     let mut reports = Vec::new();
@@ -259,21 +274,14 @@ pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
         };
         let check =
             format!("finish combine {combine}, {tiles} tiles x{ROWS}: block 32 against 1024");
-        let run = |block: u32| -> evo_core::Result<Vec<f64>> {
-            let device = gpu.upload(&partials)?;
-            let mut fitness = gpu.alloc::<f64>(ROWS as usize)?;
-            launch::finish(
-                gpu,
-                &device,
-                &mut fitness,
-                params,
-                ROWS,
-                Profile::Exact,
-                block,
-            )?;
-            fitness.to_vec()
-        };
-        reports.push(compare_blocks(check, kernel, run(1024), run(32)));
+        reports.push(check_finish_blocks(
+            gpu,
+            check,
+            kernel,
+            launch::finish,
+            &partials,
+            params,
+        ));
     }
     let tiles = 300u64;
     let nodes: Vec<f64> = (0..4 * ROWS * tiles)
@@ -291,47 +299,61 @@ pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
         combine: 0,
         add_bias: 1,
     };
+    let check = format!("finish_prefix, {tiles} tiles x{ROWS}: block 32 against 1024");
+    let kernel = "benchmarks_continuous_finish_prefix";
+    reports.push(check_finish_blocks(
+        gpu,
+        check,
+        kernel,
+        launch::finish_prefix,
+        &nodes,
+        params,
+    ));
+    reports
+}
+
+/// `launch::finish` or `launch::finish_prefix`.
+type FinishLaunch = fn(
+    &Gpu,
+    &DeviceBuffer<f64>,
+    &mut DeviceBuffer<f64>,
+    FinishParams,
+    u64,
+    Profile,
+    u32,
+) -> evo_core::Result<()>;
+
+/// `finish` of `FINISH_ROWS` rows of `partials` at 32 threads (several segments) against 1024 (one), bit for
+/// bit.
+fn check_finish_blocks(
+    gpu: &Gpu,
+    check: String,
+    kernel: &str,
+    finish: FinishLaunch,
+    partials: &[f64],
+    params: FinishParams,
+) -> CheckReport {
     let run = |block: u32| -> evo_core::Result<Vec<f64>> {
-        let device = gpu.upload(&nodes)?;
-        let mut fitness = gpu.alloc::<f64>(ROWS as usize)?;
-        launch::finish_prefix(
+        let device = gpu.upload(partials)?;
+        let mut fitness = gpu.alloc::<f64>(FINISH_ROWS as usize)?;
+        finish(
             gpu,
             &device,
             &mut fitness,
             params,
-            ROWS,
+            FINISH_ROWS,
             Profile::Exact,
             block,
         )?;
         fitness.to_vec()
     };
-    let check = format!("finish_prefix, {tiles} tiles x{ROWS}: block 32 against 1024");
-    reports.push(compare_blocks(
-        check,
-        "benchmarks_continuous_finish_prefix",
-        run(1024),
-        run(32),
-    ));
-    reports
-}
-
-/// Bit-for-bit comparison of two GPU results of the same rows (`reference` from the one-segment block).
-fn compare_blocks(
-    check: String,
-    kernel: &str,
-    reference: evo_core::Result<Vec<f64>>,
-    other: evo_core::Result<Vec<f64>>,
-) -> CheckReport {
-    match (reference, other) {
-        (Ok(reference), Ok(other)) => {
-            let comparison =
-                compare_slices(&check, 0, 1, &reference, &other, Tolerance::Exact, |i| {
-                    format!("row {i}")
-                });
-            CheckReport::from_comparison(check, kernel, &comparison)
-        }
-        (Err(error), _) | (_, Err(error)) => CheckReport::from_error(check, kernel, &error),
-    }
+    let (reference, other) = match (run(1024), run(32)) {
+        (Ok(reference), Ok(other)) => (reference, other),
+        (Err(error), _) | (_, Err(error)) => return CheckReport::from_error(check, kernel, &error),
+    };
+    exact_report(check, kernel, Ok(()), &reference, &other, |i| {
+        format!("row {i}")
+    })
 }
 
 /// The GA paper's 16-bit encoded problems (`GaBinaryProblem`): decoding and evaluation on the GPU against
@@ -370,16 +392,9 @@ pub fn check_binary(gpu: &Gpu, function: GaFunction, block: u32) -> Vec<CheckRep
             let result = problem.cuda_evaluator(gpu).and_then(|evaluator| {
                 evaluator.evaluate_host(&bits, &mut on_gpu, Profile::Exact, block)
             });
-            match result {
-                Ok(()) => {
-                    let comparison =
-                        compare_slices(&check, 0, 1, &cpu, &on_gpu, Tolerance::Exact, |i| {
-                            format!("bit string {i}")
-                        });
-                    CheckReport::from_comparison(check, kernel, &comparison)
-                }
-                Err(error) => CheckReport::from_error(check, kernel, &error),
-            }
+            exact_report(check, kernel, result, &cpu, &on_gpu, |i| {
+                format!("bit string {i}")
+            })
         })
         .collect()
 }
