@@ -23,6 +23,7 @@
 // sums without a scan pass: `benchmarks_continuous_prefix_squares` (tile summaries: the tiles grid above, lane
 // l of warp w holding the 8 adjacent terms 256 w + 8 l .. + 7) and `benchmarks_continuous_finish_prefix`
 // (their tree per individual).
+#include "common/launch.cuh"
 #include "common/problems/functions.cuh"
 #include "common/problems/prefix_squares.cuh"
 #include "common/problems/tree.cuh"
@@ -528,11 +529,13 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_user(con
 // padding to a power of two are the identity, which is the canonical tree's padding, so the bits do not depend
 // on B. The second accumulator's tree runs only for the combinations that read it (Griewank's product,
 // Ackley's sum). The launcher picks B so that one segment covers the row where it can (launch::finish_block):
-// the segments are the kernel's serial part.
+// the segments are the kernel's serial part. Launched overlapping the tiles kernel (Programmatic Dependent
+// Launch): nothing is read or written before evo_wait_previous_grid().
 #define EVO_FINISH_LEAVES 8u
 extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(const double* partials, double* fitness, FinishParams p)
 {
     __shared__ double scratch[32];
+    evo_wait_previous_grid();
     const bool product = p.combine == 1u;
     const bool second = p.combine == 1u || p.combine == 2u;
     const double identity_b = product ? 1.0 : 0.0;
@@ -753,11 +756,13 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
 // (warp shuffle trees, one barrier each side of the warps' summaries) and thread 0 combines the segments on a
 // stack of completed subtrees; missing summaries and the padding to a power of two are empty (`then` returns
 // the other side unchanged), so the bits do not depend on B. launch::finish_block picks B so that one segment
-// covers the row where it can.
+// covers the row where it can. Launched overlapping the prefix-squares kernel: nothing is read or written
+// before evo_wait_previous_grid().
 #define EVO_PREFIX_FINISH_LEAVES 4u
 extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish_prefix(const double* nodes, double* fitness, FinishParams p)
 {
     __shared__ EvoPrefixSquares scratch[32];
+    evo_wait_previous_grid();
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned int warps = blockDim.x >> 5;

@@ -12,6 +12,10 @@ pub struct Header {
 /// Every header, sorted by name. NVRTC receives all of them with every compilation.
 pub static HEADERS: &[Header] = &[
     Header {
+        name: "common/launch.cuh",
+        source: include_str!("../common/launch.cuh"),
+    },
+    Header {
         name: "common/math.cuh",
         source: include_str!("../common/math.cuh"),
     },

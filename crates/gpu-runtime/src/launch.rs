@@ -2,7 +2,8 @@
 //! every launch is checked, and every error names the kernel.
 
 use cudarc::driver::{
-    CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig as CudarcConfig, PushKernelArg,
+    CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DriverError,
+    LaunchConfig as CudarcConfig, PushKernelArg, sys,
 };
 use evo_core::{Error, Result};
 
@@ -108,6 +109,7 @@ pub struct Launch<'a> {
     buffers: Vec<Buffer<'a>>,
     params: Vec<ParamBlock>,
     slots: Vec<Slot>,
+    overlap_previous: bool,
 }
 
 impl Kernel {
@@ -119,6 +121,7 @@ impl Kernel {
             buffers: Vec::new(),
             params: Vec::new(),
             slots: Vec::new(),
+            overlap_previous: false,
         }
     }
 }
@@ -127,6 +130,17 @@ impl<'a> Launch<'a> {
     /// Queues the launch on `stream` instead of the main stream.
     pub fn on(mut self, stream: &'a Stream) -> Self {
         self.stream = Some(stream);
+        self
+    }
+
+    /// Programmatic Dependent Launch (compute capability 9.0 and later): the launch may begin while the
+    /// previous kernel on the stream finishes, so that its launch and block scheduling overlap that kernel's
+    /// tail. The kernel must call `evo_wait_previous_grid()` (`kernels/common/launch.cuh`) before it reads or
+    /// writes any global memory: that waits until the previous grid has completed and its writes are
+    /// visible, so the order of memory effects is the stream's. Below compute capability 9.0 the launch is an
+    /// ordinary one.
+    pub fn overlapping_previous(mut self) -> Self {
+        self.overlap_previous = true;
         self
     }
 
@@ -182,6 +196,7 @@ impl<'a> Launch<'a> {
             mut buffers,
             params,
             slots,
+            overlap_previous,
         } = self;
         config.validate(kernel.name())?;
         let stream = match stream {
@@ -198,22 +213,36 @@ impl<'a> Launch<'a> {
             pointers.push(pointer);
             guards.push(guard);
         }
-        let mut builder = stream.launch_builder(&kernel.function);
-        for slot in &slots {
-            match *slot {
-                Slot::Buffer(i) => builder.arg(&pointers[i]),
-                Slot::Params(i) => builder.arg(&params[i]),
+        let overlapping = overlap_previous && kernel.gpu.info().compute_capability.0 >= 9;
+        let launched = if overlapping {
+            let args = slots
+                .iter()
+                .map(|slot| match *slot {
+                    Slot::Buffer(i) => (&raw const pointers[i]).cast_mut().cast(),
+                    Slot::Params(i) => (&raw const params[i]).cast_mut().cast(),
+                })
+                .collect();
+            // SAFETY: as below; `args` holds the same argument values in the same order as the builder's,
+            // and `pointers` and `params` outlive the call.
+            unsafe { overlapping_launch(&stream, &kernel.function, config, args) }
+        } else {
+            let mut builder = stream.launch_builder(&kernel.function);
+            for slot in &slots {
+                match *slot {
+                    Slot::Buffer(i) => builder.arg(&pointers[i]),
+                    Slot::Params(i) => builder.arg(&params[i]),
+                };
+            }
+            let cudarc_config = CudarcConfig {
+                grid_dim: config.grid,
+                block_dim: config.block,
+                shared_mem_bytes: config.shared_bytes,
             };
-        }
-        let cudarc_config = CudarcConfig {
-            grid_dim: config.grid,
-            block_dim: config.block,
-            shared_mem_bytes: config.shared_bytes,
+            // SAFETY: the caller guarantees the arguments match the kernel's signature and the launch stays
+            // in bounds; the pointers stay valid because the buffers are borrowed for 'a and the guards are
+            // dropped only after the launch is queued, which records the stream's use of each buffer.
+            unsafe { builder.launch(cudarc_config) }.map(|_| ())
         };
-        // SAFETY: the caller guarantees the arguments match the kernel's signature and the launch stays in
-        // bounds; the pointers stay valid because the buffers are borrowed for 'a and the guards are dropped
-        // only after the launch is queued, which records the stream's use of each buffer.
-        let launched = unsafe { builder.launch(cudarc_config) };
         drop(guards);
         *kernel
             .gpu
@@ -221,7 +250,7 @@ impl<'a> Launch<'a> {
             .last_kernel
             .lock()
             .unwrap_or_else(|p| p.into_inner()) = kernel.name.clone();
-        launched.map(|_| ()).map_err(|e| Error::KernelLaunch {
+        launched.map_err(|e| Error::KernelLaunch {
             kernel: kernel.name().to_string(),
             message: format!(
                 "launch of grid {:?} × block {:?} with {} bytes of shared memory failed: {}",
@@ -232,4 +261,47 @@ impl<'a> Launch<'a> {
             ),
         })
     }
+}
+
+/// `cuLaunchKernelEx` of `function` on `stream` with programmatic stream serialization allowed (see
+/// [`Launch::overlapping_previous`]); `args` holds one pointer per kernel parameter, to its value.
+///
+/// # Safety
+/// As [`Launch::run`]: `args` points at values matching the kernel's parameter list, alive until the call
+/// returns, and the launch stays within every buffer's bounds.
+unsafe fn overlapping_launch(
+    stream: &CudaStream,
+    function: &CudaFunction,
+    config: LaunchConfig,
+    mut args: Vec<*mut std::ffi::c_void>,
+) -> std::result::Result<(), DriverError> {
+    // SAFETY: the attribute is plain data (an id and a union of integers); all zeros is a valid value that
+    // the two fields below then set.
+    let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    let launch_config = sys::CUlaunchConfig {
+        gridDimX: config.grid.0,
+        gridDimY: config.grid.1,
+        gridDimZ: config.grid.2,
+        blockDimX: config.block.0,
+        blockDimY: config.block.1,
+        blockDimZ: config.block.2,
+        sharedMemBytes: config.shared_bytes,
+        hStream: stream.cu_stream(),
+        attrs: &raw mut attribute,
+        numAttrs: 1,
+    };
+    stream.context().bind_to_thread()?;
+    // SAFETY: the configuration and the attribute live until the call returns; `args` as the caller
+    // guarantees; no `extra` options.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &raw const launch_config,
+            function.cu_function(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    }
+    .result()
 }

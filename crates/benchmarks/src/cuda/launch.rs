@@ -408,10 +408,12 @@ pub fn finish(
         profile,
     )?;
     // SAFETY: `(const double* partials, double* fitness, FinishParams)`; block r reads
-    // partials[2 r·tiles .. 2 (r+1)·tiles] and writes fitness[r], both checked above; static shared memory.
+    // partials[2 r·tiles .. 2 (r+1)·tiles] and writes fitness[r], both checked above; static shared memory; the
+    // kernel touches no global memory before evo_wait_previous_grid(), as an overlapping launch requires.
     unsafe {
         kernel
             .launch()
+            .overlapping_previous()
             .input(partials)
             .output(fitness)
             .params(&params)
@@ -495,10 +497,12 @@ pub fn finish_prefix(
         profile,
     )?;
     // SAFETY: `(const double* nodes, double* fitness, FinishParams)`; block r reads
-    // nodes[4 r·tiles .. 4 (r+1)·tiles] and writes fitness[r], both checked above; static shared memory.
+    // nodes[4 r·tiles .. 4 (r+1)·tiles] and writes fitness[r], both checked above; static shared memory; the
+    // kernel touches no global memory before evo_wait_previous_grid(), as an overlapping launch requires.
     unsafe {
         kernel
             .launch()
+            .overlapping_previous()
             .input(nodes)
             .output(fitness)
             .params(&params)
