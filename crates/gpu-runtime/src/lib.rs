@@ -12,7 +12,7 @@
 //! | a thread pool (`Backend::Cpu`) | a [`Gpu`] (`Backend::Cuda { device }`): context, streams, pools |
 //! | `Vec<T>` | [`DeviceBuffer<T>`] from [`Gpu::alloc`], returned to the pool on drop |
 //! | a function in `ops.rs` | a [`Kernel`] from [`Gpu::kernel`], compiled from `evo-kernels` by NVRTC |
-//! | calling it | [`Kernel::launch`] … [`Launch::run`], the only launch path, errors name the kernel |
+//! | calling it | [`Kernel::launch`] … [`Launch::run`], the only launch path, errors name the kernel; [`Launch::overlapping_previous`] lets a launch overlap the previous kernel's tail (Hopper's Programmatic Dependent Launch) |
 //! | `Instant::now()` | [`GpuTimer`] (events on the stream) |
 //! | a loop body run many times | a [`Graph`] from [`Gpu::record_graph`], replayed with one call |
 //! | `rayon::scope` over jobs | [`DevicePool::run`] over GPUs |
