@@ -137,8 +137,8 @@ impl<'a> Launch<'a> {
     /// previous kernel on the stream finishes, so that its launch and block scheduling overlap that kernel's
     /// tail. The kernel must call `evo_wait_previous_grid()` (`kernels/common/launch.cuh`) before it reads or
     /// writes any global memory: that waits until the previous grid has completed and its writes are
-    /// visible, so the order of memory effects is the stream's. Below compute capability 9.0 the launch is an
-    /// ordinary one.
+    /// visible, so the order of memory effects is the stream's. Below compute capability 9.0, and while a
+    /// graph is being recorded on this thread ([`crate::Gpu::record_graph`]), the launch is an ordinary one.
     pub fn overlapping_previous(mut self) -> Self {
         self.overlap_previous = true;
         self
@@ -213,7 +213,11 @@ impl<'a> Launch<'a> {
             pointers.push(pointer);
             guards.push(guard);
         }
-        let overlapping = overlap_previous && kernel.gpu.info().compute_capability.0 >= 9;
+        // Inside a graph recording the launch stays an ordinary one: the captured graph keeps the stream's
+        // order, and no recorded graph of evo-gpu has been measured or tested with programmatic edges.
+        let overlapping = overlap_previous
+            && kernel.gpu.info().compute_capability.0 >= 9
+            && !kernel.gpu.records_here();
         let launched = if overlapping {
             let args = slots
                 .iter()
