@@ -759,6 +759,7 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
 // covers the row where it can. Launched overlapping the prefix-squares kernel: nothing is read or written
 // before evo_wait_previous_grid().
 #define EVO_PREFIX_FINISH_LEAVES 4u
+static_assert(EVO_PREFIX_FINISH_LEAVES == 4u, "the thread's subtree below joins exactly 4 leaves");
 extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish_prefix(const double* nodes, double* fitness, FinishParams p)
 {
     __shared__ EvoPrefixSquares scratch[32];

@@ -249,12 +249,11 @@ const FINISH_ROWS: u64 = 3;
 /// the evaluations above run the one-segment path, which their CPU comparisons check; this check covers the
 /// multi-segment path that longer rows take (CEC 2010 groups at D = 10^6, Schwefel 1.2 beyond 8.4·10^6).
 pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
-    const ROWS: u64 = FINISH_ROWS;
     let kernel = "benchmarks_continuous_finish";
     let mut rng = SplitMix64::new(0xf1_7154);
     let mut reports = Vec::new();
     for (combine, tiles) in [(0u32, 700u64), (1, 1000), (2, 513), (3, 700)] {
-        let partials: Vec<f64> = (0..2 * ROWS * tiles)
+        let partials: Vec<f64> = (0..2 * FINISH_ROWS * tiles)
             .map(|k| {
                 if k % 2 == 0 {
                     rng.uniform(-1.0e3, 1.0e3) * rng.uniform(0.0, 1.0).powi(3)
@@ -272,8 +271,9 @@ pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
             combine,
             add_bias: 1,
         };
-        let check =
-            format!("finish combine {combine}, {tiles} tiles x{ROWS}: block 32 against 1024");
+        let check = format!(
+            "finish combine {combine}, {tiles} tiles x{FINISH_ROWS}: block 32 against 1024"
+        );
         reports.push(check_finish_blocks(
             gpu,
             check,
@@ -284,7 +284,7 @@ pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
         ));
     }
     let tiles = 300u64;
-    let nodes: Vec<f64> = (0..4 * ROWS * tiles)
+    let nodes: Vec<f64> = (0..4 * FINISH_ROWS * tiles)
         .map(|k| match k % 4 {
             0 => 2048.0,
             1 => rng.uniform(-50.0, 50.0),
@@ -299,7 +299,7 @@ pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
         combine: 0,
         add_bias: 1,
     };
-    let check = format!("finish_prefix, {tiles} tiles x{ROWS}: block 32 against 1024");
+    let check = format!("finish_prefix, {tiles} tiles x{FINISH_ROWS}: block 32 against 1024");
     let kernel = "benchmarks_continuous_finish_prefix";
     reports.push(check_finish_blocks(
         gpu,

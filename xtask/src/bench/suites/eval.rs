@@ -148,7 +148,7 @@ impl Suite for Eval {
              cost included); `pipelined` = events around R calls queued back to back over population copies \
              totalling at least 256 MiB, per call; `device copy of the traffic` = a pipelined copy of the same bytes, \
              the fraction of the copy bandwidth a plain copy reaches at that size (its check column compares it \
-             with the 0.70x target). Every GPU fitness is compared bit for bit with the CPU's.",
+             with the {TARGET_RATIO:.2}x target). Every GPU fitness is compared bit for bit with the CPU's.",
             rayon::current_num_threads()
         ));
         Ok(result)
@@ -195,8 +195,8 @@ fn same_traffic_rows(
 const TARGET_RATIO: f64 = 0.70;
 
 /// The check column of a same-traffic copy row, whose `ratio` is the copy's own fraction of the large-copy
-/// bandwidth, against the target: a copy of a cell's bytes that falls short of the target says that the
-/// cell's fixed costs (launches, ramp, tail) alone exceed the target's budget at that size.
+/// bandwidth, against the target: a plain copy of a cell's bytes that falls short of it shows how much of the
+/// target's time budget the fixed costs of a call (launch, ramp, tail) take at that size.
 fn ceiling_check(ratio: f64) -> String {
     if ratio < TARGET_RATIO {
         format!("copy {ratio:.2}x, below the {TARGET_RATIO:.2}x target")
