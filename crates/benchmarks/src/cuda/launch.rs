@@ -13,12 +13,12 @@ pub const ITEMS_PER_THREAD: u32 = 8;
 /// = 1): one tile of `block` terms per individual, one term per lane.
 pub const ITEMS_PER_THREAD_SMALL: u32 = 1;
 /// Consecutive individuals per block of the tiles kernels: the block's index arithmetic is shared by the
-/// group, and Griewank's `1/√(i+1)` (a division and a square root per coordinate, as many f64 operations as
-/// the rest of the term) too.
+/// group, and Griewank's scale `1/√((i+1)π²)` too.
 pub const ROW_GROUP: u32 = 4;
-/// [`ROW_GROUP`] of the Griewank tiles kernel: its `1/√((i+1)π²)` (a square root and a division, about 20
-/// f64 operations) is paid once per coordinate for the whole group, so a larger group (two blocks per tile
-/// for 20 individuals) saves about 3 of the 20 f64 operations per coordinate of a term.
+/// [`ROW_GROUP`] of the Griewank tiles kernel: its scale `1/√((i+1)π²)` (14 f64 operations by fused
+/// multiply-adds, `functions::griewank::griewank_scale`) is paid once per coordinate for the whole group. With
+/// the scale by a square root and a division (about 20 f64 operations) groups of 5 were slower than 10 at
+/// 20 × 10^7 on the H100; with the cheaper scale groups of 4 were slower too (0.425 → 0.475 ms).
 pub const GRIEWANK_ROW_GROUP: u32 = 10;
 /// Most (individual, tile) items of one block of the tiles kernels (`EVO_MAX_ITEMS`): their warp subtrees wait
 /// in shared memory for the block's single barrier.
