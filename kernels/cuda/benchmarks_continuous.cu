@@ -751,15 +751,38 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
 }
 
 // One block per individual: the canonical tree over its `tiles` tile summaries (aligned subtrees of equal
-// size), then fitness = C (+ bias). A segment is 4B summaries: thread t joins the 4 adjacent summaries
-// 4t .. 4t + 3 of it (an aligned subtree of 4; its loads in flight together), the block reduces the segment
-// (warp shuffle trees, one barrier each side of the warps' summaries) and thread 0 combines the segments on a
-// stack of completed subtrees; missing summaries and the padding to a power of two are empty (`then` returns
-// the other side unchanged), so the bits do not depend on B. launch::finish_block picks B so that one segment
-// covers the row where it can. Launched overlapping the prefix-squares kernel: nothing is read or written
-// before evo_wait_previous_grid().
-#define EVO_PREFIX_FINISH_LEAVES 4u
-static_assert(EVO_PREFIX_FINISH_LEAVES == 4u, "the thread's subtree below joins exactly 4 leaves");
+// size), then fitness = C (+ bias). A segment is 8B summaries: thread t joins the 8 adjacent summaries
+// 8t .. 8t + 7 of it (an aligned subtree of 8: two subtrees of 4, each from loads in flight together), the
+// block reduces the segment (warp shuffle trees, one barrier each side of the warps' summaries) and thread 0
+// combines the segments on a stack of completed subtrees; missing summaries and the padding to a power of two
+// are empty (`then` returns the other side unchanged), so the bits do not depend on B. launch::finish_block
+// picks B so that one segment covers the row where it can (up to 8192 summaries: D = 1.6 10^7 at tiles of
+// 2048 terms; with 4 summaries per thread, 10^7 took two segments). Launched overlapping the prefix-squares
+// kernel: nothing is read or written before evo_wait_previous_grid().
+#define EVO_PREFIX_FINISH_LEAVES 8u
+static_assert(EVO_PREFIX_FINISH_LEAVES == 8u, "the thread's subtree below joins exactly 8 leaves");
+
+// The aligned subtree of the 4 summaries k0 .. k0 + 3 of a row (missing ones empty).
+__device__ __forceinline__ EvoPrefixSquares evo_prefix_squares_load4(const double2* row, unsigned long long k0,
+                                                                     unsigned long long tiles)
+{
+    EvoPrefixSquares leaf[4];
+#pragma unroll
+    for (unsigned int j = 0; j < 4u; ++j) {
+        leaf[j] = evo_prefix_squares_empty();
+        if (k0 + j < tiles) {
+            const double2 lo = row[2 * (k0 + j)];
+            const double2 hi = row[2 * (k0 + j) + 1];
+            leaf[j].count = lo.x;
+            leaf[j].total = lo.y;
+            leaf[j].prefix = hi.x;
+            leaf[j].square = hi.y;
+        }
+    }
+    return evo_prefix_squares_then(evo_prefix_squares_then(leaf[0], leaf[1]),
+                                   evo_prefix_squares_then(leaf[2], leaf[3]));
+}
+
 extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish_prefix(const double* nodes, double* fitness, FinishParams p)
 {
     __shared__ EvoPrefixSquares scratch[32];
@@ -774,21 +797,8 @@ extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish_
     const unsigned long long per_segment = EVO_PREFIX_FINISH_LEAVES * blockDim.x;
     for (unsigned long long first = 0; first < p.tiles; first += per_segment) {
         const unsigned long long k0 = first + EVO_PREFIX_FINISH_LEAVES * threadIdx.x;
-        EvoPrefixSquares leaf[EVO_PREFIX_FINISH_LEAVES];
-#pragma unroll
-        for (unsigned int j = 0; j < EVO_PREFIX_FINISH_LEAVES; ++j) {
-            leaf[j] = evo_prefix_squares_empty();
-            if (k0 + j < p.tiles) {
-                const double2 lo = row[2 * (k0 + j)];
-                const double2 hi = row[2 * (k0 + j) + 1];
-                leaf[j].count = lo.x;
-                leaf[j].total = lo.y;
-                leaf[j].prefix = hi.x;
-                leaf[j].square = hi.y;
-            }
-        }
-        EvoPrefixSquares s = evo_prefix_squares_then(evo_prefix_squares_then(leaf[0], leaf[1]),
-                                                     evo_prefix_squares_then(leaf[2], leaf[3]));
+        EvoPrefixSquares s = evo_prefix_squares_then(evo_prefix_squares_load4(row, k0, p.tiles),
+                                                     evo_prefix_squares_load4(row, k0 + 4u, p.tiles));
         s = evo_prefix_squares_warp(s, 32u);
         if (lane == 0u) {
             scratch[warp] = s;

@@ -376,7 +376,7 @@ pub fn tiles(
 /// Tile partial pairs per thread of [`finish`] (`EVO_FINISH_LEAVES`).
 pub const FINISH_LEAVES: u64 = 8;
 /// Tile summaries per thread of [`finish_prefix`] (`EVO_PREFIX_FINISH_LEAVES`).
-pub const PREFIX_FINISH_LEAVES: u64 = 4;
+pub const PREFIX_FINISH_LEAVES: u64 = 8;
 
 /// The block size for [`finish`] (`per_thread` = [`FINISH_LEAVES`]) or [`finish_prefix`]
 /// ([`PREFIX_FINISH_LEAVES`]) over `tiles` partials per individual: the smallest power of two in 32..=1024
@@ -692,7 +692,8 @@ mod tests {
         assert_eq!(finish_block(4883, FINISH_LEAVES), 1024);
         assert_eq!(finish_block(8192, FINISH_LEAVES), 1024);
         assert_eq!(finish_block(1 << 20, FINISH_LEAVES), 1024);
-        assert_eq!(finish_block(489, PREFIX_FINISH_LEAVES), 128);
+        assert_eq!(finish_block(489, PREFIX_FINISH_LEAVES), 64);
+        // D = 10^7: 611 threads of 8 summaries, one segment (two with 4 per thread).
         assert_eq!(finish_block(4883, PREFIX_FINISH_LEAVES), 1024);
     }
 }
