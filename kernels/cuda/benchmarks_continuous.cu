@@ -56,8 +56,9 @@ struct FinishParams {
     double bias;               // added when add_bias is 1 (fBias of the shifted functions)
     unsigned int combine;      // 0 sum, 1 Griewank, 2 Ackley, 3 Salomon
     unsigned int add_bias;
+    unsigned long long leaves; // summaries per thread of finish_prefix: 8, or 4 (any other value); unused by finish
 };
-static_assert(sizeof(FinishParams) == 32, "FinishParams must match its Rust mirror");
+static_assert(sizeof(FinishParams) == 40, "FinishParams must match its Rust mirror");
 
 #define EVO_ITEMS 8u
 // (individual, tile) items of one block (the launcher's group x tile_group) and warps of one block (at most
@@ -150,6 +151,7 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
 // Rastrigin: 6 blocks per SM (at most 40 registers; ptxas spills more), measured faster on the H100 than 4
 // (20 x 10^7: 0.402 -> 0.372 ms) and 5 (0.385 ms); 3 was slower (0.467 ms). Griewank stays at 4 (5: 0.464,
 // 6: 0.572, 2: 0.555 against 0.450 ms). docs/results/eval.md.
+// The launcher sizes the tiles grids by these resident counts (launch::RESIDENT_BLOCKS, RASTRIGIN_RESIDENT_BLOCKS).
 #define EVO_TILES_BOUNDS_RASTRIGIN __launch_bounds__(256, 6)
 
 template <bool FAST>
@@ -751,16 +753,14 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
 }
 
 // One block per individual: the canonical tree over its `tiles` tile summaries (aligned subtrees of equal
-// size), then fitness = C (+ bias). A segment is 8B summaries: thread t joins the 8 adjacent summaries
-// 8t .. 8t + 7 of it (an aligned subtree of 8: two subtrees of 4, each from loads in flight together), the
-// block reduces the segment (warp shuffle trees, one barrier each side of the warps' summaries) and thread 0
-// combines the segments on a stack of completed subtrees; missing summaries and the padding to a power of two
-// are empty (`then` returns the other side unchanged), so the bits do not depend on B. launch::finish_block
-// picks B so that one segment covers the row where it can (up to 8192 summaries: D = 1.6 10^7 at tiles of
-// 2048 terms; with 4 summaries per thread, 10^7 took two segments). Launched overlapping the prefix-squares
-// kernel: nothing is read or written before evo_wait_previous_grid().
-#define EVO_PREFIX_FINISH_LEAVES 8u
-static_assert(EVO_PREFIX_FINISH_LEAVES == 8u, "the thread's subtree below joins exactly 8 leaves");
+// size), then fitness = C (+ bias). A segment is L B summaries (L = p.leaves, 4 or 8): thread t joins the L
+// adjacent summaries L t .. L t + L - 1 of it (an aligned subtree: one or two subtrees of 4, each from loads
+// in flight together), the block reduces the segment (warp shuffle trees, one barrier each side of the warps'
+// summaries) and thread 0 combines the segments on a stack of completed subtrees; missing summaries and the
+// padding to a power of two are empty (`then` returns the other side unchanged), so the bits depend on
+// neither B nor L. launch::prefix_finish_leaves and launch::finish_block pick L and B so that one segment
+// covers the row where it can (up to 8192 summaries: D = 1.6 10^7 at tiles of 2048 terms). Launched
+// overlapping the prefix-squares kernel: nothing is read or written before evo_wait_previous_grid().
 
 // The aligned subtree of the 4 summaries k0 .. k0 + 3 of a row (missing ones empty).
 __device__ __forceinline__ EvoPrefixSquares evo_prefix_squares_load4(const double2* row, unsigned long long k0,
@@ -794,11 +794,14 @@ extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish_
     EvoPrefixSquares stack[40];
     unsigned int depth = 0;
     unsigned long long pushed = 0;
-    const unsigned long long per_segment = EVO_PREFIX_FINISH_LEAVES * blockDim.x;
+    const unsigned int leaves = p.leaves == 8u ? 8u : 4u;
+    const unsigned long long per_segment = (unsigned long long)leaves * blockDim.x;
     for (unsigned long long first = 0; first < p.tiles; first += per_segment) {
-        const unsigned long long k0 = first + EVO_PREFIX_FINISH_LEAVES * threadIdx.x;
-        EvoPrefixSquares s = evo_prefix_squares_then(evo_prefix_squares_load4(row, k0, p.tiles),
-                                                     evo_prefix_squares_load4(row, k0 + 4u, p.tiles));
+        const unsigned long long k0 = first + (unsigned long long)leaves * threadIdx.x;
+        EvoPrefixSquares s = evo_prefix_squares_load4(row, k0, p.tiles);
+        if (leaves == 8u) {
+            s = evo_prefix_squares_then(s, evo_prefix_squares_load4(row, k0 + 4u, p.tiles));
+        }
         s = evo_prefix_squares_warp(s, 32u);
         if (lane == 0u) {
             scratch[warp] = s;

@@ -245,9 +245,12 @@ const FINISH_ROWS: u64 = 3;
 /// The finish kernels' bits do not depend on their block size: `launch::finish` (each of the four
 /// combinations) and `launch::finish_prefix` over random tile partials of 3 individuals, at 1024 threads (one
 /// segment covers the row) against 32 (2–4 segments combined on the kernel's stack, padded to a power of
-/// two). The launcher's `finish_block` covers a row in one segment up to 8192 tile pairs (4096 summaries), so
-/// the evaluations above run the one-segment path, which their CPU comparisons check; this check covers the
-/// multi-segment path that longer rows take (CEC 2010 groups at D = 10^6, Schwefel 1.2 beyond 8.4·10^6).
+/// two); nor those of `finish_prefix` on its summaries per thread (`FinishParams::leaves`, 4 against 8, at
+/// both block sizes). The launcher's `finish_block` covers a row in one segment up to 8192 tile pairs (8192
+/// summaries), so the evaluations above run the one-segment path, which their CPU comparisons check (with 4
+/// summaries per thread: they stay below the 4097 that take 8); this check covers the multi-segment path
+/// that longer rows take (CEC 2010 groups at D = 10^6, Schwefel 1.2 beyond 1.68·10^7) and the 8 per thread
+/// of Schwefel 1.2 beyond 8.4·10^6.
 pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
     let kernel = "benchmarks_continuous_finish";
     let mut rng = SplitMix64::new(0xf1_7154);
@@ -270,6 +273,7 @@ pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
             bias: -330.0,
             combine,
             add_bias: 1,
+            leaves: launch::FINISH_LEAVES,
         };
         let check = format!(
             "finish combine {combine}, {tiles} tiles x{FINISH_ROWS}: block 32 against 1024"
@@ -280,7 +284,7 @@ pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
             kernel,
             launch::finish,
             &partials,
-            params,
+            (params, params),
         ));
     }
     let tiles = 300u64;
@@ -292,24 +296,55 @@ pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
             _ => rng.uniform(0.0, 1.0e6),
         })
         .collect();
-    let params = FinishParams {
+    let params = |leaves: u64| FinishParams {
         tiles,
         n: 0,
         bias: -330.0,
         combine: 0,
         add_bias: 1,
+        leaves,
     };
-    let check = format!("finish_prefix, {tiles} tiles x{FINISH_ROWS}: block 32 against 1024");
     let kernel = "benchmarks_continuous_finish_prefix";
-    reports.push(check_finish_blocks(
-        gpu,
-        check,
-        kernel,
-        launch::finish_prefix,
-        &nodes,
-        params,
-    ));
+    for (leaves, block) in [(4u64, 32u32), (8, 1024), (8, 32)] {
+        let check = format!(
+            "finish_prefix, {tiles} tiles x{FINISH_ROWS}: {leaves} per thread at block {block} against 4 at 1024"
+        );
+        let run = |params: FinishParams, block: u32| {
+            run_finish(gpu, launch::finish_prefix, &nodes, params, block)
+        };
+        let report = match (run(params(4), 1024), run(params(leaves), block)) {
+            (Ok(reference), Ok(other)) => {
+                exact_report(check, kernel, Ok(()), &reference, &other, |i| {
+                    format!("row {i}")
+                })
+            }
+            (Err(error), _) | (_, Err(error)) => CheckReport::from_error(check, kernel, &error),
+        };
+        reports.push(report);
+    }
     reports
+}
+
+/// `finish` over `FINISH_ROWS` rows of `partials` with `params` in blocks of `block` threads.
+fn run_finish(
+    gpu: &Gpu,
+    finish: FinishLaunch,
+    partials: &[f64],
+    params: FinishParams,
+    block: u32,
+) -> evo_core::Result<Vec<f64>> {
+    let device = gpu.upload(partials)?;
+    let mut fitness = gpu.alloc::<f64>(FINISH_ROWS as usize)?;
+    finish(
+        gpu,
+        &device,
+        &mut fitness,
+        params,
+        FINISH_ROWS,
+        Profile::Exact,
+        block,
+    )?;
+    fitness.to_vec()
 }
 
 /// `launch::finish` or `launch::finish_prefix`.
@@ -323,31 +358,20 @@ type FinishLaunch = fn(
     u32,
 ) -> evo_core::Result<()>;
 
-/// `finish` of `FINISH_ROWS` rows of `partials` at 32 threads (several segments) against 1024 (one), bit for
-/// bit.
+/// `finish` of `FINISH_ROWS` rows of `partials` with the first params at 1024 threads (one segment) against
+/// the second at 32 (several), bit for bit.
 fn check_finish_blocks(
     gpu: &Gpu,
     check: String,
     kernel: &str,
     finish: FinishLaunch,
     partials: &[f64],
-    params: FinishParams,
+    (reference, other): (FinishParams, FinishParams),
 ) -> CheckReport {
-    let run = |block: u32| -> evo_core::Result<Vec<f64>> {
-        let device = gpu.upload(partials)?;
-        let mut fitness = gpu.alloc::<f64>(FINISH_ROWS as usize)?;
-        finish(
-            gpu,
-            &device,
-            &mut fitness,
-            params,
-            FINISH_ROWS,
-            Profile::Exact,
-            block,
-        )?;
-        fitness.to_vec()
-    };
-    let (reference, other) = match (run(1024), run(32)) {
+    let (reference, other) = match (
+        run_finish(gpu, finish, partials, reference, 1024),
+        run_finish(gpu, finish, partials, other, 32),
+    ) {
         (Ok(reference), Ok(other)) => (reference, other),
         (Err(error), _) | (_, Err(error)) => return CheckReport::from_error(check, kernel, &error),
     };

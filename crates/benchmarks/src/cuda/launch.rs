@@ -24,12 +24,21 @@ pub const GRIEWANK_ROW_GROUP: u32 = 10;
 /// in shared memory for the block's single barrier.
 const MAX_ITEMS: u32 = 16;
 /// Items a block of few individuals takes by also taking consecutive tiles (the tiles of one individual share
-/// the block's barrier and index arithmetic), unless that leaves fewer than [`BLOCKS_PER_MULTIPROCESSOR`]
-/// blocks per multiprocessor.
+/// the block's barrier and index arithmetic), unless that leaves fewer than [`WAVES`] waves of resident
+/// blocks.
 const TARGET_ITEMS: u32 = 4;
-/// Resident blocks of the tiles kernels per multiprocessor (`__launch_bounds__(256, 4)`) times the waves that
-/// keep the tail short: a tile group shrinks until the grid has this many blocks per multiprocessor.
-const BLOCKS_PER_MULTIPROCESSOR: u64 = 16;
+/// Resident blocks per multiprocessor of the tiles and prefix-squares kernels (`EVO_TILES_BOUNDS`,
+/// `__launch_bounds__(256, 4)`).
+const RESIDENT_BLOCKS: u64 = 4;
+/// Resident blocks per multiprocessor of the Rastrigin tiles kernel (`EVO_TILES_BOUNDS_RASTRIGIN`).
+const RASTRIGIN_RESIDENT_BLOCKS: u64 = 6;
+/// Waves of resident blocks that keep a grid's tail short: a tile group shrinks until the grid has this many
+/// times the resident blocks of all multiprocessors. Per kernel since `cargo xtask bench --suite eval` on the
+/// H100 (docs/results/eval.md): 16 blocks per multiprocessor for every kernel left Rastrigin at 1 × 10^7
+/// with 2 tiles per block in 3.08 waves (0.040 ms per call); 4 waves of its 6 resident blocks, one tile per
+/// block, 0.039 ms; 32 blocks per multiprocessor for the 4-resident kernels made Griewank slower there
+/// (0.045 → 0.047 ms).
+const WAVES: u64 = 4;
 // A block holds `group · tile_group` items: at most the largest row group (tile_group 1) or TARGET_ITEMS.
 const _: () =
     assert!(ROW_GROUP <= MAX_ITEMS && GRIEWANK_ROW_GROUP <= MAX_ITEMS && TARGET_ITEMS <= MAX_ITEMS);
@@ -88,9 +97,12 @@ pub struct FinishParams {
     pub combine: u32,
     /// 1: add `bias`.
     pub add_bias: u32,
+    /// Tile summaries per thread of [`finish_prefix`] ([`prefix_finish_leaves`]: 4 or 8); unused by
+    /// [`finish`].
+    pub leaves: u64,
 }
-const _: () = assert!(size_of::<FinishParams>() == 32);
-// SAFETY: repr(C), plain numbers, the layout of the CUDA struct (32 bytes, asserted on both sides).
+const _: () = assert!(size_of::<FinishParams>() == 40);
+// SAFETY: repr(C), plain numbers, the layout of the CUDA struct (40 bytes, asserted on both sides).
 unsafe impl KernelParams for FinishParams {}
 
 /// The per-coordinate term of a tiles kernel.
@@ -228,7 +240,8 @@ fn check_len<T: evo_gpu_runtime::DeviceCopy>(
 /// the population and the shift (and the permutation when `params.permuted` is 1); returns the tiles per
 /// individual, the linear grid (groups of `tile_group` tiles × groups of `row_group` individuals) and the
 /// completed params. `tile_group` is the largest power of two up to `TARGET_ITEMS / group` that leaves
-/// `BLOCKS_PER_MULTIPROCESSOR` blocks per multiprocessor.
+/// [`WAVES`] waves of `resident` blocks per multiprocessor.
+#[allow(clippy::too_many_arguments)]
 fn tiles_shape(
     gpu: &Gpu,
     x: &DeviceBuffer<f32>,
@@ -237,6 +250,7 @@ fn tiles_shape(
     rows: u64,
     block: u32,
     row_group: u32,
+    resident: u64,
 ) -> Result<(u64, u32, TilesParams)> {
     if !(block.is_power_of_two() && (32..=256).contains(&block)) {
         return Err(Error::invalid_parameter(
@@ -268,7 +282,7 @@ fn tiles_shape(
             "at most one tile per row (terms ≤ terms per lane · block)",
         ));
     }
-    let wanted = u64::from(gpu.info().multiprocessors.max(1)) * BLOCKS_PER_MULTIPROCESSOR;
+    let wanted = u64::from(gpu.info().multiprocessors.max(1)) * resident * WAVES;
     let mut group = u64::from(row_group).min(rows);
     // Rows of one tile have no tiles to spread over blocks: their groups shrink instead until the grid has
     // `wanted` blocks, so that few individuals do not wait on one warp's sequential rows (a GA population
@@ -335,7 +349,12 @@ pub fn tiles(
         TileKernel::Builtin(TermKind::Griewank) => GRIEWANK_ROW_GROUP,
         _ => ROW_GROUP,
     };
-    let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, row_group)?;
+    let resident = match kernel {
+        TileKernel::Builtin(TermKind::Rastrigin) => RASTRIGIN_RESIDENT_BLOCKS,
+        _ => RESIDENT_BLOCKS,
+    };
+    let (tiles, grid, params) =
+        tiles_shape(gpu, x, shift, params, rows, block, row_group, resident)?;
     if params.finish == 1 {
         check_len("fitness", partials, rows)?;
     } else {
@@ -375,11 +394,17 @@ pub fn tiles(
 
 /// Tile partial pairs per thread of [`finish`] (`EVO_FINISH_LEAVES`).
 pub const FINISH_LEAVES: u64 = 8;
-/// Tile summaries per thread of [`finish_prefix`] (`EVO_PREFIX_FINISH_LEAVES`).
-pub const PREFIX_FINISH_LEAVES: u64 = 8;
+/// Tile summaries per thread of [`finish_prefix`] over `tiles` summaries per individual: 4 while one segment
+/// of 4 · 1024 covers them, else 8 (one segment up to 8192 summaries, D = 1.6 · 10^7 at tiles of 2048 terms).
+/// On the H100 (docs/results/eval.md), 8 per thread took Schwefel 1.2 at 1 × 10^7 from two segments to one
+/// (40.5 → 39.1 µs per call) but made 20 × 10^6 slower (489 summaries: 62 threads of 8 instead of 123 of 4,
+/// 41.0 → 41.9 µs). The bits do not depend on it.
+pub fn prefix_finish_leaves(tiles: u64) -> u64 {
+    if tiles <= 4 * 1024 { 4 } else { 8 }
+}
 
 /// The block size for [`finish`] (`per_thread` = [`FINISH_LEAVES`]) or [`finish_prefix`]
-/// ([`PREFIX_FINISH_LEAVES`]) over `tiles` partials per individual: the smallest power of two in 32..=1024
+/// ([`prefix_finish_leaves`]) over `tiles` partials per individual: the smallest power of two in 32..=1024
 /// whose segment of `per_thread · block` partials holds them all, so that the kernel's serial loop over
 /// segments runs once (1024 beyond). The bits do not depend on it.
 pub fn finish_block(tiles: u64, per_thread: u64) -> u32 {
@@ -445,7 +470,16 @@ pub fn prefix_squares(
             "0 (the prefix sums run over the coordinates in order)",
         ));
     }
-    let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, ROW_GROUP)?;
+    let (tiles, grid, params) = tiles_shape(
+        gpu,
+        x,
+        shift,
+        params,
+        rows,
+        block,
+        ROW_GROUP,
+        RESIDENT_BLOCKS,
+    )?;
     if params.finish == 1 {
         check_len("fitness", nodes, rows)?;
     } else {
@@ -679,7 +713,7 @@ pub fn decode16(
 
 #[cfg(test)]
 mod tests {
-    use super::{FINISH_LEAVES, PREFIX_FINISH_LEAVES, finish_block};
+    use super::{FINISH_LEAVES, finish_block, prefix_finish_leaves};
 
     #[test]
     fn finish_block_should_cover_the_row_in_one_segment_up_to_1024_threads() {
@@ -692,8 +726,12 @@ mod tests {
         assert_eq!(finish_block(4883, FINISH_LEAVES), 1024);
         assert_eq!(finish_block(8192, FINISH_LEAVES), 1024);
         assert_eq!(finish_block(1 << 20, FINISH_LEAVES), 1024);
-        assert_eq!(finish_block(489, PREFIX_FINISH_LEAVES), 64);
+        assert_eq!(prefix_finish_leaves(489), 4);
+        assert_eq!(finish_block(489, prefix_finish_leaves(489)), 128);
+        assert_eq!(prefix_finish_leaves(4096), 4);
+        assert_eq!(finish_block(4096, prefix_finish_leaves(4096)), 1024);
         // D = 10^7: 611 threads of 8 summaries, one segment (two with 4 per thread).
-        assert_eq!(finish_block(4883, PREFIX_FINISH_LEAVES), 1024);
+        assert_eq!(prefix_finish_leaves(4883), 8);
+        assert_eq!(finish_block(4883, prefix_finish_leaves(4883)), 1024);
     }
 }

@@ -272,6 +272,7 @@ impl CudaEvaluator {
             bias,
             combine: combine as u32,
             add_bias,
+            leaves: launch::FINISH_LEAVES,
         };
         let finish_block = launch::finish_block(tiles, launch::FINISH_LEAVES);
         launch::finish(
@@ -418,6 +419,7 @@ impl CudaEvaluator {
             bias: 0.0,
             combine: Combine::Sum as u32,
             add_bias: 0,
+            leaves: launch::FINISH_LEAVES,
         };
         launch::finish(
             &self.gpu,
@@ -525,8 +527,9 @@ impl CudaEvaluator {
             bias,
             combine: Combine::Sum as u32,
             add_bias,
+            leaves: launch::prefix_finish_leaves(tiles),
         };
-        let finish_block = launch::finish_block(tiles, launch::PREFIX_FINISH_LEAVES);
+        let finish_block = launch::finish_block(tiles, launch::prefix_finish_leaves(tiles));
         launch::finish_prefix(
             &self.gpu,
             &nodes,
