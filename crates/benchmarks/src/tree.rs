@@ -36,6 +36,54 @@ where
     })
 }
 
+/// Leaves per call of the `eight` callback of [`pairwise_product_by_eights`].
+pub const EIGHT: usize = 8;
+
+/// [`pairwise_product_by`] with the leaves computed eight at a time: `eight(first, count, out)` writes the
+/// factors `first .. first + count` (`first` a multiple of 8, `count = min(8, n − first)`) to `out[..count]`,
+/// whose other entries stay `1.0`. The aligned block of 8 is the subtree `((f₀f₁)(f₂f₃))((f₄f₅)(f₆f₇))` of
+/// the canonical tree and the tree over the blocks is canonical too, so the bits are those of
+/// [`pairwise_product_by`] (padding beyond the next power of two of `n` only multiplies by `1.0`, exactly);
+/// a caller computes the eight factors together (independent chains in one function body) instead of one
+/// call per leaf.
+pub fn pairwise_product_by_eights<F>(n: usize, eight: F) -> f64
+where
+    F: Fn(usize, usize, &mut [f64; EIGHT]) + Sync,
+{
+    let block = |b: usize| -> f64 {
+        let first = b * EIGHT;
+        let mut out = [1.0f64; EIGHT];
+        if first < n {
+            eight(first, (n - first).min(EIGHT), &mut out);
+        }
+        ((out[0] * out[1]) * (out[2] * out[3])) * ((out[4] * out[5]) * (out[6] * out[7]))
+    };
+    let blocks = n.div_ceil(EIGHT);
+    let per_chunk = PRODUCT_CHUNK / EIGHT;
+    if blocks <= per_chunk {
+        return product_subtree(blocks.next_power_of_two(), |b| {
+            if b < blocks { block(b) } else { 1.0 }
+        });
+    }
+    let chunks = blocks.div_ceil(per_chunk);
+    let chunk_products: Vec<f64> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let base = c * per_chunk;
+            product_subtree(per_chunk, |b| {
+                if base + b < blocks {
+                    block(base + b)
+                } else {
+                    1.0
+                }
+            })
+        })
+        .collect();
+    product_subtree(chunks.next_power_of_two(), |i| {
+        chunk_products.get(i).copied().unwrap_or(1.0)
+    })
+}
+
 /// The product tree over `leaves` (a power of two) leaves with a stack of completed subtrees.
 fn product_subtree(leaves: usize, leaf: impl Fn(usize) -> f64) -> f64 {
     debug_assert!(leaves.is_power_of_two());
@@ -73,6 +121,27 @@ mod tests {
             }
             let got = pairwise_product_by(n, |i| f[i]);
             assert_eq!(got.to_bits(), level[0].to_bits(), "n = {n}");
+            let by_eights = pairwise_product_by_eights(n, |first, count, out| {
+                assert!(first % EIGHT == 0 && count == (n - first).min(EIGHT));
+                out[..count].copy_from_slice(&f[first..first + count]);
+            });
+            assert_eq!(by_eights.to_bits(), level[0].to_bits(), "eights, n = {n}");
+        }
+    }
+
+    #[test]
+    fn eights_keep_signed_zeros_and_non_finite_factors() {
+        for f in [
+            vec![-0.0, 1.0, 1.0],
+            vec![2.0, f64::INFINITY, 0.5, 3.0, 1.0],
+            vec![1.0; 9],
+        ] {
+            let n = f.len();
+            let one = pairwise_product_by(n, |i| f[i]);
+            let eights = pairwise_product_by_eights(n, |first, count, out| {
+                out[..count].copy_from_slice(&f[first..first + count]);
+            });
+            assert_eq!(one.to_bits(), eights.to_bits(), "{f:?}");
         }
     }
 }
