@@ -191,6 +191,34 @@ fn unknown_entry_point_and_bad_launch_shape_name_the_kernel() {
 }
 
 #[test]
+fn the_dynamic_shared_memory_limit_of_a_kernel_only_rises() {
+    let Some((_device, gpu)) = device_for("the_dynamic_shared_memory_limit_of_a_kernel_only_rises")
+    else {
+        return;
+    };
+    let most = gpu.max_shared_bytes_per_block().unwrap();
+    let large = most.min(100_000);
+    let small = large / 2;
+    // Two handles of one function, as two threads would hold: the limit is the function's.
+    let first = gpu
+        .kernel(ModuleId::Reduce, "reduce_sum_f64", Profile::Exact)
+        .unwrap();
+    let second = gpu
+        .kernel(ModuleId::Reduce, "reduce_sum_f64", Profile::Exact)
+        .unwrap();
+    first.allow_dynamic_shared_bytes(large).unwrap();
+    assert!(first.dynamic_shared_bytes_allowed().unwrap() >= large);
+    // A smaller request (another thread's launch) must not lower it under the first one's launch.
+    second.allow_dynamic_shared_bytes(small).unwrap();
+    assert!(
+        first.dynamic_shared_bytes_allowed().unwrap() >= large,
+        "lowered to {}",
+        first.dynamic_shared_bytes_allowed().unwrap()
+    );
+    assert!(second.dynamic_shared_bytes_allowed().unwrap() >= large);
+}
+
+#[test]
 fn a_steady_pooled_loop_makes_no_device_allocations() {
     let Some((_device, gpu)) = device_for("a_steady_pooled_loop_makes_no_device_allocations")
     else {

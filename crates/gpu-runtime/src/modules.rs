@@ -28,6 +28,9 @@ enum Source {
 #[derive(Default)]
 pub(crate) struct ModuleCache {
     loaded: Mutex<HashMap<(Source, Profile), Arc<CudaModule>>>,
+    /// The dynamic shared memory each function has been allowed so far, by its `CUfunction` handle (the
+    /// attribute belongs to the function, which every thread's [`Kernel`] of it shares).
+    dynamic_shared: Mutex<HashMap<usize, u32>>,
 }
 
 /// How a module became ready on a device.
@@ -92,9 +95,25 @@ impl Kernel {
     /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`): above 48 KiB the driver refuses a launch unless the
     /// kernel has opted in. `bytes` must not exceed [`Gpu::max_shared_bytes_per_block`].
     ///
+    /// The limit only ever rises: the attribute belongs to the function, shared by every thread that launches
+    /// it, so lowering it for a small launch would fail another thread's larger launch between its own call
+    /// and its launch (`CUDA_ERROR_INVALID_VALUE`). A call with `bytes` at or below the function's current
+    /// limit changes nothing.
+    ///
     /// # Errors
     /// [`Error::Driver`](evo_core::Error::Driver) when the driver refuses the value.
     pub fn allow_dynamic_shared_bytes(&self, bytes: u32) -> evo_core::Result<()> {
+        let key = self.function.cu_function() as usize;
+        let mut allowed = self
+            .gpu
+            .inner
+            .modules
+            .dynamic_shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if allowed.get(&key).is_some_and(|&current| current >= bytes) {
+            return Ok(());
+        }
         let value = i32::try_from(bytes).unwrap_or(i32::MAX);
         // cuFuncSetAttribute needs the function's context current on this thread.
         self.gpu
@@ -112,7 +131,30 @@ impl Kernel {
                     format!("allow {bytes} bytes of dynamic shared memory for {}", self.name),
                     e,
                 )
-            })
+            })?;
+        allowed.insert(key, bytes);
+        Ok(())
+    }
+
+    /// The dynamic shared memory per block that launches of this kernel may ask for, in bytes
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`; see
+    /// [`allow_dynamic_shared_bytes`](Self::allow_dynamic_shared_bytes)).
+    ///
+    /// # Errors
+    /// [`Error::Driver`](evo_core::Error::Driver) when the driver cannot be queried.
+    pub fn dynamic_shared_bytes_allowed(&self) -> evo_core::Result<u32> {
+        let value = self
+            .function
+            .get_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            )
+            .map_err(|e| {
+                crate::driver_error::driver(
+                    format!("read the dynamic shared memory allowed for {}", self.name),
+                    e,
+                )
+            })?;
+        Ok(u32::try_from(value).unwrap_or(0))
     }
 }
 
