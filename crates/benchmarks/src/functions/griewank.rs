@@ -112,28 +112,9 @@ const COS: [f64; 9] = [
     f64::from_bits(0x3ed1_68d5_89d1_6fe0),
 ];
 
-/// `cos(π u)` within an absolute bound (module docs). Bit-identical to the CUDA twin `evo_griewank_cos`.
-#[inline]
-pub fn griewank_cos(u: f64) -> f64 {
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-    {
-        if std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports the FMA instructions (checked just above).
-            return unsafe { griewank_cos_x86_fma(u) };
-        }
-    }
-    griewank_cos_portable(u)
-}
-
-/// The same function compiled with the `fma` target feature, so that `mul_add` is one instruction instead
-/// of a call to the C library's `fma` (both are correctly rounded: the bits do not depend on the path).
-///
-/// # Safety
-/// The CPU must support the FMA instructions.
-#[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-#[target_feature(enable = "fma")]
-unsafe fn griewank_cos_x86_fma(u: f64) -> f64 {
-    griewank_cos_portable(u)
+with_fma! {
+    /// `cos(π u)` within an absolute bound (module docs). Bit-identical to the CUDA twin `evo_griewank_cos`.
+    pub fn griewank_cos(u: f64) -> f64 => griewank_cos_portable;
 }
 
 #[inline(always)]
@@ -164,30 +145,12 @@ fn sign_by_parity(p: f64, odd: u64) -> f64 {
     f64::from_bits(p.to_bits() ^ (odd << 63))
 }
 
-/// The scale of coordinate `i` (0-based), `1 / √K` with `K = (i + 1) π²` rounded (module docs): the argument
-/// of the factor in half turns, the same for every individual (the GPU computes it once per tile for a group
-/// of individuals). Within 0.85 ulp of `1/√K`. Bit-identical to the CUDA twin `evo_griewank_scale` for
-/// `i + 1 < 2^52`.
-#[inline]
-pub fn griewank_scale(i: usize) -> f64 {
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-    {
-        if std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports the FMA instructions (checked just above).
-            return unsafe { griewank_scale_x86_fma(i) };
-        }
-    }
-    griewank_scale_portable(i)
-}
-
-/// The same function compiled with the `fma` target feature (the bits do not depend on the path).
-///
-/// # Safety
-/// The CPU must support the FMA instructions.
-#[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-#[target_feature(enable = "fma")]
-unsafe fn griewank_scale_x86_fma(i: usize) -> f64 {
-    griewank_scale_portable(i)
+with_fma! {
+    /// The scale of coordinate `i` (0-based), `1 / √K` with `K = (i + 1) π²` rounded (module docs): the argument
+    /// of the factor in half turns, the same for every individual (the GPU computes it once per tile for a group
+    /// of individuals). Within 0.85 ulp of `1/√K`. Bit-identical to the CUDA twin `evo_griewank_scale` for
+    /// `i + 1 < 2^52`.
+    pub fn griewank_scale(i: usize) -> f64 => griewank_scale_portable;
 }
 
 #[inline(always)]
@@ -203,52 +166,16 @@ fn griewank_scale_portable(i: usize) -> f64 {
     y
 }
 
-/// One factor of the product, `cos(z / √(i + 1))` for the 0-based index `i`, computed as
-/// [`griewank_factor_scaled`]`(z, griewank_scale(i))`.
-#[inline]
-pub fn griewank_factor(i: usize, z: f64) -> f64 {
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-    {
-        if std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports the FMA instructions (checked just above).
-            return unsafe { griewank_factor_x86_fma(i, z) };
-        }
-    }
-    griewank_factor_scaled_portable(z, griewank_scale_portable(i))
+with_fma! {
+    /// One factor of the product, `cos(z / √(i + 1))` for the 0-based index `i`, computed as
+    /// [`griewank_factor_scaled`]`(z, griewank_scale(i))`.
+    pub fn griewank_factor(i: usize, z: f64) -> f64 => griewank_factor_portable;
 }
 
-/// The same function compiled with the `fma` target feature (the bits do not depend on the path).
-///
-/// # Safety
-/// The CPU must support the FMA instructions.
-#[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-#[target_feature(enable = "fma")]
-unsafe fn griewank_factor_x86_fma(i: usize, z: f64) -> f64 {
-    griewank_factor_scaled_portable(z, griewank_scale_portable(i))
-}
-
-/// `cos(π z c)` of the exact product `z c` for `|z| < 2^20` and `|c| ≤ 1` (module docs), else
-/// [`griewank_cos`]`(z · c)`. Bit-identical to the CUDA twin `evo_griewank_factor_scaled`.
-#[inline]
-pub fn griewank_factor_scaled(z: f64, c: f64) -> f64 {
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-    {
-        if std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports the FMA instructions (checked just above).
-            return unsafe { griewank_factor_scaled_x86_fma(z, c) };
-        }
-    }
-    griewank_factor_scaled_portable(z, c)
-}
-
-/// The same function compiled with the `fma` target feature (the bits do not depend on the path).
-///
-/// # Safety
-/// The CPU must support the FMA instructions.
-#[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-#[target_feature(enable = "fma")]
-unsafe fn griewank_factor_scaled_x86_fma(z: f64, c: f64) -> f64 {
-    griewank_factor_scaled_portable(z, c)
+with_fma! {
+    /// `cos(π z c)` of the exact product `z c` for `|z| < 2^20` and `|c| ≤ 1` (module docs), else
+    /// [`griewank_cos`]`(z · c)`. Bit-identical to the CUDA twin `evo_griewank_factor_scaled`.
+    pub fn griewank_factor_scaled(z: f64, c: f64) -> f64 => griewank_factor_scaled_portable;
 }
 
 #[inline(always)]
@@ -292,32 +219,19 @@ pub fn griewank<Z: Fn(usize) -> f64 + Sync + Send>(n: usize, z: Z) -> f64 {
     griewank_combine(s, p)
 }
 
-/// `out[j] = griewank_factor(first + j, z[j])` for `j < count` (at most 8), the others left as they are.
-#[inline]
-pub fn griewank_factors(first: usize, count: usize, z: &[f64; EIGHT], out: &mut [f64; EIGHT]) {
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-    {
-        if std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports the FMA instructions (checked just above).
-            return unsafe { griewank_factors_x86_fma(first, count, z, out) };
-        }
-    }
-    griewank_factors_portable(first, count, z, out);
+with_fma! {
+    /// `out[j] = griewank_factor(first + j, z[j])` for `j < count` (at most 8), the others left as they are.
+    pub fn griewank_factors(
+        first: usize,
+        count: usize,
+        z: &[f64; EIGHT],
+        out: &mut [f64; EIGHT],
+    ) => griewank_factors_portable;
 }
 
-/// The same function compiled with the `fma` target feature (the bits do not depend on the path).
-///
-/// # Safety
-/// The CPU must support the FMA instructions.
-#[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-#[target_feature(enable = "fma")]
-unsafe fn griewank_factors_x86_fma(
-    first: usize,
-    count: usize,
-    z: &[f64; EIGHT],
-    out: &mut [f64; EIGHT],
-) {
-    griewank_factors_portable(first, count, z, out);
+#[inline(always)]
+fn griewank_factor_portable(i: usize, z: f64) -> f64 {
+    griewank_factor_scaled_portable(z, griewank_scale_portable(i))
 }
 
 #[inline(always)]

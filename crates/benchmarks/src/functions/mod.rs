@@ -9,6 +9,34 @@
 //! [`rastrigin::rastrigin_wave`] and [`griewank::griewank_cos`], minimax polynomials with explicit fused
 //! multiply-adds), so the GPU's Exact profile gives the same bits.
 
+/// Defines `pub fn $name` running `$portable`, compiled with the `fma` target feature when the build does not
+/// enable it and the x86-64 CPU has it (checked at run time), so that `mul_add` is one instruction instead of
+/// a call to the C library's `fma`; both are correctly rounded, so the bits do not depend on the path.
+macro_rules! with_fma {
+    ($(#[$meta:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $portable:ident;) => {
+        $(#[$meta])*
+        #[inline]
+        pub fn $name($($arg: $ty),*) $(-> $ret)? {
+            #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
+            {
+                /// The portable function compiled with the `fma` target feature.
+                ///
+                /// # Safety
+                /// The CPU must support the FMA instructions.
+                #[target_feature(enable = "fma")]
+                unsafe fn compiled_with_fma($($arg: $ty),*) $(-> $ret)? {
+                    $portable($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("fma") {
+                    // SAFETY: the CPU supports the FMA instructions (checked just above).
+                    return unsafe { compiled_with_fma($($arg),*) };
+                }
+            }
+            $portable($($arg),*)
+        }
+    };
+}
+
 pub mod ackley;
 pub mod discus;
 pub mod elliptic;

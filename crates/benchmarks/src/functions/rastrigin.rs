@@ -71,29 +71,10 @@ const WAVE: [f64; 8] = [
     f64::from_bits(0xc005_c30a_ec45_cbd8),
 ];
 
-/// `10 − 10 cos(2π z)` within an absolute bound (module docs). Bit-identical to the CUDA twin
-/// `evo_rastrigin_wave`.
-#[inline]
-pub fn rastrigin_wave(z: f64) -> f64 {
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-    {
-        if std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports the FMA instructions (checked just above).
-            return unsafe { rastrigin_wave_x86_fma(z) };
-        }
-    }
-    rastrigin_wave_portable(z)
-}
-
-/// The same function compiled with the `fma` target feature, so that `mul_add` is one instruction instead
-/// of a call to the C library's `fma` (both are correctly rounded: the bits do not depend on the path).
-///
-/// # Safety
-/// The CPU must support the FMA instructions.
-#[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-#[target_feature(enable = "fma")]
-unsafe fn rastrigin_wave_x86_fma(z: f64) -> f64 {
-    rastrigin_wave_portable(z)
+with_fma! {
+    /// `10 − 10 cos(2π z)` within an absolute bound (module docs). Bit-identical to the CUDA twin
+    /// `evo_rastrigin_wave`.
+    pub fn rastrigin_wave(z: f64) -> f64 => rastrigin_wave_portable;
 }
 
 #[inline(always)]
