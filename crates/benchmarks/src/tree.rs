@@ -15,20 +15,24 @@ pub fn pairwise_product_by<F>(n: usize, factor: F) -> f64
 where
     F: Fn(usize) -> f64 + Sync,
 {
-    if n <= PRODUCT_CHUNK {
-        return product_subtree(
-            n.next_power_of_two(),
-            |i| if i < n { factor(i) } else { 1.0 },
-        );
+    chunked_product(n, PRODUCT_CHUNK, factor)
+}
+
+/// The canonical product tree over `leaf(0..n)`: chunks of `chunk` leaves (a power of two) in parallel, then
+/// the tree over the chunks' products, padded with `1.0`.
+fn chunked_product<L>(n: usize, chunk: usize, leaf: L) -> f64
+where
+    L: Fn(usize) -> f64 + Sync,
+{
+    if n <= chunk {
+        return product_subtree(n.next_power_of_two(), |i| if i < n { leaf(i) } else { 1.0 });
     }
-    let chunks = n.div_ceil(PRODUCT_CHUNK);
+    let chunks = n.div_ceil(chunk);
     let chunk_products: Vec<f64> = (0..chunks)
         .into_par_iter()
         .map(|c| {
-            let base = c * PRODUCT_CHUNK;
-            product_subtree(PRODUCT_CHUNK, |i| {
-                if base + i < n { factor(base + i) } else { 1.0 }
-            })
+            let base = c * chunk;
+            product_subtree(chunk, |i| if base + i < n { leaf(base + i) } else { 1.0 })
         })
         .collect();
     product_subtree(chunks.next_power_of_two(), |i| {
@@ -58,30 +62,7 @@ where
         }
         ((out[0] * out[1]) * (out[2] * out[3])) * ((out[4] * out[5]) * (out[6] * out[7]))
     };
-    let blocks = n.div_ceil(EIGHT);
-    let per_chunk = PRODUCT_CHUNK / EIGHT;
-    if blocks <= per_chunk {
-        return product_subtree(blocks.next_power_of_two(), |b| {
-            if b < blocks { block(b) } else { 1.0 }
-        });
-    }
-    let chunks = blocks.div_ceil(per_chunk);
-    let chunk_products: Vec<f64> = (0..chunks)
-        .into_par_iter()
-        .map(|c| {
-            let base = c * per_chunk;
-            product_subtree(per_chunk, |b| {
-                if base + b < blocks {
-                    block(base + b)
-                } else {
-                    1.0
-                }
-            })
-        })
-        .collect();
-    product_subtree(chunks.next_power_of_two(), |i| {
-        chunk_products.get(i).copied().unwrap_or(1.0)
-    })
+    chunked_product(n.div_ceil(EIGHT), PRODUCT_CHUNK / EIGHT, block)
 }
 
 /// The product tree over `leaves` (a power of two) leaves with a stack of completed subtrees.

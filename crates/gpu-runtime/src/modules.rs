@@ -80,14 +80,22 @@ impl Kernel {
     /// # Errors
     /// [`Error::Driver`](evo_core::Error::Driver) when the driver cannot be queried.
     pub fn max_threads_per_block(&self) -> evo_core::Result<u32> {
+        self.attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            "the largest block",
+        )
+    }
+
+    /// The function attribute `attribute` (`what` names it in the error).
+    fn attribute(
+        &self,
+        attribute: cudarc::driver::sys::CUfunction_attribute,
+        what: &str,
+    ) -> evo_core::Result<u32> {
         let value = self
             .function
-            .get_attribute(
-                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            )
-            .map_err(|e| {
-                crate::driver_error::driver(format!("read the largest block of {}", self.name), e)
-            })?;
+            .get_attribute(attribute)
+            .map_err(|e| crate::driver_error::driver(format!("read {what} of {}", self.name), e))?;
         Ok(u32::try_from(value).unwrap_or(0))
     }
 
@@ -143,18 +151,10 @@ impl Kernel {
     /// # Errors
     /// [`Error::Driver`](evo_core::Error::Driver) when the driver cannot be queried.
     pub fn dynamic_shared_bytes_allowed(&self) -> evo_core::Result<u32> {
-        let value = self
-            .function
-            .get_attribute(
-                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            )
-            .map_err(|e| {
-                crate::driver_error::driver(
-                    format!("read the dynamic shared memory allowed for {}", self.name),
-                    e,
-                )
-            })?;
-        Ok(u32::try_from(value).unwrap_or(0))
+        self.attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            "the dynamic shared memory allowed",
+        )
     }
 }
 
