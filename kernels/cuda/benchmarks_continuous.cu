@@ -56,7 +56,7 @@ struct FinishParams {
     double bias;               // added when add_bias is 1 (fBias of the shifted functions)
     unsigned int combine;      // 0 sum, 1 Griewank, 2 Ackley, 3 Salomon
     unsigned int add_bias;
-    unsigned long long leaves; // summaries per thread of finish_prefix: 8, or 4 (any other value); unused by finish
+    unsigned long long leaves; // summaries per thread of finish_prefix: 4 or 8 (checked by the launcher); unused by finish
 };
 static_assert(sizeof(FinishParams) == 40, "FinishParams must match its Rust mirror");
 

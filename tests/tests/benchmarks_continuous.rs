@@ -129,3 +129,37 @@ fn user_function_compile_error_on_the_gpu_carries_the_nvrtc_log() {
         assert_compile_error_with_log(broken().cuda_evaluator(&gpu).map(|_| ()));
     }
 }
+
+#[test]
+fn finish_prefix_rejects_summaries_per_thread_other_than_4_or_8() {
+    let Some(gpu) = gpu_or_skip("finish_prefix_rejects_summaries_per_thread_other_than_4_or_8")
+    else {
+        return;
+    };
+    let nodes = gpu.upload(&[0.0f64; 4]).unwrap();
+    let mut fitness = gpu.alloc::<f64>(1).unwrap();
+    for leaves in [0u64, 2, 5, 16] {
+        let params = evo_benchmarks::cuda::launch::FinishParams {
+            tiles: 1,
+            n: 0,
+            bias: 0.0,
+            combine: 0,
+            add_bias: 0,
+            leaves,
+        };
+        let error = evo_benchmarks::cuda::launch::finish_prefix(
+            &gpu,
+            &nodes,
+            &mut fitness,
+            params,
+            1,
+            Profile::Exact,
+            32,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(error, Error::InvalidParameter { .. }) && error.to_string().contains("4 or 8"),
+            "leaves {leaves}: {error}"
+        );
+    }
+}

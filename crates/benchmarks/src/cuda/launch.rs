@@ -511,7 +511,8 @@ pub fn prefix_squares(
 }
 
 /// One block per individual: the canonical tree over its `params.tiles` tile summaries, `fitness[r] = C`
-/// (plus `params.bias` when `params.add_bias` is 1). `block` must be a power of two in 32..=1024.
+/// (plus `params.bias` when `params.add_bias` is 1). `block` must be a power of two in 32..=1024 and
+/// `params.leaves` 4 or 8.
 pub fn finish_prefix(
     gpu: &Gpu,
     nodes: &DeviceBuffer<f64>,
@@ -522,6 +523,14 @@ pub fn finish_prefix(
     block: u32,
 ) -> Result<()> {
     evo_gpu_runtime::check_block_size("benchmarks_continuous_finish_prefix", block)?;
+    if params.leaves != 4 && params.leaves != 8 {
+        return Err(Error::invalid_parameter(
+            "benchmarks_continuous_finish_prefix",
+            "summaries per thread",
+            params.leaves,
+            "4 or 8",
+        ));
+    }
     let grid = grid_u32("individuals", rows, "below 2^32")?;
     check_len("nodes", nodes, 4 * rows * params.tiles)?;
     check_len("fitness", fitness, rows)?;
