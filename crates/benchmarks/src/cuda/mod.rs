@@ -529,7 +529,7 @@ impl CudaEvaluator {
             add_bias,
             leaves: launch::prefix_finish_leaves(tiles),
         };
-        let finish_block = launch::finish_block(tiles, launch::prefix_finish_leaves(tiles));
+        let finish_block = launch::finish_block(tiles, params.leaves);
         launch::finish_prefix(
             &self.gpu,
             &nodes,

@@ -236,14 +236,15 @@ fn griewank_factor_portable(i: usize, z: f64) -> f64 {
 
 #[inline(always)]
 fn griewank_factors_portable(first: usize, count: usize, z: &[f64; EIGHT], out: &mut [f64; EIGHT]) {
-    if count == EIGHT {
-        // A full block: eight independent chains with no early exit.
+    if count >= EIGHT {
+        // A loop of constant length, so that the eight chains are unrolled and interleaved: with the runtime
+        // bound below for every block, D = 10^6 on one thread took 11.5 ms instead of 6.5.
         for j in 0..EIGHT {
-            out[j] = griewank_factor_scaled_portable(z[j], griewank_scale_portable(first + j));
+            out[j] = griewank_factor_portable(first + j, z[j]);
         }
     } else {
-        for j in 0..count.min(EIGHT) {
-            out[j] = griewank_factor_scaled_portable(z[j], griewank_scale_portable(first + j));
+        for j in 0..count {
+            out[j] = griewank_factor_portable(first + j, z[j]);
         }
     }
 }
