@@ -344,7 +344,7 @@ __device__ __forceinline__ void evo_tile_rows_single(const float* x, const float
 }
 
 // After the block's barrier: warp w takes the items w, w + warps, ...: the tree of the B/32 warp subtrees of
-// the item (the tile's canonical tree, as evo_core::reduce), written to partials[2 (r tiles + t) + {0, 1}], or,
+// the item (the tile's canonical tree, as evo_core::reduce), written to partials[2 (r tiles + evo_leaf_slot(t, tiles)) + {0, 1}], or,
 // with p.finish (one tile per individual), the final fitness to partials[r].
 // Items are tile-major: item = (t - first_tile) * row_count + r - first_row.
 template <int KIND>
@@ -394,7 +394,7 @@ __device__ __forceinline__ void evo_tile_items_store(double* partials, const dou
                 }
                 partials[r] = value;
             } else {
-                const unsigned long long slot = r * tiles + t;
+                const unsigned long long slot = r * tiles + evo_leaf_slot(t, tiles);
                 partials[2 * slot] = ta;
                 partials[2 * slot + 1] = tb;
             }
@@ -561,7 +561,7 @@ extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(
 #pragma unroll
         for (unsigned int j = 0; j < EVO_FINISH_LEAVES; ++j) {
             const unsigned long long k = first + j;
-            const double2 pair = k < p.tiles ? row[k] : make_double2(0.0, identity_b);
+            const double2 pair = k < p.tiles ? row[evo_leaf_slot(k, p.tiles)] : make_double2(0.0, identity_b);
             a[j] = pair.x;
             b[j] = pair.y;
         }
@@ -703,7 +703,7 @@ __device__ __forceinline__ void evo_prefix_squares_rows(const float* x, const fl
     }
 }
 
-// Tile summaries of rows of z = x - shift: nodes[4 (r tiles + t) + 0..3] = (N, A, B, C) of tile t (8B terms)
+// Tile summaries of rows of z = x - shift: nodes[4 (r tiles + evo_leaf_slot(t, tiles)) + 0..3] = (N, A, B, C) of tile t (8B terms)
 // of row r; with p.finish (one tile per row), the fitness C (+ bias) of row r to nodes[r] instead. Grid, groups of individuals and groups of tiles as `evo_tiles`; perm is not used. After the
 // block's barrier, warp w takes the items w, w + warps, ...: the tree of the B/32 warp summaries of the item
 // (an aligned subtree of the canonical tree of evo_benchmarks::prefix_squares).
@@ -742,7 +742,7 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
                 }
                 nodes[r] = value;
             } else {
-                double* out = nodes + 4ull * (r * b.tiles + t);
+                double* out = nodes + 4ull * (r * b.tiles + evo_leaf_slot(t, b.tiles));
                 out[0] = s.count;
                 out[1] = s.total;
                 out[2] = s.prefix;
@@ -771,8 +771,9 @@ __device__ __forceinline__ EvoPrefixSquares evo_prefix_squares_load4(const doubl
     for (unsigned int j = 0; j < 4u; ++j) {
         leaf[j] = evo_prefix_squares_empty();
         if (k0 + j < tiles) {
-            const double2 lo = row[2 * (k0 + j)];
-            const double2 hi = row[2 * (k0 + j) + 1];
+            const unsigned long long slot = evo_leaf_slot(k0 + j, tiles);
+            const double2 lo = row[2 * slot];
+            const double2 hi = row[2 * slot + 1];
             leaf[j].count = lo.x;
             leaf[j].total = lo.y;
             leaf[j].prefix = hi.x;
@@ -922,7 +923,7 @@ extern "C" __global__ void __launch_bounds__(EVO_GROUP_THREADS) benchmarks_conti
         value = evo_block_tree<false>(i + 1u < EVO_GROUP ? evo_rosenbrock_term(r[i], r[i + 1u]) : 0.0, scratch);
     }
     if (i == 0u) {
-        const unsigned long long slot = (unsigned long long)blockIdx.y * p.groups + group;
+        const unsigned long long slot = (unsigned long long)blockIdx.y * p.groups + evo_leaf_slot(group, p.groups);
         values[2 * slot] = value;
         values[2 * slot + 1] = 0.0;
     }

@@ -174,6 +174,10 @@ pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
         (Case::Shifted(ShiftedFunction::Schwefel12), 1_100_000, 2),
         // The tiles kernels evaluate groups of 4 individuals per block: a partial last group.
         (Case::Shifted(ShiftedFunction::Griewank), 100_003, 7),
+        // cec_groups' values in the finish layout (launch::leaf_slot): 300 groups of 50 (F14) and 300 groups
+        // of 50 beside a separable half (F9), one chunk of 256 transposed and 44 in order.
+        (Case::Cec(14), 15_000, 3),
+        (Case::Cec(9), 30_000, 2),
     ];
     // D = 8196 (a multiple of 4, 4 full tiles of 2048 and a partial one at block 256, 8 full tiles at 128):
     // the tiles kernels' float4 path on every shifted function, the per-term path on the last tile.

@@ -330,7 +330,8 @@ fn tiles_shape(
 }
 
 /// Tiles of `items · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
-/// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + t) ..]` and returns `tiles`; with
+/// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + leaf_slot(t, tiles)) ..]` ([`leaf_slot`])
+/// and returns `tiles`; with
 /// `params.finish` = 1 (one tile per row), the final fitness of row `r` to `partials[r]` instead.
 /// `block` must be a power of two in 32..=256.
 #[allow(clippy::too_many_arguments)]
@@ -375,7 +376,7 @@ pub fn tiles(
     // t < tiles of its tile group, block (tg, g) reads x[r·D .. (r+1)·D] (checked above; the permutation's
     // entries are below D, as `Cec2010Problem` builds it), the shift below D when its mode selects it
     // (checked), the permutation below perm_offset + terms when permuted (checked), and writes
-    // partials[2(r·tiles + t) + {0,1}] below 2·rows·tiles, or with finish (tiles = 1) partials[r] below rows
+    // partials[2(r·tiles + leaf_slot(t, tiles)) + {0,1}] below 2·rows·tiles, or with finish (tiles = 1) partials[r] below rows
     // (checked); group · tile_group <= MAX_ITEMS items fit
     // the kernel's static shared scratch (2 · 16 · 8 doubles).
     unsafe {
@@ -394,6 +395,26 @@ pub fn tiles(
 
 /// Tile partial pairs per thread of [`finish`] (`EVO_FINISH_LEAVES`).
 pub const FINISH_LEAVES: u64 = 8;
+
+/// Leaves per chunk of the partials layout ([`leaf_slot`]).
+pub const LEAF_CHUNK: u64 = 256;
+
+/// Where leaf `i` of a row of `count` tile partials (pairs of [`tiles`] and [`cec_groups`], summaries of
+/// [`prefix_squares`]) is stored relative to the row, in units of one leaf; what [`finish`] and
+/// [`finish_prefix`] read (`evo_leaf_slot` in `kernels/common/problems/tree.cuh`). Each complete chunk of
+/// [`LEAF_CHUNK`] leaves is stored transposed by 8: leaf `256 c + 8 l + j` (`l` < 32, `j` < 8) at
+/// `256 c + 32 j + l`, so that the 32 threads of a finish warp, each reading its 8 adjacent leaves one per load,
+/// read 32 adjacent slots per load instead of 32 slots 8 apart. The last, incomplete chunk keeps its leaves in
+/// order. On the H100 the finish of one row of 4883 tile pairs in order kept its multiprocessor busy for
+/// 10 400 cycles (docs/results/eval.md). A permutation of `0..count`; the bits of a fitness do not depend on it.
+pub const fn leaf_slot(i: u64, count: u64) -> u64 {
+    let complete = count / LEAF_CHUNK * LEAF_CHUNK;
+    if i < complete {
+        (i / LEAF_CHUNK) * LEAF_CHUNK + (i % 8) * 32 + (i % LEAF_CHUNK) / 8
+    } else {
+        i
+    }
+}
 /// Tile summaries per thread of [`finish_prefix`] over `tiles` summaries per individual: 4 while one segment
 /// of 4 · 1024 covers them, else 8 (one segment up to 8192 summaries, D = 1.6 · 10^7 at tiles of 2048 terms).
 /// On the H100 (docs/results/eval.md), 8 per thread took Schwefel 1.2 at 1 × 10^7 from two segments to one
@@ -412,8 +433,8 @@ pub fn finish_block(tiles: u64, per_thread: u64) -> u32 {
     threads.next_power_of_two() as u32
 }
 
-/// One block per individual: the tree over its `params.tiles` partial pairs and the final combination,
-/// written to `fitness[r]`. `block` must be a power of two in 32..=1024.
+/// One block per individual: the tree over its `params.tiles` partial pairs (in the [`leaf_slot`] layout) and
+/// the final combination, written to `fitness[r]`. `block` must be a power of two in 32..=1024.
 pub fn finish(
     gpu: &Gpu,
     partials: &DeviceBuffer<f64>,
@@ -447,7 +468,8 @@ pub fn finish(
 }
 
 /// The Schwefel 1.2 / Ridge tile summaries `(N, A, B, C)` of [`crate::prefix_squares`] over tiles of
-/// `8 · block` terms of `z = x − o`, written to `nodes[4 (r · tiles + t) ..]`; returns `tiles`. With
+/// `8 · block` terms of `z = x − o`, written to `nodes[4 (r · tiles + leaf_slot(t, tiles)) ..]`
+/// ([`leaf_slot`]); returns `tiles`. With
 /// `params.finish` = 1 (rows of one tile), the fitness `C` (plus `params.bias` when `params.add_bias` is 1)
 /// of row `r` to `nodes[r]` instead, as [`finish_prefix`] would compute it. The same
 /// grid, groups and block sizes as [`tiles`]; `params.permuted` must be 0.
@@ -493,7 +515,7 @@ pub fn prefix_squares(
     // SAFETY: `(const float* x, const float* shift32, const double* shift64, double* nodes, TilesParams)`;
     // the grid is the tiles kernels' (tile groups x groups, derived by the kernel from the same terms, block
     // size, group and tile group); block (tg, g) reads x[r·D .. (r+1)·D] for its individuals r < rows and the
-    // selected shift below D (both checked above) and writes nodes[4(r·tiles + t) + 0..3] for its tiles
+    // selected shift below D (both checked above) and writes nodes[4(r·tiles + leaf_slot(t, tiles)) + 0..3] for its tiles
     // t < tiles, below 4·rows·tiles, or with finish (tiles = 1, checked by tiles_shape) nodes[r] below rows
     // (checked); group · tile_group <= MAX_ITEMS items fit the static shared
     // scratch (16 · 8 summaries).
@@ -558,7 +580,8 @@ pub const CEC_GROUP_THREADS: u32 = 64;
 
 /// CEC 2010 group values: one block of [`CEC_GROUP_THREADS`] per (group of 50, individual): gather through
 /// the permutation, rotate when `params.rotated` is 1 (one thread per output), base function (one thread
-/// per term, a block tree), written as pairs `(value, 0)` to `values[2 (r · groups + k)]`.
+/// per term, a block tree), written as pairs `(value, 0)` to `values[2 (r · groups + leaf_slot(k, groups))]`
+/// ([`leaf_slot`]).
 #[allow(clippy::too_many_arguments)]
 pub fn cec_groups(
     gpu: &Gpu,
@@ -722,7 +745,35 @@ pub fn decode16(
 
 #[cfg(test)]
 mod tests {
-    use super::{FINISH_LEAVES, finish_block, prefix_finish_leaves};
+    use super::{FINISH_LEAVES, LEAF_CHUNK, finish_block, leaf_slot, prefix_finish_leaves};
+
+    #[test]
+    fn leaf_slot_should_permute_each_row_and_transpose_only_complete_chunks() {
+        for count in [1u64, 7, 255, 256, 257, 300, 489, 512, 4883] {
+            let mut seen = vec![false; count as usize];
+            for i in 0..count {
+                let slot = leaf_slot(i, count);
+                assert!(slot < count, "leaf {i} of {count} at {slot}");
+                assert!(!seen[slot as usize], "slot {slot} of {count} taken twice");
+                seen[slot as usize] = true;
+                // Leaves stay in their chunk.
+                assert_eq!(slot / LEAF_CHUNK, i / LEAF_CHUNK);
+            }
+        }
+        // Leaf 8 l + j of a complete chunk at 32 j + l; the incomplete chunk in order.
+        assert_eq!(leaf_slot(8 * 3 + 5, 256), 32 * 5 + 3);
+        assert_eq!(leaf_slot(256 + 8 * 31 + 7, 512), 256 + 32 * 7 + 31);
+        assert_eq!(leaf_slot(1, 300), 32);
+        assert_eq!(leaf_slot(270, 300), 270);
+        // A finish thread's 8 adjacent leaves, one per load j: the warp's 32 threads read 32 adjacent slots.
+        for j in 0..8u64 {
+            let slots: Vec<u64> = (0..32u64).map(|l| leaf_slot(8 * l + j, 4883)).collect();
+            assert!(
+                slots.windows(2).all(|w| w[1] == w[0] + 1),
+                "load {j}: {slots:?}"
+            );
+        }
+    }
 
     #[test]
     fn finish_block_should_cover_the_row_in_one_segment_up_to_1024_threads() {
