@@ -12,8 +12,9 @@ pub const ITEMS_PER_THREAD: u32 = 8;
 /// Terms per thread of the tiles kernels for rows of at most one block's threads of terms (`TilesParams::items`
 /// = 1): one tile of `block` terms per individual, one term per lane.
 pub const ITEMS_PER_THREAD_SMALL: u32 = 1;
-/// Consecutive individuals per block of the tiles kernels: the block's index arithmetic is shared by the
-/// group, and Griewank's scale `1/√((i+1)π²)` too.
+/// Consecutive individuals per block of the tiles kernels, at most (`block_groups` takes fewer where the grid
+/// would be short): the block's index arithmetic is shared by the group, and Griewank's scale `1/√((i+1)π²)`
+/// too.
 pub const ROW_GROUP: u32 = 4;
 /// [`ROW_GROUP`] of the Griewank tiles kernel: its scale `1/√((i+1)π²)` (14 f64 operations by fused
 /// multiply-adds, `functions::griewank::griewank_scale`) is paid once per coordinate for the whole group. With
@@ -39,6 +40,12 @@ const RASTRIGIN_RESIDENT_BLOCKS: u64 = 6;
 /// block, 0.039 ms; 32 blocks per multiprocessor for the 4-resident kernels made Griewank slower there
 /// (0.045 → 0.047 ms).
 const WAVES: u64 = 4;
+/// Fewest waves of resident blocks a tiles grid of several tiles per individual may fill before its row
+/// groups shrink ([`block_groups`]). On the H100 (docs/results/h100-67de669/), Griewank at 20 × 10^6: groups of
+/// 10 gave 978 blocks on 528 slots (1.85 waves), 53.3 µs per call; groups of 5, 51.5 µs. Rastrigin's groups of
+/// 4 there (2445 blocks on 792 slots, 3.1 waves) gained nothing from groups of 2 (46.1 → 46.7 µs), hence 2
+/// waves rather than [`WAVES`].
+const MIN_WAVES: u64 = 2;
 // A block holds `group · tile_group` items: at most the largest row group (tile_group 1) or TARGET_ITEMS.
 const _: () =
     assert!(ROW_GROUP <= MAX_ITEMS && GRIEWANK_ROW_GROUP <= MAX_ITEMS && TARGET_ITEMS <= MAX_ITEMS);
@@ -238,9 +245,8 @@ fn check_len<T: evo_gpu_runtime::DeviceCopy>(
 
 /// The launch shape shared by [`tiles`] and [`prefix_squares`]: validates the block size, the individuals,
 /// the population and the shift (and the permutation when `params.permuted` is 1); returns the tiles per
-/// individual, the linear grid (groups of `tile_group` tiles × groups of `row_group` individuals) and the
-/// completed params. `tile_group` is the largest power of two up to `TARGET_ITEMS / group` that leaves
-/// [`WAVES`] waves of `resident` blocks per multiprocessor.
+/// individual, the linear grid (groups of `tile_group` tiles × groups of at most `row_group` individuals, as
+/// [`block_groups`] sizes them for `resident` blocks per multiprocessor) and the completed params.
 #[allow(clippy::too_many_arguments)]
 fn tiles_shape(
     gpu: &Gpu,
@@ -282,21 +288,9 @@ fn tiles_shape(
             "at most one tile per row (terms ≤ terms per lane · block)",
         ));
     }
-    let wanted = u64::from(gpu.info().multiprocessors.max(1)) * resident * WAVES;
-    let mut group = u64::from(row_group).min(rows);
-    // Rows of one tile have no tiles to spread over blocks: their groups shrink instead until the grid has
-    // `wanted` blocks, so that few individuals do not wait on one warp's sequential rows (a GA population
-    // of 256: 256 blocks instead of 64, or 26 for Griewank's groups of 10).
-    if tiles == 1 {
-        while group > 1 && rows.div_ceil(group) < wanted {
-            group = group.div_ceil(2);
-        }
-    }
+    let slots = u64::from(gpu.info().multiprocessors.max(1)) * resident;
+    let (group, tile_group) = block_groups(slots, tiles, rows, u64::from(row_group));
     let row_groups = rows.div_ceil(group);
-    let mut tile_group = (u64::from(TARGET_ITEMS) / group).max(1);
-    while tile_group > 1 && tiles.div_ceil(tile_group) * row_groups < wanted {
-        tile_group /= 2;
-    }
     let params = TilesParams {
         rows,
         group: group as u32,
@@ -327,6 +321,35 @@ fn tiles_shape(
         }
     }
     Ok((tiles, grid, params))
+}
+
+/// The individuals and the tiles of one block of a tiles grid, `(group, tile_group)`, for `tiles` tiles per
+/// individual, `rows` individuals, groups of at most `row_group` individuals and `slots` resident blocks on the
+/// whole GPU:
+/// - rows of one tile have no tiles to spread over blocks: their groups shrink until the grid has [`WAVES`]
+///   waves of `slots`, so that few individuals do not wait on one warp's sequential rows (a GA population of
+///   256: 256 blocks instead of 64, or 26 for Griewank's groups of 10);
+/// - otherwise the groups shrink (halving, rounded up) while the grid would fill fewer than [`MIN_WAVES`]
+///   waves: Griewank at 20 × 10^6 took 978 blocks of 10 individuals on 528 slots, 1.85 waves;
+/// - then a block of few individuals takes the largest power of two of consecutive tiles up to
+///   `TARGET_ITEMS / group` that leaves [`WAVES`] waves.
+fn block_groups(slots: u64, tiles: u64, rows: u64, row_group: u64) -> (u64, u64) {
+    let wanted = slots * WAVES;
+    let mut group = row_group.min(rows).max(1);
+    let target = if tiles == 1 {
+        wanted
+    } else {
+        slots * MIN_WAVES
+    };
+    while group > 1 && tiles * rows.div_ceil(group) < target {
+        group = group.div_ceil(2);
+    }
+    let row_groups = rows.div_ceil(group);
+    let mut tile_group = (u64::from(TARGET_ITEMS) / group).max(1);
+    while tile_group > 1 && tiles.div_ceil(tile_group) * row_groups < wanted {
+        tile_group /= 2;
+    }
+    (group, tile_group)
 }
 
 /// Tiles of `items · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
@@ -745,7 +768,41 @@ pub fn decode16(
 
 #[cfg(test)]
 mod tests {
-    use super::{FINISH_LEAVES, LEAF_CHUNK, finish_block, leaf_slot, prefix_finish_leaves};
+    use super::{
+        FINISH_LEAVES, GRIEWANK_ROW_GROUP, LEAF_CHUNK, ROW_GROUP, block_groups, finish_block,
+        leaf_slot, prefix_finish_leaves,
+    };
+
+    /// Resident blocks of an H100 (132 multiprocessors) at 4 and 6 blocks per multiprocessor.
+    const H100_SLOTS_4: u64 = 132 * 4;
+    const H100_SLOTS_6: u64 = 132 * 6;
+    const TILES_1E6: u64 = 489;
+    const TILES_1E7: u64 = 4883;
+
+    #[test]
+    fn block_groups_should_halve_the_row_groups_of_a_grid_under_two_waves() {
+        let griewank = u64::from(GRIEWANK_ROW_GROUP);
+        let group = u64::from(ROW_GROUP);
+        // Griewank at 20 x 10^6: 978 blocks of 10 would be 1.85 waves; 1956 blocks of 5.
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 20, griewank), (5, 1));
+        // Rastrigin there: 2445 blocks of 4 on 792 slots, 3.1 waves, unchanged.
+        assert_eq!(block_groups(H100_SLOTS_6, TILES_1E6, 20, group), (4, 1));
+        // Schwefel 1.2 there: 2445 blocks on 528 slots.
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 20, group), (4, 1));
+        // 20 x 10^7: full groups.
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E7, 20, griewank), (10, 1));
+        assert_eq!(block_groups(H100_SLOTS_6, TILES_1E7, 20, group), (4, 1));
+        // One individual: consecutive tiles per block while 4 waves remain (Griewank 2, Rastrigin 1).
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E7, 1, griewank), (1, 2));
+        assert_eq!(block_groups(H100_SLOTS_6, TILES_1E7, 1, group), (1, 1));
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 1, griewank), (1, 1));
+        // Rows of one tile: the groups shrink to 4 waves (a GA population of 256: one row per block).
+        assert_eq!(block_groups(H100_SLOTS_4, 1, 256, group), (1, 1));
+        assert_eq!(block_groups(H100_SLOTS_4, 1, 65_535, griewank), (10, 1));
+        // A group never exceeds the rows, nor falls below one.
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 3, griewank), (1, 1));
+        assert_eq!(block_groups(1, 2, 7, griewank), (7, 1));
+    }
 
     #[test]
     fn leaf_slot_should_permute_each_row_and_transpose_only_complete_chunks() {
