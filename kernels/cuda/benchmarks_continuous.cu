@@ -345,8 +345,9 @@ __device__ __forceinline__ void evo_tile_rows_single(const float* x, const float
 }
 
 // After the block's barrier: warp w takes the items w, w + warps, ...: the tree of the B/32 warp subtrees of
-// the item (the tile's canonical tree, as evo_core::reduce), written to partials[2 (r tiles + evo_leaf_slot(t, tiles)) + {0, 1}], or,
-// with p.finish (one tile per individual), the final fitness to partials[r].
+// the item (the tile's canonical tree, as evo_core::reduce), written to
+// partials[2 (r tiles + evo_leaf_slot(t, tiles)) + {0, 1}], or, with p.finish (one tile per individual), the
+// final fitness to partials[r].
 // Items are tile-major: item = (t - first_tile) * row_count + r - first_row.
 template <int KIND>
 __device__ __forceinline__ void evo_tile_items_store(double* partials, const double* scratch, const TilesParams& p,
@@ -562,7 +563,8 @@ extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(
 #pragma unroll
         for (unsigned int j = 0; j < EVO_FINISH_LEAVES; ++j) {
             const unsigned long long k = first + j;
-            const double2 pair = k < p.tiles ? row[evo_leaf_slot(k, p.tiles)] : make_double2(0.0, identity_b);
+            const double2 pair =
+                k < p.tiles ? row[evo_leaf_slot(k, p.tiles)] : make_double2(0.0, identity_b);
             a[j] = pair.x;
             b[j] = pair.y;
         }
@@ -704,8 +706,8 @@ __device__ __forceinline__ void evo_prefix_squares_rows(const float* x, const fl
     }
 }
 
-// Tile summaries of rows of z = x - shift: nodes[4 (r tiles + evo_leaf_slot(t, tiles)) + 0..3] = (N, A, B, C) of tile t (8B terms)
-// of row r; with p.finish (one tile per row), the fitness C (+ bias) of row r to nodes[r] instead. Grid, groups of individuals and groups of tiles as `evo_tiles`; perm is not used. After the
+// Tile summaries of rows of z = x - shift: nodes[4 (r tiles + evo_leaf_slot(t, tiles)) + 0..3] = (N, A, B, C)
+// of tile t (8B terms) of row r; with p.finish (one tile per row), the fitness C (+ bias) of row r to nodes[r] instead. Grid, groups of individuals and groups of tiles as `evo_tiles`; perm is not used. After the
 // block's barrier, warp w takes the items w, w + warps, ...: the tree of the B/32 warp summaries of the item
 // (an aligned subtree of the canonical tree of evo_benchmarks::prefix_squares).
 extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares(const float* x, const float* shift32,
@@ -924,7 +926,8 @@ extern "C" __global__ void __launch_bounds__(EVO_GROUP_THREADS) benchmarks_conti
         value = evo_block_tree<false>(i + 1u < EVO_GROUP ? evo_rosenbrock_term(r[i], r[i + 1u]) : 0.0, scratch);
     }
     if (i == 0u) {
-        const unsigned long long slot = (unsigned long long)blockIdx.y * p.groups + evo_leaf_slot(group, p.groups);
+        const unsigned long long slot =
+            (unsigned long long)blockIdx.y * p.groups + evo_leaf_slot(group, p.groups);
         values[2 * slot] = value;
         values[2 * slot + 1] = 0.0;
     }

@@ -8,8 +8,8 @@ use evo_equivalence::equivalence_test;
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::benchmarks_continuous::{
     CEC_FUNCTIONS, Case, check_binary, check_case, check_fast_profile,
-    check_finish_block_independence, check_large, check_reused_evaluator, check_user_function,
-    user_term,
+    check_finish_block_independence, check_finish_layout, check_large, check_reused_evaluator,
+    check_user_function, user_term,
 };
 use evo_gpu_runtime::Profile;
 
@@ -64,6 +64,14 @@ equivalence_test!(
     [128, 256],
     |gpu, block| {
         assert_all(check_reused_evaluator(gpu, block));
+    }
+);
+
+equivalence_test!(
+    finish_should_read_the_leaf_slot_layout,
+    [256],
+    |gpu, _block| {
+        assert_all(vec![check_finish_layout(gpu)]);
     }
 );
 

@@ -329,6 +329,45 @@ pub fn check_finish_block_independence(gpu: &Gpu) -> Vec<CheckReport> {
     reports
 }
 
+/// `launch::finish` reads the layout `launch::leaf_slot` describes: `FINISH_ROWS` rows of 300 random tile sums
+/// (one chunk of 256 transposed, 44 in order) placed by `leaf_slot`, summed by the kernel (no combination, no
+/// bias) and by the CPU's canonical tree over the leaves in order, bit for bit.
+pub fn check_finish_layout(gpu: &Gpu) -> CheckReport {
+    let tiles = 300u64;
+    let mut rng = SplitMix64::new(0x1eaf_5107);
+    let leaves: Vec<f64> = (0..FINISH_ROWS * tiles)
+        .map(|_| rng.uniform(-1.0e3, 1.0e3))
+        .collect();
+    let mut partials = vec![0.0; (2 * FINISH_ROWS * tiles) as usize];
+    for r in 0..FINISH_ROWS {
+        for i in 0..tiles {
+            let slot = r * tiles + launch::leaf_slot(i, tiles);
+            partials[2 * slot as usize] = leaves[(r * tiles + i) as usize];
+        }
+    }
+    let expected: Vec<f64> = leaves
+        .chunks(tiles as usize)
+        .map(evo_core::reduce::pairwise_sum_f64)
+        .collect();
+    let params = FinishParams {
+        tiles,
+        n: 0,
+        bias: 0.0,
+        combine: 0,
+        add_bias: 0,
+        leaves: launch::FINISH_LEAVES,
+    };
+    let block = launch::finish_block(tiles, launch::FINISH_LEAVES);
+    let check = format!("finish of {tiles} tiles x{FINISH_ROWS} in the leaf_slot layout");
+    let kernel = "benchmarks_continuous_finish";
+    match run_finish(gpu, launch::finish, &partials, params, block) {
+        Ok(actual) => exact_report(check, kernel, Ok(()), &expected, &actual, |i| {
+            format!("row {i}")
+        }),
+        Err(error) => CheckReport::from_error(check, kernel, &error),
+    }
+}
+
 /// `finish` over `FINISH_ROWS` rows of `partials` with `params` in blocks of `block` threads.
 fn run_finish(
     gpu: &Gpu,

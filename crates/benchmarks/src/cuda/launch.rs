@@ -354,8 +354,8 @@ fn block_groups(slots: u64, tiles: u64, rows: u64, row_group: u64) -> (u64, u64)
 
 /// Tiles of `items · block` terms for `rows` individuals of `dimension` coordinates: writes the pair of
 /// accumulators of tile `t` of row `r` to `partials[2 (r · tiles + leaf_slot(t, tiles)) ..]` ([`leaf_slot`])
-/// and returns `tiles`; with
-/// `params.finish` = 1 (one tile per row), the final fitness of row `r` to `partials[r]` instead.
+/// and returns `tiles`; with `params.finish` = 1 (one tile per row), the final fitness of row `r` to
+/// `partials[r]` instead.
 /// `block` must be a power of two in 32..=256.
 #[allow(clippy::too_many_arguments)]
 pub fn tiles(
@@ -399,9 +399,9 @@ pub fn tiles(
     // t < tiles of its tile group, block (tg, g) reads x[r·D .. (r+1)·D] (checked above; the permutation's
     // entries are below D, as `Cec2010Problem` builds it), the shift below D when its mode selects it
     // (checked), the permutation below perm_offset + terms when permuted (checked), and writes
-    // partials[2(r·tiles + leaf_slot(t, tiles)) + {0,1}] below 2·rows·tiles, or with finish (tiles = 1) partials[r] below rows
-    // (checked); group · tile_group <= MAX_ITEMS items fit
-    // the kernel's static shared scratch (2 · 16 · 8 doubles).
+    // partials[2(r·tiles + leaf_slot(t, tiles)) + {0,1}] below 2·rows·tiles, or with finish (tiles = 1)
+    // partials[r] below rows (checked); group · tile_group <= MAX_ITEMS items fit the kernel's static shared
+    // scratch (2 · 16 · 8 doubles).
     unsafe {
         kernel
             .launch()
@@ -433,7 +433,9 @@ pub const LEAF_CHUNK: u64 = 256;
 pub const fn leaf_slot(i: u64, count: u64) -> u64 {
     let complete = count / LEAF_CHUNK * LEAF_CHUNK;
     if i < complete {
-        (i / LEAF_CHUNK) * LEAF_CHUNK + (i % 8) * 32 + (i % LEAF_CHUNK) / 8
+        (i / LEAF_CHUNK) * LEAF_CHUNK
+            + (i % FINISH_LEAVES) * (LEAF_CHUNK / FINISH_LEAVES)
+            + (i % LEAF_CHUNK) / FINISH_LEAVES
     } else {
         i
     }
@@ -492,10 +494,9 @@ pub fn finish(
 
 /// The Schwefel 1.2 / Ridge tile summaries `(N, A, B, C)` of [`crate::prefix_squares`] over tiles of
 /// `8 · block` terms of `z = x − o`, written to `nodes[4 (r · tiles + leaf_slot(t, tiles)) ..]`
-/// ([`leaf_slot`]); returns `tiles`. With
-/// `params.finish` = 1 (rows of one tile), the fitness `C` (plus `params.bias` when `params.add_bias` is 1)
-/// of row `r` to `nodes[r]` instead, as [`finish_prefix`] would compute it. The same
-/// grid, groups and block sizes as [`tiles`]; `params.permuted` must be 0.
+/// ([`leaf_slot`]); returns `tiles`. With `params.finish` = 1 (rows of one tile), the fitness `C` (plus
+/// `params.bias` when `params.add_bias` is 1) of row `r` to `nodes[r]` instead, as [`finish_prefix`] would
+/// compute it. The same grid, groups and block sizes as [`tiles`]; `params.permuted` must be 0.
 #[allow(clippy::too_many_arguments)]
 pub fn prefix_squares(
     gpu: &Gpu,
@@ -538,8 +539,8 @@ pub fn prefix_squares(
     // SAFETY: `(const float* x, const float* shift32, const double* shift64, double* nodes, TilesParams)`;
     // the grid is the tiles kernels' (tile groups x groups, derived by the kernel from the same terms, block
     // size, group and tile group); block (tg, g) reads x[r·D .. (r+1)·D] for its individuals r < rows and the
-    // selected shift below D (both checked above) and writes nodes[4(r·tiles + leaf_slot(t, tiles)) + 0..3] for its tiles
-    // t < tiles, below 4·rows·tiles, or with finish (tiles = 1, checked by tiles_shape) nodes[r] below rows
+    // selected shift below D (both checked above) and writes nodes[4(r·tiles + leaf_slot(t, tiles)) + 0..3] for
+    // its tiles t < tiles, below 4·rows·tiles, or with finish (tiles = 1, checked by tiles_shape) nodes[r] below rows
     // (checked); group · tile_group <= MAX_ITEMS items fit the static shared
     // scratch (16 · 8 summaries).
     unsafe {
