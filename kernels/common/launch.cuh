@@ -13,3 +13,15 @@ __device__ __forceinline__ void evo_wait_previous_grid()
 #endif
 }
 
+
+// The other half of Programmatic Dependent Launch: lets the runtime schedule the next kernel on the stream (one
+// launched with Launch::overlapping_previous) before this grid has finished, so that its blocks are resident and
+// waiting in evo_wait_previous_grid() when this grid completes, instead of being launched then. It orders no
+// memory: the next kernel still sees this grid's writes only after its own evo_wait_previous_grid(). Below sm_90
+// it does nothing.
+__device__ __forceinline__ void evo_allow_next_grid()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}

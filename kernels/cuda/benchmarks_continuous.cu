@@ -466,6 +466,7 @@ __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, 
                                           const unsigned int* perm, double* partials, const TilesParams& p)
 {
     __shared__ double scratch[2 * EVO_MAX_ITEMS * EVO_MAX_WARPS];
+    evo_wait_previous_grid();
     const unsigned int tile = (p.items == 1u ? 1u : EVO_ITEMS) * blockDim.x;
     const EvoBlockTiles b = evo_block_tiles(p, tile, x, shift32, shift64);
     for (unsigned long long t = b.first_tile; t < b.last_tile; ++t) {
@@ -557,6 +558,7 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_user(con
 extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(const double* partials, double* fitness, FinishParams p)
 {
     __shared__ double scratch[32];
+    evo_allow_next_grid();
     evo_wait_previous_grid();
     const bool product = p.combine == 1u;
     const bool second = p.combine == 1u || p.combine == 2u;
@@ -733,6 +735,7 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_prefix_squares
                                                                                TilesParams p)
 {
     __shared__ EvoPrefixSquares scratch[EVO_MAX_ITEMS * EVO_MAX_WARPS];
+    evo_wait_previous_grid();
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned int warps = blockDim.x >> 5;
@@ -808,6 +811,7 @@ __device__ __forceinline__ EvoPrefixSquares evo_prefix_squares_load4(const doubl
 extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish_prefix(const double* nodes, double* fitness, FinishParams p)
 {
     __shared__ EvoPrefixSquares scratch[32];
+    evo_allow_next_grid();
     evo_wait_previous_grid();
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;

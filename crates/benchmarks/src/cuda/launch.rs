@@ -401,10 +401,12 @@ pub fn tiles(
     // (checked), the permutation below perm_offset + terms when permuted (checked), and writes
     // partials[2(r·tiles + leaf_slot(t, tiles)) + {0,1}] below 2·rows·tiles, or with finish (tiles = 1)
     // partials[r] below rows (checked); group · tile_group <= MAX_ITEMS items fit the kernel's static shared
-    // scratch (2 · 16 · 8 doubles).
+    // scratch (2 · 16 · 8 doubles); the kernel touches no global memory before evo_wait_previous_grid(), as an
+    // overlapping launch requires.
     unsafe {
         kernel
             .launch()
+            .overlapping_previous()
             .input(x)
             .input(shift.shift32)
             .input(shift.shift64)
@@ -541,11 +543,12 @@ pub fn prefix_squares(
     // size, group and tile group); block (tg, g) reads x[r·D .. (r+1)·D] for its individuals r < rows and the
     // selected shift below D (both checked above) and writes nodes[4(r·tiles + leaf_slot(t, tiles)) + 0..3] for
     // its tiles t < tiles, below 4·rows·tiles, or with finish (tiles = 1, checked by tiles_shape) nodes[r] below rows
-    // (checked); group · tile_group <= MAX_ITEMS items fit the static shared
-    // scratch (16 · 8 summaries).
+    // (checked); group · tile_group <= MAX_ITEMS items fit the static shared scratch (16 · 8 summaries); the
+    // kernel touches no global memory before evo_wait_previous_grid(), as an overlapping launch requires.
     unsafe {
         kernel
             .launch()
+            .overlapping_previous()
             .input(x)
             .input(shift.shift32)
             .input(shift.shift64)
