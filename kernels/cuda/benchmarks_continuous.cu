@@ -4,9 +4,10 @@
 //
 // Every fitness is a fixed tree of per-coordinate terms (evo_core::reduce), so the work splits freely:
 // 1. `benchmarks_continuous_tiles_*`: a grid of tile groups x groups of individuals (linear, group fastest;
-//    groups of 4 consecutive individuals (10 for Griewank; fewer where the grid would fill less than two
-//    waves, launch::block_groups), which share the block's index arithmetic and Griewank's
-//    1/sqrt((i+1) pi^2); a block of fewer individuals takes up to 4 / group consecutive tiles);
+//    groups of up to 10 consecutive individuals (launch::ROW_GROUP; fewer where the grid would fill less than
+//    two waves, launch::block_groups), which share the block's index arithmetic, the shift vector's tile (read
+//    from L1 after the first individual; the rows bypass L1) and Griewank's 1/sqrt((i+1) pi^2); a block of
+//    fewer individuals takes up to 4 / group consecutive tiles);
 //    for each individual r and tile t of its block, the block of B threads reduces the aligned tile of 8B
 //    terms starting at t * 8B of row r: warp w takes the 256 terms from 256 w, lane l the 8 adjacent terms 8 l .. 8 l + 7 (two 16-byte
 //    loads per array; the warp's pair of loads covers 1 KiB with every sector used), all in registers; they

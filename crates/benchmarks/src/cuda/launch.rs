@@ -12,15 +12,13 @@ pub const ITEMS_PER_THREAD: u32 = 8;
 /// Terms per thread of the tiles kernels for rows of at most one block's threads of terms (`TilesParams::items`
 /// = 1): one tile of `block` terms per individual, one term per lane.
 pub const ITEMS_PER_THREAD_SMALL: u32 = 1;
-/// Consecutive individuals per block of the tiles kernels, at most (`block_groups` takes fewer where the grid
-/// would be short): the block's index arithmetic is shared by the group, and Griewank's scale `1/√((i+1)π²)`
-/// too.
-pub const ROW_GROUP: u32 = 4;
-/// [`ROW_GROUP`] of the Griewank tiles kernel: its scale `1/√((i+1)π²)` (14 f64 operations by fused
-/// multiply-adds, `functions::griewank::griewank_scale`) is paid once per coordinate for the whole group. With
-/// the scale by a square root and a division (about 20 f64 operations) groups of 5 were slower than 10 at
-/// 20 × 10^7 on the H100; with the cheaper scale groups of 4 were slower too (0.425 → 0.475 ms).
-pub const GRIEWANK_ROW_GROUP: u32 = 10;
+/// Consecutive individuals per block of the tiles and prefix-squares kernels, at most (`block_groups` takes
+/// fewer where the grid would be short). The group shares the block's index arithmetic, the tile of the shift
+/// vector (read from memory once, then from L1: the rows themselves bypass L1) and Griewank's scale
+/// `1/√((i+1)π²)` (14 f64 operations, paid once per coordinate for the whole group). On the H100
+/// (docs/results/eval.md): at 20 × 10^7, groups of 10 instead of 4 took Rastrigin from 353 to 345 µs per call
+/// and Schwefel 1.2 from 322 to 313; Griewank's groups of 4 had been slower than 10 (0.425 → 0.475 ms).
+pub const ROW_GROUP: u32 = 10;
 /// Most (individual, tile) items of one block of the tiles kernels (`EVO_MAX_ITEMS`): their warp subtrees wait
 /// in shared memory for the block's single barrier.
 const MAX_ITEMS: u32 = 16;
@@ -47,8 +45,7 @@ const WAVES: u64 = 4;
 /// waves rather than [`WAVES`].
 const MIN_WAVES: u64 = 2;
 // A block holds `group · tile_group` items: at most the largest row group (tile_group 1) or TARGET_ITEMS.
-const _: () =
-    assert!(ROW_GROUP <= MAX_ITEMS && GRIEWANK_ROW_GROUP <= MAX_ITEMS && TARGET_ITEMS <= MAX_ITEMS);
+const _: () = assert!(ROW_GROUP <= MAX_ITEMS && TARGET_ITEMS <= MAX_ITEMS);
 
 /// Scalar arguments of `benchmarks_continuous_tiles_*`; mirrors `TilesParams`.
 #[repr(C)]
@@ -66,7 +63,7 @@ pub struct TilesParams {
     pub shift: u32,
     /// 1: coordinates through the permutation.
     pub permuted: u32,
-    /// Consecutive individuals per block (set by [`tiles`]: [`ROW_GROUP`] or [`GRIEWANK_ROW_GROUP`], or fewer
+    /// Consecutive individuals per block (set by [`tiles`]: [`ROW_GROUP`], or fewer
     /// individuals).
     pub group: u32,
     /// Consecutive tiles per block (set by [`tiles`]: up to 4 / `group`, at least 1).
@@ -245,7 +242,7 @@ fn check_len<T: evo_gpu_runtime::DeviceCopy>(
 
 /// The launch shape shared by [`tiles`] and [`prefix_squares`]: validates the block size, the individuals,
 /// the population and the shift (and the permutation when `params.permuted` is 1); returns the tiles per
-/// individual, the linear grid (groups of `tile_group` tiles × groups of at most `row_group` individuals, as
+/// individual, the linear grid (groups of `tile_group` tiles × groups of at most [`ROW_GROUP`] individuals, as
 /// [`block_groups`] sizes them for `resident` blocks per multiprocessor) and the completed params.
 #[allow(clippy::too_many_arguments)]
 fn tiles_shape(
@@ -255,7 +252,6 @@ fn tiles_shape(
     params: TilesParams,
     rows: u64,
     block: u32,
-    row_group: u32,
     resident: u64,
 ) -> Result<(u64, u32, TilesParams)> {
     if !(block.is_power_of_two() && (32..=256).contains(&block)) {
@@ -289,7 +285,7 @@ fn tiles_shape(
         ));
     }
     let slots = u64::from(gpu.info().multiprocessors.max(1)) * resident;
-    let (group, tile_group) = block_groups(slots, tiles, rows, u64::from(row_group));
+    let (group, tile_group) = block_groups(slots, tiles, rows, u64::from(ROW_GROUP));
     let row_groups = rows.div_ceil(group);
     let params = TilesParams {
         rows,
@@ -369,16 +365,11 @@ pub fn tiles(
     profile: Profile,
     block: u32,
 ) -> Result<u64> {
-    let row_group = match kernel {
-        TileKernel::Builtin(TermKind::Griewank) => GRIEWANK_ROW_GROUP,
-        _ => ROW_GROUP,
-    };
     let resident = match kernel {
         TileKernel::Builtin(TermKind::Rastrigin) => RASTRIGIN_RESIDENT_BLOCKS,
         _ => RESIDENT_BLOCKS,
     };
-    let (tiles, grid, params) =
-        tiles_shape(gpu, x, shift, params, rows, block, row_group, resident)?;
+    let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, resident)?;
     if params.finish == 1 {
         check_len("fitness", partials, rows)?;
     } else {
@@ -518,16 +509,7 @@ pub fn prefix_squares(
             "0 (the prefix sums run over the coordinates in order)",
         ));
     }
-    let (tiles, grid, params) = tiles_shape(
-        gpu,
-        x,
-        shift,
-        params,
-        rows,
-        block,
-        ROW_GROUP,
-        RESIDENT_BLOCKS,
-    )?;
+    let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, RESIDENT_BLOCKS)?;
     if params.finish == 1 {
         check_len("fitness", nodes, rows)?;
     } else {
@@ -773,8 +755,8 @@ pub fn decode16(
 #[cfg(test)]
 mod tests {
     use super::{
-        FINISH_LEAVES, GRIEWANK_ROW_GROUP, LEAF_CHUNK, ROW_GROUP, block_groups, finish_block,
-        leaf_slot, prefix_finish_leaves,
+        FINISH_LEAVES, LEAF_CHUNK, ROW_GROUP, block_groups, finish_block, leaf_slot,
+        prefix_finish_leaves,
     };
 
     /// Resident blocks of an H100 (132 multiprocessors) at 4 and 6 blocks per multiprocessor.
@@ -785,27 +767,24 @@ mod tests {
 
     #[test]
     fn block_groups_should_halve_the_row_groups_of_a_grid_under_two_waves() {
-        let griewank = u64::from(GRIEWANK_ROW_GROUP);
         let group = u64::from(ROW_GROUP);
-        // Griewank at 20 x 10^6: 978 blocks of 10 would be 1.85 waves; 1956 blocks of 5.
-        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 20, griewank), (5, 1));
-        // Rastrigin there: 2445 blocks of 4 on 792 slots, 3.1 waves, unchanged.
-        assert_eq!(block_groups(H100_SLOTS_6, TILES_1E6, 20, group), (4, 1));
-        // Schwefel 1.2 there: 2445 blocks on 528 slots.
-        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 20, group), (4, 1));
+        // 20 x 10^6: 978 blocks of 10 would be 1.85 waves of the 4-resident kernels and 1.23 of Rastrigin's 6;
+        // 1956 blocks of 5.
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 20, group), (5, 1));
+        assert_eq!(block_groups(H100_SLOTS_6, TILES_1E6, 20, group), (5, 1));
         // 20 x 10^7: full groups.
-        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E7, 20, griewank), (10, 1));
-        assert_eq!(block_groups(H100_SLOTS_6, TILES_1E7, 20, group), (4, 1));
-        // One individual: consecutive tiles per block while 4 waves remain (Griewank 2, Rastrigin 1).
-        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E7, 1, griewank), (1, 2));
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E7, 20, group), (10, 1));
+        assert_eq!(block_groups(H100_SLOTS_6, TILES_1E7, 20, group), (10, 1));
+        // One individual: consecutive tiles per block while 4 waves remain (4-resident 2, Rastrigin 1).
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E7, 1, group), (1, 2));
         assert_eq!(block_groups(H100_SLOTS_6, TILES_1E7, 1, group), (1, 1));
-        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 1, griewank), (1, 1));
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 1, group), (1, 1));
         // Rows of one tile: the groups shrink to 4 waves (a GA population of 256: one row per block).
         assert_eq!(block_groups(H100_SLOTS_4, 1, 256, group), (1, 1));
-        assert_eq!(block_groups(H100_SLOTS_4, 1, 65_535, griewank), (10, 1));
+        assert_eq!(block_groups(H100_SLOTS_4, 1, 65_535, group), (10, 1));
         // A group never exceeds the rows, nor falls below one.
-        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 3, griewank), (1, 1));
-        assert_eq!(block_groups(1, 2, 7, griewank), (7, 1));
+        assert_eq!(block_groups(H100_SLOTS_4, TILES_1E6, 3, group), (1, 1));
+        assert_eq!(block_groups(1, 2, 7, group), (7, 1));
     }
 
     #[test]

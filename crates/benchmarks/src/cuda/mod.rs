@@ -11,9 +11,8 @@
 //!
 //! Work split: a grid of (tile, individual) blocks (individual fastest), each tile an aligned subtree of the canonical tree of
 //! the fitness' terms, and one block per individual for the second stage; for moderate `D` the first grid is
-//! one block per individual. The tiles blocks take 4 consecutive individuals each ([`launch::ROW_GROUP`]; Griewank 10,
-//! [`launch::GRIEWANK_ROW_GROUP`]),
-//! which share the block's index arithmetic and Griewank's `1/√(i+1)` (rows of at most one block of terms:
+//! one block per individual. The tiles blocks take up to 10 consecutive individuals each ([`launch::ROW_GROUP`]),
+//! which share the block's index arithmetic, the shift vector's tile in L1 and Griewank's `1/√(i+1)` (rows of at most one block of terms:
 //! fewer, down to one, until the grid fills the GPU, in blocks of the next power of two ≥ 32 of the terms); `prefix_squares` uses the same tiles
 //! with a summary `(N, A, B, C)` per tile instead of a sum. Because tiles are aligned subtrees, the bits do not depend on the block size or
 //! the number of tiles (`kernels/cuda/benchmarks_continuous.cu` explains the kernels).
