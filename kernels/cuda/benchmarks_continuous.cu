@@ -151,10 +151,13 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
 // At most 256 threads per block (the launcher's cap), 4 blocks per SM: at most 64 registers per thread.
 #define EVO_TILES_BOUNDS __launch_bounds__(256, 4)
 // Rastrigin: 6 blocks per SM (at most 40 registers; ptxas spills more), measured faster on the H100 than 4
-// (20 x 10^7: 0.402 -> 0.372 ms) and 5 (0.385 ms); 3 was slower (0.467 ms). Griewank stays at 4 (5: 0.464,
-// 6: 0.572, 2: 0.555 against 0.450 ms). docs/results/eval.md.
-// The launcher sizes the tiles grids by these resident counts (launch::RESIDENT_BLOCKS, RASTRIGIN_RESIDENT_BLOCKS).
+// (20 x 10^7: 0.402 -> 0.372 ms) and 5 (0.385 ms); 3 was slower (0.467 ms); 7 (32 registers) within 0.3 us at
+// 20 x 10^6. Griewank: 5 blocks per SM (at most 48 registers) since the rows bypass L1: 20 x 10^7 382 -> 371 us,
+// 20 x 10^6 48.3 -> 47.0 (at 4 it had been faster while the rows went through L1: 0.450 against 0.464 ms).
+// docs/results/eval.md. The launcher sizes the tiles grids by these resident counts (launch::RESIDENT_BLOCKS,
+// RASTRIGIN_RESIDENT_BLOCKS, GRIEWANK_RESIDENT_BLOCKS).
 #define EVO_TILES_BOUNDS_RASTRIGIN __launch_bounds__(256, 6)
+#define EVO_TILES_BOUNDS_GRIEWANK __launch_bounds__(256, 5)
 
 // Four floats of a population row in the FAST paths (read once per call): through the non-coherent path without
 // allocating in L1 (ld.global.nc.L1::no_allocate), so that the row stream does not evict the tile of the shift
@@ -523,7 +526,7 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_elliptic
     evo_tiles<EVO_KIND_ELLIPTIC>(x, shift32, shift64, perm, partials, p);
 }
 
-extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+extern "C" __global__ void EVO_TILES_BOUNDS_GRIEWANK benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_GRIEWANK>(x, shift32, shift64, perm, partials, p);
 }

@@ -31,6 +31,8 @@ const TARGET_ITEMS: u32 = 4;
 const RESIDENT_BLOCKS: u64 = 4;
 /// Resident blocks per multiprocessor of the Rastrigin tiles kernel (`EVO_TILES_BOUNDS_RASTRIGIN`).
 const RASTRIGIN_RESIDENT_BLOCKS: u64 = 6;
+/// Resident blocks per multiprocessor of the Griewank tiles kernel (`EVO_TILES_BOUNDS_GRIEWANK`).
+const GRIEWANK_RESIDENT_BLOCKS: u64 = 5;
 /// Waves of resident blocks that keep a grid's tail short: a tile group shrinks until the grid has this many
 /// times the resident blocks of all multiprocessors. Per kernel since `cargo xtask bench --suite eval` on the
 /// H100 (docs/results/eval.md): 16 blocks per multiprocessor for every kernel left Rastrigin at 1 × 10^7
@@ -367,6 +369,7 @@ pub fn tiles(
 ) -> Result<u64> {
     let resident = match kernel {
         TileKernel::Builtin(TermKind::Rastrigin) => RASTRIGIN_RESIDENT_BLOCKS,
+        TileKernel::Builtin(TermKind::Griewank) => GRIEWANK_RESIDENT_BLOCKS,
         _ => RESIDENT_BLOCKS,
     };
     let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, resident)?;
