@@ -13,7 +13,6 @@ __device__ __forceinline__ void evo_wait_previous_grid()
 #endif
 }
 
-
 // The other half of Programmatic Dependent Launch: lets the runtime schedule the next kernel on the stream (one
 // launched with Launch::overlapping_previous) before this grid has finished, so that its blocks are resident and
 // waiting in evo_wait_previous_grid() when this grid completes, instead of being launched then. It orders no

@@ -44,7 +44,8 @@ const WAVES: u64 = 4;
 /// groups shrink ([`block_groups`]). On the H100 (docs/results/h100-67de669/), Griewank at 20 × 10^6: groups of
 /// 10 gave 978 blocks on 528 slots (1.85 waves), 53.3 µs per call; groups of 5, 51.5 µs. Rastrigin's groups of
 /// 4 there (2445 blocks on 792 slots, 3.1 waves) gained nothing from groups of 2 (46.1 → 46.7 µs), hence 2
-/// waves rather than [`WAVES`].
+/// waves rather than [`WAVES`]. At `b55cef7` (docs/results/h100-276b09b/), keeping the groups of 10 there
+/// (1.2–1.5 waves) took Rastrigin from 42.0 to 45.4 µs and Griewank from 47.2 to 49.3.
 const MIN_WAVES: u64 = 2;
 // A block holds `group · tile_group` items: at most the largest row group (tile_group 1) or TARGET_ITEMS.
 const _: () = assert!(ROW_GROUP <= MAX_ITEMS && TARGET_ITEMS <= MAX_ITEMS);
@@ -326,7 +327,7 @@ fn tiles_shape(
 /// whole GPU:
 /// - rows of one tile have no tiles to spread over blocks: their groups shrink until the grid has [`WAVES`]
 ///   waves of `slots`, so that few individuals do not wait on one warp's sequential rows (a GA population of
-///   256: 256 blocks instead of 64, or 26 for Griewank's groups of 10);
+///   256: 256 blocks instead of 26 for groups of 10);
 /// - otherwise the groups shrink (halving, rounded up) while the grid would fill fewer than [`MIN_WAVES`]
 ///   waves: Griewank at 20 × 10^6 took 978 blocks of 10 individuals on 528 slots, 1.85 waves;
 /// - then a block of few individuals takes the largest power of two of consecutive tiles up to
