@@ -247,7 +247,6 @@ fn check_len<T: evo_gpu_runtime::DeviceCopy>(
 /// the population and the shift (and the permutation when `params.permuted` is 1); returns the tiles per
 /// individual, the linear grid (groups of `tile_group` tiles × groups of at most [`ROW_GROUP`] individuals, as
 /// [`block_groups`] sizes them for `resident` blocks per multiprocessor) and the completed params.
-#[allow(clippy::too_many_arguments)]
 fn tiles_shape(
     gpu: &Gpu,
     x: &DeviceBuffer<f32>,
