@@ -229,9 +229,18 @@ __device__ __forceinline__ void evo_load_z(const float* row, const float* shift3
     }
 }
 
+// Where the chunk terms take Griewank's scale 1 / sqrt((i + 1) pi^2) of term i from: none (the other kinds),
+// computed in place (`benchmarks_continuous_tiles_griewank_one_row`, blocks of one individual: nothing to share,
+// and no registers held for the scales across the loads; H100, 1 x 10^7: 40.8 -> 39.0 us per call), or the
+// thread's array `scale`, computed once for the block's individuals (in shared memory instead of registers,
+// 20 x 10^6 was slower, 46.3 -> 47.5 us).
+#define EVO_SCALES_NONE 0
+#define EVO_SCALES_INLINE 1
+#define EVO_SCALES_ARRAY 2
+
 // The two chunk subtrees of the thread's 8 terms (a: first accumulator, b: second): each the tree of its 4
 // adjacent terms; missing terms are the identity of their tree.
-template <int KIND, bool FAST, bool REDUCED>
+template <int KIND, bool FAST, bool REDUCED, int SCALES>
 __device__ __forceinline__ void evo_chunk_terms(const float* row, const float* shift32, const double* shift64,
                                                 const unsigned int* perm, const TilesParams& p,
                                                 unsigned long long base, const double* z, const double* scale,
@@ -248,8 +257,10 @@ __device__ __forceinline__ void evo_chunk_terms(const float* row, const float* s
             ta[e] = 0.0;
             tb[e] = PRODUCT ? 1.0 : 0.0;
             if (FAST || i < p.terms) {
-                evo_term<KIND, REDUCED>(row, shift32, shift64, perm, p, i, z[4 * c + e], scale[4 * c + e], &ta[e],
-                                        &tb[e]);
+                const double sc = SCALES == EVO_SCALES_INLINE  ? evo_griewank_scale(i)
+                                  : SCALES == EVO_SCALES_ARRAY ? scale[4u * c + e]
+                                                               : 1.0;
+                evo_term<KIND, REDUCED>(row, shift32, shift64, perm, p, i, z[4 * c + e], sc, &ta[e], &tb[e]);
             }
         }
         a[c] = (ta[0] + ta[1]) + (ta[2] + ta[3]);
@@ -284,6 +295,39 @@ __device__ __forceinline__ void evo_warp_tree_store(double ta, double tb, unsign
     }
 }
 
+// One row's 8 coordinates of the thread (evo_tile_rows): its terms, the thread's aligned subtree of 8 and the
+// warp's of 256, stored as item `item`.
+template <int KIND, bool FAST, int SCALES>
+__device__ __forceinline__ void evo_tile_row(const float* row, const float* shift32, const double* shift64,
+                                             const unsigned int* perm, const TilesParams& p, unsigned long long base,
+                                             const double* scale, unsigned int item, double* scratch)
+{
+    constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
+    double z[EVO_ITEMS];
+    evo_load_z<FAST>(row, shift32, shift64, perm, p, base, z);
+    double a[2];
+    double b[2];
+    // One range check for the 8 cosine arguments of the thread instead of one per cosine.
+    bool reduced = false;
+    if (KIND == EVO_KIND_RASTRIGIN || KIND == EVO_KIND_GRIEWANK) {
+        const double limit = KIND == EVO_KIND_RASTRIGIN ? 0x1p49 : 0x1p20;
+        reduced = true;
+#pragma unroll
+        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+            reduced = reduced & (fabs(z[j]) < limit);
+        }
+    }
+    if (reduced) {
+        evo_chunk_terms<KIND, FAST, true, SCALES>(row, shift32, shift64, perm, p, base, z, scale, a, b);
+    } else {
+        evo_chunk_terms<KIND, FAST, false, SCALES>(row, shift32, shift64, perm, p, base, z, scale, a, b);
+    }
+    // The thread's aligned subtree of 8 adjacent terms, then the warp's 256 by one shuffle tree.
+    double ta = a[0] + a[1];
+    double tb = PRODUCT ? b[0] * b[1] : b[0] + b[1];
+    evo_warp_tree_store<KIND>(ta, tb, item, scratch);
+}
+
 // One tile of 8B terms for the individuals first_row .. last_row - 1 (see the file comment). Lane l of warp w
 // computes the 8 adjacent terms of `evo_load_z` in registers; each chunk's 4 terms form an aligned subtree of
 // 4 leaves, their sum the thread's aligned 8, and the warp tree over the 32 lanes (offsets 1 .. 16) the warp's
@@ -291,51 +335,41 @@ __device__ __forceinline__ void evo_warp_tree_store(double ta, double tb, unsign
 // first_row (second accumulator at EVO_MAX_ITEMS * EVO_MAX_WARPS). No barrier: each warp runs through the
 // block's items on its own; `evo_tile_items_store` adds the warps' subtrees after one barrier. The shuffle adds
 // are unconditional: lanes that are not multiples of 2 off compute values that no later level of lane 0 reads.
-template <int KIND, bool FAST>
+template <int KIND, bool FAST, bool ONE_ROW>
 __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift32, const double* shift64,
                                               const unsigned int* perm, const TilesParams& p,
                                               unsigned long long t, unsigned long long first_row,
                                               unsigned long long last_row, unsigned int item0, double* scratch)
 {
-    constexpr bool PRODUCT = KIND == EVO_KIND_GRIEWANK;
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 8u * lane;
-    // Griewank's 1 / sqrt(i + 1) of the thread's terms, once for the whole group.
-    double scale[EVO_ITEMS];
-#pragma unroll
-    for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-        const unsigned long long i = base + j;
-        scale[j] = KIND == EVO_KIND_GRIEWANK && (FAST || i < p.terms) ? evo_griewank_scale(i) : 1.0;
-    }
     // The rows by a stepped pointer and a 32-bit count (at most EVO_MAX_ITEMS rows): fewer 64-bit address
     // products in the loop (H100, Rastrigin 20 x 10^6: 41.7 -> 41.3 us; Griewank 47.0 -> 46.4 us).
     const unsigned int count = (unsigned int)(last_row - first_row);
     const float* row = x + first_row * p.dimension;
-    for (unsigned int k = 0; k < count; ++k, row += p.dimension) {
-        double z[EVO_ITEMS];
-        evo_load_z<FAST>(row, shift32, shift64, perm, p, base, z);
-        double a[2];
-        double b[2];
-        // One range check for the 8 cosine arguments of the thread instead of one per cosine.
-        bool reduced = false;
-        if (KIND == EVO_KIND_RASTRIGIN || KIND == EVO_KIND_GRIEWANK) {
-            const double limit = KIND == EVO_KIND_RASTRIGIN ? 0x1p49 : 0x1p20;
-            reduced = true;
+    if (KIND != EVO_KIND_GRIEWANK) {
+        for (unsigned int k = 0; k < count; ++k, row += p.dimension) {
+            evo_tile_row<KIND, FAST, EVO_SCALES_NONE>(row, shift32, shift64, perm, p, base, nullptr, item0 + k,
+                                                      scratch);
+        }
+    } else if (ONE_ROW) {
+        for (unsigned int k = 0; k < count; ++k, row += p.dimension) {
+            evo_tile_row<KIND, FAST, EVO_SCALES_INLINE>(row, shift32, shift64, perm, p, base, nullptr, item0 + k,
+                                                        scratch);
+        }
+    } else {
+        // Griewank's scales of the thread's terms, once for the block's individuals.
+        double scale[EVO_ITEMS];
 #pragma unroll
-            for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
-                reduced = reduced & (fabs(z[j]) < limit);
-            }
+        for (unsigned int j = 0; j < EVO_ITEMS; ++j) {
+            const unsigned long long i = base + j;
+            scale[j] = FAST || i < p.terms ? evo_griewank_scale(i) : 1.0;
         }
-        if (reduced) {
-            evo_chunk_terms<KIND, FAST, true>(row, shift32, shift64, perm, p, base, z, scale, a, b);
-        } else {
-            evo_chunk_terms<KIND, FAST, false>(row, shift32, shift64, perm, p, base, z, scale, a, b);
+        for (unsigned int k = 0; k < count; ++k, row += p.dimension) {
+            evo_tile_row<KIND, FAST, EVO_SCALES_ARRAY>(row, shift32, shift64, perm, p, base, scale, item0 + k,
+                                                       scratch);
         }
-        // The thread's aligned subtree of 8 adjacent terms, then the warp's 256 by one shuffle tree.
-        double ta = a[0] + a[1];
-        double tb = PRODUCT ? b[0] * b[1] : b[0] + b[1];
-        evo_warp_tree_store<KIND>(ta, tb, item0 + k, scratch);
     }
 }
 
@@ -468,7 +502,7 @@ __device__ __forceinline__ EvoBlockTiles evo_block_tiles(const TilesParams& p, u
     return b;
 }
 
-template <int KIND>
+template <int KIND, bool ONE_ROW = false>
 __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, const double* shift64,
                                           const unsigned int* perm, double* partials, const TilesParams& p)
 {
@@ -484,9 +518,11 @@ __device__ __forceinline__ void evo_tiles(const float* x, const float* shift32, 
         if (p.items == 1u) {
             evo_tile_rows_single<KIND>(x, shift32, shift64, perm, p, t, b.first_row, b.last_row, item0, scratch);
         } else if (fast) {
-            evo_tile_rows<KIND, true>(x, shift32, shift64, perm, p, t, b.first_row, b.last_row, item0, scratch);
+            evo_tile_rows<KIND, true, ONE_ROW>(x, shift32, shift64, perm, p, t, b.first_row, b.last_row, item0,
+                                               scratch);
         } else {
-            evo_tile_rows<KIND, false>(x, shift32, shift64, perm, p, t, b.first_row, b.last_row, item0, scratch);
+            evo_tile_rows<KIND, false, ONE_ROW>(x, shift32, shift64, perm, p, t, b.first_row, b.last_row, item0,
+                                                scratch);
         }
     }
     __syncthreads();
@@ -532,6 +568,15 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_elliptic
 extern "C" __global__ void EVO_TILES_BOUNDS_GRIEWANK benchmarks_continuous_tiles_griewank(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_GRIEWANK>(x, shift32, shift64, perm, partials, p);
+}
+
+// Griewank for blocks of one individual (p.group == 1; correct for any group): the scales computed in place
+// (EVO_SCALES_INLINE). A kernel of its own so that its registers do not change the allocation of the groups'
+// kernel above: on the H100, one kernel with both paths took 1 x 10^7 from 40.8 to 39.0 us per call but
+// 20 x 10^6 from 46.5 to 49.0.
+extern "C" __global__ void EVO_TILES_BOUNDS_GRIEWANK benchmarks_continuous_tiles_griewank_one_row(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
+{
+    evo_tiles<EVO_KIND_GRIEWANK, true>(x, shift32, shift64, perm, partials, p);
 }
 
 extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_ackley(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)

@@ -147,6 +147,7 @@ pub static MODULES: &[KernelModule] = &[
             "benchmarks_continuous_tiles_sum_squares",
             "benchmarks_continuous_tiles_elliptic",
             "benchmarks_continuous_tiles_griewank",
+            "benchmarks_continuous_tiles_griewank_one_row",
             "benchmarks_continuous_tiles_ackley",
             "benchmarks_continuous_tiles_rosenbrock",
             "benchmarks_continuous_finish",

@@ -5,8 +5,8 @@
 //! Sizes: 64 individuals at D = 13, 1000 and 4099 (CEC 2010: 100, 1000, 4100), which exercise one partial
 //! tile, several tiles and partial leaves of the prefix-squares tree; the large cases run 8 individuals at
 //! D = 10⁶ (shifted Rastrigin, Griewank, Schwefel 1.2, CEC 2010 F19) and 2 at D = 1 100 000 (Schwefel 1.2:
-//! 537 tiles at block 256), plus 7 at D = 100 003 (Griewank: a partial last group of individuals). The finish
-//! kernels' multi-segment path, which these sizes no longer reach, is checked by
+//! 537 tiles at block 256), plus Griewank with one individual per block: 7 at D = 100 003 and 1 at D = 10⁶.
+//! The finish kernels' multi-segment path, which these sizes no longer reach, is checked by
 //! `check_finish_block_independence`.
 
 use evo_benchmarks::cec2010::Cec2010Problem;
@@ -172,8 +172,10 @@ pub fn check_large(gpu: &Gpu, block: u32) -> Vec<CheckReport> {
         (Case::Shifted(ShiftedFunction::Schwefel12), 1_000_000, 8),
         (Case::Cec(19), 1_000_000, 8),
         (Case::Shifted(ShiftedFunction::Schwefel12), 1_100_000, 2),
-        // The tiles kernels evaluate groups of 4 individuals per block: a partial last group.
+        // One individual per block (launch::block_groups: 49 tiles, 7 rows), Griewank's one-row kernel, with
+        // a partial last tile; and one individual at D = 10⁶ (its float4 path).
         (Case::Shifted(ShiftedFunction::Griewank), 100_003, 7),
+        (Case::Shifted(ShiftedFunction::Griewank), 1_000_000, 1),
         // cec_groups' values in the finish layout (launch::leaf_slot): 300 groups of 50 (F14) and 300 groups
         // of 50 beside a separable half (F9), one chunk of 256 transposed and 44 in order.
         (Case::Cec(14), 15_000, 3),
