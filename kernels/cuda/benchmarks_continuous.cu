@@ -7,7 +7,8 @@
 //    groups of up to 10 consecutive individuals (launch::ROW_GROUP; fewer where the grid would fill less than
 //    two waves, launch::block_groups), which share the block's index arithmetic, the shift vector's tile (read
 //    from L1 after the first individual; the rows bypass L1) and Griewank's 1/sqrt((i+1) pi^2); a block of
-//    fewer individuals takes up to 4 / group consecutive tiles);
+//    fewer individuals takes up to 4 / group consecutive tiles; blocks of one individual take Griewank's
+//    `benchmarks_continuous_tiles_griewank_one_row`, which computes each scale where its term needs it);
 //    for each individual r and tile t of its block, the block of B threads reduces the aligned tile of 8B
 //    terms starting at t * 8B of row r: warp w takes the 256 terms from 256 w, lane l the 8 adjacent terms 8 l .. 8 l + 7 (two 16-byte
 //    loads per array; the warp's pair of loads covers 1 KiB with every sector used), all in registers; they
@@ -331,10 +332,12 @@ __device__ __forceinline__ void evo_tile_row(const float* row, const float* shif
 // One tile of 8B terms for the individuals first_row .. last_row - 1 (see the file comment). Lane l of warp w
 // computes the 8 adjacent terms of `evo_load_z` in registers; each chunk's 4 terms form an aligned subtree of
 // 4 leaves, their sum the thread's aligned 8, and the warp tree over the 32 lanes (offsets 1 .. 16) the warp's
-// aligned 256 terms, which lane 0 stores in the block's slot (item, warp), item = item0 + r -
-// first_row (second accumulator at EVO_MAX_ITEMS * EVO_MAX_WARPS). No barrier: each warp runs through the
+// aligned 256 terms, which lane 0 stores in the block's slot (item, warp), item = item0 + k for the block's
+// k-th individual (second accumulator at EVO_MAX_ITEMS * EVO_MAX_WARPS). No barrier: each warp runs through the
 // block's items on its own; `evo_tile_items_store` adds the warps' subtrees after one barrier. The shuffle adds
 // are unconditional: lanes that are not multiples of 2 off compute values that no later level of lane 0 reads.
+// Griewank takes its scales from an array computed once for the block's individuals, or with ONE_ROW (its
+// one-row kernel) computes each where the term needs it (EVO_SCALES_INLINE).
 template <int KIND, bool FAST, bool ONE_ROW>
 __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift32, const double* shift64,
                                               const unsigned int* perm, const TilesParams& p,
