@@ -31,7 +31,8 @@ const TARGET_ITEMS: u32 = 4;
 const RESIDENT_BLOCKS: u64 = 4;
 /// Resident blocks per multiprocessor of the Rastrigin tiles kernel (`EVO_TILES_BOUNDS_RASTRIGIN`).
 const RASTRIGIN_RESIDENT_BLOCKS: u64 = 6;
-/// Resident blocks per multiprocessor of the Griewank tiles kernel (`EVO_TILES_BOUNDS_GRIEWANK`).
+/// Resident blocks per multiprocessor of the two Griewank tiles kernels, for groups and for one individual
+/// (`EVO_TILES_BOUNDS_GRIEWANK`).
 const GRIEWANK_RESIDENT_BLOCKS: u64 = 5;
 /// Waves of resident blocks that keep a grid's tail short: a tile group shrinks until the grid has this many
 /// times the resident blocks of all multiprocessors. Per kernel since `cargo xtask bench --suite eval` on the
