@@ -354,7 +354,7 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
     constexpr int SCALES = KIND != EVO_KIND_GRIEWANK ? EVO_SCALES_NONE
                            : ONE_ROW                  ? EVO_SCALES_INLINE
                                                       : EVO_SCALES_ARRAY;
-    // Griewank's scales of the thread's terms, once for the block's individuals (unused by the other kinds).
+    // Griewank's scales of the thread's terms, once for the block's individuals (EVO_SCALES_ARRAY only).
     double scale[EVO_ITEMS];
     if (SCALES == EVO_SCALES_ARRAY) {
 #pragma unroll
