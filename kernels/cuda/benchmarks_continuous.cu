@@ -599,52 +599,102 @@ extern "C" __global__ void EVO_TILES_BOUNDS benchmarks_continuous_tiles_user(con
 // padding to a power of two are the identity, which is the canonical tree's padding, so the bits do not depend
 // on B. The second accumulator's tree runs only for the combinations that read it (Griewank's product,
 // Ackley's sum). The launcher picks B so that one segment covers the row where it can (launch::finish_block):
-// the segments are the kernel's serial part. Launched overlapping the tiles kernel (Programmatic Dependent
-// Launch): nothing is read or written before evo_wait_previous_grid().
+// then the segment's trees are the fitness (a stack of one node, no padding), and the kernel skips the stack.
+// Launched overlapping the tiles kernel (Programmatic Dependent Launch): nothing is read or written before
+// evo_wait_previous_grid().
 #define EVO_FINISH_LEAVES 8u
+
+// The 8 adjacent pairs first .. first + 7 of a row of `tiles` pairs in the evo_leaf_slot layout (first a
+// multiple of 8, so all 8 lie in one chunk of 256: transposed, slots base + 32 j, when the chunk is complete,
+// else in order); missing pairs are (0, identity_b). Every lane loads 8 pairs, a missing one from
+// EVO_FINISH_IDENTITY (its product entry for Griewank), so that the loads issue back to back: no branch, and
+// no select of a loaded value that would wait for it before the later loads. SECOND: both accumulators
+// (16-byte loads); otherwise the first only (8-byte loads).
+__device__ const double2 EVO_FINISH_IDENTITY[2] = {{0.0, 0.0}, {0.0, 1.0}};
+
+template <bool SECOND>
+__device__ __forceinline__ void evo_finish_leaves(const double2* row, unsigned long long tiles,
+                                                  unsigned long long first, double identity_b, double* a, double* b)
+{
+    const unsigned long long complete = tiles & ~255ull;
+    const bool transposed = first < complete;
+    const unsigned long long base = transposed ? ((first & ~255ull) | ((first >> 3) & 31ull)) : first;
+    const unsigned int stride = transposed ? 32u : 1u;
+    // Pairs present in this lane: 0 .. 8 (first may lie beyond the row).
+    const unsigned long long left = first < tiles ? tiles - first : 0ull;
+    const unsigned int present = left < EVO_FINISH_LEAVES ? (unsigned int)left : EVO_FINISH_LEAVES;
+    const double2* identity = &EVO_FINISH_IDENTITY[identity_b == 1.0 ? 1 : 0];
+#pragma unroll
+    for (unsigned int j = 0; j < EVO_FINISH_LEAVES; ++j) {
+        const double2* from = j < present ? row + base + stride * j : identity;
+        if (SECOND) {
+            const double2 pair = *from;
+            a[j] = pair.x;
+            b[j] = pair.y;
+        } else {
+            a[j] = reinterpret_cast<const double*>(from)[0];
+            b[j] = identity_b;
+        }
+    }
+}
+
+// The fitness from the roots of both accumulators' trees: the final combination and the bias.
+__device__ __forceinline__ double evo_finish_combine(const FinishParams& p, double a, double b)
+{
+    double value = a;
+    if (p.combine == 1u) {
+        value = evo_griewank_combine(a, b);
+    } else if (p.combine == 2u) {
+        value = evo_ackley_combine(p.n, a, b);
+    } else if (p.combine == 3u) {
+        value = evo_salomon_combine(a);
+    }
+    if (p.add_bias == 1u) {
+        value = value + p.bias;
+    }
+    return value;
+}
+
 extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(const double* partials, double* fitness, FinishParams p)
 {
-    __shared__ double scratch[32];
+    __shared__ double scratch[64];
     evo_allow_next_grid();
     evo_wait_previous_grid();
     const bool product = p.combine == 1u;
     const bool second = p.combine == 1u || p.combine == 2u;
     const double identity_b = product ? 1.0 : 0.0;
     const double2* row = reinterpret_cast<const double2*>(partials + 2ull * blockIdx.x * p.tiles);
-    const unsigned long long per_segment = EVO_FINISH_LEAVES * blockDim.x;
-    const unsigned long long segments = (p.tiles + per_segment - 1) / per_segment;
-    unsigned long long padded = 1;
-    while (padded < segments) {
-        padded <<= 1;
-    }
+    // B is a power of two (the launcher checks it): the segment count by a shift.
+    const unsigned int segment_log2 = 3u + (31u - __clz(blockDim.x));
+    const unsigned long long per_segment = 1ull << segment_log2;
+    const unsigned long long segments = (p.tiles + per_segment - 1) >> segment_log2;
     EvoTreeStack<false> stack_a;
     EvoTreeStack<false> stack_b_sum;
     EvoTreeStack<true> stack_b_product;
     stack_a.init();
     stack_b_sum.init();
     stack_b_product.init();
+    double ta = 0.0;
+    double tb = identity_b;
     for (unsigned long long s = 0; s < segments; ++s) {
-        const unsigned long long first = s * per_segment + EVO_FINISH_LEAVES * threadIdx.x;
         double a[EVO_FINISH_LEAVES];
         double b[EVO_FINISH_LEAVES];
-#pragma unroll
-        for (unsigned int j = 0; j < EVO_FINISH_LEAVES; ++j) {
-            const unsigned long long k = first + j;
-            const double2 pair =
-                k < p.tiles ? row[evo_leaf_slot(k, p.tiles)] : make_double2(0.0, identity_b);
-            a[j] = pair.x;
-            b[j] = pair.y;
-        }
-        const double ta = evo_block_tree<false>(evo_thread_tree8<false>(a, EVO_FINISH_LEAVES), scratch);
-        double tb = identity_b;
+        const unsigned long long first = s * per_segment + EVO_FINISH_LEAVES * threadIdx.x;
         if (second) {
+            evo_finish_leaves<true>(row, p.tiles, first, identity_b, a, b);
+            ta = evo_thread_tree8<false>(a, EVO_FINISH_LEAVES);
             if (product) {
-                tb = evo_block_tree<true>(evo_thread_tree8<true>(b, EVO_FINISH_LEAVES), scratch);
+                tb = evo_thread_tree8<true>(b, EVO_FINISH_LEAVES);
+                evo_block_tree_pair<true>(&ta, &tb, scratch);
             } else {
-                tb = evo_block_tree<false>(evo_thread_tree8<false>(b, EVO_FINISH_LEAVES), scratch);
+                tb = evo_thread_tree8<false>(b, EVO_FINISH_LEAVES);
+                evo_block_tree_pair<false>(&ta, &tb, scratch);
             }
+        } else {
+            evo_finish_leaves<false>(row, p.tiles, first, identity_b, a, b);
+            ta = evo_block_tree<false>(evo_thread_tree8<false>(a, EVO_FINISH_LEAVES), scratch);
         }
-        if (threadIdx.x == 0) {
+        if (segments > 1 && threadIdx.x == 0) {
             stack_a.push(ta);
             if (product) {
                 stack_b_product.push(tb);
@@ -656,27 +706,23 @@ extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(
     if (threadIdx.x != 0) {
         return;
     }
-    for (unsigned long long s = segments; s < padded; ++s) {
-        stack_a.push(0.0);
-        if (product) {
-            stack_b_product.push(1.0);
-        } else {
-            stack_b_sum.push(0.0);
+    if (segments > 1) {
+        unsigned long long padded = 1;
+        while (padded < segments) {
+            padded <<= 1;
         }
+        for (unsigned long long s = segments; s < padded; ++s) {
+            stack_a.push(0.0);
+            if (product) {
+                stack_b_product.push(1.0);
+            } else {
+                stack_b_sum.push(0.0);
+            }
+        }
+        ta = stack_a.node[0];
+        tb = product ? stack_b_product.node[0] : stack_b_sum.node[0];
     }
-    const double a = stack_a.node[0];
-    double value = a;
-    if (p.combine == 1u) {
-        value = evo_griewank_combine(a, stack_b_product.node[0]);
-    } else if (p.combine == 2u) {
-        value = evo_ackley_combine(p.n, a, stack_b_sum.node[0]);
-    } else if (p.combine == 3u) {
-        value = evo_salomon_combine(a);
-    }
-    if (p.add_bias == 1u) {
-        value = value + p.bias;
-    }
-    fitness[blockIdx.x] = value;
+    fitness[blockIdx.x] = evo_finish_combine(p, ta, tb);
 }
 
 // ---- the sum of squared prefix sums (Ridge, Schwefel 1.2): segment summaries, one pass over z ----

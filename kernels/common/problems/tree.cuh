@@ -40,6 +40,48 @@ __device__ __forceinline__ double evo_block_tree(double v, double* scratch)
     return r;
 }
 
+// The trees of two values per thread at once, `a` summed and `b` summed or multiplied (PRODUCT_B), with the
+// shuffles, shared slots and barriers of one `evo_block_tree`: each the same arithmetic as its own
+// `evo_block_tree`, so the same bits. `scratch` holds 64 doubles of shared memory; the results are in thread 0.
+template <bool PRODUCT_B>
+__device__ __forceinline__ void evo_block_tree_pair(double* a, double* b, double* scratch)
+{
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warps = blockDim.x >> 5;
+    double va = *a;
+    double vb = *b;
+    for (unsigned int off = 1; off < 32u; off <<= 1) {
+        const double oa = __shfl_down_sync(EVO_FULL_MASK, va, off);
+        const double ob = __shfl_down_sync(EVO_FULL_MASK, vb, off);
+        if ((lane & (2u * off - 1u)) == 0u) {
+            va = va + oa;
+            vb = PRODUCT_B ? vb * ob : vb + ob;
+        }
+    }
+    if (lane == 0u) {
+        scratch[threadIdx.x >> 5] = va;
+        scratch[32u + (threadIdx.x >> 5)] = vb;
+    }
+    __syncthreads();
+    double ra = 0.0;
+    double rb = PRODUCT_B ? 1.0 : 0.0;
+    if (threadIdx.x < 32u) {
+        ra = threadIdx.x < warps ? scratch[threadIdx.x] : ra;
+        rb = threadIdx.x < warps ? scratch[32u + threadIdx.x] : rb;
+        for (unsigned int off = 1; off < warps; off <<= 1) {
+            const double oa = __shfl_down_sync(EVO_FULL_MASK, ra, off);
+            const double ob = __shfl_down_sync(EVO_FULL_MASK, rb, off);
+            if ((lane & (2u * off - 1u)) == 0u) {
+                ra = ra + oa;
+                rb = PRODUCT_B ? rb * ob : rb + ob;
+            }
+        }
+    }
+    __syncthreads();
+    *a = ra;
+    *b = rb;
+}
+
 // Where leaf i of a row of `count` tile partials (or prefix summaries) is stored, relative to the row: the
 // writers (the tiles kernels, the prefix-squares kernel, cec_groups) and the finish kernels share this layout.
 // The complete chunks of 256 leaves are stored transposed by 8, leaf 256 c + 8 l + j at 256 c + 32 j + l, so
