@@ -398,6 +398,26 @@ __device__ __forceinline__ void evo_tile_rows_single(const float* x, const float
     }
 }
 
+// The fitness from the roots of both accumulators' trees (`combine`: 0 sum, 1 Griewank, 2 Ackley over n
+// coordinates, 3 Salomon), plus `bias` when add_bias is 1: the finish kernel's last step, and the tiles kernels'
+// for rows of one tile.
+__device__ __forceinline__ double evo_finish_combine(unsigned int combine, unsigned long long n, unsigned int add_bias,
+                                                     double bias, double a, double b)
+{
+    double value = a;
+    if (combine == 1u) {
+        value = evo_griewank_combine(a, b);
+    } else if (combine == 2u) {
+        value = evo_ackley_combine(n, a, b);
+    } else if (combine == 3u) {
+        value = evo_salomon_combine(a);
+    }
+    if (add_bias == 1u) {
+        value = value + bias;
+    }
+    return value;
+}
+
 // After the block's barrier: warp w takes the items w, w + warps, ...: the tree of the B/32 warp subtrees of
 // the item (the tile's canonical tree, as evo_core::reduce), written to
 // partials[2 (r tiles + evo_leaf_slot(t, tiles)) + {0, 1}], or, with p.finish (one tile per individual), the
@@ -437,18 +457,7 @@ __device__ __forceinline__ void evo_tile_items_store(double* partials, const dou
                 // (x + 0.0, which turns -0.0 into +0.0; a product's x * 1.0 changes nothing), then combine.
                 const double a = ta + 0.0;
                 const double b = PRODUCT ? tb : tb + 0.0;
-                double value = a;
-                if (p.combine == 1u) {
-                    value = evo_griewank_combine(a, b);
-                } else if (p.combine == 2u) {
-                    value = evo_ackley_combine(p.n, a, b);
-                } else if (p.combine == 3u) {
-                    value = evo_salomon_combine(a);
-                }
-                if (p.add_bias == 1u) {
-                    value = value + p.bias;
-                }
-                partials[r] = value;
+                partials[r] = evo_finish_combine(p.combine, p.n, p.add_bias, p.bias, a, b);
             } else {
                 const unsigned long long slot = r * tiles + evo_leaf_slot(t, tiles);
                 partials[2 * slot] = ta;
@@ -638,23 +647,6 @@ __device__ __forceinline__ void evo_finish_leaves(const double2* row, unsigned l
     }
 }
 
-// The fitness from the roots of both accumulators' trees: the final combination and the bias.
-__device__ __forceinline__ double evo_finish_combine(const FinishParams& p, double a, double b)
-{
-    double value = a;
-    if (p.combine == 1u) {
-        value = evo_griewank_combine(a, b);
-    } else if (p.combine == 2u) {
-        value = evo_ackley_combine(p.n, a, b);
-    } else if (p.combine == 3u) {
-        value = evo_salomon_combine(a);
-    }
-    if (p.add_bias == 1u) {
-        value = value + p.bias;
-    }
-    return value;
-}
-
 extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(const double* partials, double* fitness, FinishParams p)
 {
     __shared__ double scratch[64];
@@ -722,7 +714,7 @@ extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(
         ta = stack_a.node[0];
         tb = product ? stack_b_product.node[0] : stack_b_sum.node[0];
     }
-    fitness[blockIdx.x] = evo_finish_combine(p, ta, tb);
+    fitness[blockIdx.x] = evo_finish_combine(p.combine, p.n, p.add_bias, p.bias, ta, tb);
 }
 
 // ---- the sum of squared prefix sums (Ridge, Schwefel 1.2): segment summaries, one pass over z ----
