@@ -502,7 +502,24 @@ fn case(
 
 #[cfg(test)]
 mod tests {
-    use super::ceiling_check;
+    use super::{Queued, ceiling_check, host_note};
+    use crate::bench::Timing;
+
+    #[test]
+    fn host_note_should_say_when_the_device_caught_up_with_the_host() {
+        let queued = |host_ahead| Queued {
+            timing: Timing {
+                samples_ms: vec![0.007],
+            },
+            host_us_per_call: 6.84,
+            host_ahead,
+        };
+        assert_eq!(host_note(&queued(true)), "host 6.8 µs to queue one");
+        assert_eq!(
+            host_note(&queued(false)),
+            "host 6.8 µs to queue one (the device caught up with the host: not the device alone)"
+        );
+    }
 
     #[test]
     fn ceiling_check_should_compare_the_copy_with_the_target() {
