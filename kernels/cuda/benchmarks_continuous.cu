@@ -625,10 +625,9 @@ template <bool SECOND>
 __device__ __forceinline__ void evo_finish_leaves(const double2* row, unsigned long long tiles,
                                                   unsigned long long first, double identity_b, double* a, double* b)
 {
-    const unsigned long long complete = tiles & ~255ull;
-    const bool transposed = first < complete;
-    const unsigned long long base = transposed ? ((first & ~255ull) | ((first >> 3) & 31ull)) : first;
-    const unsigned int stride = transposed ? 32u : 1u;
+    // Leaf first's slot; the next 7 follow 32 apart in a transposed chunk, 1 apart in the last one.
+    const unsigned long long base = evo_leaf_slot(first, tiles);
+    const unsigned int stride = first < (tiles & ~255ull) ? 32u : 1u;
     // Pairs present in this lane: 0 .. 8 (first may lie beyond the row).
     const unsigned long long left = first < tiles ? tiles - first : 0ull;
     const unsigned int present = left < EVO_FINISH_LEAVES ? (unsigned int)left : EVO_FINISH_LEAVES;
@@ -660,12 +659,15 @@ extern "C" __global__ void __launch_bounds__(1024) benchmarks_continuous_finish(
     const unsigned int segment_log2 = 3u + (31u - __clz(blockDim.x));
     const unsigned long long per_segment = 1ull << segment_log2;
     const unsigned long long segments = (p.tiles + per_segment - 1) >> segment_log2;
+    // Thread 0 combines the segments on the stacks when there are several.
     EvoTreeStack<false> stack_a;
     EvoTreeStack<false> stack_b_sum;
     EvoTreeStack<true> stack_b_product;
-    stack_a.init();
-    stack_b_sum.init();
-    stack_b_product.init();
+    if (segments > 1 && threadIdx.x == 0) {
+        stack_a.init();
+        stack_b_sum.init();
+        stack_b_product.init();
+    }
     double ta = 0.0;
     double tb = identity_b;
     for (unsigned long long s = 0; s < segments; ++s) {
