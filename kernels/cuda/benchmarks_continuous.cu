@@ -350,8 +350,8 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
     // The rows by a stepped pointer and a 32-bit count (at most EVO_MAX_ITEMS rows): fewer 64-bit address
     // products in the loop (H100, Rastrigin 20 x 10^6: 41.7 -> 41.3 us; Griewank 47.0 -> 46.4 us). Each row is
     // loaded when its turn comes: staging the next 1-2 rows in shared memory by cp.async lost 40-50 % (twice;
-    // the spill stores double and L2 becomes the busiest unit), a register double buffer lost too
-    // (docs/results/h100-ad4c7f9/tried.md, h100-276b09b/tried.md).
+    // the spill stores double and L2 becomes the busiest unit; docs/results/h100-ad4c7f9/tried.md,
+    // h100-276b09b/tried.md), and a register double buffer lost too (h100-12b7757/tried.md).
     const unsigned int count = (unsigned int)(last_row - first_row);
     const float* row = x + first_row * p.dimension;
     constexpr int SCALES = KIND != EVO_KIND_GRIEWANK ? EVO_SCALES_NONE
