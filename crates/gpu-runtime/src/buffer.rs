@@ -5,8 +5,11 @@
 //! allocation at all. The classes are powers of two up to 1 MiB and then steps of one eighth of the
 //! enclosing power of two, which bounds the slack to 12.5 % for large buffers (a 10^8-gene population does
 //! not pay for a doubling).
+//!
+//! The pool gives memory back: idle bytes are capped (a quarter of the device's memory by default,
+//! [`Gpu::set_buffer_pool_cap`]), the oldest idle buffers being freed first, [`Gpu::trim_buffer_pool`] frees
+//! every idle buffer, and an allocation the driver refuses is retried once after a trim.
 
-use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +19,7 @@ use evo_core::{Error, Result};
 
 use crate::Gpu;
 use crate::driver_error::{driver, is_out_of_memory};
+use crate::pool::IdleBuffers;
 
 /// Plain data that may be copied to and from the device byte for byte.
 ///
@@ -50,14 +54,41 @@ const MIN_CLASS: usize = 256;
 /// Above this size, classes advance in eighths of a power of two instead of doubling.
 const FINE_CLASSES_FROM: usize = 1 << 20;
 
-/// The size class of a request of `bytes` bytes.
-pub(crate) fn size_class(bytes: usize) -> usize {
+/// The size class of a request of `bytes` bytes; `None` when the class does not fit in `usize`.
+///
+/// Checked rather than wrapping: in a release build the rounding of a request near `usize::MAX` used to wrap
+/// to a class of 0 bytes, and `Gpu::alloc` returned a buffer with no memory behind it.
+pub(crate) fn size_class(bytes: usize) -> Option<usize> {
     let bytes = bytes.max(MIN_CLASS);
     if bytes <= FINE_CLASSES_FROM {
-        return bytes.next_power_of_two();
+        return Some(bytes.next_power_of_two());
     }
     let step = (1usize << (usize::BITS - 1 - bytes.leading_zeros())) / 8;
-    bytes.div_ceil(step) * step
+    bytes.div_ceil(step).checked_mul(step)
+}
+
+/// The byte size and size class of `len` elements of `element_bytes` bytes each.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming the bytes asked for when the byte size or its size class does not fit
+/// in `usize` (no device could hold it).
+pub(crate) fn request_size(len: usize, element_bytes: usize) -> Result<(usize, usize)> {
+    let too_large = || {
+        // Widening to u128 is exact, so the message states the true size asked for.
+        let asked = len as u128 * element_bytes as u128;
+        Error::invalid_parameter(
+            "Gpu::alloc",
+            "buffer length",
+            format!("{len} elements of {element_bytes} bytes ({asked} bytes)"),
+            format!(
+                "a length whose byte size, rounded up to its size class, is at most {} bytes",
+                usize::MAX
+            ),
+        )
+    };
+    let bytes = len.checked_mul(element_bytes).ok_or_else(too_large)?;
+    let class = size_class(bytes).ok_or_else(too_large)?;
+    Ok((bytes, class))
 }
 
 /// Counters of one device's buffer pool.
@@ -69,56 +100,76 @@ pub struct BufferPoolStats {
     pub reuses: u64,
     /// Bytes held by idle buffers in the pool.
     pub idle_bytes: u64,
+    /// The most idle bytes the pool keeps ([`Gpu::set_buffer_pool_cap`]).
+    pub idle_cap_bytes: u64,
+    /// Buffers given back to the driver by the cap or by trims.
+    pub releases: u64,
 }
 
 /// The buffer pool of one device.
 pub(crate) struct BufferPool {
     device: usize,
-    idle: Mutex<BTreeMap<usize, Vec<CudaSlice<u8>>>>,
+    idle: Mutex<IdleBuffers<CudaSlice<u8>>>,
     device_allocations: AtomicU64,
     reuses: AtomicU64,
+    releases: AtomicU64,
 }
 
 impl BufferPool {
-    pub(crate) fn new(device: usize) -> Self {
+    /// An empty pool of `device` that keeps at most `idle_cap` idle bytes.
+    pub(crate) fn new(device: usize, idle_cap: u64) -> Self {
         Self {
             device,
-            idle: Mutex::new(BTreeMap::new()),
+            idle: Mutex::new(IdleBuffers::new(idle_cap)),
             device_allocations: AtomicU64::new(0),
             reuses: AtomicU64::new(0),
+            releases: AtomicU64::new(0),
         }
     }
 
+    fn idle(&self) -> std::sync::MutexGuard<'_, IdleBuffers<CudaSlice<u8>>> {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn take_idle(&self, class: usize) -> Option<CudaSlice<u8>> {
-        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        idle.get_mut(&class).and_then(Vec::pop)
+        self.idle().take(class)
+    }
+
+    /// Frees `released` (outside the pool's lock: each drop is a driver call) and counts them.
+    fn release(&self, released: Vec<CudaSlice<u8>>) {
+        let count = u64::try_from(released.len()).unwrap_or(u64::MAX);
+        self.releases.fetch_add(count, Ordering::Relaxed);
+        drop(released);
     }
 
     pub(crate) fn give_back(&self, class: usize, slice: CudaSlice<u8>) {
-        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        idle.entry(class).or_default().push(slice);
+        let released = self.idle().put(class, slice);
+        self.release(released);
     }
 
     /// Frees every idle buffer; returns the bytes released.
-    pub(crate) fn trim(&self) -> u64 {
-        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        let bytes = idle
-            .iter()
-            .map(|(class, v)| (*class * v.len()) as u64)
-            .sum();
-        idle.clear();
+    fn trim(&self) -> u64 {
+        let (bytes, released) = {
+            let mut idle = self.idle();
+            (idle.idle_bytes(), idle.drain())
+        };
+        self.release(released);
         bytes
     }
 
+    fn set_cap(&self, cap: u64) {
+        let released = self.idle().set_cap(cap);
+        self.release(released);
+    }
+
     pub(crate) fn stats(&self) -> BufferPoolStats {
-        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        let idle = self.idle();
         BufferPoolStats {
             device_allocations: self.device_allocations.load(Ordering::Relaxed),
             reuses: self.reuses.load(Ordering::Relaxed),
-            idle_bytes: idle
-                .iter()
-                .map(|(class, v)| (*class * v.len()) as u64)
-                .sum(),
+            idle_bytes: idle.idle_bytes(),
+            idle_cap_bytes: idle.cap(),
+            releases: self.releases.load(Ordering::Relaxed),
         }
     }
 }
@@ -295,15 +346,7 @@ impl Gpu {
     /// [`Error::GpuOutOfMemory`] (bytes asked, bytes free) when the device cannot hold it, after releasing the
     /// pool's idle buffers and trying once more.
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        let bytes = len.checked_mul(size_of::<T>()).ok_or_else(|| {
-            Error::invalid_parameter(
-                "Gpu::alloc",
-                "buffer length",
-                len,
-                "a length whose byte size fits in usize",
-            )
-        })?;
-        let class = size_class(bytes);
+        let (bytes, class) = request_size(len, size_of::<T>())?;
         let pool = &self.inner.buffers;
         let raw = match pool.take_idle(class) {
             Some(raw) => {
@@ -345,9 +388,29 @@ impl Gpu {
         self.inner.buffers.stats()
     }
 
-    /// Frees the pool's idle buffers; returns the bytes released.
-    pub fn trim_buffer_pool(&self) -> u64 {
-        self.inner.buffers.trim()
+    /// Gives every idle buffer of the pool back to the driver; returns the bytes released.
+    ///
+    /// Then waits for the main stream, at which point the driver's stream-ordered allocator returns the
+    /// freed memory to the device, where other processes can have it. On a thread that is recording a graph
+    /// ([`Gpu::record_graph`]), where waiting is not allowed, the memory returns at the next wait instead.
+    ///
+    /// # Errors
+    /// The errors of [`Gpu::synchronize`]: a fault of earlier work surfaces here.
+    pub fn trim_buffer_pool(&self) -> Result<u64> {
+        let bytes = self.inner.buffers.trim();
+        if !self.records_here() {
+            self.synchronize_stream(&self.main_stream())?;
+        }
+        Ok(bytes)
+    }
+
+    /// Sets the most idle bytes the pool keeps (a quarter of the device's memory unless set; see
+    /// [`DEFAULT_IDLE_CAP_DIVISOR`](crate::DEFAULT_IDLE_CAP_DIVISOR)), freeing the oldest idle buffers that
+    /// no longer fit. A buffer returned while the pool is full pushes the oldest idle ones out; one larger
+    /// than the cap is freed at once. 0 turns reuse off; `u64::MAX` keeps everything (until a trim, or an
+    /// allocation the driver refuses).
+    pub fn set_buffer_pool_cap(&self, bytes: u64) {
+        self.inner.buffers.set_cap(bytes);
     }
 
     fn allocate_class(&self, class: usize, requested: usize) -> Result<CudaSlice<u8>> {
@@ -370,7 +433,7 @@ impl Gpu {
         let slice = match first {
             Ok(slice) => slice,
             Err(e) if is_out_of_memory(&e) => {
-                self.inner.buffers.trim();
+                self.trim_buffer_pool()?;
                 // SAFETY: as above.
                 match unsafe { stream.alloc::<u8>(class) } {
                     Ok(slice) => slice,
@@ -402,20 +465,49 @@ impl Gpu {
 
 #[cfg(test)]
 mod tests {
-    use super::size_class;
+    use super::{request_size, size_class};
+
+    fn class(bytes: usize) -> usize {
+        size_class(bytes).unwrap()
+    }
 
     #[test]
     fn small_requests_round_to_powers_of_two() {
-        assert_eq!(size_class(0), 256);
-        assert_eq!(size_class(1), 256);
-        assert_eq!(size_class(257), 512);
-        assert_eq!(size_class(1 << 20), 1 << 20);
+        assert_eq!(class(0), 256);
+        assert_eq!(class(1), 256);
+        assert_eq!(class(257), 512);
+        assert_eq!(class(1 << 20), 1 << 20);
+    }
+
+    #[test]
+    fn classes_that_do_not_fit_in_usize_are_refused_not_wrapped() {
+        // The rounding of these requests wrapped to a class of 0 bytes in release builds.
+        for bytes in [usize::MAX, usize::MAX - 255, (15 << 60) + 1] {
+            assert_eq!(size_class(bytes), None, "{bytes}");
+        }
+        assert_eq!(size_class(15 << 60), Some(15 << 60));
+    }
+
+    #[test]
+    fn huge_requests_are_typed_errors_naming_the_bytes() {
+        let error = request_size(usize::MAX / 3, 4).unwrap_err();
+        let text = error.to_string();
+        let asked = (usize::MAX / 3) as u128 * 4;
+        assert!(text.contains(&asked.to_string()), "{text}");
+        assert!(
+            matches!(error, evo_core::Error::InvalidParameter { .. }),
+            "{error:?}"
+        );
+        // The byte size fits, but its size class does not.
+        assert!(request_size(usize::MAX - 10, 1).is_err());
+        assert!(request_size(usize::MAX / 8 * 7, 1).is_ok());
+        assert_eq!(request_size(3, 8).unwrap(), (24, 256));
     }
 
     #[test]
     fn large_requests_waste_at_most_an_eighth() {
         for bytes in [(1 << 20) + 1, 3_000_000, 400_000_000, 40_000_000_000usize] {
-            let class = size_class(bytes);
+            let class = class(bytes);
             assert!(class >= bytes);
             assert!(
                 (class - bytes) as f64 <= bytes as f64 / 8.0,
@@ -427,7 +519,7 @@ mod tests {
     #[test]
     fn classes_are_stable_under_reapplication() {
         for bytes in [100usize, 5000, 3_000_000, 123_456_789] {
-            assert_eq!(size_class(size_class(bytes)), size_class(bytes));
+            assert_eq!(class(class(bytes)), class(bytes));
         }
     }
 }

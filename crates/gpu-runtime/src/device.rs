@@ -200,7 +200,10 @@ impl Gpu {
             driver_version: driver_version()?,
         };
         let streams = StreamPool::new(&context)?;
-        let buffers = BufferPool::new(index);
+        let buffers = BufferPool::new(
+            index,
+            info.total_memory / crate::pool::DEFAULT_IDLE_CAP_DIVISOR,
+        );
         Ok(Gpu {
             inner: Arc::new(GpuInner {
                 info,

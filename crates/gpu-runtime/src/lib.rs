@@ -50,6 +50,7 @@ mod graph;
 mod launch;
 mod modules;
 mod nvrtc;
+mod pool;
 mod ptx_cache;
 mod stream;
 mod timing;
@@ -65,6 +66,7 @@ pub use modules::{Kernel, ModuleOrigin};
 pub use nvrtc::{
     Profile, compile_options, compile_to_ptx, nvrtc_present, nvrtc_version, virtual_arch,
 };
+pub use pool::DEFAULT_IDLE_CAP_DIVISOR;
 pub use ptx_cache::{
     CACHE_DIR_VARIABLE, CompiledPtx, cached_ptx, cached_ptx_in, clear_ptx_cache, ptx_cache_dir,
 };
