@@ -96,3 +96,39 @@ proptest! {
         prop_assert_eq!(backend.to_string().parse::<Backend>().unwrap(), backend);
     }
 }
+
+#[test]
+fn absurd_thread_counts_are_refused_before_any_thread_starts() {
+    let limit = evo_core::backend::max_cpu_threads();
+    assert!(limit >= evo_core::backend::MIN_THREAD_LIMIT);
+    // `cpu:30000` used to start 30000 rayon workers and stall for minutes; any count above the limit (30000
+    // on any machine with fewer than 3750 hardware threads) is now refused at once.
+    for threads in [limit + 1, 30_000.max(limit + 1), usize::MAX] {
+        let backend = Backend::Cpu { threads };
+        for error in [
+            backend.validate().unwrap_err(),
+            backend.cpu_thread_pool().unwrap_err(),
+            evo_core::backend::thread_pool(threads).unwrap_err(),
+        ] {
+            assert!(
+                matches!(
+                    &error,
+                    Error::InvalidParameter { name: "CPU thread count", allowed, .. }
+                        if allowed.starts_with(&format!("in 0..={limit} "))
+                ),
+                "{error}"
+            );
+            assert!(error.to_string().ends_with(&format!("got {threads}")));
+        }
+    }
+    assert!(Backend::cuda(7).validate().is_ok());
+    assert!(Backend::auto().validate().is_ok());
+}
+
+#[test]
+fn every_machine_accepts_the_floor_of_the_limit() {
+    let threads = evo_core::backend::MIN_THREAD_LIMIT;
+    Backend::Cpu { threads }.validate().unwrap();
+    let pool = evo_core::backend::thread_pool(threads).unwrap();
+    assert_eq!(pool.current_num_threads(), threads);
+}
