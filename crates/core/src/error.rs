@@ -97,6 +97,24 @@ pub enum Error {
         message: String,
     },
 
+    /// A sticky fault (an illegal address, a misaligned access, a trap, ...) left the device's context
+    /// unusable: every later call on this device fails fast with this same error until the device is
+    /// reopened (`evo_gpu_runtime::Gpu::reopen`).
+    #[error(
+        "GPU {device} is poisoned: a sticky fault ({fault}) after kernel `{kernel}`, surfaced in `{call}`; every later call on this device fails with this error: drop every handle of the device and call Gpu::reopen({device})"
+    )]
+    DevicePoisoned {
+        /// The device index.
+        device: usize,
+        /// The last kernel launched on the stream where the fault surfaced (the device's last launch when
+        /// that stream launched none): the kernel that faulted, unless another ran after it there.
+        kernel: String,
+        /// The driver's code and description ("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access ...").
+        fault: String,
+        /// The call that reported the fault (`cuMemcpyDtoH`, `cuStreamSynchronize`, a launch).
+        call: String,
+    },
+
     /// Any other CUDA driver or NVRTC call failed.
     #[error("CUDA call `{call}` failed: {message}")]
     Driver {

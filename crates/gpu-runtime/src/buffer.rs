@@ -18,7 +18,7 @@ use cudarc::driver::CudaSlice;
 use evo_core::{Error, Result};
 
 use crate::Gpu;
-use crate::driver_error::{driver, is_out_of_memory};
+use crate::driver_error::is_out_of_memory;
 use crate::pool::IdleBuffers;
 
 /// Plain data that may be copied to and from the device byte for byte.
@@ -247,24 +247,28 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                 format!("equal to the buffer length {}", self.len),
             ));
         }
+        self.gpu.usable()?;
         let bytes = as_bytes(host);
         let stream = self.gpu.main_stream().clone();
         let n = bytes.len();
+        let gpu = self.gpu.clone();
         let mut view = self.raw_mut().slice_mut(0..n);
         stream
             .memcpy_htod(bytes, &mut view)
-            .map_err(|e| driver("cuMemcpyHtoD", e))
+            .map_err(|e| gpu.driver_failed("cuMemcpyHtoD", e, Some(&stream)))
     }
 
     /// Sets every byte to zero (`cuMemsetD8Async` on the main stream; the fastest pure write the device does,
     /// the write-bandwidth ceiling of the benches).
     pub fn fill_zero(&mut self) -> Result<()> {
+        self.gpu.usable()?;
         let stream = self.gpu.main_stream().clone();
         let n = self.byte_len();
+        let gpu = self.gpu.clone();
         let mut view = self.raw_mut().slice_mut(0..n);
         stream
             .memset_zeros(&mut view)
-            .map_err(|e| driver("cuMemsetD8", e))
+            .map_err(|e| gpu.driver_failed("cuMemsetD8", e, Some(&stream)))
     }
 
     /// Copies `source` into the buffer on the device (`cuMemcpyDtoDAsync` on the main stream); the lengths
@@ -278,13 +282,15 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                 format!("equal to the buffer length {}", self.len),
             ));
         }
+        self.gpu.usable()?;
         let stream = self.gpu.main_stream().clone();
         let n = self.byte_len();
+        let gpu = self.gpu.clone();
         let from = source.raw().slice(0..n);
         let mut view = self.raw_mut().slice_mut(0..n);
         stream
             .memcpy_dtod(&from, &mut view)
-            .map_err(|e| driver("cuMemcpyDtoD", e))
+            .map_err(|e| gpu.driver_failed("cuMemcpyDtoD", e, Some(&stream)))
     }
 
     /// Copies the buffer into `host` and waits for the copy; `host.len()` must equal `self.len()`.
@@ -297,12 +303,13 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                 format!("equal to the buffer length {}", self.len),
             ));
         }
+        self.gpu.usable()?;
         let stream = self.gpu.main_stream().clone();
         let n = self.byte_len();
         let bytes = as_bytes_mut(host);
         stream
             .memcpy_dtoh(&self.raw().slice(0..n), bytes)
-            .map_err(|e| driver("cuMemcpyDtoH", e))?;
+            .map_err(|e| self.gpu.driver_failed("cuMemcpyDtoH", e, Some(&stream)))?;
         self.gpu.synchronize_stream(&stream)
     }
 
@@ -347,6 +354,7 @@ impl Gpu {
     /// pool's idle buffers and trying once more.
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let (bytes, class) = request_size(len, size_of::<T>())?;
+        self.usable()?;
         let pool = &self.inner.buffers;
         let raw = match pool.take_idle(class) {
             Some(raw) => {
@@ -372,7 +380,7 @@ impl Gpu {
         let mut view = buffer.raw_mut().slice_mut(0..n);
         stream
             .memset_zeros(&mut view)
-            .map_err(|e| driver("cuMemsetD8", e))?;
+            .map_err(|e| self.driver_failed("cuMemsetD8", e, Some(&stream)))?;
         Ok(buffer)
     }
 
@@ -441,10 +449,10 @@ impl Gpu {
                         let (free, total) = self.memory()?;
                         return Err(self.out_of_memory(requested, free, total));
                     }
-                    Err(e) => return Err(driver("cuMemAlloc", e)),
+                    Err(e) => return Err(self.driver_failed("cuMemAlloc", e, Some(&stream))),
                 }
             }
-            Err(e) => return Err(driver("cuMemAlloc", e)),
+            Err(e) => return Err(self.driver_failed("cuMemAlloc", e, Some(&stream))),
         };
         self.inner
             .buffers

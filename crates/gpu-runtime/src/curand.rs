@@ -43,6 +43,7 @@ pub struct CurandGenerator {
 impl CurandGenerator {
     /// A generator of `kind` seeded with `seed`, queued on `gpu`'s main stream.
     pub fn new(gpu: &Gpu, kind: CurandKind, seed: u64) -> Result<Self> {
+        gpu.usable()?;
         let stream = gpu.main_stream().clone();
         stream
             .context()
@@ -79,6 +80,7 @@ impl CurandGenerator {
 
     /// Fills `out` with uniform f32 in (0, 1] (`curandGenerateUniform`), queued on the main stream.
     pub fn fill_uniform_f32(&self, out: &mut DeviceBuffer<f32>) -> Result<()> {
+        self.gpu.usable()?;
         let stream = self.gpu.main_stream().clone();
         let n = out.len();
         let raw = out.raw_mut();

@@ -2,11 +2,12 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::{CudaContext, CudaStream, sys};
+use cudarc::driver::{CudaContext, CudaStream, DriverError, sys};
 use evo_core::{Error, Result};
 
 use crate::buffer::BufferPool;
-use crate::driver_error::driver;
+use crate::driver_error::{describe, driver};
+use crate::fault::Faults;
 use crate::modules::ModuleCache;
 use crate::stream::StreamPool;
 
@@ -94,8 +95,8 @@ pub(crate) struct GpuInner {
     pub(crate) streams: StreamPool,
     pub(crate) buffers: BufferPool,
     pub(crate) modules: ModuleCache,
-    /// The entry point of the most recent launch, named in errors that surface later (at a synchronize).
-    pub(crate) last_kernel: Mutex<Arc<str>>,
+    /// The last kernel of each stream, named in faults that surface later, and the poisoned state.
+    pub(crate) faults: Faults,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -104,6 +105,36 @@ impl std::fmt::Debug for Gpu {
             .field("info", &self.inner.info)
             .finish_non_exhaustive()
     }
+}
+
+/// The error for a slot that changed under the lock, which the lock rules out.
+fn stale_slot(index: usize, count: usize) -> Error {
+    Error::Driver {
+        call: format!("Gpu::reopen({index})"),
+        message: format!(
+            "the device's state changed while it was being reopened ({count} devices)"
+        ),
+    }
+}
+
+/// Resets the primary context of device `index`, so that the next retain creates a fresh one even when a
+/// library outside the runtime holds a reference of its own to the poisoned context.
+fn reset_primary_context(index: usize) -> Result<()> {
+    let ordinal = i32::try_from(index).map_err(|_| {
+        Error::invalid_parameter("Gpu::reopen", "device index", index, "at most i32::MAX")
+    })?;
+    let device =
+        cudarc::driver::result::device::get(ordinal).map_err(|e| driver("cuDeviceGet", e))?;
+    // SAFETY: `device` comes from cuDeviceGet; the runtime holds no handle of the old context any more (the
+    // caller dropped every one), so nothing of this process uses what the reset destroys.
+    unsafe { sys::cuDevicePrimaryCtxReset_v2(device) }
+        .result()
+        .map_err(|e| driver(format!("cuDevicePrimaryCtxReset on device {index}"), e))
+}
+
+/// A stream's handle as the key of the per-stream records.
+pub(crate) fn stream_id(stream: &CudaStream) -> usize {
+    stream.cu_stream() as usize
 }
 
 /// Opened devices, one slot per index, so that each device gets exactly one context per process.
@@ -161,13 +192,86 @@ impl Gpu {
         Ok(gpu)
     }
 
+    /// Device `index` with a fresh context, after a sticky fault poisoned it ([`Error::DevicePoisoned`]);
+    /// the same as [`Gpu::open`] for a device that is not poisoned.
+    ///
+    /// A sticky fault destroys the context with everything in it: buffers, modules, streams. To recover,
+    /// drop every handle of the device (each `Gpu` clone, [`DeviceBuffer`](crate::DeviceBuffer),
+    /// [`Kernel`](crate::Kernel), [`Graph`](crate::Graph), [`Stream`](crate::Stream),
+    /// [`GpuTimer`](crate::GpuTimer), [`CurandGenerator`](crate::CurandGenerator) and
+    /// [`DevicePool`](crate::DevicePool) holding it), then call `Gpu::reopen(index)`: the runtime releases
+    /// the old context, resets the device's primary context (`cuDevicePrimaryCtxReset`) and opens it
+    /// afresh. Modules are loaded again on first use (from the on-disk caches). Data on the device is lost:
+    /// resume from the host or a checkpoint.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] while handles of the poisoned device are alive (the count is given; no
+    /// state is changed, drop them and call again); [`Error::Driver`] when the reset fails; the errors of
+    /// [`Gpu::open`].
+    pub fn reopen(index: usize) -> Result<Gpu> {
+        let count = device_count()?;
+        let mut slots = opened()
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let poisoned = match slots.get(index) {
+            Some(Some(gpu)) if gpu.is_poisoned() => gpu,
+            _ => {
+                drop(slots);
+                return Gpu::open(index);
+            }
+        };
+        // The slot holds one reference; every other one is a handle the caller still has.
+        let handles = Arc::strong_count(&poisoned.inner) - 1;
+        if handles > 0 {
+            return Err(Error::invalid_parameter(
+                "Gpu::reopen",
+                "live handles of the poisoned device",
+                format!(
+                    "{handles} (Gpu clones, buffers, kernels, graphs, streams, timers, generators or pools of device {index})"
+                ),
+                "none: drop every handle of the device, then reopen it",
+            ));
+        }
+        let Some(gpu) = slots.get_mut(index).and_then(Option::take) else {
+            return Err(stale_slot(index, count));
+        };
+        let inner = Arc::try_unwrap(gpu.inner).map_err(|_| stale_slot(index, count))?;
+        let GpuInner {
+            context,
+            streams,
+            buffers,
+            modules,
+            ..
+        } = inner;
+        // Everything that refers to the old context goes first; their frees fail on a dead context, which
+        // cudarc records in the context and the reset below makes moot.
+        drop(buffers);
+        drop(modules);
+        drop(streams);
+        let context = Arc::try_unwrap(context).map_err(|context| Error::Driver {
+            call: format!("Gpu::reopen({index})"),
+            message: format!(
+                "{} references to the old context remain outside the runtime's handles",
+                Arc::strong_count(&context) - 1
+            ),
+        })?;
+        // Dropping the last reference releases the primary context (cuDevicePrimaryCtxRelease).
+        drop(context);
+        reset_primary_context(index)?;
+        let fresh = Gpu::create(index)?;
+        slots[index] = Some(fresh.clone());
+        tracing::info!(device = index, "reopened after a sticky fault");
+        Ok(fresh)
+    }
+
     fn create(index: usize) -> Result<Gpu> {
         let context = CudaContext::new(index)
             .map_err(|e| driver(format!("create a context on device {index}"), e))?;
         // Architecture Invariant: the runtime orders all work on the main stream, so cudarc's per-buffer
         // event tracking (a cuStreamWaitEvent and a cuEventRecord for every buffer of every launch, switched
-        // on as soon as a context has a second stream) buys nothing and cost about 20 µs per launch of a DE
-        // generation kernel. Work queued on a side stream is ordered by its caller (`Gpu::side_stream`).
+        // on as soon as a context has a second stream) buys nothing and costs every launch
+        // (`docs/results/foundation.md#untracked-streams`). Work queued on a side stream is ordered by its
+        // caller (`Gpu::side_stream`).
         // SAFETY: called before any buffer of this context exists, so every slice is created untracked;
         // no work of the runtime's own crosses streams (see the invariant above).
         unsafe { context.disable_event_tracking() };
@@ -211,7 +315,7 @@ impl Gpu {
                 streams,
                 buffers,
                 modules: ModuleCache::default(),
-                last_kernel: Mutex::new(Arc::from("(no kernel launched yet)")),
+                faults: Faults::new(index),
             }),
         })
     }
@@ -233,6 +337,7 @@ impl Gpu {
     /// # Errors
     /// [`Error::Driver`] when the driver cannot be queried.
     pub fn max_shared_bytes_per_block(&self) -> Result<u32> {
+        self.usable()?;
         let value = self
             .inner
             .context
@@ -245,12 +350,48 @@ impl Gpu {
 
     /// Free and total device memory in bytes, as the driver reports them now.
     pub fn memory(&self) -> Result<(u64, u64)> {
+        self.usable()?;
         let (free, total) = self
             .inner
             .context
             .mem_get_info()
-            .map_err(|e| driver("cuMemGetInfo", e))?;
+            .map_err(|e| self.driver_failed("cuMemGetInfo", e, None))?;
         Ok((free as u64, total as u64))
+    }
+
+    /// Whether a sticky fault (an illegal address in a kernel, ...) has poisoned this device: every call on it
+    /// then fails with [`Error::DevicePoisoned`] until [`Gpu::reopen`].
+    pub fn is_poisoned(&self) -> bool {
+        self.inner.faults.is_poisoned()
+    }
+
+    /// `Ok` while the device is usable; [`Error::DevicePoisoned`] once a sticky fault was seen.
+    pub(crate) fn usable(&self) -> Result<()> {
+        self.inner.faults.check()
+    }
+
+    /// A failed driver `call` (on `stream`, when it was queued on one) as an error: [`Error::DevicePoisoned`]
+    /// for a sticky fault, which poisons the device, [`Error::Driver`] otherwise.
+    pub(crate) fn driver_failed(
+        &self,
+        call: impl Into<String>,
+        error: DriverError,
+        stream: Option<&CudaStream>,
+    ) -> Error {
+        let call = call.into();
+        match self
+            .inner
+            .faults
+            .sticky(&call, error.0, || describe(&error), stream.map(stream_id))
+        {
+            Some(poisoned) => poisoned,
+            None => driver(call, error),
+        }
+    }
+
+    /// Records that `kernel` was queued on `stream`, for the errors of faults that surface later.
+    pub(crate) fn launched(&self, stream: &CudaStream, kernel: &Arc<str>) {
+        self.inner.faults.launched(stream_id(stream), kernel);
     }
 
     /// Waits for all work queued on this device's streams (the main stream and the side streams); an
@@ -261,17 +402,16 @@ impl Gpu {
     /// driver refuses a context-wide wait while any stream of it is capturing. On the recording thread itself
     /// the wait is the context's, which fails, as waiting inside a recording must.
     pub fn synchronize(&self) -> Result<()> {
+        self.usable()?;
         if self.records_here() {
             return self
                 .inner
                 .context
                 .synchronize()
-                .map_err(|e| self.fault_while_synchronizing(e));
+                .map_err(|e| self.fault_while_synchronizing("cuCtxSynchronize", e, None));
         }
         for stream in self.inner.streams.all() {
-            stream
-                .synchronize()
-                .map_err(|e| self.fault_while_synchronizing(e))?;
+            self.synchronize_stream(stream)?;
         }
         Ok(())
     }
@@ -279,26 +419,27 @@ impl Gpu {
     /// Waits for the work queued on `stream` (a copy to the host and what precedes it); errors as
     /// [`Gpu::synchronize`].
     pub(crate) fn synchronize_stream(&self, stream: &CudaStream) -> Result<()> {
+        self.usable()?;
         stream
             .synchronize()
-            .map_err(|e| self.fault_while_synchronizing(e))
+            .map_err(|e| self.fault_while_synchronizing("cuStreamSynchronize", e, Some(stream)))
     }
 
-    /// A failed wait as a kernel error naming the last kernel launched (an asynchronous fault surfaces at the
-    /// next wait).
-    fn fault_while_synchronizing(&self, e: cudarc::driver::DriverError) -> Error {
-        let kernel = self
-            .inner
-            .last_kernel
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+    /// A failed wait as an error naming the last kernel launched (an asynchronous fault surfaces at the next
+    /// wait): [`Error::DevicePoisoned`] for a sticky fault, [`Error::KernelLaunch`] otherwise.
+    fn fault_while_synchronizing(
+        &self,
+        call: &str,
+        e: DriverError,
+        stream: Option<&CudaStream>,
+    ) -> Error {
+        let stream = stream.map(stream_id);
+        if let Some(poisoned) = self.inner.faults.sticky(call, e.0, || describe(&e), stream) {
+            return poisoned;
+        }
         Error::KernelLaunch {
-            kernel: kernel.to_string(),
-            message: format!(
-                "failed while synchronizing: {}",
-                crate::driver_error::describe(&e)
-            ),
+            kernel: self.inner.faults.last_kernel(stream).to_string(),
+            message: format!("failed while synchronizing: {}", describe(&e)),
         }
     }
 

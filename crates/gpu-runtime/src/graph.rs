@@ -88,6 +88,7 @@ impl Graph {
     /// # Errors
     /// Driver errors of the launch; faults inside the recorded kernels surface at the next synchronize.
     pub unsafe fn launch(&self) -> Result<()> {
+        self.gpu.usable()?;
         let main = self.gpu.inner.streams.main();
         self.gpu
             .inner
@@ -99,7 +100,7 @@ impl Graph {
         unsafe {
             cudarc::driver::result::graph::launch(self.graph.cu_graph_exec(), main.cu_stream())
         }
-        .map_err(|e| driver("cuGraphLaunch", e))
+        .map_err(|e| self.gpu.driver_failed("cuGraphLaunch", e, Some(main)))
     }
 
     /// Buffers kept by the graph (temporaries dropped while recording).
@@ -139,6 +140,7 @@ impl Gpu {
                 "one recording per thread at a time",
             ));
         }
+        self.usable()?;
         let stream = self
             .inner
             .context

@@ -199,6 +199,7 @@ impl<'a> Launch<'a> {
             overlap_previous,
         } = self;
         config.validate(kernel.name())?;
+        kernel.gpu.usable()?;
         let stream = match stream {
             Some(stream) => stream.inner.clone(),
             None => kernel.gpu.stream().inner,
@@ -248,22 +249,28 @@ impl<'a> Launch<'a> {
             unsafe { builder.launch(cudarc_config) }.map(|_| ())
         };
         drop(guards);
-        *kernel
-            .gpu
-            .inner
-            .last_kernel
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = kernel.name.clone();
-        launched.map_err(|e| Error::KernelLaunch {
-            kernel: kernel.name().to_string(),
-            message: format!(
-                "launch of grid {:?} × block {:?} with {} bytes of shared memory failed: {}",
-                config.grid,
-                config.block,
-                config.shared_bytes,
-                describe(&e)
-            ),
-        })
+        match launched {
+            Ok(()) => {
+                kernel.gpu.launched(&stream, &kernel.name);
+                Ok(())
+            }
+            // A launch reports a sticky fault of an earlier kernel, which that kernel's name identifies.
+            Err(e) => Err(kernel
+                .gpu
+                .inner
+                .faults
+                .sticky("cuLaunchKernel", e.0, || describe(&e), Some(crate::device::stream_id(&stream)))
+                .unwrap_or_else(|| Error::KernelLaunch {
+                    kernel: kernel.name().to_string(),
+                    message: format!(
+                        "launch of grid {:?} × block {:?} with {} bytes of shared memory failed: {}",
+                        config.grid,
+                        config.block,
+                        config.shared_bytes,
+                        describe(&e)
+                    ),
+                })),
+        }
     }
 }
 

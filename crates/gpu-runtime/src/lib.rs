@@ -41,11 +41,13 @@
 mod backend;
 mod binary_cache;
 mod buffer;
+mod cache_entry;
 pub mod core_kernels;
 mod curand;
 mod device;
 mod device_pool;
 mod driver_error;
+mod fault;
 mod graph;
 mod launch;
 mod modules;

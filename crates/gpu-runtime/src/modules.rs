@@ -2,6 +2,7 @@
 //! once per device, then its functions are looked up by name.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaFunction, CudaModule};
@@ -11,9 +12,9 @@ use evo_kernels::ModuleId;
 
 use crate::Gpu;
 use crate::binary_cache;
-use crate::driver_error::driver;
+use crate::cache_entry;
 use crate::nvrtc::Profile;
-use crate::ptx_cache::{cached_ptx, ptx_cache_dir};
+use crate::ptx_cache::{CompiledPtx, cached_ptx, cached_ptx_in, ptx_cache_dir, ptx_entry_path};
 
 /// Which source a loaded module came from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -92,6 +93,7 @@ impl Kernel {
         attribute: cudarc::driver::sys::CUfunction_attribute,
         what: &str,
     ) -> evo_core::Result<u32> {
+        self.gpu.usable()?;
         let value = self
             .function
             .get_attribute(attribute)
@@ -111,6 +113,7 @@ impl Kernel {
     /// # Errors
     /// [`Error::Driver`](evo_core::Error::Driver) when the driver refuses the value.
     pub fn allow_dynamic_shared_bytes(&self, bytes: u32) -> evo_core::Result<()> {
+        self.gpu.usable()?;
         let key = self.function.cu_function() as usize;
         let mut allowed = self
             .gpu
@@ -212,6 +215,7 @@ impl Gpu {
     }
 
     fn module(&self, source: Source, profile: Profile) -> Result<(Arc<CudaModule>, ModuleOrigin)> {
+        self.usable()?;
         let cache = &self.inner.modules;
         let mut loaded = cache.loaded.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(module) = loaded.get(&(source.clone(), profile)) {
@@ -223,50 +227,97 @@ impl Gpu {
         };
         let arch = self.info().arch();
         let dir = ptx_cache_dir();
-        // The binary key hashes the PTX text, so the PTX is read from its cache (or compiled) first.
         let compiled = cached_ptx(name, text, profile, &arch)?;
-        let key = binary_cache::binary_key(&compiled.ptx, &arch, &self.info().driver_version);
-        let cached_binary = dir
-            .as_deref()
-            .and_then(|d| binary_cache::read(d, name, key));
-        let (image, origin) = match cached_binary {
-            Some(binary) => (Ptx::from_binary(binary), ModuleOrigin::BinaryCache),
-            None => {
-                let origin = if compiled.from_cache {
-                    ModuleOrigin::DiskCache
-                } else {
-                    ModuleOrigin::Compiled
+        let (module, origin) = match self.load_ptx(name, &compiled, dir.as_deref()) {
+            Err(error) if compiled.from_cache && !self.is_poisoned() => {
+                // The cached PTX passed its integrity check but the driver refused it (written by a
+                // toolchain the driver does not accept, say): evict it and compile afresh.
+                let Some(dir) = dir.as_deref() else {
+                    return Err(error);
                 };
-                self.inner
-                    .context
-                    .bind_to_thread()
-                    .map_err(|e| driver("cuCtxSetCurrent", e))?;
-                match binary_cache::link_ptx(name, &compiled.ptx) {
-                    Ok(binary) => {
-                        if let Some(d) = dir.as_deref()
-                            && let Err(e) = binary_cache::store(d, name, key, &binary)
-                        {
-                            tracing::warn!(dir = %d.display(), "could not write the binary cache: {e}");
-                        }
-                        (Ptx::from_binary(binary), origin)
-                    }
-                    Err(e) => {
-                        tracing::warn!(
-                            module = name,
-                            "linking the PTX failed ({e}); loading the PTX itself"
-                        );
-                        (Ptx::from_src(compiled.ptx), origin)
-                    }
-                }
+                cache_entry::evict(
+                    &ptx_entry_path(dir, name, text, profile, &arch)?,
+                    &format_args!("the driver refused it: {error}"),
+                );
+                let fresh = cached_ptx_in(Some(dir), name, text, profile, &arch)?;
+                self.load_ptx(name, &fresh, Some(dir))?
             }
+            other => other?,
         };
-        let module = self
-            .inner
-            .context
-            .load_module(image)
-            .map_err(|e| driver(format!("load module `{name}`"), e))?;
         tracing::debug!(module = name, ?profile, ?origin, "module loaded");
         loaded.insert((source, profile), module.clone());
         Ok((module, origin))
+    }
+
+    /// Loads `compiled` (PTX of module `name`): its device binary from the cache in `dir` when present and
+    /// accepted by the driver, otherwise the binary the driver's JIT makes of the PTX now (stored for next
+    /// time), otherwise the PTX itself. A cached binary the driver refuses is evicted.
+    fn load_ptx(
+        &self,
+        name: &str,
+        compiled: &CompiledPtx,
+        dir: Option<&Path>,
+    ) -> Result<(Arc<CudaModule>, ModuleOrigin)> {
+        let arch = self.info().arch();
+        // The binary key hashes the PTX text, so the PTX is read from its cache (or compiled) first.
+        let key = binary_cache::binary_key(&compiled.ptx, &arch, &self.info().driver_version);
+        if let Some(dir) = dir
+            && let Some(binary) = binary_cache::read(dir, name, key)
+        {
+            match self.load_image(name, Ptx::from_binary(binary)) {
+                Ok(module) => return Ok((module, ModuleOrigin::BinaryCache)),
+                Err(error) if self.is_poisoned() => return Err(error),
+                Err(error) => binary_cache::evict(
+                    dir,
+                    name,
+                    key,
+                    &format_args!("the driver refused it: {error}"),
+                ),
+            }
+        }
+        let origin = if compiled.from_cache {
+            ModuleOrigin::DiskCache
+        } else {
+            ModuleOrigin::Compiled
+        };
+        self.inner
+            .context
+            .bind_to_thread()
+            .map_err(|e| self.driver_failed("cuCtxSetCurrent", e, None))?;
+        let image = match binary_cache::link_ptx(name, &compiled.ptx) {
+            Ok(binary) => {
+                if let Some(dir) = dir
+                    && let Err(e) = binary_cache::store(dir, name, key, &binary)
+                {
+                    tracing::warn!(dir = %dir.display(), "could not write the binary cache: {e}");
+                }
+                Ptx::from_binary(binary)
+            }
+            Err(failure) => {
+                let code = failure.code;
+                let error = failure.into_error(name);
+                if let Some(poisoned) =
+                    self.inner
+                        .faults
+                        .sticky("cuLinkComplete", code, || error.to_string(), None)
+                {
+                    return Err(poisoned);
+                }
+                tracing::warn!(
+                    module = name,
+                    "linking the PTX failed ({error}); loading the PTX itself"
+                );
+                Ptx::from_src(compiled.ptx.clone())
+            }
+        };
+        Ok((self.load_image(name, image)?, origin))
+    }
+
+    /// Loads a module image (a binary or PTX) into this device's context.
+    fn load_image(&self, name: &str, image: Ptx) -> Result<Arc<CudaModule>> {
+        self.inner
+            .context
+            .load_module(image)
+            .map_err(|e| self.driver_failed(format!("load module `{name}`"), e, None))
     }
 }

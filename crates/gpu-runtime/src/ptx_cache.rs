@@ -3,13 +3,16 @@
 //! The key is a 128-bit FNV-1a hash of everything that changes the PTX: the NVRTC version, the module's name
 //! and source, every header of the table, the options of the profile and the architecture. The cache lives in
 //! `$EVO_GPU_CACHE_DIR` when set, otherwise in the user's cache directory (`~/.cache/evo-gpu/ptx` on Linux).
-//! Entries are written atomically (a temporary file renamed into place), so concurrent processes never read a
-//! half-written entry; an unreadable entry is recompiled. [`clear_ptx_cache`] empties it.
+//! Each entry carries a header with its length and a hash of its contents, checked before the PTX is used;
+//! a damaged entry is removed and recompiled, and so is one the driver refuses to load. Entries are written
+//! to a unique temporary file, flushed to the disk and renamed into place (see `cache_entry.rs`).
+//! [`clear_ptx_cache`] empties the cache.
 
 use std::path::{Path, PathBuf};
 
 use evo_core::{Error, Result};
 
+use crate::cache_entry::{self, EntryKind};
 use crate::nvrtc::{Profile, compile_options, compile_to_ptx, nvrtc_version};
 
 /// Environment variable that overrides the cache directory.
@@ -32,7 +35,8 @@ pub fn ptx_cache_dir() -> Option<PathBuf> {
     }
 }
 
-/// Deletes every cached PTX and device-binary file; returns how many were removed.
+/// Deletes every cached PTX and device-binary file, and temporaries left by interrupted writes; returns how
+/// many files were removed.
 pub fn clear_ptx_cache() -> Result<usize> {
     let Some(dir) = ptx_cache_dir() else {
         return Ok(0);
@@ -45,10 +49,10 @@ pub fn clear_ptx_cache() -> Result<usize> {
     let mut removed = 0;
     for entry in entries {
         let path = entry.map_err(|e| Error::io(&dir, e))?.path();
-        if path
+        let entry = path
             .extension()
-            .is_some_and(|ext| ext == "ptx" || ext == "cubin")
-        {
+            .is_some_and(|ext| ext == "ptx" || ext == "cubin");
+        if entry || cache_entry::is_temporary(&path) {
             std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
             removed += 1;
         }
@@ -117,23 +121,19 @@ pub fn cached_ptx_in(
     profile: Profile,
     arch: &str,
 ) -> Result<CompiledPtx> {
-    let options = compile_options(profile, arch)?;
-    let key = cache_key(name, source, &options, nvrtc_version()?);
-    if let Some(dir) = dir {
-        let path = entry_path(dir, name, key, "ptx");
-        if let Ok(ptx) = std::fs::read_to_string(&path) {
-            if ptx.contains(".entry") || ptx.contains(".version") {
-                return Ok(CompiledPtx {
-                    ptx,
-                    from_cache: true,
-                });
-            }
-            tracing::warn!(path = %path.display(), "ignoring a corrupted PTX cache entry");
-        }
+    let path = match dir {
+        Some(dir) => Some(ptx_entry_path(dir, name, source, profile, arch)?),
+        None => None,
+    };
+    if let Some(ptx) = path.as_deref().and_then(cache_entry::read_text) {
+        return Ok(CompiledPtx {
+            ptx,
+            from_cache: true,
+        });
     }
     let ptx = compile_to_ptx(name, source, profile, arch)?;
-    if let Some(dir) = dir
-        && let Err(e) = store(dir, &entry_path(dir, name, key, "ptx"), ptx.as_bytes())
+    if let (Some(dir), Some(path)) = (dir, &path)
+        && let Err(e) = cache_entry::write(dir, path, EntryKind::Ptx, ptx.as_bytes())
     {
         tracing::warn!(dir = %dir.display(), "could not write the PTX cache: {e}");
     }
@@ -143,13 +143,17 @@ pub fn cached_ptx_in(
     })
 }
 
-/// Writes `bytes` to `path` in `dir` atomically (a temporary file renamed into place), so a concurrent reader
-/// never sees half an entry.
-pub(crate) fn store(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let temporary = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&temporary, bytes)?;
-    std::fs::rename(&temporary, path)
+/// The file of the cache entry of `source` compiled under `profile` for `arch`, in `dir`.
+pub(crate) fn ptx_entry_path(
+    dir: &Path,
+    name: &str,
+    source: &str,
+    profile: Profile,
+    arch: &str,
+) -> Result<PathBuf> {
+    let options = compile_options(profile, arch)?;
+    let key = cache_key(name, source, &options, nvrtc_version()?);
+    Ok(entry_path(dir, name, key, "ptx"))
 }
 
 #[cfg(test)]

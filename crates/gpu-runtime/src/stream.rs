@@ -53,9 +53,12 @@ impl StreamPool {
 }
 
 /// A stream of one device, for work that may overlap with the main stream.
+///
+/// It holds its device, which [`crate::Gpu::reopen`] counts among the handles to drop.
 #[derive(Clone)]
 pub struct Stream {
     pub(crate) inner: Arc<CudaStream>,
+    gpu: crate::Gpu,
 }
 
 impl std::fmt::Debug for Stream {
@@ -65,11 +68,10 @@ impl std::fmt::Debug for Stream {
 }
 
 impl Stream {
-    /// Waits until everything queued on this stream has finished.
+    /// Waits until everything queued on this stream has finished; a fault of its work is reported as by
+    /// [`crate::Gpu::synchronize`].
     pub fn synchronize(&self) -> Result<()> {
-        self.inner
-            .synchronize()
-            .map_err(|e| driver("cuStreamSynchronize", e))
+        self.gpu.synchronize_stream(&self.inner)
     }
 }
 
@@ -78,6 +80,7 @@ impl crate::Gpu {
     pub fn stream(&self) -> Stream {
         Stream {
             inner: self.main_stream().clone(),
+            gpu: self.clone(),
         }
     }
 
@@ -90,6 +93,7 @@ impl crate::Gpu {
     pub fn side_stream(&self) -> Stream {
         Stream {
             inner: self.inner.streams.side().clone(),
+            gpu: self.clone(),
         }
     }
 }
