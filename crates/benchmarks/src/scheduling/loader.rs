@@ -1,10 +1,20 @@
 //! Braun et al.'s ETC files and the near-optimal schedule files of chgogos/hcsp.
 //!
-//! ETC file: an optional header line of three integers `tasks machines 0` (chgogos/hcsp writes `512 16 0`),
-//! then `tasks · machines` values, one per line, task-major (value `k = t·m + j` is `ETC[t][j]`); empty lines
-//! are skipped. Without the header the shape must be known: [`EtcInstance::from_file`] assumes Braun et al.'s
-//! 512 × 16, [`EtcInstance::from_file_with_shape`] takes it. Values are read as `f32` and must be finite
-//! and positive.
+//! ETC file: an optional header line `tasks machines [class]`, then `tasks · machines` values, one per line,
+//! task-major (value `k = t·m + j` is `ETC[t][j]`); empty lines are skipped. Without the header the shape
+//! must be known: [`EtcInstance::from_file`] assumes Braun et al.'s 512 × 16,
+//! [`EtcInstance::from_file_with_shape`] takes it. Values are read as `f32` and must be finite and `≥ 0`:
+//! the published files print two decimals, so a short task on a fast machine reads `0.00`, and a zero time
+//! is a valid time (a `-0` is stored as `+0`).
+//!
+//! The optional third header field is the consistency argument of the HCSP instance generator distributed
+//! with the HCSP instances of CECAL (fing.edu.uy/inco/grupos/cecal/hpc/HCSP, Nesmachnow; redistributed by
+//! chgogos/hcsp): `0` consistent, `1` semi-consistent, `2` inconsistent. The larger sets write it
+//! (`1024x32/B.u_s_lolo` starts `1024 32 1`, `A.u_i_lolo` starts `1024 32 2`), the 4096 × 128 files omit it
+//! (`4096 128`). It is checked to be one of those codes and then dropped: Braun et al.'s 512 × 16 files as
+//! redistributed write `0` for every class (`u_i_hihi.0` starts `512 16 0` although its matrix is
+//! inconsistent), so it cannot be trusted as a label, and the class of a matrix is a property of its values
+//! anyway.
 //!
 //! Schedule file (`*.sol`): `tasks` machine indices (`0..m`) in task order, separated by white space.
 
@@ -16,10 +26,17 @@ use std::path::Path;
 /// Braun et al.'s instance shape, assumed for header-less files.
 pub const BRAUN_SHAPE: (usize, usize) = (512, 16);
 
-/// A header `tasks machines 0`: three tokens that all parse as unsigned integers.
+/// The consistency codes the third header field may hold (see the module docs).
+const CLASS_CODES: std::ops::RangeInclusive<u64> = 0..=2;
+
+/// What a header line must look like, quoted in its errors.
+const HEADER_FORM: &str = "a header `tasks machines` or `tasks machines class` (class 0, 1 or 2)";
+
+/// A header `tasks machines [class]`: two or three tokens that all parse as unsigned integers; the class is
+/// 0 when absent.
 fn header_tokens(content: &str) -> Option<[u64; 3]> {
     let tokens: Vec<&str> = content.split_whitespace().collect();
-    if tokens.len() != 3 {
+    if !(2..=3).contains(&tokens.len()) {
         return None;
     }
     let mut values = [0u64; 3];
@@ -35,8 +52,9 @@ impl EtcInstance {
     ///
     /// # Errors
     /// [`Error::BadInputFile`](evo_core::Error::BadInputFile) naming the file, the line and what was expected:
-    /// an unreadable file, a malformed header (not `tasks machines 0` with positive counts), a line that is
-    /// not one number, a value that is not finite and positive, too few or too many values.
+    /// an unreadable file, a malformed header (not `tasks machines [class]` with positive counts and a class
+    /// of 0, 1 or 2), a line that is not one number, a value that is negative or not finite, too few or too
+    /// many values.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
         Self::load(path.as_ref(), None)
     }
@@ -83,19 +101,19 @@ impl EtcInstance {
         if let Some(&(line, content)) = lines.peek() {
             let tokens = content.split_whitespace().count();
             if tokens > 1 {
-                let Some([tasks, machines, zero]) = header_tokens(content) else {
+                let Some([tasks, machines, class]) = header_tokens(content) else {
                     return Err(bad_line(
                         path,
                         line,
-                        "a header `tasks machines 0` (three integers) or one ETC value",
+                        format!("{HEADER_FORM} or one ETC value"),
                         quoted(content),
                     ));
                 };
-                if tasks == 0 || machines == 0 || zero != 0 {
+                if tasks == 0 || machines == 0 || !CLASS_CODES.contains(&class) {
                     return Err(bad_line(
                         path,
                         line,
-                        "a header `tasks machines 0` with tasks >= 1 and machines >= 1",
+                        format!("{HEADER_FORM} with tasks >= 1 and machines >= 1"),
                         quoted(content),
                     ));
                 }
@@ -114,7 +132,7 @@ impl EtcInstance {
                     return Err(bad_line(
                         path,
                         line,
-                        format!("a header `{t} {m} 0` (the shape asked for)"),
+                        format!("a header `{t} {m}` or `{t} {m} class` (the shape asked for)"),
                         quoted(content),
                     ));
                 }
@@ -155,8 +173,8 @@ impl EtcInstance {
                 ));
             }
             let value: f32 = parse_finite(path, line, content, "ETC value")?;
-            if value <= 0.0 {
-                return Err(bad_line(path, line, "an ETC value > 0", quoted(content)));
+            if value < 0.0 {
+                return Err(bad_line(path, line, "an ETC value >= 0", quoted(content)));
             }
             etc.push(value);
         }

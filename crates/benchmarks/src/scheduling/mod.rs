@@ -66,12 +66,13 @@ impl EtcInstance {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for zero tasks or machines, more than `u32::MAX` of either, a matrix of the
-    /// wrong length, or a value that is not finite and positive.
+    /// wrong length, or a value that is negative or not finite. Zero is a valid time (published instances
+    /// round short tasks to `0.00`); a `-0` is stored as `+0`, so every sum and maximum sees one zero.
     pub fn new(
         name: impl Into<String>,
         tasks: usize,
         machines: usize,
-        etc: Vec<f32>,
+        mut etc: Vec<f32>,
     ) -> Result<Self> {
         const WHO: &str = "EtcInstance";
         if tasks == 0 || u32::try_from(tasks).is_err() {
@@ -98,7 +99,7 @@ impl EtcInstance {
                 format!("{tasks} tasks x {machines} machines"),
             ));
         }
-        if let Some(k) = etc.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+        if let Some(k) = etc.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
             return Err(Error::invalid_parameter(
                 WHO,
                 "ETC value",
@@ -108,8 +109,12 @@ impl EtcInstance {
                     k / machines,
                     k % machines
                 ),
-                "finite and > 0",
+                "finite and >= 0",
             ));
+        }
+        // Every value is now `>= 0`, so `abs` changes only the sign of a `-0`.
+        for value in &mut etc {
+            *value = value.abs();
         }
         Ok(Self {
             name: name.into(),

@@ -202,19 +202,53 @@ fn malformed_files_name_the_file_the_line_and_the_expectation() {
     );
     assert_eq!(
         error_text("1 2 0\n1\n-2\n"),
-        "bad.0:3: expected an ETC value > 0, found `-2`"
+        "bad.0:3: expected an ETC value >= 0, found `-2`"
     );
     assert_eq!(
-        error_text("1 2 0\n0\n2\n"),
-        "bad.0:2: expected an ETC value > 0, found `0`"
+        error_text("1 2 0\n-0.01\n2\n"),
+        "bad.0:2: expected an ETC value >= 0, found `-0.01`"
+    );
+    assert_eq!(
+        error_text("1 2 0\n1\ninf\n"),
+        "bad.0:3: expected a finite ETC value, found `inf`"
+    );
+    assert_eq!(
+        error_text("1 2 0\nNaN\n1\n"),
+        "bad.0:2: expected a finite ETC value, found `NaN`"
+    );
+    assert_eq!(
+        error_text("1 2 0\n1e39\n1\n"),
+        "bad.0:2: expected a finite ETC value, found `1e39`"
+    );
+    assert_eq!(
+        error_text("512 16 0 7\n1\n"),
+        "bad.0:1: expected a header `tasks machines` or `tasks machines class` (class 0, 1 or 2) or one ETC \
+         value, found `512 16 0 7`"
+    );
+    assert_eq!(
+        error_text("2 2 3\n1\n"),
+        "bad.0:1: expected a header `tasks machines` or `tasks machines class` (class 0, 1 or 2) with tasks \
+         >= 1 and machines >= 1, found `2 2 3`"
+    );
+    assert_eq!(
+        error_text("0 2 1\n"),
+        "bad.0:1: expected a header `tasks machines` or `tasks machines class` (class 0, 1 or 2) with tasks \
+         >= 1 and machines >= 1, found `0 2 1`"
     );
     assert_eq!(
         error_text("512 16\n1\n"),
-        "bad.0:1: expected a header `tasks machines 0` (three integers) or one ETC value, found `512 16`"
+        "bad.0:2: expected 8192 ETC values (512 tasks x 16 machines), found 1 values and the end of the file"
     );
     assert_eq!(
-        error_text("2 2 1\n1\n"),
-        "bad.0:1: expected a header `tasks machines 0` with tasks >= 1 and machines >= 1, found `2 2 1`"
+        EtcInstance::parse(
+            Path::new("bad.0"),
+            "bad",
+            "2 2 2\n1\n2\n3\n4\n",
+            Some((1, 4))
+        )
+        .unwrap_err()
+        .to_string(),
+        "bad.0:1: expected a header `1 4` or `1 4 class` (the shape asked for), found `2 2 2`"
     );
     assert_eq!(
         error_text("1 2 0\n1 2\n"),
@@ -249,6 +283,116 @@ fn malformed_files_name_the_file_the_line_and_the_expectation() {
             .unwrap(),
         vec![1, 0]
     );
+}
+
+#[test]
+fn class_headers_and_zero_times_are_accepted() {
+    // The third header field of the HCSP generator's files: 0 consistent, 1 semi-consistent, 2 inconsistent;
+    // the 4096 x 128 files have no third field.
+    let body = "0.00\n2.5\n0\n0.00\n-0\n1.25\n";
+    for header in ["2 3 0", "2 3 1", "2 3 2", "2 3"] {
+        let instance = parse(&format!("{header}\n{body}")).unwrap();
+        assert_eq!((instance.tasks(), instance.machines()), (2, 3), "{header}");
+        assert_eq!(instance.etc(), &[0.0, 2.5, 0.0, 0.0, 0.0, 1.25], "{header}");
+        // `-0` is stored as +0.
+        assert!(instance.etc().iter().all(|v| v.is_sign_positive()));
+    }
+    assert_eq!(
+        parse(body).unwrap_err().to_string(),
+        "bad.0:6: expected 8192 ETC values (512 tasks x 16 machines), found 6 values and the end of the file"
+    );
+    let without = EtcInstance::parse(Path::new("x"), "bad", body, Some((2, 3))).unwrap();
+    assert_eq!(without, parse(&format!("2 3 2\n{body}")).unwrap());
+    assert!(EtcInstance::new("zeros", 1, 2, vec![0.0, -0.0]).is_ok());
+    assert!(EtcInstance::new("negative", 1, 2, vec![0.0, -1e-30]).is_err());
+}
+
+#[test]
+fn zero_times_flow_through_every_objective_and_min_min() {
+    // Task 0 takes no time on machine 0, task 1 none anywhere.
+    let instance = parse("2 2 2\n0.00\n4\n0\n0.00\n").unwrap();
+    let result = min_min(&instance);
+    assert_eq!(result.schedule, vec![0, 0]);
+    assert_eq!(result.makespan, 0.0);
+    let objectives = instance.objectives(&[0, 1]).unwrap();
+    assert_eq!(
+        objectives,
+        Objectives {
+            makespan: 0.0,
+            flowtime: 0.0
+        }
+    );
+    assert_eq!(objectives.fitness(DEFAULT_LAMBDA, 2), 0.0);
+    assert_eq!(instance.makespan(&[1, 1]).unwrap(), 4.0);
+    let problem = EtcProblem::new(instance, DEFAULT_LAMBDA).unwrap();
+    assert_eq!(problem.evaluate(&[0.5, 1.5]), 0.0);
+    assert_eq!(problem.evaluate(&[1.5, 0.5]), 0.75 * 4.0 + 0.25 * 2.0);
+}
+
+/// A file in the temp folder that is removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, text: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("evo-hcsp-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn files_with_class_headers_and_zero_times_load() {
+    let semi = TempFile::new("B.u_s_lolo", "2 3 1\n0.00\n0.61\n1.40\n0.00\n5.84\n6.65\n");
+    let instance = EtcInstance::from_file(&semi.0).unwrap();
+    assert_eq!(instance.etc(), &[0.0, 0.61, 1.40, 0.0, 5.84, 6.65]);
+    assert!(instance.name().ends_with("B.u_s_lolo"));
+    let inconsistent = TempFile::new("A.u_i_lolo", "2 3 2\n2.01\n0.00\n2.01\n0.27\n0.00\n0.00\n");
+    let instance = EtcInstance::from_file_with_shape(&inconsistent.0, 2, 3).unwrap();
+    assert_eq!(instance.etc(), &[2.01, 0.0, 2.01, 0.27, 0.0, 0.0]);
+    assert_eq!(min_min(&instance).makespan, 0.0);
+    let negative = TempFile::new("negative", "2 3 2\n2.01\n0.00\n-2.01\n0.27\n0.00\n0.00\n");
+    let error = EtcInstance::from_file(&negative.0).unwrap_err().to_string();
+    assert!(
+        error.ends_with(":4: expected an ETC value >= 0, found `-2.01`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_real_instance_in_the_two_decimal_class_header_format_loads() {
+    let Some(dir) = hcsp_dir("a_real_instance_in_the_two_decimal_class_header_format_loads") else {
+        return;
+    };
+    // u_i_lolo.0 written as the generator's larger sets are: header `tasks machines 2` (inconsistent) and
+    // two decimals, scaled down so that its short tasks print as `0.00`.
+    let original = EtcInstance::from_file(dir.join("u_i_lolo.0")).unwrap();
+    let mut text = String::from("512 16 2\n");
+    for value in original.etc() {
+        text.push_str(&format!("{:.2}\n", value / 1000.0));
+    }
+    let file = TempFile::new("u_i_lolo.2dp", &text);
+    let instance = EtcInstance::from_file(&file.0).unwrap();
+    assert_eq!((instance.tasks(), instance.machines()), (512, 16));
+    let zeros = instance.etc().iter().filter(|v| **v == 0.0).count();
+    // The 41 times below 5 of u_i_lolo.0 print as `0.00`.
+    assert_eq!(zeros, 41);
+    for (read, value) in instance.etc().iter().zip(original.etc()) {
+        assert_eq!(
+            *read,
+            format!("{:.2}", value / 1000.0).parse::<f32>().unwrap()
+        );
+    }
+    let result = min_min(&instance);
+    let objectives = instance.objectives(&result.schedule).unwrap();
+    assert!(objectives.makespan > 0.0 && objectives.makespan.is_finite());
+    assert!((objectives.makespan - result.makespan).abs() <= 1e-9 * result.makespan);
+    assert!(objectives.fitness(DEFAULT_LAMBDA, 16).is_finite());
 }
 
 proptest! {
