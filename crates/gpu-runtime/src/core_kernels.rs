@@ -98,10 +98,10 @@ fn reduce_pass<T: crate::DeviceCopy>(
     let leaves_per_block = 2 * u64::from(block);
     let n = terms.len() as u64;
     let blocks = n.div_ceil(leaves_per_block).max(1);
-    let grid = u32::try_from(blocks).map_err(|_| {
-        Error::invalid_parameter("reduce", "length", n, "fewer than 2^31 · 2 · block terms")
-    })?;
-    let mut partials = gpu.alloc::<f64>(blocks as usize)?;
+    let too_long =
+        || Error::invalid_parameter("reduce", "length", n, "fewer than 2^31 · 2 · block terms");
+    let grid = u32::try_from(blocks).map_err(|_| too_long())?;
+    let mut partials = gpu.alloc::<f64>(usize::try_from(grid).map_err(|_| too_long())?)?;
     let kernel = gpu.kernel(ModuleId::Reduce, entry, Profile::Exact)?;
     // SAFETY: the arguments follow `reduce_sum_*(const T* terms, double* partials, ReduceParams)`; block b
     // reads terms below n only and writes partials[b] with b < blocks = partials.len(); the shared memory

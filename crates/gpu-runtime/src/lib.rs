@@ -38,6 +38,10 @@
 //! exist, [`evo_core::Error::GpuOutOfMemory`] with the bytes asked for and free,
 //! [`evo_core::Error::KernelCompile`] with NVRTC's log, [`evo_core::Error::KernelLaunch`] naming the kernel.
 
+// A value narrowed by `as` would be wrong without a word; every narrowing here is checked or says why it
+// cannot lose anything.
+#![warn(clippy::cast_possible_truncation)]
+
 mod backend;
 mod binary_cache;
 mod buffer;

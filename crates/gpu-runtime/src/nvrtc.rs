@@ -146,6 +146,13 @@ pub fn compile_to_ptx(name: &str, source: &str, profile: Profile, arch: &str) ->
         .map_err(|_| compile_error("a header name contains a NUL byte".into()))?;
     let header_ptrs: Vec<*const c_char> = headers.iter().map(|h| h.as_ptr()).collect();
     let include_ptrs: Vec<*const c_char> = include_names.iter().map(|h| h.as_ptr()).collect();
+    let header_count = c_int::try_from(header_ptrs.len()).map_err(|_| {
+        compile_error(format!(
+            "{} headers; NVRTC accepts at most {}",
+            header_ptrs.len(),
+            c_int::MAX
+        ))
+    })?;
 
     let mut program = std::mem::MaybeUninit::uninit();
     // SAFETY: every pointer refers to a NUL-terminated string that outlives the program (they live until the
@@ -155,7 +162,7 @@ pub fn compile_to_ptx(name: &str, source: &str, profile: Profile, arch: &str) ->
             program.as_mut_ptr(),
             c_source.as_ptr(),
             c_name.as_ptr(),
-            header_ptrs.len() as c_int,
+            header_count,
             header_ptrs.as_ptr(),
             include_ptrs.as_ptr(),
         )
