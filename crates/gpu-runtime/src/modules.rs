@@ -168,6 +168,21 @@ impl Gpu {
             .map(|(_, origin)| origin)
     }
 
+    /// Compiles (or reads from the disk caches) and loads the user-supplied source `source` named `name` under
+    /// `profile` if it is not loaded yet; says where it came from.
+    pub fn load_user_module(
+        &self,
+        name: &str,
+        source: &str,
+        profile: Profile,
+    ) -> Result<ModuleOrigin> {
+        let key = Source::User {
+            name: name.to_string(),
+            text: source.to_string(),
+        };
+        self.module(key, profile).map(|(_, origin)| origin)
+    }
+
     /// The entry point `entry` of registry module `module`, compiled under `profile` for this device.
     ///
     /// Errors: [`Error::MissingEntryPoint`] when the registry does not list `entry` for `module` or the
