@@ -135,6 +135,16 @@ pub enum Error {
         value: f64,
     },
 
+    /// A problem's own code (its `evaluate`) panicked; the engine caught the panic at the boundary of the
+    /// batched evaluation ([`catch_problem_panic`](crate::catch_problem_panic)).
+    #[error("problem `{problem}` panicked while evaluating: {message}")]
+    ProblemPanicked {
+        /// The problem's name.
+        problem: String,
+        /// The panic's message (the text given to `panic!`).
+        message: String,
+    },
+
     /// An input file could not be parsed.
     #[error("{path}:{line}: expected {expected}, found {found}", path = path.display())]
     BadInputFile {

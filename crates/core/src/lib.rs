@@ -19,6 +19,7 @@
 //! | [`checkpoint`] | [`Checkpointing`] and the checkpoint file format |
 //! | [`report`] | [`Report`] (JSON), [`HistoryPoint`], [`Summary`] |
 //! | [`backend`] | [`Backend`] (`cpu`, `cpu:4`, `cuda:1`, `auto`) and the CPU thread pool |
+//! | [`user_code`] | [`catch_problem_panic`]: a panic in a problem's code becomes an error |
 //! | [`error`] | the one [`Error`] enum |
 //!
 //! An algorithm implements [`Engine`] once per backend; users hand an engine to an [`Executor`]:
@@ -80,6 +81,7 @@ pub mod reduce;
 pub mod report;
 pub mod serde_f64;
 pub mod termination;
+pub mod user_code;
 
 pub use backend::Backend;
 pub use checkpoint::Checkpointing;
@@ -93,3 +95,4 @@ pub use problem::{
 };
 pub use report::{HistoryPoint, Report, Summary};
 pub use termination::{Termination, TerminationReason};
+pub use user_code::catch_problem_panic;
