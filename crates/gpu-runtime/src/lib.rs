@@ -36,7 +36,41 @@
 //!
 //! Errors are [`evo_core::Error`] values: [`evo_core::Error::NoSuchDevice`] for an index that does not
 //! exist, [`evo_core::Error::GpuOutOfMemory`] with the bytes asked for and free,
-//! [`evo_core::Error::KernelCompile`] with NVRTC's log, [`evo_core::Error::KernelLaunch`] naming the kernel.
+//! [`evo_core::Error::InvalidParameter`] for a buffer length whose byte size does not fit in `usize`,
+//! [`evo_core::Error::KernelCompile`] with NVRTC's log, [`evo_core::Error::KernelLaunch`] naming the kernel,
+//! [`evo_core::Error::DevicePoisoned`] after a sticky fault.
+//!
+//! ## Cache integrity
+//!
+//! Compiled modules are cached on disk ([`ptx_cache_dir`]): the PTX from NVRTC and the device binary the
+//! driver's JIT made of it. Every entry starts with a header (magic, format version, kind, payload length, a
+//! 128-bit hash of the payload) that is checked before the payload is used, so a truncated file, a flipped
+//! byte, garbage or an entry of the older header-less format never reaches the driver: it is a miss, the file
+//! is removed (with a `tracing` warning) and the entry is rebuilt. An intact entry the driver still refuses to
+//! load is evicted and rebuilt the same way. Writes go to a temporary file unique to the process, thread and
+//! write, are flushed to the disk and then renamed into place, so readers see a whole entry or none and
+//! concurrent writers of one key (two devices of one process, two processes) never mix their bytes.
+//!
+//! ## Poisoned devices and how to reopen them
+//!
+//! A kernel that touches an illegal address (or traps, or misaligns an access) does not fail its launch; the
+//! fault surfaces at the next driver call and leaves the device's context unusable for the whole process.
+//! The runtime records the last kernel launched on each stream; the first call that sees such a sticky fault
+//! marks the [`Gpu`] poisoned and returns [`evo_core::Error::DevicePoisoned`] naming that kernel, and every
+//! later call on the device fails fast with that same error ([`Gpu::is_poisoned`] tells). To recover, drop
+//! every handle of the device (`Gpu` clones, buffers, kernels, graphs, streams, timers, generators, pools)
+//! and call [`Gpu::reopen`]: it releases the old context, resets the device's primary context and opens a
+//! fresh one (modules reload from the disk caches; data on the device is lost). `Gpu::reopen` refuses, with
+//! the number of live handles, while any remain.
+//!
+//! ## Pool trimming
+//!
+//! Dropped buffers go back to a per-device pool for reuse, within a cap on idle bytes: a quarter of the
+//! device's memory by default ([`DEFAULT_IDLE_CAP_DIVISOR`]), set with [`Gpu::set_buffer_pool_cap`]; when a
+//! returned buffer would exceed it, the oldest idle buffers are freed. [`Gpu::trim_buffer_pool`] frees every
+//! idle buffer and waits for the main stream, so that the memory is back on the device for other processes.
+//! An allocation the driver refuses is retried once after a trim before it becomes
+//! [`evo_core::Error::GpuOutOfMemory`]. [`Gpu::buffer_pool_stats`] reports the counters.
 
 // A value narrowed by `as` would be wrong without a word; every narrowing here is checked or says why it
 // cannot lose anything.
