@@ -293,14 +293,14 @@ impl<P: ContinuousProblem> DeCpu<P> {
 
     /// The local search of the best vector (or of every vector) after every `period`-th generation (an
     /// extension beyond the paper, see [`local_search`](crate::local_search)), when due after the generation
-    /// just completed.
-    fn search_locally(&mut self) {
+    /// just completed. A panic of the problem's `evaluate` (which the search calls) is an error.
+    fn search_locally(&mut self) -> Result<()> {
         let Some(search) = &self.local_search else {
-            return;
+            return Ok(());
         };
         let state = &mut self.state;
         if !search.settings().is_due(state.generation) {
-            return;
+            return Ok(());
         }
         let (d, generation) = (state.dimension, state.generation);
         let (problem, rng) = (&self.problem, &self.rng);
@@ -316,33 +316,41 @@ impl<P: ContinuousProblem> DeCpu<P> {
             Scope::Best => {
                 // The best only improves, so it stays the best. The kicks, if any, run on the engine's pool.
                 let b = self.best;
-                self.pool.install(|| {
-                    improve(
-                        &mut state.population[b * d..(b + 1) * d],
-                        &mut state.fitness[b],
-                    )
-                });
+                evo_core::catch_problem_panic(problem.name(), || {
+                    self.pool.install(|| {
+                        improve(
+                            &mut state.population[b * d..(b + 1) * d],
+                            &mut state.fitness[b],
+                        );
+                    });
+                    Ok(())
+                })?;
             }
             Scope::All => {
                 // Each vector's search reads and writes only its own row and fitness: the result does not
                 // depend on the thread count. Twin: one block per vector of `de_local_search_etc_f32`, then
                 // `de_best_index_f64`.
-                self.pool.install(|| {
-                    state
-                        .population
-                        .par_chunks_mut(d)
-                        .zip(state.fitness.par_iter_mut())
-                        .for_each(|(row, fitness)| improve(row, fitness));
-                });
+                evo_core::catch_problem_panic(problem.name(), || {
+                    self.pool.install(|| {
+                        state
+                            .population
+                            .par_chunks_mut(d)
+                            .zip(state.fitness.par_iter_mut())
+                            .for_each(|(row, fitness)| improve(row, fitness));
+                    });
+                    Ok(())
+                })?;
                 self.best = best_index(&state.fitness);
             }
         }
+        Ok(())
     }
 
     fn evaluate_population(&mut self) -> Result<()> {
-        let (problem, state) = (&self.problem, &mut self.state);
-        self.pool
-            .install(|| problem.evaluate_checked(&state.population, &mut state.fitness))?;
+        let (problem, state, pool) = (&self.problem, &mut self.state, &self.pool);
+        evo_core::catch_problem_panic(problem.name(), || {
+            pool.install(|| problem.evaluate_checked(&state.population, &mut state.fitness))
+        })?;
         self.best = best_index(&self.state.fitness);
         Ok(())
     }
@@ -404,7 +412,9 @@ impl<P: ContinuousProblem> Engine for DeCpu<P> {
                 .zip(weights.par_iter_mut().zip(rates.par_iter_mut()))
                 .enumerate()
                 .for_each(|(i, (trial, (f, cr)))| (*f, *cr) = context.build(i, trial));
-            problem.evaluate_checked(trials, trial_fitness)
+            evo_core::catch_problem_panic(problem.name(), || {
+                problem.evaluate_checked(trials, trial_fitness)
+            })
         })?;
         let accept_equal = self.params.selection() == Selection::BetterOrEqual;
         let state = &mut self.state;
@@ -420,8 +430,7 @@ impl<P: ContinuousProblem> Engine for DeCpu<P> {
         state.generation += 1;
         state.evaluations += state.population_size as u64;
         self.best = best_index(&state.fitness);
-        self.search_locally();
-        Ok(())
+        self.search_locally()
     }
 
     fn progress(&self) -> Progress {

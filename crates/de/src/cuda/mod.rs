@@ -195,7 +195,9 @@ fn evaluate<P: ContinuousProblem>(
         DeviceEvaluation::Host => {
             let (host_vectors, host_fitness) = host;
             vectors.copy_to_host(host_vectors)?;
-            problem.evaluate_checked(host_vectors, host_fitness)?;
+            evo_core::catch_problem_panic(problem.name(), || {
+                problem.evaluate_checked(host_vectors, host_fitness)
+            })?;
             fitness.copy_from_host(host_fitness)
         }
     }
