@@ -151,20 +151,16 @@ __device__ __forceinline__ void evo_term(const float* row, const float* shift32,
 // 1 KiB contiguous, every 32-byte sector used.
 // At most 256 threads per block (the launcher's cap), 4 blocks per SM: at most 64 registers per thread.
 #define EVO_TILES_BOUNDS __launch_bounds__(256, 4)
-// Rastrigin: 6 blocks per SM (at most 40 registers; ptxas spills more), measured faster on the H100 than 4
-// (20 x 10^7: 0.402 -> 0.372 ms) and 5 (0.385 ms); 3 was slower (0.467 ms); 7 (32 registers) within 0.3 us at
-// 20 x 10^6. Griewank: 5 blocks per SM (at most 48 registers) since the rows bypass L1: 20 x 10^7 382 -> 371 us,
-// 20 x 10^6 48.3 -> 47.0 (at 4 it had been faster while the rows went through L1: 0.450 against 0.464 ms).
-// docs/results/eval.md. The launcher sizes the tiles grids by these resident counts (launch::RESIDENT_BLOCKS,
+// Rastrigin: 6 blocks per SM (at most 40 registers; ptxas spills more); Griewank: 5 (at most 48 registers)
+// since the rows bypass L1; each count was the fastest tried (docs/results/eval.md#resident-blocks). The
+// launcher sizes the tiles grids by these resident counts (launch::RESIDENT_BLOCKS,
 // RASTRIGIN_RESIDENT_BLOCKS, GRIEWANK_RESIDENT_BLOCKS).
 #define EVO_TILES_BOUNDS_RASTRIGIN __launch_bounds__(256, 6)
 #define EVO_TILES_BOUNDS_GRIEWANK __launch_bounds__(256, 5)
 
 // Four floats of a population row in the FAST paths (read once per call): through the non-coherent path without
 // allocating in L1 (ld.global.nc.L1::no_allocate), so that the row stream does not evict the tile of the shift
-// vector, which the block's other individuals read again from L1. On the H100 (docs/results/eval.md): Rastrigin
-// at 20 x 10^6 46.0 -> 43.1 us per call, Schwefel 1.2 there 41.2 -> 38.8, Griewank 51.5 -> 49.3; an L2-only load
-// (ld.global.cg) gained nothing, and L1::evict_last on the shift nothing more.
+// vector, which the block's other individuals read again from L1 (docs/results/eval.md#row-loads).
 __device__ __forceinline__ float4 evo_load_stream4(const float* from)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
@@ -232,9 +228,8 @@ __device__ __forceinline__ void evo_load_z(const float* row, const float* shift3
 
 // Where the chunk terms take Griewank's scale 1 / sqrt((i + 1) pi^2) of term i from: none (the other kinds),
 // computed in place (`benchmarks_continuous_tiles_griewank_one_row`, blocks of one individual: nothing to share,
-// and no registers held for the scales across the loads; H100, 1 x 10^7: 40.8 -> 39.0 us per call), or the
-// thread's array `scale`, computed once for the block's individuals (in shared memory instead of registers,
-// 20 x 10^6 was slower, 46.3 -> 47.5 us).
+// and no registers held for the scales across the loads), or the thread's array `scale`, computed once for the
+// block's individuals in registers (docs/results/eval.md#griewank-one-row-kernel).
 #define EVO_SCALES_NONE 0
 #define EVO_SCALES_INLINE 1
 #define EVO_SCALES_ARRAY 2
@@ -348,10 +343,8 @@ __device__ __forceinline__ void evo_tile_rows(const float* x, const float* shift
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned long long base = t * (EVO_ITEMS * blockDim.x) + 256u * warp + 8u * lane;
     // The rows by a stepped pointer and a 32-bit count (at most EVO_MAX_ITEMS rows): fewer 64-bit address
-    // products in the loop (H100, Rastrigin 20 x 10^6: 41.7 -> 41.3 us; Griewank 47.0 -> 46.4 us). Each row is
-    // loaded when its turn comes: staging the next 1-2 rows in shared memory by cp.async lost 40-50 % (twice;
-    // the spill stores double and L2 becomes the busiest unit; docs/results/h100-ad4c7f9/tried.md,
-    // h100-276b09b/tried.md), and a register double buffer lost too (h100-12b7757/tried.md).
+    // products in the loop. Each row is loaded when its turn comes: staging the next rows in shared memory or a
+    // register double buffer lost (docs/results/eval.md#row-loads, #tried-and-not-kept).
     const unsigned int count = (unsigned int)(last_row - first_row);
     const float* row = x + first_row * p.dimension;
     constexpr int SCALES = KIND != EVO_KIND_GRIEWANK ? EVO_SCALES_NONE
@@ -579,8 +572,7 @@ extern "C" __global__ void EVO_TILES_BOUNDS_GRIEWANK benchmarks_continuous_tiles
 
 // Griewank for blocks of one individual (p.group == 1; correct for any group): the scales computed in place
 // (EVO_SCALES_INLINE). A kernel of its own so that its registers do not change the allocation of the groups'
-// kernel above: on the H100, one kernel with both paths took 1 x 10^7 from 40.8 to 39.0 us per call but
-// 20 x 10^6 from 46.5 to 49.0.
+// kernel above (docs/results/eval.md#griewank-one-row-kernel).
 extern "C" __global__ void EVO_TILES_BOUNDS_GRIEWANK benchmarks_continuous_tiles_griewank_one_row(const float* x, const float* shift32, const double* shift64, const unsigned int* perm, double* partials, TilesParams p)
 {
     evo_tiles<EVO_KIND_GRIEWANK, true>(x, shift32, shift64, perm, partials, p);

@@ -114,9 +114,8 @@
 //! (`+ls<period>x<moves>k<kicks>x<kick moves>`) makes the search of the best an iterated local search: after
 //! the search, `kicks` copies of its schedule perturbed by random task moves are searched too and the best
 //! candidate is kept when strictly better (on the GPU one block per kick).
-//! The CPU = CUDA equivalence of the best-vector search passed on an H100 (commit `4461bba`, with
-//! compute-sanitizer memcheck and racecheck clean on its short case), that of the every-vector scope at
-//! `b49999c`; Table 1 figures with them are in `docs/results/de.md`. The kicks have not yet run on a GPU.
+//! The equivalence suite checks both scopes and the kicks against the CPU engine; Table 1 figures with the
+//! local search are in `docs/results/de.md#local-search`.
 //!
 //! Not in this version: the paper mode with cuRAND XORWOW batches (spec §3 item 7) and batched independent
 //! runs in one launch (spec §3 item 10); the Fast profile is available ([`DeCuda::with_profile`]) but not

@@ -89,7 +89,7 @@
 //! ## Example: meta-optimisation
 //!
 //! See [`meta`] (a small run on the CPU) and `cargo run --release -p evo-qiga --example meta`, which runs the
-//! paper's setting on every visible GPU (0.9 s on one H100; `docs/results/qiga.md`).
+//! paper's setting on every visible GPU (`docs/results/qiga.md#meta-optimisation`).
 
 pub mod cpu;
 pub mod cuda;

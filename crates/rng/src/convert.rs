@@ -102,7 +102,7 @@ mod tests {
         assert_eq!(uniform_f32(u32::MAX), 1.0);
     }
 
-    /// Spec rng.md §5.2: Philox words (6627e8d5, e169c58d) give 0.8805202684009383.
+    /// Spec rng.md §5.2: Philox words (0x6627e8d5, 0xe169c58d) give 0.8805202684009383.
     #[test]
     fn uniform_f64_reference() {
         assert_eq!(uniform_f64(0x6627e8d5, 0xe169c58d), 0.880_520_268_400_938_3);

@@ -87,9 +87,8 @@ __device__ __forceinline__ void evo_block_tree_pair(double* a, double* b, double
 // The complete chunks of 256 leaves are stored transposed by 8, leaf 256 c + 8 l + j at 256 c + 32 j + l, so
 // that when thread l of a warp of a finish kernel reads its 8 adjacent leaves 8 l .. 8 l + 7 (one per load
 // instruction j), the 32 lanes of instruction j read 32 adjacent slots: one or two 128-byte lines instead of
-// 32 (measured on the H100: the finish of 4883 tile pairs took 10 400 cycles of its one multiprocessor with
-// the leaves in order). With 4 leaves per thread the lanes read two runs of 16 adjacent slots. The last,
-// incomplete chunk keeps its leaves in order. Twin: evo_benchmarks::cuda::launch::leaf_slot.
+// 32 (docs/results/eval.md#finish-leaf-layout). With 4 leaves per thread the lanes read two runs of 16
+// adjacent slots. The last, incomplete chunk keeps its leaves in order. Twin: evo_benchmarks::cuda::launch::leaf_slot.
 __device__ __forceinline__ unsigned long long evo_leaf_slot(unsigned long long i, unsigned long long count)
 {
     const unsigned long long complete = count & ~255ull;

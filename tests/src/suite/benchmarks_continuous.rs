@@ -470,12 +470,10 @@ pub fn check_binary(gpu: &Gpu, function: GaFunction, block: u32) -> Vec<CheckRep
 
 /// The bound of the Fast-profile check, in ulps of the CPU's (Exact) fitness. Under `--use_fast_math` NVRTC
 /// contracts `a * b + c` into fused multiply-adds in the f64 code too, so the low bits move; the portable math
-/// functions keep their own operation sequence apart from that contraction. Measured on an H100 at `5f19c8d`
-/// (`--nocapture` prints each case's maximum): 0 ulp on 21 of the 35 cases, 1 ulp on 7 (GA Ackley, CEC 2010
-/// F4–F7, F9, F20), 2 ulp on 6 (shifted Salomon, CEC 2010 F1, F8, F13, F14, F18), and 256 ulp on the GA's
-/// Schwefel: a sum of
-/// terms of both signs loses relative accuracy by cancellation, which is why the bound, 2^20 ulp (about 2e-10
-/// relative), is not set at 2 ulp.
+/// functions keep their own operation sequence apart from that contraction (`--nocapture` prints each case's
+/// maximum; `docs/results/verification.md#fast-profile-ulps`). A sum of terms of both signs, such as the GA's
+/// Schwefel, loses relative accuracy by cancellation, which is why the bound, 2^20 ulp (about 2e-10 relative),
+/// is not set at 2 ulp.
 pub const FAST_PROFILE_ULPS: u32 = 1 << 20;
 
 /// Every case at D = 1000 (CEC 2010: 1000), 64 individuals, compiled with the Fast profile, within

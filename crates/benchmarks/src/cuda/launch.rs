@@ -15,9 +15,8 @@ pub const ITEMS_PER_THREAD_SMALL: u32 = 1;
 /// Consecutive individuals per block of the tiles and prefix-squares kernels, at most (`block_groups` takes
 /// fewer where the grid would be short). The group shares the block's index arithmetic, the tile of the shift
 /// vector (read from memory once, then from L1: the rows themselves bypass L1) and Griewank's scale
-/// `1/√((i+1)π²)` (14 f64 operations, paid once per coordinate for the whole group). On the H100
-/// (docs/results/eval.md): at 20 × 10^7, groups of 10 instead of 4 took Rastrigin from 353 to 345 µs per call
-/// and Schwefel 1.2 from 322 to 313; Griewank's groups of 4 had been slower than 10 (0.425 → 0.475 ms).
+/// `1/√((i+1)π²)` (14 f64 operations, paid once per coordinate for the whole group). Groups of 10 beat groups
+/// of 4 at the largest sizes (`docs/results/eval.md#row-groups`).
 pub const ROW_GROUP: u32 = 10;
 /// Most (individual, tile) items of one block of the tiles kernels (`EVO_MAX_ITEMS`): their warp subtrees wait
 /// in shared memory for the block's single barrier.
@@ -35,18 +34,12 @@ const RASTRIGIN_RESIDENT_BLOCKS: u64 = 6;
 /// (`EVO_TILES_BOUNDS_GRIEWANK`).
 const GRIEWANK_RESIDENT_BLOCKS: u64 = 5;
 /// Waves of resident blocks that keep a grid's tail short: a tile group shrinks until the grid has this many
-/// times the resident blocks of all multiprocessors. Per kernel since `cargo xtask bench --suite eval` on the
-/// H100 (docs/results/eval.md): 16 blocks per multiprocessor for every kernel left Rastrigin at 1 × 10^7
-/// with 2 tiles per block in 3.08 waves (0.040 ms per call); 4 waves of its 6 resident blocks, one tile per
-/// block, 0.039 ms; 32 blocks per multiprocessor for the 4-resident kernels made Griewank slower there
-/// (0.045 → 0.047 ms).
+/// times the resident blocks of all multiprocessors, counted per kernel, which beat a fixed block count per
+/// multiprocessor (`docs/results/eval.md#waves`).
 const WAVES: u64 = 4;
 /// Fewest waves of resident blocks a tiles grid of several tiles per individual may fill before its row
-/// groups shrink ([`block_groups`]). On the H100 (docs/results/h100-67de669/), Griewank at 20 × 10^6: groups of
-/// 10 gave 978 blocks on 528 slots (1.85 waves), 53.3 µs per call; groups of 5, 51.5 µs. Rastrigin's groups of
-/// 4 there (2445 blocks on 792 slots, 3.1 waves) gained nothing from groups of 2 (46.1 → 46.7 µs), hence 2
-/// waves rather than [`WAVES`]. At `b55cef7` (docs/results/h100-276b09b/), keeping the groups of 10 there
-/// (1.2–1.5 waves) took Rastrigin from 42.0 to 45.4 µs and Griewank from 47.2 to 49.3.
+/// groups shrink ([`block_groups`]): halving the groups of a grid under 2 waves paid, halving them further
+/// did not, hence 2 rather than [`WAVES`] (`docs/results/eval.md#minimum-waves`).
 const MIN_WAVES: u64 = 2;
 // A block holds `group · tile_group` items: at most the largest row group (tile_group 1) or TARGET_ITEMS.
 const _: () = assert!(ROW_GROUP <= MAX_ITEMS && TARGET_ITEMS <= MAX_ITEMS);
@@ -151,7 +144,7 @@ pub enum TileKernel<'a> {
 impl TermKind {
     /// The tiles kernel for blocks of `group` individuals. Griewank has its own kernel for blocks of one
     /// individual, which computes each scale `1/√((i+1)π²)` where the term needs it instead of once for the
-    /// group (H100, 1 × 10^7: 40.8 → 39.0 µs per call; docs/results/eval.md).
+    /// group (`docs/results/eval.md#griewank-one-row-kernel`).
     fn entry(self, group: u32) -> &'static str {
         match self {
             Self::Griewank if group == 1 => "benchmarks_continuous_tiles_griewank_one_row",
@@ -433,8 +426,8 @@ pub const LEAF_CHUNK: u64 = 256;
 /// [`LEAF_CHUNK`] leaves is stored transposed by 8: leaf `256 c + 8 l + j` (`l` < 32, `j` < 8) at
 /// `256 c + 32 j + l`, so that the 32 threads of a finish warp, each reading its 8 adjacent leaves one per load,
 /// read 32 adjacent slots per load instead of 32 slots 8 apart. The last, incomplete chunk keeps its leaves in
-/// order. On the H100 the finish of one row of 4883 tile pairs in order kept its multiprocessor busy for
-/// 10 400 cycles (docs/results/eval.md). A permutation of `0..count`; the bits of a fitness do not depend on it.
+/// order (`docs/results/eval.md#finish-leaf-layout`). A permutation of `0..count`; the bits of a fitness do not
+/// depend on it.
 pub const fn leaf_slot(i: u64, count: u64) -> u64 {
     let complete = count / LEAF_CHUNK * LEAF_CHUNK;
     if i < complete {
@@ -447,9 +440,8 @@ pub const fn leaf_slot(i: u64, count: u64) -> u64 {
 }
 /// Tile summaries per thread of [`finish_prefix`] over `tiles` summaries per individual: 4 while one segment
 /// of 4 · 1024 covers them, else 8 (one segment up to 8192 summaries, D = 1.6 · 10^7 at tiles of 2048 terms).
-/// On the H100 (docs/results/eval.md), 8 per thread took Schwefel 1.2 at 1 × 10^7 from two segments to one
-/// (40.5 → 39.1 µs per call) but made 20 × 10^6 slower (489 summaries: 62 threads of 8 instead of 123 of 4,
-/// 41.0 → 41.9 µs). The bits do not depend on it.
+/// 8 per thread throughout made the mid sizes slower (`docs/results/eval.md#prefix-finish-leaves`). The bits do
+/// not depend on it.
 pub fn prefix_finish_leaves(tiles: u64) -> u64 {
     if tiles <= 4 * 1024 { 4 } else { 8 }
 }

@@ -237,8 +237,8 @@ fn griewank_factor_portable(i: usize, z: f64) -> f64 {
 #[inline(always)]
 fn griewank_factors_portable(first: usize, count: usize, z: &[f64; EIGHT], out: &mut [f64; EIGHT]) {
     if count >= EIGHT {
-        // A loop of constant length, so that the eight chains are unrolled and interleaved: with the runtime
-        // bound below for every block, D = 10^6 on one thread took 11.5 ms instead of 6.5.
+        // A loop of constant length, so that the eight chains are unrolled and interleaved; the runtime bound
+        // below for every block was much slower (docs/results/eval.md#cpu-griewank-unrolled).
         for j in 0..EIGHT {
             out[j] = griewank_factor_portable(first + j, z[j]);
         }
