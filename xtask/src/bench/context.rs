@@ -10,6 +10,7 @@ use std::time::Instant;
 use anyhow::Context;
 use evo_gpu_runtime::{Gpu, GpuTimer};
 use indicatif::{ProgressBar, ProgressStyle};
+use statrs::statistics::{Data, Median};
 
 /// How many times a measurement runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,15 +29,9 @@ pub struct Timing {
 }
 
 impl Timing {
-    /// The median sample (the mean of the middle two for an even count).
+    /// The median sample (the mean of the middle two for an even count), NaN when there is none.
     pub fn median_ms(&self) -> f64 {
-        let mut sorted = self.samples_ms.clone();
-        sorted.sort_by(f64::total_cmp);
-        match sorted.len() {
-            0 => f64::NAN,
-            n if n % 2 == 1 => sorted[n / 2],
-            n => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
-        }
+        median(&self.samples_ms)
     }
 
     /// How many samples were timed.
@@ -47,6 +42,15 @@ impl Timing {
     /// `amount` units per second at the median time, divided by `scale` (1e9 for "G" units).
     pub fn rate(&self, amount: f64, scale: f64) -> f64 {
         amount / (self.median_ms() * 1e-3) / scale
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count), NaN for none.
+pub fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        f64::NAN
+    } else {
+        Data::new(values.to_vec()).median()
     }
 }
 
@@ -192,6 +196,7 @@ mod tests {
         };
         assert_eq!(even.median_ms(), 2.5);
         assert_eq!(even.rate(1e9, 1e9), 400.0);
+        assert!(Timing { samples_ms: vec![] }.median_ms().is_nan());
     }
 
     #[test]

@@ -6,6 +6,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use evo_gpu_runtime::Gpu;
 use serde::Serialize;
 
+/// [`Environment::mode`] of a `--quick` run.
+pub const QUICK_MODE: &str = "quick";
+
 /// The facts every benchmark output records, so that a figure can be traced to a machine and a commit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Environment {
@@ -53,7 +56,7 @@ impl Environment {
                     .map_or(0, |d| d.as_secs()),
             ),
             command: command_line(),
-            mode: if quick { "quick" } else { "full" }.to_string(),
+            mode: if quick { QUICK_MODE } else { "full" }.to_string(),
             build: if cfg!(debug_assertions) {
                 "debug"
             } else {
@@ -146,37 +149,15 @@ fn command_line() -> String {
         .join(" ")
 }
 
-/// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+/// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`, or "unknown" past the calendar's range (year 9999).
 pub fn format_utc(seconds: u64) -> String {
-    let days = seconds / 86_400;
-    let of_day = seconds % 86_400;
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        of_day / 3600,
-        (of_day % 3600) / 60,
-        of_day % 60
-    )
-}
-
-/// The proleptic Gregorian date of day `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    // Shift the epoch to 0000-03-01, so that leap days fall at the end of a 400-year era's years.
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let day_of_era = z % 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    };
-    let year = year_of_era + era * 400 + u64::from(month <= 2);
-    (year, month, day)
+    i64::try_from(seconds)
+        .ok()
+        .and_then(|seconds| jiff::Timestamp::from_second(seconds).ok())
+        .map_or_else(
+            || "unknown".to_string(),
+            |time| time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        )
 }
 
 #[cfg(test)]
@@ -189,6 +170,7 @@ mod tests {
         assert_eq!(format_utc(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(format_utc(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(format_utc(4_102_444_799), "2099-12-31T23:59:59Z");
+        assert_eq!(format_utc(u64::MAX), "unknown");
     }
 
     #[test]

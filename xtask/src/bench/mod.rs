@@ -14,6 +14,7 @@ mod environment;
 mod markdown;
 mod plot;
 mod report;
+mod result;
 mod suites;
 
 use std::process::ExitCode;
@@ -21,8 +22,8 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use evo_gpu_runtime::Gpu;
 
-pub use context::{BenchContext, Timing};
-pub use report::{Backend, Plot, Reference, Row, Series, SuiteResult};
+pub use context::{BenchContext, Timing, median};
+pub use result::{Backend, Plot, Reference, Row, Series, SuiteResult};
 
 use crate::flags::{BackendChoice, BenchArgs};
 use environment::Environment;
@@ -96,7 +97,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|f| format!("suite `{}`: {f}", suite.name())),
         );
-        let report = SuiteReport::new(suite, environment.clone(), gpu_skipped.clone(), result);
+        let report = SuiteReport::new(
+            (suite.name(), suite.description()),
+            environment.clone(),
+            gpu_skipped.clone(),
+            result,
+        );
         print!("{}", report.body_markdown());
         let written = report.write(&args.out)?;
         let svg = written

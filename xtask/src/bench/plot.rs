@@ -10,7 +10,8 @@ use std::path::Path;
 use anyhow::anyhow;
 use plotters::prelude::*;
 
-use super::report::Plot;
+use super::markdown::significant;
+use super::result::Plot;
 
 /// Pixel size of one chart.
 const CHART_SIZE: (u32, u32) = (960, 440);
@@ -131,14 +132,14 @@ fn tick_label(plot: &Plot, x: f64) -> String {
         (Some(_), _) => String::new(),
         (None, true) if on_integer => format!("10^{nearest}"),
         (None, true) => String::new(),
-        (None, false) => super::markdown::significant(x),
+        (None, false) => significant(x),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::report::Series;
+    use crate::bench::result::Series;
 
     fn plot(log_x: bool, categories: Option<Vec<String>>) -> Plot {
         Plot {

@@ -1,117 +1,18 @@
-//! What a suite measures (rows and plot series) and how it is written: markdown, JSON and SVG.
+//! How a suite's result is written: `<suite>.md` (the table of [`markdown`], notes, environment), `.json` and
+//! `.svg` (the charts of [`plot`]).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::Serialize;
 
-use super::environment::Environment;
+use super::environment::{Environment, QUICK_MODE};
+use super::result::SuiteResult;
+use super::{markdown, plot};
 
-/// Which engine a row measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    /// The CPU twin (rayon).
-    Cpu,
-    /// The CUDA kernel.
-    Cuda,
-}
-
-impl Backend {
-    /// The backend's name as written in tables and legends.
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Cpu => "cpu",
-            Backend::Cuda => "cuda",
-        }
-    }
-}
-
-/// A figure to compare a row with: a paper's table, a peer implementation, or the other backend.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Reference {
-    /// Where the figure comes from ("CPU twin", "GA paper, table 3").
-    pub source: String,
-    /// The figure, in the row's unit.
-    pub value: f64,
-    /// The row's throughput divided by the figure (above 1: we are faster).
-    pub ratio: f64,
-}
-
-impl Reference {
-    /// A reference to `value` from `source`, for a row whose throughput is `ours`.
-    pub fn new(source: impl Into<String>, value: f64, ours: f64) -> Self {
-        Self {
-            source: source.into(),
-            value,
-            ratio: ours / value,
-        }
-    }
-}
-
-/// One measurement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
-    /// What was measured ("reduce_sum_f64", "sin_f32").
-    pub case: String,
-    /// The engine.
-    pub backend: Backend,
-    /// The device it ran on.
-    pub device: String,
-    /// The problem size (terms, inputs, dimensions).
-    pub size: u64,
-    /// The median of the timed samples, in milliseconds.
-    pub median_ms: f64,
-    /// How many samples were timed (after the warm-up).
-    pub samples: usize,
-    /// The throughput at the median time.
-    pub throughput: f64,
-    /// The throughput's unit ("GB/s", "Gevals/s").
-    pub unit: String,
-    /// A figure to compare with, if any.
-    pub reference: Option<Reference>,
-    /// The outcome of a correctness check made alongside ("bit-identical"), if any.
-    pub check: Option<String>,
-}
-
-/// One line of a plot.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Series {
-    /// The legend entry.
-    pub name: String,
-    /// (x, y) points, in x order.
-    pub points: Vec<(f64, f64)>,
-}
-
-/// One chart of a suite's SVG.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Plot {
-    /// The chart's caption.
-    pub title: String,
-    /// The x axis label.
-    pub x_label: String,
-    /// The y axis label.
-    pub y_label: String,
-    /// Whether x is drawn on a log10 scale (sizes spanning decades).
-    pub log_x: bool,
-    /// When set, x is the index of a category and these are the tick labels.
-    pub categories: Option<Vec<String>>,
-    /// The lines, one per backend (or per variant).
-    pub series: Vec<Series>,
-}
-
-/// What a suite returns.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct SuiteResult {
-    /// The measurements.
-    pub rows: Vec<Row>,
-    /// Charts for the SVG.
-    pub plots: Vec<Plot>,
-    /// Remarks printed below the table.
-    pub notes: Vec<String>,
-    /// Correctness failures found while measuring; the command exits non-zero after writing the outputs.
-    pub failures: Vec<String>,
-}
+/// The line under a quick run's title, so that its figures are not read as the full mode's.
+const QUICK_NOTICE: &str = "**Quick run** (`--quick`): fewer samples, sizes, runs or instances than the full mode; \
+                            each table shows the shape of the results, the full mode gives the figures to record.\n\n";
 
 /// A suite's result with its context, as written to `<suite>.md` and `<suite>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -142,9 +43,10 @@ pub struct Written {
 }
 
 impl SuiteReport {
-    /// A report of `result`; the GPU side was measured unless `gpu_skipped` gives the reason it was not.
+    /// A report of suite `name`'s `result`; the GPU side was measured unless `gpu_skipped` gives the reason it
+    /// was not.
     pub fn new(
-        suite: &dyn super::Suite,
+        (name, description): (&str, &str),
         environment: Environment,
         gpu_skipped: Option<String>,
         result: SuiteResult,
@@ -154,8 +56,8 @@ impl SuiteReport {
             None => format!("GPU side measured on {}", environment.device),
         };
         Self {
-            suite: suite.name().to_string(),
-            description: suite.description().to_string(),
+            suite: name.to_string(),
+            description: description.to_string(),
             environment,
             gpu_skipped,
             gpu_side,
@@ -166,10 +68,13 @@ impl SuiteReport {
     /// The part printed to stdout: title, skip line, table, notes and failures.
     pub fn body_markdown(&self) -> String {
         let mut out = format!("## bench `{}`: {}\n\n", self.suite, self.description);
+        if self.environment.mode == QUICK_MODE {
+            out.push_str(QUICK_NOTICE);
+        }
         if self.gpu_skipped.is_some() {
             out.push_str(&format!("**{}**\n\n", self.gpu_side));
         }
-        out.push_str(&super::markdown::rows_table(&self.result.rows).to_markdown());
+        out.push_str(&markdown::rows_table(&self.result.rows).to_markdown());
         for note in &self.result.notes {
             out.push_str(&format!("\n{note}\n"));
         }
@@ -209,7 +114,7 @@ impl SuiteReport {
                 environment.mode,
                 environment.commit
             );
-            super::plot::write_svg(&path, &caption, &self.result.plots)
+            plot::write_svg(&path, &caption, &self.result.plots)
                 .with_context(|| format!("writing {}", path.display()))?;
             Some(path)
         } else {
@@ -226,31 +131,18 @@ impl SuiteReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct Named;
-
-    impl crate::bench::Suite for Named {
-        fn name(&self) -> &'static str {
-            "core"
-        }
-        fn description(&self) -> &'static str {
-            "foundation kernels"
-        }
-        fn run(&self, _: &mut crate::bench::BenchContext) -> anyhow::Result<SuiteResult> {
-            Ok(SuiteResult::default())
-        }
-    }
+    use crate::bench::result::{Backend, Reference, Row};
 
     fn report(gpu_skipped: Option<&str>) -> SuiteReport {
         SuiteReport::new(
-            &Named,
+            ("core", "foundation kernels"),
             Environment {
                 device: "none".into(),
                 driver_version: "none".into(),
                 compute_capability: "none".into(),
                 cpu_model: "Test CPU".into(),
                 cpu_threads: 2,
-                commit: "abc1234".into(),
+                commit: "test-commit".into(),
                 date_utc: "2026-01-02T03:04:05Z".into(),
                 command: "xtask bench --quick".into(),
                 mode: "quick".into(),
@@ -306,9 +198,10 @@ mod tests {
                 "bit-identical"
             ]
         );
+        assert!(markdown.contains("**Quick run** (`--quick`)"), "{markdown}");
         for fact in [
             "- CPU: Test CPU",
-            "- commit: abc1234",
+            "- commit: test-commit",
             "- date (UTC): 2026-01-02T03:04:05Z",
             "- mode: quick",
             "A note.",
@@ -324,8 +217,10 @@ mod tests {
         assert_eq!(json["gpu_side"], "GPU side SKIPPED: no CUDA device");
         assert_eq!(json["environment"]["compute_capability"], "none");
         assert_eq!(json["result"]["rows"][0]["backend"], "cuda");
-        let measured = report(None);
+        let mut measured = report(None);
         assert_eq!(measured.gpu_side, "GPU side measured on none");
         assert!(!measured.to_markdown().contains("SKIPPED"));
+        measured.environment.mode = "full".into();
+        assert!(!measured.to_markdown().contains("Quick run"));
     }
 }

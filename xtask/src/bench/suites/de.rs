@@ -22,7 +22,7 @@
 //! configuration may turn on the opt-in local search of ETC schedules (`+ls<period>x<moves>`, an extension
 //! beyond the paper; the default runs never use it).
 //!
-//! `EVO_DE_TABLE1_INSTANCES` also selects Table 1's rows, and `EVO_DE_PARTS` (`table1`, `table2`, `timing`)
+//! `EVO_DE_TABLE1_INSTANCES` also selects Table 1's rows (`--quick`: three of the twelve unless it is set), and `EVO_DE_PARTS` (`table1`, `table2`, `timing`)
 //! which parts run ([`parts`]), so that the full-mode Table 1 (about two minutes per instance) can be split
 //! over calls or GPUs.
 //!
@@ -41,6 +41,7 @@ use evo_de::{
 };
 use evo_gpu_runtime::Gpu;
 
+use crate::bench::markdown::NO_VALUE;
 use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
 
 mod parts;
@@ -173,53 +174,37 @@ const INSTANCES: [Instance; 12] = [
 const POPULATIONS: [usize; 3] = [64, 512, 1024];
 /// The run's seed.
 const SEED: u64 = 2011;
-/// The crossover rate of the scheduling runs from a random population. H100 sweeps of all 36 Table 1 cells
-/// at 1 s each (`docs/results/de.md`, "Table 1 configuration sweeps"), DE/rand/1/bin with CR 0.01: F 0.1
-/// beat the paper's GPU 30 s value in 27 cells (geometric mean of ours / paper 0.958; third sweep, at
-/// `dbe7d1c`), F 0.2 in 24 (0.964), F 0.3 in 21 (0.974), F 0.5 in 20; F 0.2 / CR 0.005 and F 0.5 / CR 0.005
-/// in 22, F 0.5 / CR 0.02 in 8.
+/// The crossover rate of the scheduling runs from a random population: with a low CR a trial moves a few
+/// tasks, and F 0.1 with CR 0.01 won the most cells of the configuration sweeps (`docs/results/de.md`).
 const CROSSOVER_RATE: f32 = 0.01;
 /// The differential weight of the scheduling runs (see [`CROSSOVER_RATE`]).
 const DIFFERENTIAL_WEIGHT: f32 = 0.1;
+/// The mutation of the scheduling runs from a random population, at every population: DE/rand/1 kept
+/// improving where DE/best/1, current-to-best and jDE stalled (`docs/results/de.md`).
+const TABLE1_STRATEGY: Strategy = Strategy::Rand1;
+/// The crossover of the scheduling runs from a random population, at every population: binomial won more
+/// cells than exponential in the sweeps at GPU generation counts (`docs/results/de.md`).
+const TABLE1_CROSSOVER: Crossover = Crossover::Binomial;
 
-/// The mutation of the scheduling runs from a random population at `population` (CPU engine, u_i_hihi.0,
-/// `examples/tune.rs` of evo-de: at M = 64 over 40 000 generations DE/rand/1 ended at 3.06e6, DE/best/1
-/// stalled at 3.26e6, current-to-best reached 3.82e6, jDE on best/1 3.44e6, exponential crossover 3.14e6).
-fn table1_strategy(_population: usize) -> Strategy {
-    Strategy::Rand1
-}
-
-/// The crossover of the scheduling runs from a random population: binomial at every population. The
-/// H100 sweep at `f5cc1e5` (`EVO_DE_TABLE1_CONFIGS`, 1 s per cell, `docs/results/h100-f5cc1e5/de-sweep.md`)
-/// gave DE/rand/1/bin (F 0.5, CR 0.005) 22 of 36 cells better than the paper's GPU 30 s values, against 15
-/// with exponential crossover at M = 512 and 1024 (the CPU experiments at 2000–2500 generations that had
-/// favoured exponential there stopped far short of the 39 000–65 000 generations a GPU second gives).
-fn table1_crossover(_population: usize) -> Crossover {
-    Crossover::Binomial
-}
-
-/// The configuration of the scheduling runs from a random population (see [`table1_strategy`] and
-/// [`table1_crossover`]).
+/// The configuration of the scheduling runs from a random population at `population`.
 fn table1_params(population: usize) -> anyhow::Result<DeParams> {
     Ok(DeParams::default()
         .with_population(population)?
         .with_differential_weight(DIFFERENTIAL_WEIGHT)?
         .with_crossover_rate(CROSSOVER_RATE)?
-        .with_strategy(table1_strategy(population))
-        .with_crossover(table1_crossover(population)))
+        .with_strategy(TABLE1_STRATEGY)
+        .with_crossover(TABLE1_CROSSOVER))
 }
 /// The opt-in local search of Table 1's extension column (`+ls500x64k64x4` in a sweep): every 500
 /// generations a best-improvement search of the best schedule (at most 64 moves), then 64 kicks of 4 random
-/// task moves each, searched again, the best kept when strictly better. H100 sweep at `d415a33`
-/// (`docs/results/de.md`, "Kicks"): 34 of 36 cells better than the paper's GPU 30 s value (30 without the
-/// kicks, 27 without the search).
+/// task moves each, the best kept when strictly better; chosen by the kicks sweep (`docs/results/de.md`).
 fn table1_local_search() -> anyhow::Result<LocalSearch> {
     Ok(LocalSearch::new(500, 64)?.with_kicks(64, 4)?)
 }
 /// The budget of the extension column: the target is about the value after 1 s.
 const LOCAL_SEARCH_BUDGET: Duration = Duration::from_secs(1);
-/// The crossover rate of the Min-Min-seeded runs (0.002 beat 0.005 over 12 000 CPU generations on
-/// u_i_hihi.0 and u_i_lolo.0): the seed improves by moving one or two tasks at a time.
+/// The crossover rate of the Min-Min-seeded runs, below the random runs' because the seed improves by moving
+/// one or two tasks at a time (`docs/results/de.md`).
 const SEEDED_CROSSOVER_RATE: f32 = 0.002;
 
 /// The `de` suite.
@@ -241,7 +226,7 @@ impl Suite for De {
             let dir = data_dir()?;
             match Sweep::from_env()? {
                 Some(sweep) => sweep.run(ctx, &dir, &mut result)?,
-                None => table1(ctx, &dir, &chosen_instances()?, &mut result)?,
+                None => table1(ctx, &dir, &chosen_instances(ctx.quick())?, &mut result)?,
             }
         }
         if parts.table2 {
@@ -357,9 +342,10 @@ fn table1(
     let count = instances.len();
     let cells = count * POPULATIONS.len();
     result.notes.push(format!(
-        "Table 1 (fitness λ·makespan + (1 − λ)·flowtime/m, λ = 0.75; lower is better). Ours: one run per cell \
-         (the paper averages an unstated number of runs), {:?}/{:?} (M = 64), {:?}/{:?} (512), {:?}/{:?} \
-         (1024), F = {DIFFERENTIAL_WEIGHT}, CR = {CROSSOVER_RATE}, seed {SEED}, budget {} s; \
+        "Table 1 (fitness λ·makespan + (1 − λ)·flowtime/m, λ = 0.75; lower is better) on {count} of the paper's \
+         {} instances. Ours: one run per cell \
+         (the paper averages an unstated number of runs), {TABLE1_STRATEGY:?}/{TABLE1_CROSSOVER:?} at every \
+         population, F = {DIFFERENTIAL_WEIGHT}, CR = {CROSSOVER_RATE}, seed {SEED}, budget {} s; \
          \"ours 1 s\" is the best fitness read at the last check (about every millisecond) within 1 s. \
          From a random population our value after 1 s beats the paper's GPU value after 30 s on {beat_paper} \
          of {count} instances (all three populations; {beaten_cells} of {cells} cells); seeded with \
@@ -369,12 +355,7 @@ fn table1(
          64 kicks of 4 task moves; `+ls500x64k64x4` in a sweep), better on {beat_paper_ils} of \
          {count} instances ({beaten_cells_ils} of {cells} cells). u_s_lolo.0 at M = 64 cannot be won under this \
          fitness: the paper's value is below its LP lower bound (docs/results/de.md).\n\n{}",
-        table1_strategy(64),
-        table1_crossover(64),
-        table1_strategy(512),
-        table1_crossover(512),
-        table1_strategy(1024),
-        table1_crossover(1024),
+        INSTANCES.len(),
         budget.as_secs(),
         table.join("\n")
     ));
@@ -388,20 +369,19 @@ fn table1(
 }
 
 /// The paper's Table 2 (Rastrigin f2, population not given; ours 64): (variables, proposed value after
-/// 0.66 s, after 27 s; `NaN` where the paper has no 0.66 s figure).
-const TABLE_2: [(usize, f64, f64); 3] = [
-    (128, 232.8668, 32.98331),
-    (256, f64::NAN, 91.10914),
-    (512, f64::NAN, 295.6335),
+/// 0.66 s where the paper gives one, after 27 s).
+const TABLE_2: [(usize, Option<f64>, f64); 3] = [
+    (128, Some(232.8668), 32.98331),
+    (256, None, 91.10914),
+    (512, None, 295.6335),
 ];
 
 /// Table 2's target: below this after 1 s at 128 and 256 variables.
 const RASTRIGIN_TARGET: f64 = 1e-6;
 
 /// The Rastrigin configuration: DE/rand/1/bin, F = 0.5, CR = 0, M = 64. With CR = 0 every trial changes
-/// one coordinate (j_rand), the search of a separable function one coordinate at a time; on the CPU engine it
-/// reached below 1e-9 at D = 128 after 5000 generations where CR = 0.9 stalls above 600 (crate
-/// examples/tune.rs).
+/// one coordinate (j_rand), the search of a separable function one coordinate at a time, where the default
+/// CR = 0.9 stalls (`docs/results/de.md`; evo-de's `examples/tune.rs` compares them).
 fn rastrigin_params() -> anyhow::Result<DeParams> {
     Ok(DeParams::default()
         .with_population(64)?
@@ -445,16 +425,9 @@ fn rastrigin_table(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resu
         if dimension <= 256 {
             solved += usize::from(met);
         }
-        let shown = |v: f64| {
-            if v.is_nan() {
-                "N/A".to_string()
-            } else {
-                format!("{v}")
-            }
-        };
         table.push(format!(
             "| {dimension} | {} | {short:.4e} | {one:.4e} | {paper_long} | {:.4e} | {} | {} |",
-            shown(paper_short),
+            paper_short.map_or_else(|| NO_VALUE.to_string(), |v| v.to_string()),
             outcome.best_fitness,
             outcome.generations,
             if met { "yes" } else { "no" }

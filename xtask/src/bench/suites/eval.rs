@@ -6,7 +6,8 @@
 //! and the shift vector read once), against the device-to-device copy bandwidth measured here; beside it the
 //! CPU reference on a 1-thread rayon pool and on the global pool. Every GPU fitness is compared bit for bit
 //! with the CPU's; a mismatch fails the command. `--quick` times the CPU at D = 10^6 only (at 10^7 it still
-//! computes the CPU fitness once, for the check), so that it stays short on a small machine.
+//! computes the CPU fitness once for the GPU's check, and nothing without a GPU), so that it stays short on a
+//! small machine.
 //!
 //! Three GPU rows per case: `single call` brackets one `evaluate` call with events (the host's launch cost
 //! included: what one isolated call costs), `pipelined` brackets R calls queued back to back (the throughput of
@@ -372,8 +373,11 @@ fn case(
         Some(gpu) => Some(problem.cuda_evaluator(gpu)?),
         None => None,
     };
+    // The 1-thread figure at 10^7 x20 takes seconds per sample: a quick run leaves the CPU timings at 10^7 out.
+    let cpu_timed = ctx.cpu() && (!ctx.quick() || d <= 1_000_000);
     for (slot, &individuals) in BATCHES.iter().enumerate() {
-        if !batches.contains(&individuals) {
+        // Without a timing on either side the batch has no row (the CPU fitness only checks the GPU's).
+        if !batches.contains(&individuals) || !(cpu_timed || evaluator.is_some()) {
             continue;
         }
         let x = population(&problem, individuals);
@@ -381,8 +385,7 @@ fn case(
         let name = format!("{} x{individuals}", function.name());
         let mut cpu_fitness = vec![0.0f64; individuals];
         let mut rayon_rate = None;
-        // The 1-thread figure at 10^7 x20 takes seconds per sample: a quick run leaves the CPU timings at 10^7 out.
-        if ctx.cpu() && (!ctx.quick() || d <= 1_000_000) {
+        if cpu_timed {
             let (timing, ()) = ctx.time_cpu(|| {
                 single.install(|| problem.evaluate_batch(&x, &mut cpu_fitness));
                 Ok(())

@@ -24,6 +24,7 @@ use evo_core::Engine;
 use evo_ga::{GaBatchCuda, GaCpu, GaCuda, GaFusedBatchCuda, GaParams, PaperFunction};
 use evo_gpu_runtime::Gpu;
 
+use crate::bench::markdown::fixed;
 use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
 
 /// Table 4: (function, n, CPU s, GPU s) per run, mean of 10 trials.
@@ -327,22 +328,22 @@ impl Suite for Ga {
             let fastest = cells[2..].iter().copied().fold(f64::NAN, f64::min);
             let seconds = |us: f64| us * paper_gens / 1e6;
             table.push(format!(
-                "| {} | {n} | {cpu_s:.3} | {gpu_s:.3} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {:.3} | {:.3} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
+                "| {} | {n} | {cpu_s:.3} | {gpu_s:.3} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 function.name(),
                 cpu_s / gpu_s,
-                seconds(one_t.per_generation_us),
-                seconds(all_us),
-                seconds(launch_by_launch_us),
-                seconds(cells[0]),
-                gpu_s / seconds(cells[0]),
-                seconds(cells[1]),
-                seconds(fastest),
-                cells[2],
-                cells[3],
-                cells[4],
-                cells[5],
-                one_t.per_generation_us / cells[0],
-                one_t.per_generation_us / fastest,
+                fixed(seconds(one_t.per_generation_us), 3),
+                fixed(seconds(all_us), 3),
+                fixed(seconds(launch_by_launch_us), 3),
+                fixed(seconds(cells[0]), 3),
+                fixed(gpu_s / seconds(cells[0]), 1),
+                fixed(seconds(cells[1]), 3),
+                fixed(seconds(fastest), 3),
+                fixed(cells[2], 1),
+                fixed(cells[3], 1),
+                fixed(cells[4], 1),
+                fixed(cells[5], 1),
+                fixed(one_t.per_generation_us / cells[0], 1),
+                fixed(one_t.per_generation_us / fastest, 1),
             ));
             bar.inc(1);
         }
@@ -358,8 +359,8 @@ impl Suite for Ga {
              paper-faithful ≥ 10). \
              The fused engine runs all {generations} generations of a sample in one launch (one block, or a \
              cluster of 8); with precomputed draws one draws launch over the whole GPU precedes it (buffers of \
-             {DRAW_GENERATIONS} generations). \"CUDA fused s\" is the fastest of the four fused forms. Without a \
-             GPU the CUDA cells are NaN.\n\n{}",
+             {DRAW_GENERATIONS} generations). \"CUDA fused s\" is the fastest of the four fused forms. A cell \
+             without a value (the CUDA columns without a GPU) shows `-`.\n\n{}",
             table.join("\n")
         ));
 
@@ -469,24 +470,25 @@ impl Suite for Ga {
                 .fold(f64::NAN, f64::min);
             result.notes.push(format!(
                 "Fused-path targets (H100): one run, hypersphere n = 128, µs per generation with {generations} \
-                 generations per launch (Table 4): block per run {:.1}, + draws {:.1}; cluster of 8 blocks {:.1}, \
-                 + draws {:.1}; with {batch_generations} per launch (batched-runs table): block per run {:.1}, \
-                 + draws {:.1}; cluster of 8 blocks {:.1}, + draws {:.1} (target ≤ \
+                 generations per launch (Table 4): block per run {}, + draws {}; cluster of 8 blocks {}, \
+                 + draws {}; with {batch_generations} per launch (batched-runs table): block per run {}, \
+                 + draws {}; cluster of 8 blocks {}, + draws {} (target ≤ \
                  {FUSED_TARGET_US_PER_GENERATION} µs, fastest form: {}); K = 1000 runs at n = 128: \
-                 {fused_batch_rate:.0} run-generations/s (target ≥ {FUSED_TARGET_RUN_GENERATIONS_PER_S}: {}).",
-                fused_single_us[0],
-                fused_single_us[1],
-                fused_single_us[2],
-                fused_single_us[3],
-                fused_long_launch_us[0],
-                fused_long_launch_us[1],
-                fused_long_launch_us[2],
-                fused_long_launch_us[3],
+                 {} run-generations/s (target ≥ {FUSED_TARGET_RUN_GENERATIONS_PER_S}: {}).",
+                fixed(fused_single_us[0], 1),
+                fixed(fused_single_us[1], 1),
+                fixed(fused_single_us[2], 1),
+                fixed(fused_single_us[3], 1),
+                fixed(fused_long_launch_us[0], 1),
+                fixed(fused_long_launch_us[1], 1),
+                fixed(fused_long_launch_us[2], 1),
+                fixed(fused_long_launch_us[3], 1),
                 if fastest_single <= FUSED_TARGET_US_PER_GENERATION {
                     "met"
                 } else {
                     "NOT met"
                 },
+                fixed(fused_batch_rate, 0),
                 if fused_batch_rate >= FUSED_TARGET_RUN_GENERATIONS_PER_S { "met" } else { "NOT met" },
             ));
         }

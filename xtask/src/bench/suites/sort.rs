@@ -4,8 +4,8 @@
 //! - **The GA paper's population sort**: 256 individuals sorted and exchanged (n = 128 variables × 16 bits =
 //!   64 u32 words per individual), against the paper's 295 µs (sort with exchange) on a GTX 280.
 //! - **Batched segmented sort** of 10 000 populations × 256 f64 keys (`sort_segments`).
-//! - **Ranking** of 10^7 f64 keys (`argsort` + `ranks_from_order`, LSD radix), and argmin / top-100 of the
-//!   same keys.
+//! - **Ranking** of 10^7 f64 keys (10^6 with `--quick`; `argsort` + `ranks_from_order`, LSD radix), and
+//!   argmin / top-100 of the same keys.
 //!
 //! GPU rows give keys/s; a second row per GPU case gives the bytes the routine must move (its minimal
 //! traffic, stated per case) per second, against the copy bandwidth measured here with `exchange_rows` over
@@ -77,10 +77,16 @@ impl Suite for Sort {
                 .failures
                 .push(format!("segmented sort: {error:#}"));
         }
-        if let Err(error) = bench.ranking(10_000_000) {
+        // A quick run ranks a tenth of the keys: at 10^7 the CPU's argsort takes seconds per sample.
+        let keys = if bench.ctx.quick() {
+            1_000_000
+        } else {
+            10_000_000
+        };
+        if let Err(error) = bench.ranking(keys) {
             bench.result.failures.push(format!("ranking: {error:#}"));
         }
-        if let Err(error) = bench.selection(10_000_000, 100) {
+        if let Err(error) = bench.selection(keys, 100) {
             bench.result.failures.push(format!("selection: {error:#}"));
         }
         let bandwidth_note = match bandwidth {

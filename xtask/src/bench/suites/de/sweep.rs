@@ -18,8 +18,8 @@
 //!   local search.
 //! - `EVO_DE_TABLE1_POPULATIONS`: a `,`-separated subset of 64, 512, 1024 (default all three).
 //! - `EVO_DE_TABLE1_INSTANCES`: a `,`-separated subset of the instance files, e.g. `u_c_hihi.0,u_s_lolo.0`
-//!   (default all twelve); it also selects the rows of the suite's own Table 1 ([`chosen_instances`]), so
-//!   that the full-mode table (30 s per cell) can be split over calls or GPUs.
+//!   (default all twelve); it also selects the rows of the suite's own Table 1 ([`chosen_instances`]; three
+//!   by default with `--quick`), so that the full-mode table (30 s per cell) can be split over calls or GPUs.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,6 +28,7 @@ use std::time::Duration;
 use anyhow::Context;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
 use evo_de::{DeConfig, DeParams, LocalSearch, Scope};
+use statrs::statistics::Statistics;
 
 use super::{INSTANCES, Instance, POPULATIONS, SEED, fitness_row, run_once, table1_params};
 use crate::bench::{BenchContext, SuiteResult};
@@ -155,9 +156,16 @@ fn items(list: &str, separator: char) -> impl Iterator<Item = &str> {
         .filter(|item| !item.is_empty())
 }
 
-/// The instances `EVO_DE_TABLE1_INSTANCES` selects (all twelve when unset or blank), in the paper's order.
-pub(super) fn chosen_instances() -> anyhow::Result<Vec<Instance>> {
-    instances_from(variable(INSTANCES_VAR)?.as_deref())
+/// The instances of a quick Table 1 when `EVO_DE_TABLE1_INSTANCES` is unset: one of each consistency
+/// (consistent, inconsistent, semi-consistent), each with another task and machine heterogeneity.
+const QUICK_INSTANCES: &str = "u_c_hihi.0,u_i_lohi.0,u_s_lolo.0";
+
+/// The instances `EVO_DE_TABLE1_INSTANCES` selects, in the paper's order; when unset or blank all twelve, or
+/// [`QUICK_INSTANCES`] in a quick run.
+pub(super) fn chosen_instances(quick: bool) -> anyhow::Result<Vec<Instance>> {
+    let list = variable(INSTANCES_VAR)?;
+    let default = quick.then_some(QUICK_INSTANCES);
+    instances_from(list.as_deref().or(default))
 }
 
 /// The instances of a `,`-separated list of instance files (`None`: all twelve), in the paper's order,
@@ -330,8 +338,7 @@ impl Sweep {
                         .all(|cell| cell.ratio() < 1.0)
                 })
                 .count();
-            let mean =
-                (mine.iter().map(|cell| cell.ratio().ln()).sum::<f64>() / mine.len() as f64).exp();
+            let mean = mine.iter().map(|cell| cell.ratio()).geometric_mean();
             let worst = mine
                 .iter()
                 .max_by(|a, b| a.ratio().total_cmp(&b.ratio()))
@@ -452,6 +459,13 @@ mod tests {
         assert!(format!("{bad:#}").contains("period"), "{bad:#}");
         assert!(Sweep::parse("default+eq", None, None).is_err());
         assert!(Sweep::parse("default+ls500x64every", None, None).is_err());
+    }
+
+    #[test]
+    fn a_quick_table_1_runs_three_valid_instances() {
+        let quick = instances_from(Some(QUICK_INSTANCES)).expect("valid files");
+        let files: Vec<&str> = quick.iter().map(|instance| instance.1).collect();
+        assert_eq!(files, ["u_c_hihi.0", "u_i_lohi.0", "u_s_lolo.0"]);
     }
 
     #[test]
