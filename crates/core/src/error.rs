@@ -115,6 +115,22 @@ pub enum Error {
         call: String,
     },
 
+    /// A poisoned device could not be reopened: the driver refuses every new context on it for the rest of
+    /// the process (what NVIDIA documents for sticky faults), so only a new process can use it.
+    #[error(
+        "GPU {device} cannot be used again in this process: kernel `{kernel}` faulted ({fault}) and the driver refuses a new context on the device ({reason}); run the work again in a new process"
+    )]
+    DeviceLost {
+        /// The device index.
+        device: usize,
+        /// The kernel named by the fault that poisoned the device.
+        kernel: String,
+        /// The driver's code and description of that fault.
+        fault: String,
+        /// What the driver answered to the reopening.
+        reason: String,
+    },
+
     /// Any other CUDA driver or NVRTC call failed.
     #[error("CUDA call `{call}` failed: {message}")]
     Driver {

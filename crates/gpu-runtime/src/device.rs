@@ -107,6 +107,33 @@ impl std::fmt::Debug for Gpu {
     }
 }
 
+/// Drops every part of the last handle `gpu` of device `index`, releasing its context.
+fn release(index: usize, gpu: Gpu) -> Result<()> {
+    let inner = Arc::try_unwrap(gpu.inner).map_err(|_| stale_slot(index, 0))?;
+    let GpuInner {
+        context,
+        streams,
+        buffers,
+        modules,
+        ..
+    } = inner;
+    // Everything that refers to the old context goes first; their frees fail on a dead context, which
+    // cudarc records in the context and the reset makes moot.
+    drop(buffers);
+    drop(modules);
+    drop(streams);
+    let context = Arc::try_unwrap(context).map_err(|context| Error::Driver {
+        call: format!("Gpu::reopen({index})"),
+        message: format!(
+            "{} references to the old context remain outside the runtime's handles",
+            Arc::strong_count(&context) - 1
+        ),
+    })?;
+    // Dropping the last reference releases the primary context (cuDevicePrimaryCtxRelease).
+    drop(context);
+    Ok(())
+}
+
 /// The error for a slot that changed under the lock, which the lock rules out.
 fn stale_slot(index: usize, count: usize) -> Error {
     Error::Driver {
@@ -137,10 +164,45 @@ pub(crate) fn stream_id(stream: &CudaStream) -> usize {
     stream.cu_stream() as usize
 }
 
+/// One device's place in the process.
+enum Slot {
+    /// Not opened yet.
+    Closed,
+    /// Opened: every [`Gpu::open`] returns a clone.
+    Open(Gpu),
+    /// Poisoned, and the driver refused a new context: unusable for the rest of the process.
+    Lost {
+        kernel: String,
+        fault: String,
+        reason: String,
+    },
+}
+
+/// [`Error::DeviceLost`] for device `device`.
+fn lost(device: usize, kernel: &str, fault: &str, reason: &str) -> Error {
+    Error::DeviceLost {
+        device,
+        kernel: kernel.to_string(),
+        fault: fault.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
 /// Opened devices, one slot per index, so that each device gets exactly one context per process.
-fn opened() -> &'static Mutex<Vec<Option<Gpu>>> {
-    static OPENED: OnceLock<Mutex<Vec<Option<Gpu>>>> = OnceLock::new();
+fn opened() -> &'static Mutex<Vec<Slot>> {
+    static OPENED: OnceLock<Mutex<Vec<Slot>>> = OnceLock::new();
     OPENED.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// The slots, with one per device of `count`.
+fn slots(count: usize) -> std::sync::MutexGuard<'static, Vec<Slot>> {
+    let mut slots = opened()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if slots.len() < count {
+        slots.resize_with(count, || Slot::Closed);
+    }
+    slots
 }
 
 impl Gpu {
@@ -164,7 +226,9 @@ impl Gpu {
         }
     }
 
-    /// Opens device `index`; [`Error::NoSuchDevice`] when it does not exist, [`Error::NoGpu`] without a driver.
+    /// Opens device `index`; [`Error::NoSuchDevice`] when it does not exist, [`Error::NoGpu`] without a driver,
+    /// [`Error::DeviceLost`] when a sticky fault made it unusable for the rest of the process
+    /// ([`Gpu::reopen`]).
     pub fn open(index: usize) -> Result<Gpu> {
         let count = device_count()?;
         if index >= count {
@@ -178,17 +242,18 @@ impl Gpu {
                 },
             });
         }
-        let mut slots = opened()
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if slots.len() < count {
-            slots.resize(count, None);
-        }
-        if let Some(gpu) = &slots[index] {
-            return Ok(gpu.clone());
+        let mut slots = slots(count);
+        match &slots[index] {
+            Slot::Open(gpu) => return Ok(gpu.clone()),
+            Slot::Lost {
+                kernel,
+                fault,
+                reason,
+            } => return Err(lost(index, kernel, fault, reason)),
+            Slot::Closed => {}
         }
         let gpu = Gpu::create(index)?;
-        slots[index] = Some(gpu.clone());
+        slots[index] = Slot::Open(gpu.clone());
         Ok(gpu)
     }
 
@@ -204,64 +269,68 @@ impl Gpu {
     /// afresh. Modules are loaded again on first use (from the on-disk caches). Data on the device is lost:
     /// resume from the host or a checkpoint.
     ///
+    /// NVIDIA documents that after a sticky fault the process must be restarted, and drivers may hold to it:
+    /// the driver then refuses every new context on the device (a 580-series driver on an H200 answers
+    /// `CUDA_ERROR_ILLEGAL_ADDRESS` even to a fresh `cuCtxCreate`). The device is then lost for the rest of
+    /// the process: this call and every later [`Gpu::open`] of it return [`Error::DeviceLost`], and the work
+    /// must run again in a new process (a supervisor that restarts the worker, resuming from a checkpoint).
+    ///
     /// # Errors
     /// [`Error::InvalidParameter`] while handles of the poisoned device are alive (the count is given; no
-    /// state is changed, drop them and call again); [`Error::Driver`] when the reset fails; the errors of
-    /// [`Gpu::open`].
+    /// state is changed, drop them and call again); [`Error::DeviceLost`] when the driver refuses a new
+    /// context; the errors of [`Gpu::open`].
     pub fn reopen(index: usize) -> Result<Gpu> {
         let count = device_count()?;
-        let mut slots = opened()
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let poisoned = match slots.get(index) {
-            Some(Some(gpu)) if gpu.is_poisoned() => gpu,
+        let mut slots = slots(count);
+        match slots.get(index) {
+            Some(Slot::Open(gpu)) if gpu.is_poisoned() => {
+                // The slot holds one reference; every other one is a handle the caller still has.
+                let handles = Arc::strong_count(&gpu.inner) - 1;
+                if handles > 0 {
+                    return Err(Error::invalid_parameter(
+                        "Gpu::reopen",
+                        "live handles of the poisoned device",
+                        format!(
+                            "{handles} (Gpu clones, buffers, kernels, graphs, streams, timers, generators or pools of device {index})"
+                        ),
+                        "none: drop every handle of the device, then reopen it",
+                    ));
+                }
+            }
+            Some(Slot::Lost { .. }) => {}
             _ => {
                 drop(slots);
                 return Gpu::open(index);
             }
-        };
-        // The slot holds one reference; every other one is a handle the caller still has.
-        let handles = Arc::strong_count(&poisoned.inner) - 1;
-        if handles > 0 {
-            return Err(Error::invalid_parameter(
-                "Gpu::reopen",
-                "live handles of the poisoned device",
-                format!(
-                    "{handles} (Gpu clones, buffers, kernels, graphs, streams, timers, generators or pools of device {index})"
-                ),
-                "none: drop every handle of the device, then reopen it",
-            ));
         }
-        let Some(gpu) = slots.get_mut(index).and_then(Option::take) else {
-            return Err(stale_slot(index, count));
+        let (kernel, fault, released) = match std::mem::replace(&mut slots[index], Slot::Closed) {
+            Slot::Open(gpu) => {
+                let (kernel, fault) = gpu.inner.faults.poison_parts().unwrap_or_default();
+                (kernel, fault, release(index, gpu))
+            }
+            Slot::Lost { kernel, fault, .. } => (kernel, fault, Ok(())),
+            Slot::Closed => return Err(stale_slot(index, count)),
         };
-        let inner = Arc::try_unwrap(gpu.inner).map_err(|_| stale_slot(index, count))?;
-        let GpuInner {
-            context,
-            streams,
-            buffers,
-            modules,
-            ..
-        } = inner;
-        // Everything that refers to the old context goes first; their frees fail on a dead context, which
-        // cudarc records in the context and the reset below makes moot.
-        drop(buffers);
-        drop(modules);
-        drop(streams);
-        let context = Arc::try_unwrap(context).map_err(|context| Error::Driver {
-            call: format!("Gpu::reopen({index})"),
-            message: format!(
-                "{} references to the old context remain outside the runtime's handles",
-                Arc::strong_count(&context) - 1
-            ),
-        })?;
-        // Dropping the last reference releases the primary context (cuDevicePrimaryCtxRelease).
-        drop(context);
-        reset_primary_context(index)?;
-        let fresh = Gpu::create(index)?;
-        slots[index] = Some(fresh.clone());
-        tracing::info!(device = index, "reopened after a sticky fault");
-        Ok(fresh)
+        let fresh = released
+            .and_then(|()| reset_primary_context(index))
+            .and_then(|()| Gpu::create(index));
+        match fresh {
+            Ok(gpu) => {
+                slots[index] = Slot::Open(gpu.clone());
+                tracing::info!(device = index, "reopened after a sticky fault");
+                Ok(gpu)
+            }
+            Err(error) => {
+                let reason = error.to_string();
+                let error = lost(index, &kernel, &fault, &reason);
+                slots[index] = Slot::Lost {
+                    kernel,
+                    fault,
+                    reason,
+                };
+                Err(error)
+            }
+        }
     }
 
     fn create(index: usize) -> Result<Gpu> {

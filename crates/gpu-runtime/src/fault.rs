@@ -103,6 +103,13 @@ impl Faults {
         self.poison.get().is_some()
     }
 
+    /// The kernel and fault that poisoned the device, once it is poisoned.
+    pub(crate) fn poison_parts(&self) -> Option<(String, String)> {
+        self.poison
+            .get()
+            .map(|p| (p.kernel.to_string(), p.fault.clone()))
+    }
+
     /// For a failed `call` that returned `code` (described by `fault`) on `stream`: when the code is sticky,
     /// poisons the device (the first fault is kept) and returns the poisoned error; otherwise `None`.
     pub(crate) fn sticky(

@@ -61,7 +61,10 @@
 //! every handle of the device (`Gpu` clones, buffers, kernels, graphs, streams, timers, generators, pools)
 //! and call [`Gpu::reopen`]: it releases the old context, resets the device's primary context and opens a
 //! fresh one (modules reload from the disk caches; data on the device is lost). `Gpu::reopen` refuses, with
-//! the number of live handles, while any remain.
+//! the number of live handles, while any remain. Where the driver refuses any new context after the fault
+//! (NVIDIA documents that the process must restart, and current drivers do refuse), `Gpu::reopen` and every
+//! later `Gpu::open` of the device return [`evo_core::Error::DeviceLost`]: run the work again in a new
+//! process, resuming from a checkpoint.
 //!
 //! ## Pool trimming
 //!

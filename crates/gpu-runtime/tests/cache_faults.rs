@@ -55,7 +55,7 @@ fn child(gpu: &Gpu) {
     }
     let host = out.to_vec().unwrap();
     assert!(host.iter().zip(0u32..).all(|(&v, i)| v == 3 * i + 1));
-    println!("ORIGIN={origin:?}");
+    println!("\nORIGIN={origin:?}");
 }
 
 /// Runs a child on `dir`; returns the origin it printed, after checking it exited normally.
@@ -75,7 +75,8 @@ fn run_child(dir: &Path, step: &str) -> String {
     );
     stdout
         .lines()
-        .find_map(|l| l.strip_prefix("ORIGIN="))
+        .find_map(|l| l.split("ORIGIN=").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("{step}: no origin in\n{stdout}"))
         .to_string()
 }

@@ -70,13 +70,44 @@ fn assert_poisoned_by_null_write(error: &Error, index: usize) {
     }
 }
 
+const TEST: &str = "a_sticky_fault_poisons_the_device_names_the_kernel_and_reopen_recovers";
+/// Set in a child process, which only checks that the device works.
+const CHILD: &str = "EVO_GPU_RUNTIME_FAULT_CHILD";
+
+/// Some work that must succeed on a healthy device.
+fn check_healthy(gpu: &Gpu) {
+    let terms: Vec<f64> = (1..=10_000).map(f64::from).collect();
+    let sum = core_kernels::reduce_sum_f64(gpu, &gpu.upload(&terms).unwrap(), 256).unwrap();
+    assert_eq!(
+        sum.to_bits(),
+        evo_core::reduce::pairwise_sum_f64(&terms).to_bits()
+    );
+}
+
+/// Runs this test again in a new process, in child mode, and checks that it succeeds.
+fn healthy_in_a_new_process() {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", TEST, "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "a new process could not use the device:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 #[test]
 fn a_sticky_fault_poisons_the_device_names_the_kernel_and_reopen_recovers() {
-    let Some(gpu) = common::gpu_or_skip(
-        "a_sticky_fault_poisons_the_device_names_the_kernel_and_reopen_recovers",
-    ) else {
+    let Some(gpu) = common::gpu_or_skip(TEST) else {
         return;
     };
+    if std::env::var_os(CHILD).is_some() {
+        check_healthy(&gpu);
+        return;
+    }
     let index = gpu.index();
     let mut out = gpu.alloc::<u32>(32).unwrap();
     launch(&gpu, "fault_probe_fill", &mut out, 0).unwrap();
@@ -108,14 +139,22 @@ fn a_sticky_fault_poisons_the_device_names_the_kernel_and_reopen_recovers() {
 
     drop(out);
     drop(gpu);
-    let fresh = Gpu::reopen(index).unwrap();
+    let fresh = match Gpu::reopen(index) {
+        Ok(fresh) => fresh,
+        // The driver may refuse any new context for the rest of the process, as NVIDIA documents.
+        Err(Error::DeviceLost { device, kernel, .. }) => {
+            assert_eq!((device, kernel.as_str()), (index, "fault_probe_null_write"));
+            let again = Gpu::open(index).unwrap_err();
+            assert!(matches!(again, Error::DeviceLost { .. }), "{again}");
+            assert!(Gpu::reopen(index).is_err());
+            // The recovery left: a new process has the device back.
+            healthy_in_a_new_process();
+            return;
+        }
+        Err(other) => panic!("reopen failed: {other}"),
+    };
     assert!(!fresh.is_poisoned());
-    let terms: Vec<f64> = (1..=10_000).map(f64::from).collect();
-    let sum = core_kernels::reduce_sum_f64(&fresh, &fresh.upload(&terms).unwrap(), 256).unwrap();
-    assert_eq!(
-        sum.to_bits(),
-        evo_core::reduce::pairwise_sum_f64(&terms).to_bits()
-    );
+    check_healthy(&fresh);
     let mut out = fresh.alloc::<u32>(32).unwrap();
     launch(&fresh, "fault_probe_fill", &mut out, 0).unwrap();
     assert_eq!(out.to_vec().unwrap()[7], 7);
