@@ -122,7 +122,9 @@ impl<P: BinaryProblem + Send> GaCpu<P> {
                 }
             });
         let mut fitness = vec![0.0; shape.population];
-        self.problem.evaluate_checked(&population, &mut fitness)?;
+        evo_core::catch_problem_panic(self.problem.name(), || {
+            self.problem.evaluate_checked(&population, &mut fitness)
+        })?;
         self.state.evaluations = shape.population as u64;
         self.sort_and_record(population, fitness, shape)
     }
@@ -249,8 +251,10 @@ impl<P: BinaryProblem + Send> GaCpu<P> {
         next[..elite * w].copy_from_slice(&sorted[..elite * w]);
         let mut fitness = vec![0.0; n];
         fitness[..elite].copy_from_slice(&self.state.fitness[..elite]);
-        self.problem
-            .evaluate_checked(&next[elite * w..], &mut fitness[elite..])?;
+        evo_core::catch_problem_panic(self.problem.name(), || {
+            self.problem
+                .evaluate_checked(&next[elite * w..], &mut fitness[elite..])
+        })?;
         self.state.evaluations += (n - elite) as u64;
         self.state.generation += 1;
         self.sort_and_record(next, fitness, shape)
