@@ -1,6 +1,7 @@
 //! The trait both backends of every algorithm implement.
 
 use crate::error::Result;
+use crate::fingerprint::RunFingerprint;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -33,8 +34,14 @@ pub struct Progress {
 /// - An engine is deterministic for a given seed when the executor's checkpoint-and-resume guarantee is
 ///   wanted (the same inputs give the same snapshots).
 /// - The problem and the parameters are not part of the snapshot: the engine restoring it was built with
-///   them, and [`restore`](Self::restore) should reject a snapshot whose shape (population size, dimension)
-///   does not match.
+///   them. [`fingerprint`](Self::fingerprint) names them (with the seed), checkpoints store it, and a
+///   resume from a file of another run is refused before the snapshot is decoded.
+/// - [`restore`](Self::restore) checks the snapshot's values before taking any of them: its shape, its
+///   seed where the snapshot carries one (the same rule in every algorithm: another seed is an
+///   [`Error::InvalidSnapshot`](crate::Error::InvalidSnapshot) naming `seed`), finite fitness, genes within
+///   the bounds where the algorithm keeps them there, adapted parameters in their ranges and counters the
+///   algorithm can reach ([`snapshot_checks`](crate::snapshot_checks)). It does not re-evaluate the
+///   population: a file's checksum covers corruption on disk, and re-evaluating would cost a generation.
 pub trait Engine {
     /// The representation of a solution in reports (`Vec<f32>`, [`Bits`](crate::Bits), ...).
     type Solution: Clone + Serialize + DeserializeOwned;
@@ -45,6 +52,13 @@ pub trait Engine {
     /// The algorithm's short name ("DE", "QIGA"); checkpoints record it and refuse to resume another's.
     /// Both backends of an algorithm return the same name.
     fn algorithm(&self) -> &'static str;
+
+    /// What identifies this run: seed, parameters and problem instance. Both backends of an algorithm build
+    /// it with one shared helper, so it does not depend on the backend.
+    ///
+    /// # Errors
+    /// [`Error::Serialization`](crate::Error::Serialization) when the parameters do not serialize.
+    fn fingerprint(&self) -> Result<RunFingerprint>;
 
     /// Advances one generation.
     ///
@@ -71,6 +85,8 @@ pub trait Engine {
     /// Replaces the state with a snapshot taken by either backend of this algorithm.
     ///
     /// # Errors
-    /// When the snapshot does not fit this engine (population size, dimension) or cannot be uploaded.
+    /// When the snapshot does not fit this engine (population size, dimension), holds a value the
+    /// algorithm cannot reach ([`Error::InvalidSnapshot`](crate::Error::InvalidSnapshot)), or cannot be
+    /// uploaded. The engine's state is unchanged after an error found by the checks.
     fn restore(&mut self, snapshot: &Self::Snapshot) -> Result<()>;
 }

@@ -183,6 +183,49 @@ pub enum Error {
         reason: String,
     },
 
+    /// A checkpoint belongs to another run: a field of its fingerprint differs from the resuming run's.
+    #[error(
+        "checkpoint {path} belongs to another run: {field}: checkpoint {checkpoint}, this run {this_run}",
+        path = path.display()
+    )]
+    RunMismatch {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// The field that differs: `seed`, `problem` or ``parameter `name` ``.
+        field: String,
+        /// The checkpoint's value.
+        checkpoint: String,
+        /// The resuming run's value.
+        this_run: String,
+    },
+
+    /// A snapshot holds a value no run of the algorithm can reach (a rate out of its range, a gene outside the
+    /// bounds, a non-finite fitness, an impossible counter).
+    #[error("{algorithm}: snapshot field `{field}` is {value}, allowed {allowed}")]
+    InvalidSnapshot {
+        /// The algorithm whose engine refused it.
+        algorithm: &'static str,
+        /// The field, with an index where it is an element (`crossover_rates[3]`).
+        field: String,
+        /// The refused value.
+        value: String,
+        /// What is allowed there.
+        allowed: String,
+    },
+
+    /// Another executor (in this process or another) owns a checkpoint path.
+    #[error(
+        "checkpoint {path} is in use by another run (its lock file {lock} is held); wait for it to end or use another path",
+        path = path.display(),
+        lock = lock.display()
+    )]
+    CheckpointLocked {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// The lock file next to it.
+        lock: PathBuf,
+    },
+
     /// The CPU backend's rayon thread pool could not be started.
     #[error("cannot start a CPU thread pool of {threads} thread(s) (0 = all cores): {reason}")]
     ThreadPool {
@@ -223,6 +266,21 @@ impl Error {
         Self::InvalidParameter {
             algorithm,
             name,
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        }
+    }
+
+    /// Builds [`Error::InvalidSnapshot`]; `value` and `allowed` are written with `Display`.
+    pub fn invalid_snapshot(
+        algorithm: &'static str,
+        field: impl Into<String>,
+        value: impl std::fmt::Display,
+        allowed: impl std::fmt::Display,
+    ) -> Self {
+        Self::InvalidSnapshot {
+            algorithm,
+            field: field.into(),
             value: value.to_string(),
             allowed: allowed.to_string(),
         }

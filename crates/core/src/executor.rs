@@ -1,11 +1,13 @@
 //! Runs an engine to a termination, with observers, history and checkpoints.
 
 use crate::backend::Backend;
-use crate::checkpoint::{self, Checkpointing, RunState};
+use crate::checkpoint::{self, CheckpointHeader, CheckpointLock, Checkpointing, RunState};
 use crate::engine::{Engine, Progress};
 use crate::error::{Error, Result};
+use crate::fingerprint::ResumeOverrides;
+use crate::history::HistoryPoint;
 use crate::observers::Observer;
-use crate::report::{HistoryPoint, Report};
+use crate::report::Report;
 use crate::termination::{Termination, TerminationReason, install_handler};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -17,12 +19,15 @@ use std::time::{Duration, Instant};
 /// plots, and checkpoints. Only a termination is required; the rest is optional.
 ///
 /// ```
-/// # use evo_core::{Engine, Progress, Result};
+/// # use evo_core::{Engine, ProblemIdentity, Progress, Result, RunFingerprint};
 /// # struct Countdown { value: f64, generation: u64 }
 /// # impl Engine for Countdown {
 /// #     type Solution = f64;
 /// #     type Snapshot = (f64, u64);
 /// #     fn algorithm(&self) -> &'static str { "countdown" }
+/// #     fn fingerprint(&self) -> Result<RunFingerprint> {
+/// #         RunFingerprint::new(0, &(), ProblemIdentity::new("halving", 1))
+/// #     }
 /// #     fn step(&mut self) -> Result<()> { self.value /= 2.0; self.generation += 1; Ok(()) }
 /// #     fn progress(&self) -> Progress {
 /// #         Progress { generation: self.generation, evaluations: self.generation, best_fitness: self.value }
@@ -51,6 +56,10 @@ pub struct Executor<E: Engine> {
     metadata: BTreeMap<String, String>,
     /// The run's state when it continues an earlier run (a resume, or a second call to `run`).
     state: Option<RunState>,
+    /// Parameters a resume may change.
+    overrides: ResumeOverrides,
+    /// The lock on the checkpoint path, taken when the executor first resumes from or writes it.
+    lock: Option<CheckpointLock>,
 }
 
 impl<E: Engine> Executor<E> {
@@ -65,6 +74,8 @@ impl<E: Engine> Executor<E> {
             history_every: 1,
             metadata: BTreeMap::new(),
             state: None,
+            overrides: ResumeOverrides::new(),
+            lock: None,
         }
     }
 
@@ -84,9 +95,26 @@ impl<E: Engine> Executor<E> {
         self
     }
 
-    /// Saves checkpoints (see [`Checkpointing`]).
+    /// Saves checkpoints (see [`Checkpointing`]). The executor takes an advisory lock on the path (a
+    /// `<path>.lock` file) when it first resumes from it or writes it, and holds it until it is dropped.
     pub fn with_checkpointing(mut self, checkpointing: Checkpointing) -> Self {
+        if self
+            .lock
+            .as_ref()
+            .is_some_and(|lock| lock.path() != checkpointing.path())
+        {
+            self.lock = None;
+        }
         self.checkpointing = Some(checkpointing);
+        self
+    }
+
+    /// Parameters a resume may change on purpose (a new budget, a new rate); set before
+    /// [`resume_from`](Self::resume_from). Without overrides a checkpoint whose fingerprint differs from the
+    /// engine's in any parameter is refused. The seed and the problem cannot be overridden: with another
+    /// seed or another instance the run is not the same run.
+    pub fn with_resume_overrides(mut self, overrides: ResumeOverrides) -> Self {
+        self.overrides = overrides;
         self
     }
 
@@ -126,9 +154,10 @@ impl<E: Engine> Executor<E> {
     /// Resumes from the configured checkpoint file when it exists; starts afresh when it does not.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] when no checkpointing is configured, and the errors of
+    /// [`Error::InvalidParameter`] when no checkpointing is configured, [`Error::CheckpointLocked`] when
+    /// another executor owns the path, and the errors of
     /// [`resume_from`](Self::resume_from).
-    pub fn resume_if_present(self) -> Result<Self> {
+    pub fn resume_if_present(mut self) -> Result<Self> {
         let path = match &self.checkpointing {
             Some(checkpointing) => checkpointing.path().to_path_buf(),
             None => {
@@ -140,6 +169,7 @@ impl<E: Engine> Executor<E> {
                 ));
             }
         };
+        self.lock_checkpoint()?;
         if path.exists() {
             self.resume_from(path)
         } else {
@@ -148,20 +178,39 @@ impl<E: Engine> Executor<E> {
     }
 
     /// Restores the engine and the run's state (generations, elapsed time, history, stagnation counter) from
-    /// a checkpoint file, so that [`run`](Self::run) continues where the saved run stopped.
+    /// a checkpoint file, so that [`run`](Self::run) continues where the saved run stopped. When `path` is
+    /// the configured checkpoint path, the executor locks it first.
     ///
     /// # Errors
-    /// [`Error::Io`] when the file cannot be read; [`Error::Checkpoint`] when it has another format version,
-    /// was written by another algorithm, is corrupted, or the engine rejects its snapshot.
+    /// [`Error::Io`] when the file cannot be read; [`Error::CheckpointLocked`] when another executor owns
+    /// the path; [`Error::Checkpoint`] when it is not a valid checkpoint of this format version and
+    /// algorithm (see [`checkpoint`](crate::checkpoint) for the reasons) or the engine rejects its snapshot;
+    /// [`Error::RunMismatch`] when it belongs to another run (seed, problem or a parameter not allowed by
+    /// [`with_resume_overrides`](Self::with_resume_overrides)). The file is never modified.
     pub fn resume_from(mut self, path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let (snapshot, state) = checkpoint::read::<E::Snapshot>(path, self.engine.algorithm())?;
+        if self
+            .checkpointing
+            .as_ref()
+            .is_some_and(|checkpointing| checkpointing.path() == path)
+        {
+            self.lock_checkpoint()?;
+        }
+        let fingerprint = self.engine.fingerprint()?;
+        let (snapshot, state) = checkpoint::read::<E::Snapshot>(
+            path,
+            self.engine.algorithm(),
+            &fingerprint,
+            &self.overrides,
+        )?;
+        let refuse = |reason: String| Error::Checkpoint {
+            path: path.to_path_buf(),
+            reason,
+        };
         self.engine
             .restore(&snapshot)
-            .map_err(|error| Error::Checkpoint {
-                path: path.to_path_buf(),
-                reason: format!("the engine rejected its snapshot: {error}"),
-            })?;
+            .map_err(|error| refuse(format!("the engine rejected its snapshot: {error}")))?;
+        state.check(&self.engine.progress()).map_err(refuse)?;
         tracing::info!(
             "resumed {} from {} at step {}",
             self.engine.algorithm(),
@@ -201,6 +250,7 @@ impl<E: Engine> Executor<E> {
                 "set with with_termination",
             )
         })?;
+        self.lock_checkpoint()?;
         if termination.ctrl_c() {
             install_handler();
         }
@@ -283,15 +333,27 @@ impl<E: Engine> Executor<E> {
         Ok(report)
     }
 
+    /// Takes the lock on the configured checkpoint path unless it is held already.
+    fn lock_checkpoint(&mut self) -> Result<()> {
+        if let Some(checkpointing) = &self.checkpointing
+            && self.lock.is_none()
+        {
+            self.lock = Some(CheckpointLock::acquire(checkpointing.path())?);
+        }
+        Ok(())
+    }
+
     /// Writes a checkpoint when checkpointing is on.
     fn save(&self, snapshot: &E::Snapshot, state: &RunState) -> Result<()> {
         match &self.checkpointing {
-            Some(checkpointing) => checkpoint::write(
-                checkpointing.path(),
-                self.engine.algorithm(),
-                snapshot,
-                state,
-            ),
+            Some(checkpointing) => {
+                let header = CheckpointHeader {
+                    algorithm: self.engine.algorithm().to_string(),
+                    crate_version: env!("CARGO_PKG_VERSION").to_string(),
+                    fingerprint: self.engine.fingerprint()?,
+                };
+                checkpoint::write(checkpointing.path(), &header, snapshot, state)
+            }
             None => Ok(()),
         }
     }

@@ -16,8 +16,11 @@
 //! | [`executor`] | [`Executor`]: runs an engine to a [`Termination`] with observers and checkpoints |
 //! | [`termination`] | [`Termination`] rules and the [`TerminationReason`] that fired |
 //! | [`observers`] | [`Observer`], [`ProgressBarObserver`], [`TracingObserver`] |
-//! | [`checkpoint`] | [`Checkpointing`] and the checkpoint file format |
-//! | [`report`] | [`Report`] (JSON), [`HistoryPoint`], [`Summary`] |
+//! | [`checkpoint`] | [`Checkpointing`] and the binary checkpoint file format |
+//! | [`fingerprint`] | [`RunFingerprint`] (seed, parameters, problem) and [`ResumeOverrides`] |
+//! | [`snapshot_checks`] | the value checks every engine's `restore` runs |
+//! | [`report`] | [`Report`] (JSON), [`Summary`] |
+//! | [`history`] | [`HistoryPoint`] |
 //! | [`backend`] | [`Backend`] (`cpu`, `cpu:4`, `cuda:1`, `auto`) and the CPU thread pool |
 //! | [`user_code`] | [`catch_problem_panic`]: a panic in a problem's code becomes an error |
 //! | [`error`] | the one [`Error`] enum |
@@ -25,7 +28,9 @@
 //! An algorithm implements [`Engine`] once per backend; users hand an engine to an [`Executor`]:
 //!
 //! ```
-//! use evo_core::{Engine, Executor, Progress, Result, Termination, TerminationReason};
+//! use evo_core::{
+//!     Engine, Executor, ProblemIdentity, Progress, Result, RunFingerprint, Termination, TerminationReason,
+//! };
 //!
 //! /// A (1+1) search on f(x) = (x - 3)^2 with a deterministic, counter-based mutation.
 //! struct Toy { x: f64, fx: f64, generation: u64 }
@@ -35,6 +40,11 @@
 //!     type Snapshot = (f64, f64, u64);
 //!
 //!     fn algorithm(&self) -> &'static str { "toy" }
+//!
+//!     // No seed and no parameters: the problem alone identifies the run.
+//!     fn fingerprint(&self) -> Result<RunFingerprint> {
+//!         RunFingerprint::new(0, &(), ProblemIdentity::new("(x - 3)^2", 1))
+//!     }
 //!
 //!     fn step(&mut self) -> Result<()> {
 //!         self.generation += 1;
@@ -69,17 +79,21 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 
+mod atomic_file;
 pub mod backend;
 pub mod checkpoint;
 pub mod engine;
 pub mod error;
 pub mod executor;
+pub mod fingerprint;
+pub mod history;
 pub mod math;
 pub mod observers;
 pub mod problem;
 pub mod reduce;
 pub mod report;
 pub mod serde_f64;
+pub mod snapshot_checks;
 pub mod termination;
 pub mod user_code;
 
@@ -88,11 +102,13 @@ pub use checkpoint::Checkpointing;
 pub use engine::{Engine, Progress};
 pub use error::{Error, Result};
 pub use executor::Executor;
+pub use fingerprint::{InstanceDigest, ProblemIdentity, ResumeOverrides, RunFingerprint};
+pub use history::HistoryPoint;
 pub use observers::{Observer, ProgressBarObserver, TracingObserver};
 pub use problem::{
     BinaryProblem, Bits, Bounds, ConstrainedProblem, ConstrainedValue, ContinuousProblem,
     check_fitness,
 };
-pub use report::{HistoryPoint, Report, Summary};
+pub use report::{Report, Summary};
 pub use termination::{Termination, TerminationReason};
 pub use user_code::catch_problem_panic;

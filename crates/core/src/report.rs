@@ -1,27 +1,12 @@
 //! The result of a run, as JSON.
 
-use crate::checkpoint::write_atomically;
-use crate::engine::Progress;
+use crate::atomic_file::write_atomically;
 use crate::error::{Error, Result};
+use crate::history::HistoryPoint;
 use crate::termination::TerminationReason;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
-
-/// One sample of a run's trajectory, for convergence plots.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HistoryPoint {
-    /// The generation after which the sample was taken (0: the initial population).
-    pub generation: u64,
-    /// Evaluations so far.
-    pub evaluations: u64,
-    /// The best fitness so far.
-    #[serde(with = "crate::serde_f64")]
-    pub best_fitness: f64,
-    /// Wall time so far in seconds, including time before a resume.
-    pub elapsed_s: f64,
-}
 
 /// What an [`Executor`](crate::Executor) returns: the best solution and how the run went.
 ///
@@ -48,18 +33,6 @@ pub struct Report<S> {
     pub history: Vec<HistoryPoint>,
     /// Free-form facts about the run: backend, device, compile profile, seed, problem, commit...
     pub metadata: BTreeMap<String, String>,
-}
-
-impl HistoryPoint {
-    /// The sample of `progress` taken `elapsed` into the run.
-    pub fn new(progress: &Progress, elapsed: Duration) -> Self {
-        Self {
-            generation: progress.generation,
-            evaluations: progress.evaluations,
-            best_fitness: progress.best_fitness,
-            elapsed_s: elapsed.as_secs_f64(),
-        }
-    }
 }
 
 /// A report without its solution, for [`Observer::on_finish`](crate::Observer::on_finish) (which does not

@@ -5,7 +5,8 @@
 //! checkpoints would fail to round-trip. Fields marked `#[serde(with = "evo_core::serde_f64")]` are written
 //! as a plain number when finite and as the strings `"inf"`, `"-inf"` or `"NaN"` otherwise; reading accepts
 //! those forms and `null` (read as NaN). Finite values keep every bit (the crate enables serde_json's
-//! `float_roundtrip`).
+//! `float_roundtrip`). Binary formats (those that are not human readable, such as the checkpoint codec)
+//! carry every `f64` as its 8 bytes, so there the value passes through unchanged.
 //!
 //! ```
 //! #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
@@ -22,9 +23,10 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::ser::Serializer;
 use std::fmt;
 
-/// Writes `value` as a JSON number when finite, otherwise as `"inf"`, `"-inf"` or `"NaN"`.
+/// Writes `value` as a JSON number when finite, otherwise as `"inf"`, `"-inf"` or `"NaN"` (binary formats:
+/// as the `f64` itself).
 pub fn serialize<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
-    if value.is_finite() {
+    if value.is_finite() || !serializer.is_human_readable() {
         serializer.serialize_f64(*value)
     } else if value.is_nan() {
         serializer.serialize_str("NaN")
@@ -37,7 +39,12 @@ pub fn serialize<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::
 
 /// Reads a number, one of `"inf"`, `"-inf"`, `"NaN"`, or `null` (read as NaN).
 pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    deserializer.deserialize_any(F64Visitor)
+    if deserializer.is_human_readable() {
+        deserializer.deserialize_any(F64Visitor)
+    } else {
+        // Binary formats are not self-describing: the value is exactly the f64 `serialize` wrote.
+        deserializer.deserialize_f64(F64Visitor)
+    }
 }
 
 /// Accepts every form [`serialize`] writes, plus integers and `null`.

@@ -35,7 +35,7 @@ fn ctrl_c_and_request_interrupt_stop_the_run_gracefully() {
         use evo_core::Checkpointing;
         use std::time::Duration;
 
-        let path = temp_path("interrupted.json");
+        let path = temp_path("interrupted.ckpt");
         let mut engine = SphereEngine::new(4, 1);
         engine.sigint_at = Some(3);
         engine.sleep = Duration::from_millis(2);
@@ -47,8 +47,10 @@ fn ctrl_c_and_request_interrupt_stop_the_run_gracefully() {
             .unwrap();
         assert_eq!(report.termination, TerminationReason::Interrupted);
         assert!(report.generations >= 3 && report.generations < 100_000);
-        let saved: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let saved: serde_json::Value = serde_json::from_str(
+            &evo_core::checkpoint::export_json::<common::SphereSnapshot>(&path).unwrap(),
+        )
+        .unwrap();
         assert_eq!(saved["executor"]["steps"], report.generations);
     }
 

@@ -8,8 +8,8 @@ use crate::ops::{
 };
 use crate::params::{ALGORITHM, Adaptation, Crossover, DeParams, Selection, Strategy};
 use crate::problem::DeviceProblem;
-use crate::snapshot::DeSnapshot;
-use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
+use crate::snapshot::{self, DeSnapshot};
+use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result, RunFingerprint};
 use evo_rng::convert::uniform_in;
 use evo_rng::{Philox, Stream};
 use rayon::prelude::*;
@@ -32,6 +32,8 @@ use rayon::prelude::*;
 pub struct DeCpu<P: ContinuousProblem> {
     params: DeParams,
     problem: P,
+    /// The run's seed, for the fingerprint (the generator keeps only the derived key).
+    seed: u64,
     rng: Philox,
     pool: rayon::ThreadPool,
     state: DeSnapshot,
@@ -220,6 +222,7 @@ impl<P: ContinuousProblem> DeCpu<P> {
         let mut engine = Self {
             params,
             problem,
+            seed,
             rng,
             pool,
             state,
@@ -378,6 +381,15 @@ impl<P: ContinuousProblem> Engine for DeCpu<P> {
         ALGORITHM
     }
 
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        snapshot::fingerprint(
+            self.seed,
+            &self.params,
+            &self.problem,
+            self.local_search.as_ref().map(ScheduleSearch::settings),
+        )
+    }
+
     /// One generation: all trials from the same parents (steps 3.1–3.3), their evaluation, the merge (3.4).
     fn step(&mut self) -> Result<()> {
         let generation = u32::try_from(self.state.generation).map_err(|_| {
@@ -454,7 +466,7 @@ impl<P: ContinuousProblem> Engine for DeCpu<P> {
     }
 
     fn restore(&mut self, snapshot: &DeSnapshot) -> Result<()> {
-        snapshot.check_shape(self.state.population_size, self.state.dimension)?;
+        snapshot.check_values(self.state.population_size, &self.problem)?;
         self.state = snapshot.clone();
         self.best = best_index(&self.state.fitness);
         Ok(())

@@ -8,7 +8,7 @@ use crate::ops::{
 };
 use crate::params::{ALGORITHM, DpgaParams, Initialisation};
 use crate::snapshot::DpgaSnapshot;
-use evo_core::{Backend, ConstrainedProblem, Engine, Error, Progress, Result};
+use evo_core::{Backend, ConstrainedProblem, Engine, Error, Progress, Result, RunFingerprint};
 use evo_rng::{Philox, Sequence, Stream};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -33,6 +33,8 @@ use std::cmp::Ordering;
 pub struct DpgaCpu<P: ConstrainedProblem> {
     params: DpgaParams,
     problem: P,
+    /// The run's seed, for the fingerprint and the seed rule of `restore`.
+    seed: u64,
     rng: Philox,
     pool: rayon::ThreadPool,
     state: DpgaSnapshot,
@@ -159,6 +161,7 @@ impl<P: ConstrainedProblem> DpgaCpu<P> {
         let mut engine = Self {
             params,
             problem,
+            seed,
             rng: Philox::new(seed),
             pool,
             state,
@@ -330,6 +333,10 @@ impl<P: ConstrainedProblem> Engine for DpgaCpu<P> {
 
     fn algorithm(&self) -> &'static str {
         ALGORITHM
+    }
+
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        crate::snapshot::fingerprint(self.seed, &self.params, &self.problem)
     }
 
     /// One generation: spec §2 items 4–9.
@@ -558,8 +565,7 @@ impl<P: ConstrainedProblem> Engine for DpgaCpu<P> {
             self.state.length,
             self.params.encoding(),
         )?;
-        // The draws of every later generation are keyed by the snapshot's seed, not the engine's own.
-        self.rng = Philox::new(snapshot.seed);
+        snapshot.check_values(self.seed, self.params.main_size())?;
         self.state = snapshot.clone();
         Ok(())
     }

@@ -1,12 +1,28 @@
 //! The whole state of a DPGA run.
 
 use crate::ops::Evaluation;
-use crate::params::{ALGORITHM, Encoding};
-use evo_core::{Error, Result};
+use crate::params::{ALGORITHM, DpgaParams, Encoding};
+use evo_core::{
+    ConstrainedProblem, Error, ProblemIdentity, Result, RunFingerprint, snapshot_checks,
+};
 use serde::{Deserialize, Serialize};
 
-/// A DPGA run's state after a generation; restoring it continues the run bit for bit, on either backend and
-/// into an engine created from any seed (the snapshot's seed replaces the engine's).
+/// The run's fingerprint, shared by [`DpgaCpu`](crate::DpgaCpu) and [`DpgaCuda`](crate::DpgaCuda): seed,
+/// parameters and problem (name, dimension, bounds).
+pub(crate) fn fingerprint<P: ConstrainedProblem + ?Sized>(
+    seed: u64,
+    params: &DpgaParams,
+    problem: &P,
+) -> Result<RunFingerprint> {
+    RunFingerprint::new(
+        seed,
+        params,
+        ProblemIdentity::continuous(problem.name(), problem.bounds()),
+    )
+}
+
+/// A DPGA run's state after a generation; restoring it continues the run bit for bit, on either backend,
+/// into an engine created with the same seed (another seed is refused, as in every engine).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DpgaSnapshot {
     /// The run's seed (the Philox key of every draw: tournaments, crossover, mutation, crossbreeding).
@@ -40,6 +56,55 @@ fn binary_encoding() -> Encoding {
 }
 
 impl DpgaSnapshot {
+    /// Checks the values `restore` takes, after the shape: the seed equal to the engine's `seed`, a
+    /// generation below 2^32 (the Philox step word), evaluations no fewer than the generations' breeding
+    /// needs (`generation · m`), and finite objectives and violations.
+    pub(crate) fn check_values(&self, seed: u64, m: usize) -> Result<()> {
+        snapshot_checks::equal(ALGORITHM, "seed", self.seed, seed)?;
+        snapshot_checks::at_most(
+            ALGORITHM,
+            "generation",
+            self.generation,
+            u64::from(u32::MAX),
+            "the Philox step word is 32 bits",
+        )?;
+        match self.generation.checked_mul(m as u64) {
+            Some(least) if self.evaluations >= least => {}
+            least => {
+                return Err(Error::invalid_snapshot(
+                    ALGORITHM,
+                    "evaluations",
+                    self.evaluations,
+                    match least {
+                        Some(least) => format!("at least {least} (m evaluations per generation)"),
+                        None => "a generation count whose m · generation fits 64 bits".to_string(),
+                    },
+                ));
+            }
+        }
+        let values = self
+            .main_values
+            .iter()
+            .chain(std::iter::once(&self.best_value));
+        for (i, value) in values.enumerate() {
+            let field = if i == self.main_values.len() {
+                "best_value".to_string()
+            } else {
+                format!("main_values[{i}]")
+            };
+            snapshot_checks::finite(ALGORITHM, &format!("{field}.objective"), &[value.objective])?;
+            if !(value.violation.is_finite() && value.violation >= 0.0) {
+                return Err(Error::invalid_snapshot(
+                    ALGORITHM,
+                    format!("{field}.violation"),
+                    value.violation,
+                    "a finite number ≥ 0",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the snapshot against an engine with `m`, `n`, `L` and `encoding`.
     pub(crate) fn check_shape(
         &self,

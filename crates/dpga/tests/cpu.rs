@@ -161,19 +161,19 @@ fn a_snapshot_restores_through_json_and_mismatched_shapes_are_rejected() {
 }
 
 /// The evo-equivalence case `dpga_restore_across_backends` on the CPU alone (g04, MCSM, Table II sizes): a
-/// snapshot taken after 40 generations goes through JSON into an engine created from another seed, and again
-/// after 40 more; every generation after each restore must equal the uninterrupted run, δ included, while δ
-/// adapts. The snapshot's seed keys the later draws; an engine that kept its own seed would diverge.
+/// snapshot taken after 40 generations goes through JSON into a fresh engine of the same seed (another thread
+/// count), and again after 40 more; every generation after each restore must equal the uninterrupted run, δ
+/// included, while δ adapts. An engine of another seed refuses the snapshot, naming the seed (the one seed
+/// rule of every engine; DPGA used to adopt the snapshot's seed silently).
 #[test]
-fn a_snapshot_restored_into_an_engine_of_another_seed_continues_the_run_bit_for_bit() {
+fn a_snapshot_restored_into_an_engine_of_the_same_seed_continues_the_run_bit_for_bit() {
     let params = DpgaParams::default().with_init_max_draws(5_000).unwrap();
     let through_json = |e: &DpgaCpu<Cec2006Problem>| -> DpgaSnapshot {
         serde_json::from_str(&serde_json::to_string(&e.snapshot().unwrap()).unwrap()).unwrap()
     };
     let mut direct = engine(4, params.clone(), 5, 2);
     run_steps(&mut direct, 40);
-    let mut resumed = engine(4, params.clone(), 6, 1);
-    let own_seed = resumed.snapshot().unwrap();
+    let mut resumed = engine(4, params.clone(), 5, 1);
     resumed.restore(&through_json(&direct)).unwrap();
     assert_eq!(resumed.snapshot().unwrap().seed, 5);
     let mut deltas = vec![direct.target_distance()];
@@ -183,7 +183,7 @@ fn a_snapshot_restored_into_an_engine_of_another_seed_continues_the_run_bit_for_
         assert_eq!(direct.snapshot().unwrap(), resumed.snapshot().unwrap());
         deltas.push(direct.target_distance());
     }
-    let mut again = engine(4, params.clone(), 7, 2);
+    let mut again = engine(4, params.clone(), 5, 2);
     again.restore(&through_json(&resumed)).unwrap();
     for _ in 0..40 {
         direct.step().unwrap();
@@ -199,18 +199,15 @@ fn a_snapshot_restored_into_an_engine_of_another_seed_continues_the_run_bit_for_
         deltas.windows(2).filter(|w| w[0] != w[1]).count() >= 10,
         "δ barely adapted: {deltas:?}"
     );
-    // The same state under seed 6's draws: the seed is part of the state.
+    // An engine of another seed refuses the state and keeps its own.
     let mut other = engine(4, params, 6, 1);
-    let mut moved = through_json(&direct);
-    moved.seed = 6;
-    other.restore(&moved).unwrap();
-    run_steps(&mut other, 5);
-    run_steps(&mut direct, 5);
-    assert_ne!(
-        direct.snapshot().unwrap().main,
-        other.snapshot().unwrap().main
+    let own = other.snapshot().unwrap();
+    let error = other.restore(&through_json(&direct)).unwrap_err();
+    assert!(
+        matches!(error, Error::InvalidSnapshot { ref field, ref value, .. } if field == "seed" && value == "5"),
+        "{error}"
     );
-    assert_eq!(own_seed.seed, 6);
+    assert_eq!(other.snapshot().unwrap(), own);
 }
 
 #[test]

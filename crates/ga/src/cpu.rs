@@ -1,13 +1,13 @@
 //! [`GaCpu`]: the GA on the CPU, one generation per [`Engine::step`], parallel over individuals with rayon
 //! (one thread is the paper's CPU baseline). Step numbers refer to the crate docs.
 
-use evo_core::{BinaryProblem, Bits, Engine, Error, Progress, Result};
+use evo_core::{BinaryProblem, Bits, Engine, Error, Progress, Result, RunFingerprint};
 use evo_rng::Philox;
 use rayon::prelude::*;
 
 use crate::ops;
 use crate::params::{COMPONENT, GaParams, GaRng};
-use crate::snapshot::GaSnapshot;
+use crate::snapshot::{self, GaSnapshot};
 
 /// The algorithm name in reports and checkpoints (shared with the CUDA engines).
 pub const ALGORITHM: &str = "GA";
@@ -16,6 +16,8 @@ pub const ALGORITHM: &str = "GA";
 pub struct GaCpu<P: BinaryProblem> {
     problem: P,
     params: GaParams,
+    /// The run's seed, for the fingerprint (the generator keeps only the derived key).
+    seed: u64,
     rng: Philox,
     mutation_rate: f32,
     pool: Option<rayon::ThreadPool>,
@@ -67,6 +69,7 @@ impl<P: BinaryProblem + Send> GaCpu<P> {
         let mut engine = Self {
             problem,
             params,
+            seed,
             rng,
             mutation_rate,
             pool,
@@ -279,6 +282,14 @@ impl<P: BinaryProblem + Send> Engine for GaCpu<P> {
         ALGORITHM
     }
 
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        snapshot::fingerprint(
+            self.seed,
+            &self.params,
+            snapshot::problem_identity(&self.problem),
+        )
+    }
+
     fn step(&mut self) -> Result<()> {
         self.in_pool(|engine| engine.generation())
     }
@@ -303,11 +314,7 @@ impl<P: BinaryProblem + Send> Engine for GaCpu<P> {
     }
 
     fn restore(&mut self, snapshot: &GaSnapshot) -> Result<()> {
-        snapshot.check_shape(
-            self.params.population(),
-            self.state.bits,
-            self.state.xor128.len(),
-        )?;
+        snapshot.check_values(&self.params, self.state.bits, self.state.xor128.len())?;
         self.state = snapshot.clone();
         Ok(())
     }

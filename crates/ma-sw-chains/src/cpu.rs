@@ -7,7 +7,10 @@ use crate::params::{ALGORITHM, MaParams, check_dimension};
 use crate::plan::ChildPlan;
 use crate::snapshot::{Chain, MaSnapshot};
 use evo_core::reduce::pairwise_sum_by;
-use evo_core::{ContinuousProblem, Engine, Error, Progress, Result, check_fitness};
+use evo_core::{
+    ContinuousProblem, Engine, Error, Progress, Result, RunFingerprint, check_fitness,
+    snapshot_checks,
+};
 use evo_rng::{Philox, Stream};
 use rayon::prelude::*;
 
@@ -265,6 +268,10 @@ impl<P: ContinuousProblem + ?Sized> Engine for MaCpu<'_, P> {
         ALGORITHM
     }
 
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        crate::snapshot::fingerprint(self.seed, &self.params, self.workspace.problem)
+    }
+
     fn step(&mut self) -> Result<()> {
         let Self {
             params,
@@ -305,6 +312,7 @@ impl<P: ContinuousProblem + ?Sized> Engine for MaCpu<'_, P> {
     fn restore(&mut self, snapshot: &MaSnapshot) -> Result<()> {
         let d = self.workspace.dimension;
         let host = host_of(snapshot, self.seed, d, self.params.population())?;
+        snapshot.check_values(self.workspace.problem.bounds())?;
         self.workspace
             .population
             .copy_from_slice(&snapshot.population);
@@ -369,14 +377,7 @@ pub(crate) fn host_of(
             format!("{allowed} (this engine's)"),
         ))
     };
-    if snapshot.seed != seed {
-        return Err(Error::invalid_parameter(
-            ALGORITHM,
-            "snapshot seed",
-            snapshot.seed,
-            seed,
-        ));
-    }
+    snapshot_checks::equal(ALGORITHM, "seed", snapshot.seed, seed)?;
     if snapshot.dimension != dimension {
         return mismatch("snapshot dimension", snapshot.dimension, dimension);
     }

@@ -1,7 +1,25 @@
 //! The whole state of a run as a plain host value, shared by [`MaCpu`](crate::MaCpu) and
 //! [`MaCuda`](crate::MaCuda).
 
+use crate::params::{ALGORITHM, MaParams};
+use evo_core::{
+    Bounds, ContinuousProblem, Error, ProblemIdentity, Result, RunFingerprint, snapshot_checks,
+};
 use serde::{Deserialize, Serialize};
+
+/// The run's fingerprint, shared by [`MaCpu`](crate::MaCpu) and [`MaCuda`](crate::MaCuda): seed,
+/// parameters and problem (name, dimension, bounds).
+pub(crate) fn fingerprint<P: ContinuousProblem + ?Sized>(
+    seed: u64,
+    params: &MaParams,
+    problem: &P,
+) -> Result<RunFingerprint> {
+    RunFingerprint::new(
+        seed,
+        params,
+        ProblemIdentity::continuous(problem.name(), problem.bounds()),
+    )
+}
 
 /// A Solis–Wets chain stored with a population slot (spec step 9): ρ, the bias vector and the counters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,6 +62,48 @@ pub struct MaSnapshot {
 }
 
 impl MaSnapshot {
+    /// Checks the values `restore` takes (after the shape, which the engine checks): finite fitness, genes
+    /// within the problem's bounds (every operator keeps them there), every chain's ρ finite and positive
+    /// and its bias finite, and at least one evaluation per slot and per memetic cycle (`evaluations ≥ N +
+    /// cycles`).
+    pub(crate) fn check_values(&self, bounds: &Bounds) -> Result<()> {
+        snapshot_checks::finite(ALGORITHM, "fitness", &self.fitness)?;
+        snapshot_checks::within_bounds(ALGORITHM, "population", &self.population, bounds)?;
+        for (slot, chain) in self.chains.iter().enumerate() {
+            let Some(chain) = chain else { continue };
+            if !(chain.rho.is_finite() && chain.rho > 0.0) {
+                return Err(Error::invalid_snapshot(
+                    ALGORITHM,
+                    format!("chains[{slot}].rho"),
+                    chain.rho,
+                    "a finite step size > 0",
+                ));
+            }
+            if let Some(j) = chain.bias.iter().position(|b| !b.is_finite()) {
+                return Err(Error::invalid_snapshot(
+                    ALGORITHM,
+                    format!("chains[{slot}].bias[{j}]"),
+                    chain.bias[j],
+                    "a finite number",
+                ));
+            }
+        }
+        let least = (self.fitness.len() as u64).checked_add(self.cycles);
+        match least {
+            Some(least) if self.evaluations >= least => Ok(()),
+            _ => Err(Error::invalid_snapshot(
+                ALGORITHM,
+                "evaluations",
+                self.evaluations,
+                format!(
+                    "at least N + cycles = {} + {} (each cycle evaluates)",
+                    self.fitness.len(),
+                    self.cycles
+                ),
+            )),
+        }
+    }
+
     /// N.
     pub fn population_size(&self) -> usize {
         self.fitness.len()

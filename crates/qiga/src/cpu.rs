@@ -3,7 +3,7 @@
 
 use evo_benchmarks::Knapsack;
 use evo_core::backend::thread_pool;
-use evo_core::{Bits, Engine, Error, Progress, Result};
+use evo_core::{Bits, Engine, Error, Progress, Result, RunFingerprint};
 use evo_rng::{Philox, Stream};
 use rayon::prelude::*;
 
@@ -207,6 +207,15 @@ impl Engine for QigaCpu {
         ALGORITHM
     }
 
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        let configs: Vec<RunConfig> = self.state.runs.iter().map(|run| run.config).collect();
+        crate::snapshot::fingerprint(
+            &self.params,
+            &configs,
+            crate::snapshot::knapsack_identity(&self.problem),
+        )
+    }
+
     fn step(&mut self) -> Result<()> {
         let generation = next_generation(self.state.generation)?;
         self.advance(generation);
@@ -226,11 +235,8 @@ impl Engine for QigaCpu {
     }
 
     fn restore(&mut self, snapshot: &QigaSnapshot) -> Result<()> {
-        snapshot.check_shape(
-            self.state.runs.len(),
-            self.params.population(),
-            self.problem.len(),
-        )?;
+        let configs: Vec<RunConfig> = self.state.runs.iter().map(|run| run.config).collect();
+        snapshot.check_values(&configs, self.params.population(), self.problem.len())?;
         self.state = snapshot.clone();
         Ok(())
     }

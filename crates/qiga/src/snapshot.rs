@@ -1,9 +1,59 @@
 //! The whole state of a batch of QIGA runs, shared by the CPU and CUDA engines.
 
-use evo_core::{Bits, Error, Result};
+use evo_benchmarks::Knapsack;
+use evo_core::{
+    Bits, Error, InstanceDigest, ProblemIdentity, Result, RunFingerprint, snapshot_checks,
+};
 use serde::{Deserialize, Serialize};
 
-use crate::params::{ALGORITHM, RotationAngles};
+use crate::params::{ALGORITHM, QigaParams, RotationAngles};
+
+/// The problem part of every knapsack engine's fingerprint (QIGA and SGA): the instance's name, its item
+/// count, and a digest of its weights, profits and capacity.
+pub(crate) fn knapsack_identity(problem: &Knapsack) -> ProblemIdentity {
+    let digest = InstanceDigest::new()
+        .f32s(problem.weights())
+        .f32s(problem.profits())
+        .f64s(&[problem.capacity()])
+        .finish();
+    ProblemIdentity::new(problem.instance_name(), problem.len()).with_instance(digest)
+}
+
+/// The fingerprint of a batch run, shared by the QIGA and SGA engines of both backends: the first run's
+/// seed, the parameters (the CUDA block size left out: results do not depend on it) and every run's seed
+/// (and, for QIGA, angles) under the key `runs`.
+pub(crate) fn batch_fingerprint(
+    seed: u64,
+    params: &impl Serialize,
+    runs: &impl Serialize,
+    problem: ProblemIdentity,
+) -> Result<RunFingerprint> {
+    let mut fingerprint =
+        RunFingerprint::new(seed, params, problem)?.with_parameter("runs", runs)?;
+    fingerprint.parameters.remove("block");
+    Ok(fingerprint)
+}
+
+/// The QIGA fingerprint of runs `configs` on `problem`.
+pub(crate) fn fingerprint(
+    params: &QigaParams,
+    configs: &[RunConfig],
+    problem: ProblemIdentity,
+) -> Result<RunFingerprint> {
+    let seed = configs.first().map_or(0, |config| config.seed);
+    batch_fingerprint(seed, params, &configs, problem)
+}
+
+/// The generation bound of the knapsack engines: the next generation's Philox step must fit 32 bits.
+pub(crate) fn check_generation(algorithm: &'static str, generation: u64) -> Result<()> {
+    snapshot_checks::at_most(
+        algorithm,
+        "generation",
+        generation,
+        u64::from(u32::MAX) - 1,
+        "the next generation's Philox step is 32 bits",
+    )
+}
 
 /// One run of a batch: its seed and its rotation angles (a batch may evaluate many parameter sets at once).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -94,6 +144,53 @@ impl QigaSnapshot {
     /// The best profit of every run, in run order.
     pub fn best_profits(&self) -> Vec<f64> {
         self.runs.iter().map(|run| run.best_profit).collect()
+    }
+
+    /// Checks everything `restore` needs before taking the snapshot: the shape ([`check_shape`]), each run's
+    /// seed and angles equal to the engine's (the seed rule of every engine: a snapshot of another seed is
+    /// refused, never adopted), a generation whose successor fits the Philox step, finite angles θ and
+    /// finite profits.
+    ///
+    /// [`check_shape`]: Self::check_shape
+    pub(crate) fn check_values(
+        &self,
+        configs: &[RunConfig],
+        population: usize,
+        items: usize,
+    ) -> Result<()> {
+        self.check_shape(configs.len(), population, items)?;
+        check_generation(ALGORITHM, self.generation)?;
+        for (r, (run, config)) in self.runs.iter().zip(configs).enumerate() {
+            snapshot_checks::equal(
+                ALGORITHM,
+                &format!("runs[{r}].config.seed"),
+                run.config.seed,
+                config.seed,
+            )?;
+            if run.config.angles != config.angles {
+                return Err(Error::invalid_snapshot(
+                    ALGORITHM,
+                    format!("runs[{r}].config.angles"),
+                    format!("{:?}", run.config.angles),
+                    format!("{:?} (this engine's)", config.angles),
+                ));
+            }
+            if let Some(j) = run.theta.iter().position(|theta| !theta.is_finite()) {
+                return Err(Error::invalid_snapshot(
+                    ALGORITHM,
+                    format!("runs[{r}].theta[{j}]"),
+                    run.theta[j],
+                    "a finite angle",
+                ));
+            }
+            snapshot_checks::finite(ALGORITHM, &format!("runs[{r}].profits"), &run.profits)?;
+            snapshot_checks::finite(
+                ALGORITHM,
+                &format!("runs[{r}].best_profit"),
+                &[run.best_profit],
+            )?;
+        }
+        Ok(())
     }
 
     /// Checks that this snapshot has the shape an engine of `runs` runs × `population` × `items` expects.

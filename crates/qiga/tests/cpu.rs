@@ -23,7 +23,16 @@ fn restore_continues_bit_for_bit() {
     }
     let saved = halted.snapshot().unwrap();
     let json = serde_json::to_string(&saved).unwrap();
-    let mut resumed = QigaCpu::new(&params, &problem, 99, 1).unwrap();
+    // Another seed is refused (the one seed rule of every engine; QIGA used to adopt the snapshot's).
+    let mut other = QigaCpu::new(&params, &problem, 99, 1).unwrap();
+    let error = other
+        .restore(&serde_json::from_str(&json).unwrap())
+        .unwrap_err();
+    assert!(
+        matches!(error, evo_core::Error::InvalidSnapshot { ref field, .. } if field == "runs[0].config.seed"),
+        "{error}"
+    );
+    let mut resumed = QigaCpu::new(&params, &problem, 5, 2).unwrap();
     resumed
         .restore(&serde_json::from_str(&json).unwrap())
         .unwrap();
@@ -85,7 +94,7 @@ fn checkpoints_resume_to_the_same_report() {
         .with_checkpointing(Checkpointing::new(&path, 5).unwrap())
         .run()
         .unwrap();
-    let mut resumed = Executor::new(QigaCpu::new(&params, &problem, 77, 1).unwrap())
+    let mut resumed = Executor::new(QigaCpu::new(&params, &problem, 3, 1).unwrap())
         .with_termination(Termination::new().with_max_generations(40))
         .unwrap()
         .with_checkpointing(Checkpointing::new(&path, 5).unwrap())

@@ -20,7 +20,14 @@ fn restore_continues_bit_for_bit() {
     let saved: evo_qiga::SgaSnapshot =
         serde_json::from_str(&serde_json::to_string(&straight.snapshot().unwrap()).unwrap())
             .unwrap();
-    let mut resumed = SgaCpu::batch(&params, &problem, 99, 2, 1).unwrap();
+    // Another base seed is refused (the one seed rule of every engine; SGA used to adopt the snapshot's).
+    let mut other = SgaCpu::batch(&params, &problem, 99, 2, 1).unwrap();
+    let error = other.restore(&saved).unwrap_err();
+    assert!(
+        matches!(error, evo_core::Error::InvalidSnapshot { ref field, .. } if field == "runs[0].seed"),
+        "{error}"
+    );
+    let mut resumed = SgaCpu::batch(&params, &problem, 4, 2, 2).unwrap();
     resumed.restore(&saved).unwrap();
     for _ in 0..5 {
         straight.step().unwrap();

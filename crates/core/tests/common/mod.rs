@@ -3,7 +3,10 @@
 // Each test binary uses a different subset of these helpers, and test helpers may unwrap.
 #![allow(dead_code, clippy::unwrap_used)]
 
-use evo_core::{Engine, Error, Progress, Result, check_fitness};
+use evo_core::{
+    Engine, Error, ProblemIdentity, Progress, Result, RunFingerprint, check_fitness,
+    snapshot_checks,
+};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -41,6 +44,9 @@ pub struct SphereSnapshot {
 pub struct SphereEngine {
     seed: u64,
     lambda: u64,
+    /// A generation budget carried as a parameter, as algorithms with a built-in budget do; only the
+    /// fingerprint reads it (the executor's termination ends the run).
+    budget: u64,
     state: SphereSnapshot,
     /// Fail (after corrupting the state, as a half-done step would) when asked to take this generation.
     pub fail_at: Option<u64>,
@@ -61,6 +67,7 @@ impl SphereEngine {
         Self {
             seed,
             lambda: 10,
+            budget: 1000,
             state: SphereSnapshot {
                 x,
                 fx,
@@ -79,6 +86,25 @@ impl SphereEngine {
         self.fail_at = Some(generation);
         self
     }
+
+    /// Another offspring count (a parameter of the run's fingerprint).
+    pub fn with_lambda(mut self, lambda: u64) -> Self {
+        self.lambda = lambda;
+        self
+    }
+
+    /// Another generation budget (a parameter a resume may override).
+    pub fn with_budget(mut self, budget: u64) -> Self {
+        self.budget = budget;
+        self
+    }
+}
+
+/// The sphere engine's parameters, as an algorithm crate's params struct.
+#[derive(Serialize)]
+struct SphereParams {
+    lambda: u64,
+    budget: u64,
 }
 
 impl Engine for SphereEngine {
@@ -87,6 +113,17 @@ impl Engine for SphereEngine {
 
     fn algorithm(&self) -> &'static str {
         "sphere-toy"
+    }
+
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        RunFingerprint::new(
+            self.seed,
+            &SphereParams {
+                lambda: self.lambda,
+                budget: self.budget,
+            },
+            ProblemIdentity::new("sphere", self.state.x.len()),
+        )
     }
 
     fn step(&mut self) -> Result<()> {
@@ -162,6 +199,17 @@ impl Engine for SphereEngine {
                 self.state.x.len(),
             ));
         }
+        snapshot_checks::finite("sphere-toy", "fx", &[snapshot.fx])?;
+        snapshot_checks::counter(
+            "sphere-toy",
+            "evaluations",
+            snapshot.evaluations,
+            snapshot
+                .generation
+                .checked_mul(self.lambda)
+                .and_then(|e| e.checked_add(1)),
+            "1 + lambda * generation",
+        )?;
         self.state = snapshot.clone();
         Ok(())
     }
@@ -194,6 +242,14 @@ impl Engine for ScriptedEngine {
 
     fn algorithm(&self) -> &'static str {
         "scripted"
+    }
+
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        RunFingerprint::new(
+            0,
+            &self.script,
+            ProblemIdentity::new("script", self.script.len()),
+        )
     }
 
     fn step(&mut self) -> Result<()> {

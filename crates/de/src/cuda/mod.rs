@@ -14,7 +14,7 @@ use crate::problem::FusedEvaluation;
 use crate::problem::{DeviceEvaluation, DeviceProblem};
 use crate::snapshot::DeSnapshot;
 use evo_benchmarks::cuda::scheduling::EtcOutputs;
-use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result};
+use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, Profile};
 use launch::{
     ChunkSums, DeGenerationParams, DeKernelParams, DeLocalSearchParams, DeviceBest, DeviceBounds,
@@ -652,6 +652,15 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
         ALGORITHM
     }
 
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        crate::snapshot::fingerprint(
+            self.kernel_params.seed,
+            &self.params,
+            &self.problem,
+            self.local_search.as_ref().map(|search| search.settings),
+        )
+    }
+
     /// One generation: trials (steps 3.1–3.3), their evaluation, the merge (3.4), the best vector; one
     /// launch on the fused path, then the best fitness and index are read back.
     fn step(&mut self) -> Result<()> {
@@ -691,7 +700,7 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
     }
 
     fn restore(&mut self, snapshot: &DeSnapshot) -> Result<()> {
-        snapshot.check_shape(self.params.population(), self.problem.dimension())?;
+        snapshot.check_values(self.params.population(), &self.problem)?;
         self.population.copy_from_host(&snapshot.population)?;
         self.fitness.copy_from_host(&snapshot.fitness)?;
         self.weights

@@ -25,7 +25,7 @@
 pub mod launch;
 
 use evo_benchmarks::Cec2006Problem;
-use evo_core::{ConstrainedProblem, Engine, Error, Progress, Result};
+use evo_core::{ConstrainedProblem, Engine, Error, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, check_block_size};
 use evo_rng::Stream;
 
@@ -744,11 +744,12 @@ impl DpgaBatchCuda {
     }
 
     /// Restores every run from its snapshot (one per run, all at the same generation), from either backend.
-    /// The batch adopts the snapshots' seeds: run `r`'s must be run 0's plus `r` (wrapping), as the kernels
-    /// key run `r` by `seed + r`.
+    /// Run `r`'s snapshot must carry this batch's seed of run `r` (`seed + r`, wrapping): another seed is
+    /// refused, never adopted, as in every engine.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for a count, shape, generation or seed mismatch; GPU errors.
+    /// [`Error::InvalidParameter`] for a count, shape or generation mismatch; [`Error::InvalidSnapshot`]
+    /// for another seed or a value no run reaches; GPU errors.
     pub fn restore_all(&mut self, snapshots: &[DpgaSnapshot]) -> Result<()> {
         let (m, n, length) = (
             self.params.main_size(),
@@ -764,18 +765,9 @@ impl DpgaBatchCuda {
             ));
         }
         let generation = snapshots.first().map_or(0, |s| s.generation);
-        let seed = snapshots.first().map_or(self.kernel.seed, |s| s.seed);
         for (r, s) in snapshots.iter().enumerate() {
             s.check_shape(m, n, length, self.params.encoding())?;
-            let expected = seed.wrapping_add(r as u64);
-            if s.seed != expected {
-                return Err(Error::invalid_parameter(
-                    ALGORITHM,
-                    "snapshot seeds",
-                    format!("run {r}: {}", s.seed),
-                    format!("run 0's seed + r ({expected}; the batch keys run r by seed + r)"),
-                ));
-            }
+            s.check_values(self.kernel.seed.wrapping_add(r as u64), m)?;
             if s.generation != generation {
                 return Err(Error::invalid_parameter(
                     ALGORITHM,
@@ -840,7 +832,6 @@ impl DpgaBatchCuda {
                 .map(|s| s.target_distance)
                 .collect::<Vec<_>>(),
         )?;
-        self.kernel.seed = seed;
         self.generation = generation;
         self.evaluations = snapshots.iter().map(|s| s.evaluations).collect();
         self.best_values = best;
@@ -896,6 +887,14 @@ impl Engine for DpgaCuda {
 
     fn algorithm(&self) -> &'static str {
         ALGORITHM
+    }
+
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        crate::snapshot::fingerprint(
+            self.batch.kernel.seed,
+            &self.batch.params,
+            &self.batch.problem,
+        )
     }
 
     fn step(&mut self) -> Result<()> {

@@ -31,7 +31,9 @@
 //! slices of N/8 rows, 59 KiB).
 
 use evo_benchmarks::ga_functions::GaFunction;
-use evo_core::{BinaryProblem, Bits, Engine, Error, Progress, Result};
+use evo_core::{
+    BinaryProblem, Bits, Engine, Error, ProblemIdentity, Progress, Result, RunFingerprint,
+};
 use evo_gpu_runtime::{DeviceBuffer, Gpu};
 
 use super::launch::{self, FusedDraws, GaFusedParams};
@@ -395,7 +397,7 @@ impl GaFusedBatchCuda {
         let (mut population, mut fitness, mut best, mut best_fitness) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for snapshot in snapshots {
-            snapshot.check_shape(self.params.population(), self.kernel.bits as usize, 0)?;
+            snapshot.check_values(&self.params, self.kernel.bits as usize, 0)?;
             if snapshot.generation != generation {
                 return Err(Error::invalid_parameter(
                     COMPONENT,
@@ -422,6 +424,8 @@ impl GaFusedBatchCuda {
 /// (and reads back the best fitness, 8 bytes); [`advance`](Self::advance) runs G generations in one launch.
 pub struct GaFusedCuda {
     batch: GaFusedBatchCuda,
+    /// The problem's name and bit count, for the fingerprint.
+    problem: ProblemIdentity,
     best_fitness: f64,
 }
 
@@ -431,7 +435,10 @@ impl GaFusedCuda {
     /// # Errors
     /// As [`GaFusedBatchCuda::new`].
     pub fn new(params: GaParams, problem: &PaperFunction, seed: u64, gpu: &Gpu) -> Result<Self> {
-        Self::start(GaFusedBatchCuda::new(params, problem, seed, 1, gpu)?)
+        Self::start(
+            GaFusedBatchCuda::new(params, problem, seed, 1, gpu)?,
+            problem,
+        )
     }
 
     /// As [`new`](Self::new), the run spread over a cluster of 8 blocks
@@ -445,14 +452,16 @@ impl GaFusedCuda {
         seed: u64,
         gpu: &Gpu,
     ) -> Result<Self> {
-        Self::start(GaFusedBatchCuda::new_clustered(
-            params, problem, seed, 1, gpu,
-        )?)
+        Self::start(
+            GaFusedBatchCuda::new_clustered(params, problem, seed, 1, gpu)?,
+            problem,
+        )
     }
 
-    fn start(batch: GaFusedBatchCuda) -> Result<Self> {
+    fn start(batch: GaFusedBatchCuda, problem: &PaperFunction) -> Result<Self> {
         let mut engine = Self {
             batch,
+            problem: crate::snapshot::problem_identity(problem),
             best_fitness: f64::INFINITY,
         };
         engine.read_best()?;
@@ -500,6 +509,14 @@ impl Engine for GaFusedCuda {
 
     fn algorithm(&self) -> &'static str {
         ALGORITHM
+    }
+
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        crate::snapshot::fingerprint(
+            self.batch.kernel.seed,
+            &self.batch.params,
+            self.problem.clone(),
+        )
     }
 
     fn step(&mut self) -> Result<()> {

@@ -39,7 +39,7 @@ pub use fused::{GaFusedBatchCuda, GaFusedCuda};
 
 use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
 use evo_benchmarks::ga_functions::GaProblem;
-use evo_core::{Bits, Engine, Error, Progress, Result};
+use evo_core::{Bits, Engine, Error, ProblemIdentity, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Graph, Profile};
 use evo_sort::cuda::DevicePermutation;
 use launch::GaKernelParams;
@@ -56,6 +56,8 @@ pub struct GaCuda {
     graph: Option<Graph>,
     gpu: Gpu,
     params: GaParams,
+    /// The problem's name and bit count, for the fingerprint.
+    problem: ProblemIdentity,
     kernel: GaKernelParams,
     evaluator: CudaEvaluator,
     profile: Profile,
@@ -154,6 +156,7 @@ impl GaCuda {
         let mut engine = Self {
             graph: None,
             gpu: gpu.clone(),
+            problem: crate::snapshot::problem_identity(problem),
             kernel,
             evaluator,
             profile,
@@ -364,6 +367,10 @@ impl Engine for GaCuda {
         ALGORITHM
     }
 
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        crate::snapshot::fingerprint(self.kernel.seed, &self.params, self.problem.clone())
+    }
+
     fn step(&mut self) -> Result<()> {
         self.advance(1)
     }
@@ -405,8 +412,8 @@ impl Engine for GaCuda {
     }
 
     fn restore(&mut self, snapshot: &GaSnapshot) -> Result<()> {
-        snapshot.check_shape(
-            self.params.population(),
+        snapshot.check_values(
+            &self.params,
             self.kernel.bits as usize,
             self.kernel.xor_threads as usize,
         )?;

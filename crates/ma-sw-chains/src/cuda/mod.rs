@@ -35,7 +35,7 @@ use crate::params::{ALGORITHM, MaParams, check_dimension};
 use crate::plan::ChildPlan;
 use crate::snapshot::MaSnapshot;
 use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
-use evo_core::{Engine, Error, Progress, Result, check_fitness};
+use evo_core::{Engine, Error, Progress, Result, RunFingerprint, check_fitness};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use evo_rng::{Philox, Stream};
 use launch::{ChildGpu, MaKernelParams, TILE};
@@ -490,6 +490,10 @@ impl<P: CudaProblem + ?Sized> Engine for MaCuda<'_, P> {
         ALGORITHM
     }
 
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        crate::snapshot::fingerprint(self.seed, &self.params, self.problem)
+    }
+
     fn step(&mut self) -> Result<()> {
         let d = self.workspace.dimension as u32;
         let rng = self.workspace.rng.clone();
@@ -537,6 +541,7 @@ impl<P: CudaProblem + ?Sized> Engine for MaCuda<'_, P> {
     fn restore(&mut self, snapshot: &MaSnapshot) -> Result<()> {
         let d = self.workspace.dimension;
         let host = host_of(snapshot, self.seed, d, self.params.population())?;
+        snapshot.check_values(self.problem.bounds())?;
         self.workspace
             .population
             .copy_from_host(&snapshot.population)?;

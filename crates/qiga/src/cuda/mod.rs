@@ -6,7 +6,7 @@ pub mod launch;
 pub mod sga;
 
 use evo_benchmarks::Knapsack;
-use evo_core::{Bits, Engine, Error, Progress, Result};
+use evo_core::{Bits, Engine, Error, ProblemIdentity, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::Gpu;
 
 use crate::cpu::{best_of, next_generation};
@@ -22,6 +22,8 @@ use launch::{DeviceState, run_generations};
 pub struct QigaCuda {
     gpu: Gpu,
     params: QigaParams,
+    /// The knapsack instance's identity, for the fingerprint.
+    problem: ProblemIdentity,
     capacity: f64,
     configs: Vec<RunConfig>,
     generation: u64,
@@ -77,6 +79,7 @@ impl QigaCuda {
         let mut engine = Self {
             gpu: gpu.clone(),
             params: params.clone(),
+            problem: crate::snapshot::knapsack_identity(problem),
             capacity: problem.capacity(),
             configs: runs,
             generation: 0,
@@ -157,6 +160,10 @@ impl Engine for QigaCuda {
         ALGORITHM
     }
 
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        crate::snapshot::fingerprint(&self.params, &self.configs, self.problem.clone())
+    }
+
     fn step(&mut self) -> Result<()> {
         self.run_generations(1)
     }
@@ -211,7 +218,7 @@ impl Engine for QigaCuda {
 
     fn restore(&mut self, snapshot: &QigaSnapshot) -> Result<()> {
         let items = self.state.weights.len();
-        snapshot.check_shape(self.configs.len(), self.params.population(), items)?;
+        snapshot.check_values(&self.configs, self.params.population(), items)?;
         let flat = |f: &dyn Fn(&RunState) -> Vec<u8>| -> Vec<u8> {
             snapshot.runs.iter().flat_map(f).collect()
         };

@@ -1,7 +1,7 @@
 //! `SgaCuda`: the SGA baseline on one GPU (kernel `qiga_sga_run_generations`), one block per run.
 
 use evo_benchmarks::Knapsack;
-use evo_core::{Bits, Engine, Error, Progress, Result};
+use evo_core::{Bits, Engine, Error, ProblemIdentity, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
 use evo_kernels::ModuleId;
 use evo_rng::Stream;
@@ -53,6 +53,8 @@ unsafe impl KernelParams for SgaRunParams {}
 pub struct SgaCuda {
     gpu: Gpu,
     params: SgaParams,
+    /// The knapsack instance's identity, for the fingerprint.
+    problem: ProblemIdentity,
     capacity: f64,
     generation: u64,
     seeds_host: Vec<u64>,
@@ -96,6 +98,7 @@ impl SgaCuda {
         let mut engine = Self {
             gpu: gpu.clone(),
             params: params.clone(),
+            problem: crate::snapshot::knapsack_identity(problem),
             capacity: problem.capacity(),
             generation: 0,
             weights: gpu.upload(problem.weights())?,
@@ -190,6 +193,10 @@ impl Engine for SgaCuda {
         SGA
     }
 
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        crate::sga::fingerprint(&self.params, &self.seeds_host, self.problem.clone())
+    }
+
     fn step(&mut self) -> Result<()> {
         self.run_generations(1)
     }
@@ -275,6 +282,7 @@ impl Engine for SgaCuda {
                 "the engine's shape",
             ));
         }
+        snapshot.check_values(&self.seeds_host)?;
         let individuals: Vec<u8> = snapshot
             .runs
             .iter()

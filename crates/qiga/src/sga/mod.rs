@@ -23,7 +23,7 @@ pub use params::SgaParams;
 
 use evo_benchmarks::Knapsack;
 use evo_core::backend::thread_pool;
-use evo_core::{Bits, Engine, Error, Progress, Result};
+use evo_core::{Bits, Engine, Error, Progress, Result, RunFingerprint, snapshot_checks};
 use evo_rng::{Philox, Stream};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -59,6 +59,19 @@ pub struct SgaSnapshot {
 }
 
 impl SgaSnapshot {
+    /// Checks the values `restore` takes, after the shape: each run's seed equal to the engine's (the seed
+    /// rule of every engine: another seed is refused, never adopted), a generation whose successor fits the
+    /// Philox step, and finite profits.
+    pub(crate) fn check_values(&self, seeds: &[u64]) -> Result<()> {
+        crate::snapshot::check_generation(SGA, self.generation)?;
+        for (r, (run, &seed)) in self.runs.iter().zip(seeds).enumerate() {
+            snapshot_checks::equal(SGA, &format!("runs[{r}].seed"), run.seed, seed)?;
+            snapshot_checks::finite(SGA, &format!("runs[{r}].profits"), &run.profits)?;
+            snapshot_checks::finite(SGA, &format!("runs[{r}].best_profit"), &[run.best_profit])?;
+        }
+        Ok(())
+    }
+
     /// The best profit of every run.
     pub fn best_profits(&self) -> Vec<f64> {
         self.runs.iter().map(|run| run.best_profit).collect()
@@ -229,12 +242,31 @@ fn sga_generation(run: &mut SgaRunState, t: u32, params: &SgaParams, problem: &K
     keep_best(run, words);
 }
 
+/// The SGA fingerprint of runs with `seeds` on `problem`, shared by [`SgaCpu`] and `SgaCuda`.
+pub(crate) fn fingerprint(
+    params: &SgaParams,
+    seeds: &[u64],
+    problem: evo_core::ProblemIdentity,
+) -> Result<RunFingerprint> {
+    let seed = seeds.first().copied().unwrap_or(0);
+    crate::snapshot::batch_fingerprint(seed, params, &seeds, problem)
+}
+
 impl Engine for SgaCpu {
     type Solution = Bits;
     type Snapshot = SgaSnapshot;
 
     fn algorithm(&self) -> &'static str {
         SGA
+    }
+
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        let seeds: Vec<u64> = self.state.runs.iter().map(|run| run.seed).collect();
+        fingerprint(
+            &self.params,
+            &seeds,
+            crate::snapshot::knapsack_identity(&self.problem),
+        )
     }
 
     fn step(&mut self) -> Result<()> {
@@ -306,6 +338,8 @@ impl Engine for SgaCpu {
                 ),
             ));
         }
+        let seeds: Vec<u64> = self.state.runs.iter().map(|run| run.seed).collect();
+        snapshot.check_values(&seeds)?;
         self.state = snapshot.clone();
         Ok(())
     }
