@@ -236,18 +236,21 @@ impl<P: ConstrainedProblem> DpgaCpu<P> {
     fn evaluate_rows(&self, rows: &[u8]) -> Result<Vec<Evaluation>> {
         let problem = &self.problem;
         let tolerance = problem.equality_tolerance();
-        Ok(self.pool.install(|| {
-            rows.par_chunks(self.state.length)
-                .map(|row| {
-                    let x = self.decode(row);
-                    let mut inequality = vec![0.0; problem.inequality_count()];
-                    let mut equality = vec![0.0; problem.equality_count()];
-                    let objective = problem.evaluate(&x, &mut inequality, &mut equality);
-                    // A non-finite objective or constraint gives the worst value (ops::evaluate_constraints).
-                    evaluate_constraints(objective, &inequality, &equality, tolerance)
-                })
-                .collect()
-        }))
+        evo_core::catch_problem_panic(problem.name(), || {
+            Ok(self.pool.install(|| {
+                rows.par_chunks(self.state.length)
+                    .map(|row| {
+                        let x = self.decode(row);
+                        let mut inequality = vec![0.0; problem.inequality_count()];
+                        let mut equality = vec![0.0; problem.equality_count()];
+                        let objective = problem.evaluate(&x, &mut inequality, &mut equality);
+                        // A non-finite objective or constraint gives the worst value
+                        // (ops::evaluate_constraints).
+                        evaluate_constraints(objective, &inequality, &equality, tolerance)
+                    })
+                    .collect()
+            }))
+        })
     }
 
     /// Step 2: M0 = the m best drawn candidates under the comparator, drawing batches of `m` until `m`
