@@ -1,0 +1,132 @@
+//! The command line, as clap parses it.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+use crate::algorithm::Algorithm;
+
+/// Run evo-gpu's evolutionary algorithms on built-in problems, on the CPU or a CUDA GPU.
+#[derive(Debug, Parser)]
+#[command(name = "evo", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the algorithms, the problem specs and every algorithm's parameters (defaults and ranges).
+    List,
+    /// Run an algorithm on a problem and write result.json, history.csv and convergence.svg.
+    Run(RunArgs),
+    /// Continue a run from its checkpoint (the run's settings come from `<checkpoint>.run.json`).
+    Resume(ResumeArgs),
+    /// List the CUDA devices (name, memory, compute capability).
+    Devices,
+}
+
+/// `evo run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The algorithm (`evo list` shows them).
+    pub algorithm: Algorithm,
+
+    /// The problem, e.g. `rastrigin:1000`, `cec2010:f3:1000000`, `cec2006:g01`, `ga:f1:128`,
+    /// `knapsack:FILE`, `etc:FILE` (`evo list` shows every form).
+    #[arg(long, short)]
+    pub problem: String,
+
+    /// A TOML file of parameters, with the names of the algorithm's Rust parameter type.
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+
+    /// One parameter, `key=value` (a TOML value); repeatable, applied after --config.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+
+    /// Where to run: auto, cpu, cpu:N (N threads, 0 = all cores), cuda or cuda:N (device N).
+    #[arg(long, default_value = "auto")]
+    pub backend: String,
+
+    /// The run's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Stopping rules (any combination; the first that holds stops the run).
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    /// Save a checkpoint to FILE (and its settings to FILE.run.json) every --every generations.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+
+    /// Generations between two checkpoints [default: 100].
+    #[arg(long, value_name = "N", requires = "checkpoint")]
+    pub every: Option<u64>,
+
+    /// The folder for result.json, history.csv and convergence.svg.
+    #[arg(long, value_name = "DIR", default_value = "evo-out")]
+    pub out: PathBuf,
+
+    /// Record a history point (history.csv, the plot) every N generations; checkpoints carry the history,
+    /// so a long run wants a larger N.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub history_every: u64,
+
+    /// Output options shared with `evo resume`.
+    #[command(flatten)]
+    pub display: DisplayArgs,
+}
+
+/// The stopping rules of `evo run`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct BudgetArgs {
+    /// Stop after N generations.
+    #[arg(long, value_name = "N")]
+    pub generations: Option<u64>,
+
+    /// Stop once N objective evaluations are spent.
+    #[arg(long, value_name = "N")]
+    pub evaluations: Option<u64>,
+
+    /// Stop after S seconds of wall time (across resumes).
+    #[arg(long, value_name = "S")]
+    pub seconds: Option<f64>,
+
+    /// Stop once the best fitness is at most F.
+    #[arg(long, value_name = "F", allow_negative_numbers = true)]
+    pub target: Option<f64>,
+}
+
+/// `evo resume`.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The checkpoint file written by `evo run --checkpoint FILE`.
+    pub checkpoint: PathBuf,
+
+    /// The folder for the result files (default: the run's).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Continue on another backend (default: the run's); the checkpoint is backend-independent.
+    #[arg(long)]
+    pub backend: Option<String>,
+
+    /// Output options shared with `evo run`.
+    #[command(flatten)]
+    pub display: DisplayArgs,
+}
+
+/// How progress is shown.
+#[derive(Debug, Args, Clone)]
+pub struct DisplayArgs {
+    /// When stderr is not a terminal, log a progress line every N generations.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub log_every: u64,
+
+    /// No progress bar and no progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+}

@@ -1,0 +1,163 @@
+//! `evo run` and `evo resume`: configuration in, result files out.
+
+use anyhow::{Context, Result, bail};
+use evo_core::{Backend, Report, TerminationReason};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+use crate::algorithm::Algorithm;
+use crate::args::{DisplayArgs, ResumeArgs, RunArgs};
+use crate::output;
+use crate::params::{self, AlgorithmParams};
+use crate::problem;
+use crate::run::{Start, execute};
+use crate::runfile::{Budget, CheckpointConfig, RUN_FILE_VERSION, RunConfig};
+use crate::spec::ProblemSpec;
+
+/// Generations between checkpoints when `--checkpoint` comes without `--every`.
+pub const DEFAULT_CHECKPOINT_EVERY: u64 = 100;
+
+/// How a command ended, for the exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The run reached a stopping rule.
+    Finished,
+    /// Ctrl-C stopped it; the final checkpoint (if any) is saved.
+    Interrupted,
+}
+
+/// `evo run`.
+///
+/// # Errors
+/// Any configuration, problem, engine or output error.
+pub fn run(args: &RunArgs) -> Result<Ending> {
+    let spec: ProblemSpec = args.problem.parse()?;
+    problem::check_accepted(args.algorithm, &spec)?;
+    let spec = problem::resolve_paths(&spec)?;
+    let params = params::resolve(args.algorithm, args.config.as_deref(), &args.set)?;
+    let backend: Backend = args
+        .backend
+        .parse()
+        .with_context(|| format!("--backend {}", args.backend))?;
+    let budget = budget(args.algorithm, Budget::from_args(&args.budget), &params)?;
+    let checkpoint = match &args.checkpoint {
+        Some(path) => {
+            if path.exists() {
+                bail!(
+                    "the checkpoint {} exists already; continue that run with `evo resume {}`, or remove \
+                     it (and its .run.json) to start afresh",
+                    path.display(),
+                    path.display()
+                );
+            }
+            Some(CheckpointConfig {
+                path: absolute(path)?,
+                every: args.every.unwrap_or(DEFAULT_CHECKPOINT_EVERY),
+            })
+        }
+        None => None,
+    };
+    let config = RunConfig {
+        version: RUN_FILE_VERSION,
+        evo_version: env!("CARGO_PKG_VERSION").to_string(),
+        algorithm: args.algorithm,
+        problem: spec.to_string(),
+        params: params.to_value()?,
+        seed: args.seed,
+        backend,
+        budget,
+        checkpoint,
+        out: absolute(&args.out)?,
+        history_every: args.history_every,
+    };
+    if let Some(checkpoint) = &config.checkpoint {
+        config.save(&checkpoint.path)?;
+    }
+    finish(&config, &args.display, Start::Fresh)
+}
+
+/// `evo resume`.
+///
+/// # Errors
+/// A missing or invalid run file, a checkpoint the engine refuses (corrupt, truncated, of another run),
+/// and the errors of [`run`].
+pub fn resume(args: &ResumeArgs) -> Result<Ending> {
+    let mut config = RunConfig::load(&args.checkpoint)?;
+    let Some(checkpoint) = &mut config.checkpoint else {
+        bail!(
+            "the run file of {} names no checkpoint, so there is nothing to resume",
+            args.checkpoint.display()
+        );
+    };
+    // The files may have moved together since the run started.
+    checkpoint.path = absolute(&args.checkpoint)?;
+    if let Some(out) = &args.out {
+        config.out = absolute(out)?;
+    }
+    if let Some(backend) = &args.backend {
+        config.backend = backend
+            .parse()
+            .with_context(|| format!("--backend {backend}"))?;
+    }
+    let ending = finish(&config, &args.display, Start::Resume)?;
+    // Only a resume that ran records the new folder or backend for the next one.
+    config.save(&args.checkpoint)?;
+    Ok(ending)
+}
+
+/// Runs, writes the result files and prints a summary.
+fn finish(config: &RunConfig, display: &DisplayArgs, start: Start) -> Result<Ending> {
+    let report = execute(config, display, start)?;
+    output::write_all(config, &report)?;
+    print_summary(config, &report);
+    Ok(if report.termination == TerminationReason::Interrupted {
+        Ending::Interrupted
+    } else {
+        Ending::Finished
+    })
+}
+
+fn print_summary(config: &RunConfig, report: &Report<Value>) {
+    println!(
+        "{} on {}: best fitness {} after {} generations ({} evaluations, {:.3} s; {})",
+        report.algorithm,
+        config.problem,
+        report.best_fitness,
+        report.generations,
+        report.evaluations,
+        report.wall_time_s,
+        report.termination
+    );
+    println!("results in {}", config.out.display());
+    if report.termination == TerminationReason::Interrupted
+        && let Some(checkpoint) = &config.checkpoint
+    {
+        println!(
+            "checkpoint saved; continue with: evo resume {}",
+            checkpoint.path.display()
+        );
+    }
+}
+
+/// The command line's stopping rules, or the budget among the algorithm's parameters when none is given.
+fn budget(algorithm: Algorithm, given: Budget, params: &AlgorithmParams) -> Result<Budget> {
+    if !given.is_empty() {
+        return Ok(given);
+    }
+    let mut budget = Budget::default();
+    match params {
+        AlgorithmParams::Ga(p) => budget.generations = Some(p.generations()),
+        AlgorithmParams::Qiga(p) => budget.generations = Some(p.generations()),
+        AlgorithmParams::Sga(p) => budget.generations = Some(p.generations()),
+        AlgorithmParams::Ma(p) => budget.evaluations = Some(p.max_evaluations()),
+        AlgorithmParams::De(_) | AlgorithmParams::Dpga(_) => bail!(
+            "{algorithm} has no budget among its parameters: give --generations N, --evaluations N, \
+             --seconds S or --target F"
+        ),
+    }
+    Ok(budget)
+}
+
+fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path).with_context(|| format!("cannot make {} absolute", path.display()))
+}
