@@ -33,8 +33,13 @@ struct CpuWorkspace<'p, P: ContinuousProblem + ?Sized> {
 }
 
 impl<P: ContinuousProblem + ?Sized> CpuWorkspace<'_, P> {
+    /// One whole vector's fitness (the MA evaluates one individual at a time, so this is its batch); a
+    /// panic of the problem's code is [`Error::ProblemPanicked`].
     fn evaluate(&self, x: &[f32], individual: usize) -> Result<f64> {
-        check_fitness(self.problem.name(), individual, self.problem.evaluate(x))
+        let name = self.problem.name();
+        evo_core::catch_problem_panic(name, || {
+            check_fitness(name, individual, self.problem.evaluate(x))
+        })
     }
 
     fn row(&self, slot: usize) -> &[f32] {
