@@ -28,6 +28,9 @@ pub enum Command {
     Cache(CacheArgs),
     /// Time process start to driver ready, module ready and first kernel done.
     FirstLaunch(FirstLaunchArgs),
+    /// Check that no source file names a commit or a results folder, that every crate has a section in
+    /// docs/ARCHITECTURE.md and that no source file is over 800 lines without a reason.
+    Tidy,
 }
 
 /// Arguments of `first-launch`.
@@ -83,7 +86,8 @@ impl ProfileChoice {
 /// Arguments of `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Smaller sizes and fewer samples (under about a minute on a 2-core machine).
+    /// Fewer sizes, runs and instances than the full mode (a few minutes on a 2-core machine); every
+    /// output says it is a quick run.
     #[arg(long)]
     pub quick: bool,
     /// A suite to run; repeat for several. Default: every suite. `--list` shows them.

@@ -9,6 +9,7 @@
 //! | `bench` | [`bench`](mod@bench) | runs the benchmark suites, prints markdown tables, writes `target/bench/<suite>.{md,json,svg}` |
 //! | `cache` | [`cache`] | shows or clears the on-disk PTX cache |
 //! | `first-launch` | [`first_launch`] | times process start to driver, module and first kernel ready |
+//! | `tidy` | [`tidy`] | checks the tree's unwritten rules: no commits in source, a map entry per crate, short files |
 //!
 //! The argument grammar is in [`flags`]. A GPU machine without a Rust toolchain runs the release binary
 //! (`target/release/xtask <command>`) from the repository root; every command works without a GPU and says
@@ -19,6 +20,7 @@ mod cache;
 mod first_launch;
 mod flags;
 mod table;
+mod tidy;
 mod verify_kernels;
 
 use std::process::ExitCode;
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         flags::Command::Bench(args) => bench::run(&args),
         flags::Command::Cache(args) => cache::run(&args),
         flags::Command::FirstLaunch(args) => first_launch::run(&args, process_start),
+        flags::Command::Tidy => tidy::run(),
     };
     match outcome {
         Ok(code) => code,
