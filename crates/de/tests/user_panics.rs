@@ -132,3 +132,29 @@ fn a_panic_in_the_local_search_evaluation_is_an_error() {
     // A random population's best schedule has improving moves, so the first search evaluates a vector.
     assert_panicked(&engine.step().unwrap_err());
 }
+
+/// The CUDA engine evaluates a host problem on the host (`DeviceEvaluation::Host`): the same error there.
+/// Skips (printing SKIPPED) without a GPU; fails instead under `EVO_REQUIRE_GPU=1`.
+#[test]
+fn a_panic_in_a_host_evaluation_of_the_cuda_engine_is_an_error() {
+    let test = "a_panic_in_a_host_evaluation_of_the_cuda_engine_is_an_error";
+    match Gpu::first_available() {
+        Ok(Some(_)) => {}
+        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
+        }
+        Ok(None) => {
+            eprintln!("SKIPPED (no CUDA device): {test}");
+            return;
+        }
+        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
+    }
+    let cuda = Backend::Cuda { device: 0 };
+    for calls in [0, 8, 13] {
+        let error =
+            evo_de::run(params(), explodes_after(calls), 5, cuda, generations(4)).unwrap_err();
+        assert_panicked(&error);
+    }
+    let report = evo_de::run(params(), sphere(), 5, cuda, generations(4)).unwrap();
+    assert_eq!(report.generations, 4);
+}
