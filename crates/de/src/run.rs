@@ -16,7 +16,9 @@ use evo_gpu_runtime::{Gpu, resolve_backend};
 ///
 /// # Errors
 /// Parameter and problem errors; [`evo_core::Error::NoGpu`] or
-/// [`evo_core::Error::NoSuchDevice`] for a CUDA backend that does not exist; GPU errors.
+/// [`evo_core::Error::NoSuchDevice`] for a CUDA backend that does not exist; GPU errors;
+/// [`evo_core::Error::ProblemPanicked`] when the problem's `evaluate` panics (the panic does not unwind out
+/// of `run`); an invalid `Backend::Cpu` thread count ([`evo_core::Backend::validate`]).
 pub fn run<P: DeviceProblem>(
     params: DeParams,
     problem: P,

@@ -18,7 +18,9 @@ use crate::params::{ALGORITHM, DpgaParams};
 ///
 /// # Errors
 /// Parameter errors; [`Error::InvalidParameter`] for `Backend::Cuda` with a problem other than a
-/// [`Cec2006Problem`]; GPU errors; the engine's errors.
+/// [`Cec2006Problem`]; GPU errors; the engine's errors, among them [`Error::ProblemPanicked`] when the
+/// problem's `evaluate` panics (the panic does not unwind out of `run`) and an invalid `Backend::Cpu`
+/// thread count ([`Backend::validate`]).
 pub fn run<P: ConstrainedProblem + 'static>(
     params: DpgaParams,
     problem: P,

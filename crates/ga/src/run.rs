@@ -17,7 +17,9 @@ use crate::problem::PaperFunction;
 ///
 /// # Errors
 /// Parameter errors; [`Error::InvalidParameter`] for `Backend::Cuda` with a problem other than a
-/// [`PaperFunction`]; GPU errors.
+/// [`PaperFunction`]; GPU errors; [`Error::ProblemPanicked`] when the problem's `evaluate` panics (the
+/// panic does not unwind out of `run`); an invalid `Backend::Cpu` thread count
+/// ([`Backend::validate`]).
 pub fn run<P: BinaryProblem + Send + 'static>(
     params: GaParams,
     problem: P,

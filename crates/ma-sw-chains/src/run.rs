@@ -15,7 +15,9 @@ use crate::params::MaParams;
 ///
 /// # Errors
 /// Parameter errors (D = 0), [`evo_core::Error::GpuOutOfMemory`] when the problem does not fit the device,
-/// GPU errors, a non-finite fitness.
+/// GPU errors, a non-finite fitness; [`evo_core::Error::ProblemPanicked`] when the problem's `evaluate`
+/// panics (the panic does not unwind out of `run`); an invalid `Backend::Cpu` thread count
+/// ([`evo_core::Backend::validate`]).
 pub fn run<P: CudaProblem + ?Sized>(
     params: MaParams,
     problem: &P,
