@@ -14,9 +14,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// Runs `work`, which calls the code of problem `problem`, and turns a panic inside it into
 /// [`Error::ProblemPanicked`] naming the problem and the panic message.
 ///
-/// `work` is asserted unwind-safe: after a panic the buffers it was filling (fitness of a batch, trial
-/// values) may be half written. Engines call it only where such buffers are scratch space that the next
-/// step rewrites, or where the error abandons the engine being built, so nothing half written is read.
+/// `work` is asserted unwind-safe: after a panic the buffers it was filling (the fitness of a batch) may be
+/// half written. Engines return the error at once, before reading anything the batch wrote, as they do for
+/// a non-finite fitness.
 ///
 /// ```
 /// use evo_core::{Error, catch_problem_panic};
