@@ -92,7 +92,7 @@ pub struct BudgetArgs {
     pub evaluations: Option<u64>,
 
     /// Stop after S seconds of wall time (across resumes).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub seconds: Option<f64>,
 
     /// Stop once the best fitness is at most F.

@@ -33,13 +33,14 @@ pub enum Ending {
 pub fn run(args: &RunArgs) -> Result<Ending> {
     let spec: ProblemSpec = args.problem.parse()?;
     problem::check_accepted(args.algorithm, &spec)?;
-    let spec = problem::resolve_paths(&spec)?;
     let params = params::resolve(args.algorithm, args.config.as_deref(), &args.set)?;
     let backend: Backend = args
         .backend
         .parse()
         .with_context(|| format!("--backend {}", args.backend))?;
     let budget = budget(args.algorithm, Budget::from_args(&args.budget), &params)?;
+    budget.termination()?;
+    let spec = problem::resolve_paths(&spec)?;
     let checkpoint = match &args.checkpoint {
         Some(path) => {
             if path.exists() {

@@ -303,6 +303,11 @@ fn drive<E: Engine>(engine: E, session: &Session<'_>) -> Result<Report<Value>> {
             executor.with_checkpointing(Checkpointing::new(&checkpoint.path, checkpoint.every)?);
         if session.start == Start::Resume {
             executor = executor.resume_from(&checkpoint.path)?;
+            eprintln!(
+                "resumed from {} at generation {}",
+                checkpoint.path.display(),
+                executor.engine().progress().generation
+            );
         }
     }
     let report = executor.run()?;

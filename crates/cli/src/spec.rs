@@ -107,8 +107,8 @@ impl ProblemKind {
                  from the current folder is looked up in the data folder ($EVO_DATA_DIR)"
             }
             Self::Etc => {
-                "an HCSP ETC matrix file (512 tasks x 16 machines, Braun et al.), makespan/flowtime \
-                 objective with lambda 0.75; FILE is looked up like knapsack's"
+                "an HCSP ETC matrix file (Braun et al.'s format: a `tasks machines 0` header, or none for \
+                 512 x 16), makespan/flowtime objective with lambda 0.75; FILE is looked up like knapsack's"
             }
         }
     }
