@@ -33,10 +33,14 @@ impl RunFingerprint {
     /// # Errors
     /// [`Error::Serialization`] when the parameters do not serialize as JSON.
     pub fn new(seed: u64, parameters: &impl Serialize, problem: ProblemIdentity) -> Result<Self> {
-        let value = serde_json::to_value(parameters).map_err(|error| Error::Serialization {
+        let serialization = |error: serde_json::Error| Error::Serialization {
             what: "run parameters for a checkpoint fingerprint".to_string(),
             reason: error.to_string(),
-        })?;
+        };
+        // Through JSON text rather than `to_value`, so that an `f32` keeps its shortest form ("0.9", not
+        // the digits of its widening to f64); distinct floats still give distinct texts.
+        let text = serde_json::to_string(parameters).map_err(serialization)?;
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(serialization)?;
         let mut flat = BTreeMap::new();
         flatten(String::new(), &value, &mut flat);
         Ok(Self {
