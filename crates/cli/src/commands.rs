@@ -1,7 +1,7 @@
 //! `evo run` and `evo resume`: configuration in, result files out.
 
 use anyhow::{Context, Result, bail};
-use evo_core::{Backend, Report, TerminationReason};
+use evo_core::{Backend, Checkpointing, Report, TerminationReason};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -51,9 +51,12 @@ pub fn run(args: &RunArgs) -> Result<Ending> {
                     path.display()
                 );
             }
+            let every = args.every.unwrap_or(DEFAULT_CHECKPOINT_EVERY);
+            // Checked before anything is written, with the executor's own rule.
+            Checkpointing::new(path, every).with_context(|| format!("--every {every}"))?;
             Some(CheckpointConfig {
                 path: absolute(path)?,
-                every: args.every.unwrap_or(DEFAULT_CHECKPOINT_EVERY),
+                every,
             })
         }
         None => None,

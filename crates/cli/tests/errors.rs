@@ -219,3 +219,29 @@ fn a_fresh_run_refuses_to_overwrite_a_checkpoint() {
         b"earlier run"
     );
 }
+
+#[test]
+fn a_checkpoint_every_zero_generations_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let stderr = fails_in(
+        dir.path(),
+        &[
+            "run",
+            "de",
+            "--problem",
+            "rastrigin:4",
+            "--generations",
+            "2",
+            "--checkpoint",
+            "c.ckpt",
+            "--every",
+            "0",
+            "-q",
+        ],
+    );
+    assert!(
+        stderr.contains("--every 0") && stderr.contains("at least 1"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("c.ckpt.run.json").exists());
+}
