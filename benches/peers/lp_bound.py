@@ -20,7 +20,7 @@ values after 30 s at populations 64, 512 and 1024 and their ratios to the bound.
 
 Usage (from the project root; needs the pip packages highspy and numpy):
 
-    python3 docs/results/de/lp_bound.py [DATA_DIR]
+    python3 benches/peers/lp_bound.py [DATA_DIR]
 
 DATA_DIR is the folder of the 12 instances (default ../shared/data/hcsp-512x16).
 """
