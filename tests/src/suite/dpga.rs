@@ -9,8 +9,8 @@
 //!   crossovers, the random initialisation and the paper's binary encoding; g14 with 2 bits per variable,
 //!   whose grid puts x_i = 0 (0·ln 0 = NaN) on many draws: non-finite values give the worst evaluation on
 //!   both backends;
-//! - a snapshot moved CPU → CUDA and CUDA → CPU mid-run (into engines of other seeds), then both continued;
-//!   CPU snapshots restored into a batch of another seed;
+//! - a snapshot moved CPU → CUDA and CUDA → CPU mid-run (into fresh engines of the same seed), then both
+//!   continued; CPU snapshots restored into a fresh batch;
 //! - a short case for compute-sanitizer (every kernel of the initialisation and of a generation, a few
 //!   generations).
 
@@ -297,15 +297,15 @@ pub fn check_restore_across_backends(gpu: &Gpu) -> CheckReport {
         for _ in 0..40 {
             cpu.step()?;
         }
-        // A CUDA engine of another seed, overwritten by the CPU's state.
-        let mut cuda = DpgaCuda::new(params.clone(), &problem, 6, gpu)?;
+        // A CUDA engine of the same run (restore refuses another seed), overwritten by the CPU's state.
+        let mut cuda = DpgaCuda::new(params.clone(), &problem, 5, gpu)?;
         cuda.restore(&cpu.snapshot()?)?;
         for _ in 0..40 {
             cpu.step()?;
             cuda.step()?;
         }
         let mut total = compare_snapshots(&cpu.snapshot()?, &cuda.snapshot()?, &check);
-        let mut cpu_again = DpgaCpu::new(params, problem, 7, CPU_THREADS)?;
+        let mut cpu_again = DpgaCpu::new(params, problem, 5, CPU_THREADS)?;
         cpu_again.restore(&cuda.snapshot()?)?;
         for _ in 0..40 {
             cpu.step()?;
@@ -329,11 +329,11 @@ pub fn check_restore_across_backends(gpu: &Gpu) -> CheckReport {
 pub const RESTORE_RUNS: usize = 3;
 
 /// [`RESTORE_RUNS`] CPU runs (seeds `40 + r`, g07, MCSM, two-point crossover) stepped 30 generations, their
-/// snapshots restored into a batch created from seed 900, then both continued 30 generations and compared
-/// after every one; the batch must refuse snapshots whose seeds are not run 0's plus `r`.
+/// snapshots restored into a fresh batch of the same seeds (40 + r), then both continued 30 generations and
+/// compared after every one; the batch must refuse snapshots whose seeds are not run 0's plus `r`.
 pub fn check_batch_restore(gpu: &Gpu, block: u32) -> CheckReport {
     let check = format!(
-        "g07 CPU snapshots → batch of {RESTORE_RUNS} runs of another seed, 60 generations, block {block}"
+        "g07 CPU snapshots → fresh batch of {RESTORE_RUNS} runs, 60 generations, block {block}"
     );
     let outcome = (|| -> Result<Comparison> {
         let problem = Cec2006Problem::new(7)?;
@@ -350,7 +350,7 @@ pub fn check_batch_restore(gpu: &Gpu, block: u32) -> CheckReport {
             .iter()
             .map(Engine::snapshot)
             .collect::<Result<Vec<_>>>()?;
-        let mut batch = DpgaBatchCuda::with_block(params, &problem, 900, RESTORE_RUNS, gpu, block)?;
+        let mut batch = DpgaBatchCuda::with_block(params, &problem, 40, RESTORE_RUNS, gpu, block)?;
         let mut total = Comparison {
             cases: 0,
             max_ulps: 0,

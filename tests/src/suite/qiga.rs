@@ -335,12 +335,8 @@ pub fn check_restore_across_backends(gpu: &Gpu) -> CheckReport {
         for _ in 0..10 {
             cpu.step()?;
         }
-        let mut cuda = QigaCuda::batch(
-            &params,
-            &problem,
-            RunConfig::batch(1, &random_angles(11, 20)),
-            gpu,
-        )?;
+        // The same runs (seeds and angles): restore refuses a snapshot of other runs.
+        let mut cuda = QigaCuda::batch(&params, &problem, runs, gpu)?;
         cuda.restore(&cpu.snapshot()?)?;
         for _ in 0..30 {
             cpu.step()?;
