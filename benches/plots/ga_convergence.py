@@ -1,7 +1,7 @@
 """Draws docs/results/ga.svg (a Fig. 5-style convergence plot) from the CSVs written by
 `cargo run --release -p evo-ga --example quality -- <n> <generations> 10 <out.csv> [cpu|cuda-batch]`.
 
-usage: python3 plot_convergence.py OUT.svg LABEL=FILE.csv [LABEL=FILE.csv ...]
+usage: python3 benches/plots/ga_convergence.py OUT.svg LABEL=FILE.csv [LABEL=FILE.csv ...]
 Each panel is one function at one n: log10 of the mean over seeds of (best so far - optimum), floored at 1e-12.
 No third-party packages: the SVG is written by hand.
 """
