@@ -9,7 +9,7 @@ as in the CEC 2006 rules and our engine. Reported per problem: the best feasible
 (pygmo's population champion, which is the best point ever inserted under feasibility-first comparison),
 feasible rate, success rate (feasible and f - f* <= 1e-4), best/median/worst f - f* over the feasible runs.
 
-Usage: peer_pygmo.py [--runs 25] [--evals 500000] [--problems 1-24] [--pop 100] [--procs 2]
+Usage: python3 benches/peers/peer_pygmo.py [--runs 25] [--evals 500000] [--problems 1-24] [--pop 100] [--procs 2]
 Prints a markdown table and the check of pygmo's definitions against our f(x*) table.
 """
 import argparse
