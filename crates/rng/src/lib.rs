@@ -64,6 +64,7 @@
 
 mod addressed;
 pub mod convert;
+#[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
 pub mod curand_philox;
 pub mod curand_xorwow;

@@ -40,9 +40,10 @@ unsafe impl KernelParams for FillParams {}
 
 /// Blocks for `work` items in blocks of `block` threads, capped at 64 blocks per multiprocessor (the
 /// kernels loop over the rest).
-fn grid_for(gpu: &Gpu, work: u64, block: u32) -> u32 {
-    let cap = u64::from(gpu.info().multiprocessors.max(1)) * 64;
-    work.div_ceil(u64::from(block)).clamp(1, cap) as u32
+fn grid_for(multiprocessors: u32, work: u64, block: u32) -> u32 {
+    let cap = multiprocessors.max(1).saturating_mul(64);
+    // A block count beyond u32::MAX is beyond the cap too.
+    u32::try_from(work.div_ceil(u64::from(block))).map_or(cap, |blocks| blocks.clamp(1, cap))
 }
 
 fn addressed_params(sequence: &Sequence, n: usize, bound: u32) -> Result<FillParams> {
@@ -79,7 +80,11 @@ fn launch_addressed<T: DeviceCopy>(
         return Ok(());
     }
     let kernel = gpu.kernel(ModuleId::Rng, entry, Profile::Exact)?;
-    let grid = grid_for(gpu, params.n.div_ceil(per_lane), block);
+    let grid = grid_for(
+        gpu.info().multiprocessors,
+        params.n.div_ceil(per_lane),
+        block,
+    );
     // SAFETY: the arguments follow `rng_philox_fill_*(T* out, RngFillParams)`; the kernel writes indices
     // below params.n = out.len() only.
     unsafe {
@@ -402,3 +407,23 @@ curand_philox_fill!(
     "rng_curand_philox_fill_normal_f32",
     "cuRAND Philox `curand_normal` on the GPU."
 );
+
+#[cfg(test)]
+mod tests {
+    use super::grid_for;
+
+    #[test]
+    fn grid_is_capped_at_64_blocks_per_multiprocessor() {
+        assert_eq!(grid_for(132, 0, 256), 1);
+        assert_eq!(grid_for(132, 1000, 256), 4);
+        assert_eq!(grid_for(132, 1 << 40, 256), 132 * 64);
+    }
+
+    #[test]
+    fn grid_never_wraps_for_huge_counts() {
+        // 2^40 blocks and a cap of 64 · (2^32 − 1) blocks both exceed u32: the grid saturates at the cap
+        // instead of keeping the low 32 bits (which are 0 for 2^40).
+        assert_eq!(grid_for(u32::MAX, 1 << 48, 256), u32::MAX);
+        assert_eq!(grid_for(0, u64::MAX, 32), 64);
+    }
+}
