@@ -75,6 +75,7 @@
 //! ```
 
 pub mod cpu;
+#[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
 mod limits;
 pub mod order;

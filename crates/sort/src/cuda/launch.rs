@@ -14,7 +14,7 @@ use super::params::{
 use crate::limits::{COMPONENT, MAX_SEGMENT_LEN, check_block};
 
 /// The largest grid the launchers ask for; the kernels loop over further segments, rows or tiles.
-const MAX_GRID: usize = 1 << 20;
+const MAX_GRID: u32 = 1 << 20;
 
 /// The bitonic network's smallest length: one chunk of 64 pairs, sorted in registers by one warp.
 const BITONIC_CHUNK: usize = 64;
@@ -53,9 +53,14 @@ fn as_u32(kernel: &'static str, what: &'static str, value: usize) -> Result<u32>
     })
 }
 
+/// `blocks` capped at [`MAX_GRID`]; a count beyond u32::MAX is beyond the cap too.
+fn capped_grid(blocks: usize) -> u32 {
+    u32::try_from(blocks).map_or(MAX_GRID, |blocks| blocks.min(MAX_GRID))
+}
+
 /// Blocks for a grid-stride loop over `n` elements, one per thread.
 fn elementwise_grid(n: usize, block: u32) -> u32 {
-    n.div_ceil(block as usize).clamp(1, MAX_GRID) as u32
+    capped_grid(n.div_ceil(block as usize)).max(1)
 }
 
 /// `sort_segments_bitonic_*`: sorts each segment of `segment_len` (1..=4096) fitness values; writes the local
@@ -80,10 +85,11 @@ pub(crate) fn segments_bitonic<T: DeviceFitness>(
     debug_assert!(padded_len <= MAX_SEGMENT_LEN);
     let shared = padded_len * (size_of::<T::Key>() + size_of::<u16>());
     let params = SortSegmentsParams {
-        segments: segments as u32,
-        segment_len: segment_len as u32,
-        padded_len: padded_len as u32,
+        segments: as_u32(T::SEGMENTS, "number of segments", segments)?,
+        segment_len: as_u32(T::SEGMENTS, "segment length", segment_len)?,
+        padded_len: as_u32(T::SEGMENTS, "padded segment length", padded_len)?,
     };
+    let shared = as_u32(T::SEGMENTS, "shared memory bytes", shared)?;
     let kernel = gpu.kernel(ModuleId::Sort, T::SEGMENTS, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_segments_bitonic_*(const T*, unsigned*, T*, SortSegmentsParams)`;
     // block b touches entries of its segments only, all below segments · segment_len = the common length of
@@ -97,9 +103,9 @@ pub(crate) fn segments_bitonic<T: DeviceFitness>(
             .output(sorted)
             .params(&params)
             .run(LaunchConfig::linear(
-                segments.min(MAX_GRID) as u32,
+                params.segments.min(MAX_GRID),
                 block,
-                shared as u32,
+                shared,
             ))
     }
 }
@@ -132,8 +138,8 @@ pub(crate) fn exchange_rows(
     }
     let params = SortExchangeParams {
         rows: as_u32(KERNEL, "rows", rows)?,
-        words_per_row: words_per_row as u32,
-        segment_len: segment_len as u32,
+        words_per_row: as_u32(KERNEL, "words per row", words_per_row)?,
+        segment_len: as_u32(KERNEL, "segment length", segment_len)?,
     };
     let kernel = gpu.kernel(ModuleId::Sort, KERNEL, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_exchange_rows_u32(const unsigned*, const unsigned*, unsigned*,
@@ -146,7 +152,7 @@ pub(crate) fn exchange_rows(
             .input(order)
             .output(dst)
             .params(&params)
-            .run(LaunchConfig::linear(rows.min(MAX_GRID) as u32, block, 0))
+            .run(LaunchConfig::linear(params.rows.min(MAX_GRID), block, 0))
     }
 }
 
@@ -208,7 +214,7 @@ pub(crate) fn radix_histogram<K: DeviceKey>(
     let params = SortRadixParams {
         n: as_u32(K::HISTOGRAM, "number of keys", n)?,
         shift,
-        tiles: tiles as u32,
+        tiles: as_u32(K::HISTOGRAM, "tiles", tiles)?,
         items_per_thread,
     };
     let kernel = gpu.kernel(ModuleId::Sort, K::HISTOGRAM, Profile::Exact)?;
@@ -220,7 +226,7 @@ pub(crate) fn radix_histogram<K: DeviceKey>(
             .input(keys)
             .output(counts)
             .params(&params)
-            .run(LaunchConfig::linear(tiles.min(MAX_GRID) as u32, block, 0))
+            .run(LaunchConfig::linear(capped_grid(tiles), block, 0))
     }
 }
 
@@ -256,7 +262,7 @@ pub(crate) fn radix_scatter<K: DeviceKey>(
     let params = SortRadixParams {
         n: as_u32(K::SCATTER, "number of keys", n)?,
         shift,
-        tiles: tiles as u32,
+        tiles: as_u32(K::SCATTER, "tiles", tiles)?,
         items_per_thread,
     };
     let warps = block as usize / 32;
@@ -273,6 +279,7 @@ pub(crate) fn radix_scatter<K: DeviceKey>(
             ),
         ));
     }
+    let shared = as_u32(K::SCATTER, "shared memory bytes", shared)?;
     let kernel = gpu.kernel(ModuleId::Sort, K::SCATTER, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_radix_scatter_*(const K*, const unsigned*, const unsigned*, K*,
     // unsigned*, SortRadixParams)`. Inputs are read below n; offsets below 256 · tiles. `offsets` is the
@@ -288,11 +295,7 @@ pub(crate) fn radix_scatter<K: DeviceKey>(
             .output(keys_out)
             .output(indices_out)
             .params(&params)
-            .run(LaunchConfig::linear(
-                tiles.min(MAX_GRID) as u32,
-                block,
-                shared as u32,
-            ))
+            .run(LaunchConfig::linear(capped_grid(tiles), block, shared))
     }
 }
 
@@ -475,7 +478,11 @@ pub(crate) fn select_first<T: DeviceFitness>(
         largest: u32::from(largest),
         items_per_thread,
     };
-    let shared = block as usize * (size_of::<T::Key>() + size_of::<u32>());
+    let shared = as_u32(
+        T::SELECT_FIRST,
+        "shared memory bytes",
+        block as usize * (size_of::<T::Key>() + size_of::<u32>()),
+    )?;
     let kernel = gpu.kernel(ModuleId::Sort, T::SELECT_FIRST, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_select_first_*(const T*, K*, unsigned*, SortSelectParams)`; block b
     // reads inputs below n and writes slot b < blocks of both outputs; the shared memory holds `block` keys
@@ -490,7 +497,7 @@ pub(crate) fn select_first<T: DeviceFitness>(
             .run(LaunchConfig::linear(
                 as_u32(T::SELECT_FIRST, "blocks", blocks)?,
                 block,
-                shared as u32,
+                shared,
             ))
     }
 }
@@ -529,7 +536,11 @@ pub(crate) fn select_pairs<K: DeviceKey>(
         largest: 0,
         items_per_thread,
     };
-    let shared = block as usize * (size_of::<K>() + size_of::<u32>());
+    let shared = as_u32(
+        K::SELECT_PAIRS,
+        "shared memory bytes",
+        block as usize * (size_of::<K>() + size_of::<u32>()),
+    )?;
     let kernel = gpu.kernel(ModuleId::Sort, K::SELECT_PAIRS, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_select_pairs_*(const K*, const unsigned*, K*, unsigned*,
     // SortSelectParams)`; block b reads pairs below n and writes slot b < blocks of both outputs; the shared
@@ -545,7 +556,7 @@ pub(crate) fn select_pairs<K: DeviceKey>(
             .run(LaunchConfig::linear(
                 as_u32(K::SELECT_PAIRS, "blocks", blocks)?,
                 block,
-                shared as u32,
+                shared,
             ))
     }
 }
@@ -600,10 +611,14 @@ pub(crate) fn topk_tiles<T: DeviceFitness>(
     }
     let params = SortTopkParams {
         n: as_u32(T::TOPK_TILES, "number of values", n)?,
-        k: k as u32,
-        tile: tile as u32,
+        k: as_u32(T::TOPK_TILES, "k", k)?,
+        tile: as_u32(T::TOPK_TILES, "top-k tile", tile)?,
     };
-    let shared = tile * (size_of::<T::Key>() + size_of::<u32>());
+    let shared = as_u32(
+        T::TOPK_TILES,
+        "shared memory bytes",
+        tile * (size_of::<T::Key>() + size_of::<u32>()),
+    )?;
     let kernel = gpu.kernel(ModuleId::Sort, T::TOPK_TILES, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_topk_tiles_*(const T*, K*, unsigned*, SortTopkParams)`; tile t reads
     // values below n and writes pairs t·k..(t+1)·k, below tiles · k = the outputs' length; the shared memory
@@ -615,11 +630,7 @@ pub(crate) fn topk_tiles<T: DeviceFitness>(
             .output(keys_out)
             .output(indices_out)
             .params(&params)
-            .run(LaunchConfig::linear(
-                tiles.min(MAX_GRID) as u32,
-                block,
-                shared as u32,
-            ))
+            .run(LaunchConfig::linear(capped_grid(tiles), block, shared))
     }
 }
 
@@ -657,10 +668,14 @@ pub(crate) fn topk_pairs<K: DeviceKey>(
     }
     let params = SortTopkParams {
         n: as_u32(K::TOPK_PAIRS, "number of pairs", n)?,
-        k: k as u32,
-        tile: tile as u32,
+        k: as_u32(K::TOPK_PAIRS, "k", k)?,
+        tile: as_u32(K::TOPK_PAIRS, "top-k tile", tile)?,
     };
-    let shared = tile * (size_of::<K>() + size_of::<u32>());
+    let shared = as_u32(
+        K::TOPK_PAIRS,
+        "shared memory bytes",
+        tile * (size_of::<K>() + size_of::<u32>()),
+    )?;
     let kernel = gpu.kernel(ModuleId::Sort, K::TOPK_PAIRS, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_topk_pairs_*(const K*, const unsigned*, K*, unsigned*,
     // SortTopkParams)`; tile t reads pairs below n and writes pairs t·k..(t+1)·k, below tiles · k = the
@@ -673,10 +688,6 @@ pub(crate) fn topk_pairs<K: DeviceKey>(
             .output(keys_out)
             .output(indices_out)
             .params(&params)
-            .run(LaunchConfig::linear(
-                tiles.min(MAX_GRID) as u32,
-                block,
-                shared as u32,
-            ))
+            .run(LaunchConfig::linear(capped_grid(tiles), block, shared))
     }
 }

@@ -37,7 +37,20 @@ impl DevicePermutation {
             )
         })?;
         check_len("DevicePermutation::identity", len)?;
-        let host: Vec<u32> = (0..len).map(|i| (i % segment_len) as u32).collect();
+        let host: Vec<u32> = if len == 0 {
+            Vec::new()
+        } else {
+            // With at least one segment, segment_len ≤ len, which check_len bounds by u32::MAX.
+            let segment_len = u32::try_from(segment_len).map_err(|_| {
+                Error::invalid_parameter(
+                    COMPONENT,
+                    "segment length",
+                    segment_len,
+                    format!("at most {}", u32::MAX),
+                )
+            })?;
+            (0..segments).flat_map(|_| 0..segment_len).collect()
+        };
         Ok(Self {
             indices: gpu.upload(&host)?,
             segment_len,
