@@ -197,3 +197,72 @@ pub fn ma(p: evo_ma_sw_chains::MaParams) -> Result<evo_ma_sw_chains::MaParams> {
     .with_restart(p.restart());
     same("ma-sw-chains", v, &p)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithm::Algorithm;
+    use crate::params::{AlgorithmParams, resolve};
+
+    fn sets(items: &[&str]) -> Vec<String> {
+        items.iter().map(|item| item.to_string()).collect()
+    }
+
+    fn error(algorithm: Algorithm, items: &[&str]) -> String {
+        format!("{:#}", resolve(algorithm, None, &sets(items)).unwrap_err())
+    }
+
+    #[test]
+    fn a_lost_field_is_an_error_naming_it() {
+        let given = evo_de::DeParams::default().with_population(8).unwrap();
+        let text = same("de", evo_de::DeParams::default(), &given)
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("parameters population of de"), "{text}");
+    }
+
+    #[test]
+    fn only_the_final_combination_is_judged() {
+        // Each of these passes through a state the setters would refuse if applied in the file's order.
+        let ma = resolve(
+            Algorithm::MaSwChains,
+            None,
+            &sets(&["population=2000000", "max_evaluations=10000000"]),
+        )
+        .unwrap();
+        assert!(matches!(ma, AlgorithmParams::Ma(p) if p.population() == 2_000_000));
+        let ma = resolve(
+            Algorithm::MaSwChains,
+            None,
+            &sets(&["population=10", "max_evaluations=30"]),
+        )
+        .unwrap();
+        assert!(matches!(ma, AlgorithmParams::Ma(p) if p.max_evaluations() == 30));
+        let ga = resolve(
+            Algorithm::Ga,
+            None,
+            &sets(&["tournament_size=300", "population=512"]),
+        )
+        .unwrap();
+        assert!(matches!(ga, AlgorithmParams::Ga(p) if p.tournament_size() == 300));
+    }
+
+    #[test]
+    fn a_refused_combination_names_the_key_that_breaks_it() {
+        let text = error(
+            Algorithm::MaSwChains,
+            &["population=1000", "max_evaluations=500"],
+        );
+        assert!(text.starts_with("parameter `max_evaluations`"), "{text}");
+        let text = error(Algorithm::Ga, &["population=4", "elite=4"]);
+        assert!(text.starts_with("parameter `elite`"), "{text}");
+        let text = error(Algorithm::Dpga, &["main_size=7"]);
+        assert!(text.starts_with("parameter `main_size`"), "{text}");
+        let text = error(Algorithm::Qiga, &["angles=[0.1, 0.1, 0.1, 0.1, 0.5]"]);
+        assert!(text.contains("parameter `angles` of qiga"), "{text}");
+        let text = error(Algorithm::Ga, &["rng={ PaperXor128 = { threads = 0 } }"]);
+        assert!(text.starts_with("parameter `rng`"), "{text}");
+        let text = error(Algorithm::Sga, &["mutation_rate=2"]);
+        assert!(text.contains("P_m must be in [0, 1], got 2"), "{text}");
+    }
+}
