@@ -27,7 +27,7 @@
 //! | module | problems | source |
 //! | --- | --- | --- |
 //! | [`cec2006`] | CEC 2006 g01–g24, objective, constraints, violation (ε = 1e-4) | Liang et al. (2006); esa/pagmo2 |
-//! | [`knapsack`] | strongly correlated 0/1 knapsack: generator, file loader, index-order repair | Nowotniak, Kucharski; rnowotniak/qopt |
+//! | [`knapsack`] | 0/1 knapsack: the paper's and Pisinger's generators, file loader, index-order and greedy repairs, LP bound, exact optimum | Nowotniak, Kucharski; rnowotniak/qopt |
 //! | [`scheduling`] | ETC independent-task scheduling: Braun loader and generator, makespan, flowtime, fitness, Min-Min | Braun et al. (2001); Krömer et al., §4.1 |
 //!
 //! Instance files are read from the data folder of [`data`] (`$EVO_DATA_DIR` or `../shared/data`); their

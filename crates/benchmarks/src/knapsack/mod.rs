@@ -1,4 +1,5 @@
-//! 0/1 knapsack, strongly correlated (the QIGA paper's problem).
+//! 0/1 knapsack: the QIGA paper's strongly correlated instances, Pisinger's four classes, two repairs, the
+//! greedy solution, the LP bound and the exact optimum.
 //!
 //! Maximise the profit `f(x) = Σ p_i x_i` of a selection `x ∈ {0, 1}ⁿ` subject to `Σ w_i x_i ≤ C`. Every
 //! selection is first made feasible by the index-order [repair](Knapsack::repair) and the profit is that of
@@ -16,6 +17,12 @@
 //! `C/knapsack.cpp`). The shipped instances `knapsack-{100,250,500}.txt` load with
 //! [`Knapsack::from_file`].
 //!
+//! Beside the paper: Pisinger's uncorrelated, weakly and strongly correlated and subset-sum classes with
+//! integer data ([`Knapsack::generate_class`], formulas in [`KnapsackClass`]'s module); the greedy repair of the
+//! GA literature, the greedy solution and the LP (Dantzig) bound in profit/weight order
+//! ([`Knapsack::greedy_repair_row`], [`Knapsack::greedy_solution`], [`Knapsack::lp_bound`]); and the exact
+//! optimum of integer instances by reduction and dynamic programming ([`Knapsack::exact_optimum`]).
+//!
 //! ```
 //! use evo_benchmarks::Knapsack;
 //! use evo_core::{BinaryProblem, Bits};
@@ -30,12 +37,19 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 
+mod classes;
+mod exact;
 mod generator;
+mod greedy;
 mod loader;
+#[cfg(test)]
+mod practical_tests;
 mod repair;
 #[cfg(test)]
 mod tests;
 
+pub use classes::{KnapsackClass, MAX_RANGE};
+pub use exact::{Optimum, OptimumUnknown};
 pub use repair::Packing;
 
 use evo_core::{BinaryProblem, Bits, Error, Result};
@@ -47,6 +61,8 @@ pub struct Knapsack {
     capacity: f64,
     weights: Vec<f32>,
     profits: Vec<f32>,
+    /// The items in profit/weight order ([`Knapsack::ratio_order`]), computed once.
+    order: Vec<u32>,
 }
 
 impl Knapsack {
@@ -97,11 +113,21 @@ impl Knapsack {
                 "finite",
             ));
         }
+        if u32::try_from(weights.len()).is_err() {
+            return Err(Error::invalid_parameter(
+                WHO,
+                "item count",
+                weights.len(),
+                "at most 4294967295",
+            ));
+        }
+        let order = greedy::ratio_order(&weights, &profits);
         Ok(Self {
             name: name.into(),
             capacity,
             weights,
             profits,
+            order,
         })
     }
 

@@ -24,11 +24,11 @@ pub struct Packing {
     pub profit: f64,
 }
 
-fn bit(row: &[u32], i: usize) -> bool {
+pub(super) fn bit(row: &[u32], i: usize) -> bool {
     (row[i / 32] >> (i % 32)) & 1 == 1
 }
 
-fn set_bit(row: &mut [u32], i: usize, value: bool) {
+pub(super) fn set_bit(row: &mut [u32], i: usize, value: bool) {
     let mask = 1u32 << (i % 32);
     if value {
         row[i / 32] |= mask;
@@ -89,7 +89,7 @@ impl Knapsack {
     }
 
     /// The weight and profit of a packed row as it is, summed in index order in `f64`.
-    fn packing_of_row(&self, row: &[u32]) -> Packing {
+    pub(super) fn packing_of_row(&self, row: &[u32]) -> Packing {
         let mut packing = Packing {
             weight: 0.0,
             profit: 0.0,
