@@ -188,6 +188,7 @@
 //!   to the bench harness, `xtask`).
 
 pub mod cpu;
+#[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
 pub mod ops;
 pub mod params;

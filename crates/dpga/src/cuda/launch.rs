@@ -9,7 +9,7 @@ use evo_kernels::ModuleId;
 use crate::params::ALGORITHM;
 
 /// The largest grid asked for in x; the kernels stride over the rest.
-const MAX_GRID: usize = 65_535;
+const MAX_GRID: u32 = 65_535;
 
 /// Scalar arguments of every dpga kernel; mirrors `DpgaKernelParams` in `kernels/cuda/dpga.cu`.
 #[repr(C)]
@@ -260,7 +260,8 @@ impl Segment for DeviceBuffer<f64> {
 }
 
 fn grid(work: usize) -> u32 {
-    work.clamp(1, MAX_GRID) as u32
+    // A count beyond u32::MAX is beyond the cap too.
+    u32::try_from(work).map_or(MAX_GRID, |work| work.clamp(1, MAX_GRID))
 }
 
 fn runs(p: &DpgaKernelParams) -> usize {

@@ -118,6 +118,14 @@ fn crossover_code(crossover: Crossover) -> u32 {
     }
 }
 
+/// A count of the kernels' report (satisfied constraints, or the first non-finite row with u32::MAX for
+/// none), which travels as an f64 beside the objective and violation.
+// The kernel writes u32 values, which an f64 holds exactly, so the cast gives them back unchanged.
+#[allow(clippy::cast_possible_truncation)]
+fn report_count(x: f64) -> u32 {
+    x as u32
+}
+
 fn to_u32(what: &'static str, value: usize) -> Result<u32> {
     u32::try_from(value).map_err(|_| {
         Error::invalid_parameter(ALGORITHM, what, value, "below 2^32 for the CUDA engine")
@@ -269,7 +277,10 @@ impl DpgaBatchCuda {
         let (block, runs) = (self.block, self.runs);
         let m = self.params.main_size();
         let length = self.kernel.length as usize;
-        let first_batch = self.kernel.max_draws.min(m as u64) as u32;
+        let main_size = self.kernel.main_size;
+        // min(max_draws, M); a draw limit beyond u32::MAX is beyond M too.
+        let first_batch =
+            u32::try_from(self.kernel.max_draws).map_or(main_size, |draws| draws.min(main_size));
         let mut count = gpu.upload(&vec![first_batch; runs])?;
         let mut draws = gpu.alloc_zeroed::<u64>(runs)?;
         let mut candidates = gpu.alloc_zeroed::<u8>(runs * m * length)?;
@@ -375,11 +386,9 @@ impl DpgaBatchCuda {
             self.block,
         )?;
         let report = self.scratch.report.to_vec()?;
-        // Counts travel as exact f64s (below 2^32).
-        let count = |x: f64| x as u32;
         if let Some(row) = report
             .chunks_exact(4)
-            .map(|r| count(r[3]))
+            .map(|r| report_count(r[3]))
             .find(|&s| s != u32::MAX)
         {
             return Err(Error::NonFiniteFitness {
@@ -394,8 +403,8 @@ impl DpgaBatchCuda {
             .map(|r| Evaluation {
                 objective: r[0],
                 violation: r[1],
-                satisfied: count(r[2]),
-                feasible: count(r[2]) == total,
+                satisfied: report_count(r[2]),
+                feasible: report_count(r[2]) == total,
             })
             .collect();
         Ok(())
