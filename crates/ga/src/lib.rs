@@ -166,6 +166,7 @@
 //! ```
 
 pub mod cpu;
+#[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
 pub mod ops;
 pub mod params;

@@ -14,6 +14,7 @@ use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use evo_sort::cuda::DevicePermutation;
 
 use super::launch::{self, GaKernelParams};
+use super::sizes::kernel_u32;
 use crate::params::{COMPONENT, GaParams};
 use crate::problem::PaperFunction;
 use crate::snapshot::GaSnapshot;
@@ -81,24 +82,7 @@ impl GaBatchCuda {
         let n = params.population();
         let words = Bits::word_count(bits);
         let (lo, hi) = problem.range();
-        let kernel = GaKernelParams {
-            seed: base_seed,
-            lo,
-            hi,
-            population: n as u32,
-            words: words as u32,
-            bits: bits as u32,
-            variables: problem.variables() as u32,
-            step: 0,
-            tournament: params.tournament_size() as u32,
-            elite: params.elite() as u32,
-            crossover_rate: params.crossover_rate() as f32,
-            mutation_rate: params.mutation_rate(bits) as f32,
-            runs: 1,
-            array_len: 0,
-            xor_threads: 0,
-            pad: 0,
-        };
+        let kernel = GaKernelParams::for_run(&params, problem, base_seed)?;
         let per_group = (MAX_ROWS_PER_GROUP / n).max(1);
         let mut groups = Vec::new();
         let mut first_run = 0;
@@ -142,7 +126,7 @@ impl GaBatchCuda {
             let mut p = self.kernel;
             p.step = step;
             p.seed = self.base_seed.wrapping_add(group.first_run as u64);
-            p.runs = group.runs as u32;
+            p.runs = kernel_u32("runs per group", group.runs)?;
             launch::batch_reproduce(
                 &self.gpu,
                 &group.sorted,

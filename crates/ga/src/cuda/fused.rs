@@ -30,7 +30,6 @@
 //! 178 KiB of the H100's 227 KiB with 1024 threads and precomputed draws; a block of a cluster keeps two
 //! slices of N/8 rows, 59 KiB).
 
-use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::{
     BinaryProblem, Bits, Engine, Error, ProblemIdentity, Progress, Result, RunFingerprint,
 };
@@ -129,32 +128,7 @@ impl GaFusedBatchCuda {
         }
         let n = params.population();
         let words = Bits::word_count(bits);
-        let (lo, hi) = problem.range();
-        let function = GaFunction::ALL
-            .iter()
-            .position(|&f| f == problem.function())
-            .unwrap_or(0) as u32;
-        let kernel = GaFusedParams {
-            seed: base_seed,
-            lo,
-            hi,
-            population: n as u32,
-            words: words as u32,
-            bits: bits as u32,
-            variables: problem.variables() as u32,
-            initialise: 1,
-            first_step: 0,
-            generations: 0,
-            tournament: params.tournament_size() as u32,
-            elite: params.elite() as u32,
-            crossover_rate: params.crossover_rate() as f32,
-            mutation_rate: params.mutation_rate(bits) as f32,
-            function,
-            scratch: problem.variables().next_power_of_two() as u32,
-            draws: 0,
-            runs: runs as u32,
-            pad: 0,
-        };
+        let kernel = GaFusedParams::for_runs(&params, problem, base_seed, runs)?;
         let block = launch::fused_block(gpu, params.block_size(), clustered)?;
         let mut batch = Self {
             gpu: gpu.clone(),

@@ -8,7 +8,7 @@ use evo_kernels::ModuleId;
 use crate::params::COMPONENT;
 
 /// The largest grid asked for; the kernels loop over the rest.
-const MAX_GRID: usize = 65_535;
+const MAX_GRID: u32 = 65_535;
 
 /// Scalar arguments of every ga kernel; mirrors `GaKernelParams` in `kernels/cuda/ga.cu`.
 #[repr(C)]
@@ -85,7 +85,8 @@ fn rows(p: &GaKernelParams) -> usize {
 }
 
 fn grid(work: usize) -> u32 {
-    work.clamp(1, MAX_GRID) as u32
+    // A count beyond u32::MAX is beyond the cap too.
+    u32::try_from(work).map_or(MAX_GRID, |work| work.clamp(1, MAX_GRID))
 }
 
 /// `ga_init_u32`: the initial population (steps 0–1).
@@ -370,7 +371,7 @@ pub fn batch_reproduce(
         x.len(),
         runs * p.population as usize * p.variables as usize,
     )?;
-    if p.variables as usize * 16 > p.bits as usize || !(1..=MAX_GRID).contains(&runs) {
+    if p.variables as usize * 16 > p.bits as usize || !(1..=MAX_GRID).contains(&p.runs) {
         return Err(Error::invalid_parameter(
             COMPONENT,
             "batch shape",
@@ -391,7 +392,7 @@ pub fn batch_reproduce(
             .output(x)
             .params(p)
             .run(LaunchConfig {
-                grid: (grid(pairs), runs as u32, 1),
+                grid: (grid(pairs), p.runs, 1),
                 block: (block, 1, 1),
                 shared_bytes: 0,
             })
@@ -449,12 +450,14 @@ pub fn xor128_fill(
         states.len(),
         4 * p.xor_threads as usize,
     )?;
-    check_len(
-        KERNEL,
-        "random array length",
-        array.len(),
-        p.array_len as usize,
-    )?;
+    if u64::try_from(array.len()).ok() != Some(p.array_len) {
+        return Err(Error::invalid_parameter(
+            COMPONENT,
+            "random array length",
+            format!("{} (in {KERNEL})", array.len()),
+            p.array_len,
+        ));
+    }
     let kernel = gpu.kernel(ModuleId::Ga, KERNEL, Profile::Exact)?;
     // SAFETY: `ga_xor128_fill_u32(unsigned*, unsigned*, GaKernelParams)`; thread t < xor_threads touches
     // states[4t..4t+3] (length 4·xor_threads, checked) and array entries below array_len (checked).
@@ -877,18 +880,23 @@ pub fn fused_run(
     } else {
         fused_shared_bytes(p, block)
     };
-    let limit = gpu.max_shared_bytes_per_block()? as usize;
+    let limit = gpu.max_shared_bytes_per_block()?;
     // The kernel's static shared memory (the best fitness and the status flag) needs a few more bytes.
-    if bytes + 64 > limit {
+    let Some(shared_bytes) = u32::try_from(bytes)
+        .ok()
+        .filter(|&b| b.checked_add(64).is_some_and(|total| total <= limit))
+    else {
         return Err(Error::invalid_parameter(
             COMPONENT,
             "fused shared memory",
             format!("{bytes} bytes (N = {n}, W = {w}, block {block})"),
             format!("at most {} bytes on this device", limit.saturating_sub(64)),
         ));
-    }
+    };
+    // runs · per_run ≤ 2^31 − 1 by the shape check above, so this cannot fail.
+    let blocks = super::sizes::kernel_u32("fused blocks", runs * per_run)?;
     let kernel = gpu.kernel(ModuleId::Ga, kernel_name, Profile::Exact)?;
-    kernel.allow_dynamic_shared_bytes(bytes as u32)?;
+    kernel.allow_dynamic_shared_bytes(shared_bytes)?;
     // SAFETY: both kernels take `(unsigned*, double*, unsigned*, double*, unsigned*, const unsigned*,
     // const unsigned*, const uint2*, GaFusedParams)`; block b serves run b / per_run < runs and touches that
     // run's rows, fitness, best row, best fitness and status only (every length is runs times the per-run size,
@@ -908,10 +916,6 @@ pub fn fused_run(
             .input(&draws.counts)
             .input(&draws.entries)
             .params(p)
-            .run(LaunchConfig::linear(
-                (runs * per_run) as u32,
-                block,
-                bytes as u32,
-            ))
+            .run(LaunchConfig::linear(blocks, block, shared_bytes))
     }
 }

@@ -33,6 +33,7 @@
 mod batch;
 mod fused;
 pub mod launch;
+mod sizes;
 
 pub use batch::GaBatchCuda;
 pub use fused::{GaFusedBatchCuda, GaFusedCuda};
@@ -118,24 +119,7 @@ impl GaCuda {
         let n = params.population();
         let words = Bits::word_count(bits);
         let (lo, hi) = problem.range();
-        let mut kernel = GaKernelParams {
-            seed,
-            lo,
-            hi,
-            population: n as u32,
-            words: words as u32,
-            bits: bits as u32,
-            variables: problem.variables() as u32,
-            step: 0,
-            tournament: params.tournament_size() as u32,
-            elite: params.elite() as u32,
-            crossover_rate: params.crossover_rate() as f32,
-            mutation_rate: params.mutation_rate(bits) as f32,
-            runs: 1,
-            array_len: 0,
-            xor_threads: 0,
-            pad: 0,
-        };
+        let mut kernel = GaKernelParams::for_run(&params, problem, seed)?;
         let paper = match params.rng() {
             GaRng::Philox => None,
             GaRng::PaperXor128 { threads } => {
