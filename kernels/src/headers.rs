@@ -60,6 +60,10 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/problems/tree.cuh"),
     },
     Header {
+        name: "common/problems/user_real.cuh",
+        source: include_str!("../common/problems/user_real.cuh"),
+    },
+    Header {
         name: "common/reduce.cuh",
         source: include_str!("../common/reduce.cuh"),
     },

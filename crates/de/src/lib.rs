@@ -137,7 +137,9 @@ pub use cpu::DeCpu;
 pub use cuda::DeCuda;
 pub use local_search::{LocalSearch, ScheduleSearch, Scope};
 pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
-pub use problem::{DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated};
+pub use problem::{
+    DeviceEvaluated, DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated,
+};
 pub use run::run;
 pub use scheduling::{encode_schedule, min_min_vector};
 pub use snapshot::DeSnapshot;

@@ -1,8 +1,10 @@
-//! How the CUDA engine evaluates a problem: on the device (evo-benchmarks' GPU evaluations of the continuous
-//! problems and of ETC scheduling) or on the host (any Rust function, ARCHITECTURE §5.3).
+//! How the CUDA engine evaluates a problem: on the device through the real-vector contract of
+//! [`evo_benchmarks::cuda::RealEvaluator`] (the built-in problems, a user's CUDA source as a
+//! [`UserProblem`], a user's own kernels behind [`DeviceEvaluated`]), by the ETC scheduling kernels, or on the
+//! host (any Rust function, ARCHITECTURE §5.3).
 
 use evo_benchmarks::cuda::scheduling::CudaEtc;
-use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
+use evo_benchmarks::cuda::{DeviceRealProblem, RealEvaluator, UserProblem, UserTwin};
 use evo_benchmarks::scheduling::EtcProblem;
 use evo_benchmarks::{Cec2010Problem, DeRastrigin, GaProblem, ShiftedProblem};
 use evo_core::{Bounds, ContinuousProblem, Result};
@@ -10,8 +12,10 @@ use evo_gpu_runtime::Gpu;
 
 /// The evaluation the CUDA engine runs after building the trials.
 pub enum DeviceEvaluation {
-    /// evo-benchmarks' GPU evaluation of a continuous problem (bit-identical to its CPU `evaluate`).
-    Continuous(Box<CudaEvaluator>),
+    /// A device evaluation of the real-vector contract: evo-benchmarks' kernels of a built-in problem, a
+    /// user module, or a user's own kernels (bit-identical to the CPU `evaluate` where the problem promises
+    /// it under the Exact profile).
+    Continuous(Box<dyn RealEvaluator>),
     /// evo-benchmarks' GPU evaluation of the ETC scheduling problem on real-coded rows (bit-identical to
     /// [`EtcProblem::evaluate`]).
     Scheduling(Box<CudaEtc>),
@@ -22,8 +26,9 @@ pub enum DeviceEvaluation {
 /// A problem the CUDA engine can run: it says how its fitness is computed.
 ///
 /// Implemented for evo-benchmarks' problems with a GPU evaluation ([`DeRastrigin`], [`ShiftedProblem`],
-/// [`GaProblem`], [`Cec2010Problem`]) and for [`EtcProblem`]; any other [`ContinuousProblem`] runs through
-/// [`HostEvaluated`] or [`FnProblem`].
+/// [`GaProblem`], [`Cec2010Problem`]), for [`EtcProblem`] and for a user's CUDA source ([`UserProblem`]); a
+/// user's own [`DeviceRealProblem`] runs on the device through [`DeviceEvaluated`], any other
+/// [`ContinuousProblem`] on the host through [`HostEvaluated`] or [`FnProblem`].
 pub trait DeviceProblem: ContinuousProblem {
     /// Uploads what the evaluation needs to `gpu`.
     ///
@@ -66,9 +71,7 @@ macro_rules! continuous_on_device {
         $(
             impl DeviceProblem for $problem {
                 fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
-                    Ok(DeviceEvaluation::Continuous(Box::new(
-                        self.cuda_evaluator(gpu)?,
-                    )))
+                    Ok(DeviceEvaluation::Continuous(self.real_evaluator(gpu)?))
                 }
             }
         )+
@@ -79,9 +82,7 @@ continuous_on_device!(ShiftedProblem, GaProblem, Cec2010Problem);
 
 impl DeviceProblem for DeRastrigin {
     fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
-        Ok(DeviceEvaluation::Continuous(Box::new(
-            self.cuda_evaluator(gpu)?,
-        )))
+        Ok(DeviceEvaluation::Continuous(self.real_evaluator(gpu)?))
     }
 
     fn fused_evaluation(&self) -> Option<FusedEvaluation> {
@@ -106,6 +107,60 @@ impl DeviceProblem for EtcProblem {
 
     fn scheduling(&self) -> Option<&EtcProblem> {
         Some(self)
+    }
+}
+
+/// A user's CUDA source (evo-benchmarks' [`UserProblem`]): evaluated by its module on the device, by its
+/// Rust twin on the CPU.
+impl<T: UserTwin> DeviceProblem for UserProblem<T> {
+    fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
+        Ok(DeviceEvaluation::Continuous(self.real_evaluator(gpu)?))
+    }
+}
+
+/// Any [`DeviceRealProblem`] (for example a user's own kernels, ARCHITECTURE §5 way 2), evaluated on the
+/// device by its [`RealEvaluator`] when the engine runs on the GPU and by its `evaluate` on the CPU.
+#[derive(Clone, Debug)]
+pub struct DeviceEvaluated<P>(pub P);
+
+impl<P: DeviceRealProblem> ContinuousProblem for DeviceEvaluated<P> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn dimension(&self) -> usize {
+        self.0.dimension()
+    }
+
+    fn bounds(&self) -> &Bounds {
+        self.0.bounds()
+    }
+
+    fn evaluate(&self, x: &[f32]) -> f64 {
+        self.0.evaluate(x)
+    }
+
+    fn evaluate_batch(&self, population: &[f32], fitness: &mut [f64]) {
+        self.0.evaluate_batch(population, fitness);
+    }
+
+    fn optimum(&self) -> Option<f64> {
+        self.0.optimum()
+    }
+}
+
+impl<P: DeviceRealProblem> DeviceProblem for DeviceEvaluated<P> {
+    fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
+        let evaluator = self.0.real_evaluator(gpu)?;
+        if evaluator.dimension() != self.0.dimension() {
+            return Err(evo_core::Error::invalid_parameter(
+                "DE",
+                "evaluator dimension",
+                evaluator.dimension(),
+                format!("the problem's dimension {}", self.0.dimension()),
+            ));
+        }
+        Ok(DeviceEvaluation::Continuous(evaluator))
     }
 }
 

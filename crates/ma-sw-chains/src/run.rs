@@ -1,6 +1,6 @@
 //! [`run`]: one MA-SW-Chains run to its evaluation budget on a chosen backend.
 
-use evo_benchmarks::cuda::CudaProblem;
+use evo_benchmarks::cuda::DeviceRealProblem;
 use evo_core::{Backend, Executor, Report, Result, Termination};
 use evo_gpu_runtime::{Gpu, resolve_backend};
 
@@ -18,7 +18,7 @@ use crate::params::MaParams;
 /// GPU errors, a non-finite fitness; [`evo_core::Error::ProblemPanicked`] when the problem's `evaluate`
 /// panics (the panic does not unwind out of `run`); an invalid `Backend::Cpu` thread count
 /// ([`evo_core::Backend::validate`]).
-pub fn run<P: CudaProblem + ?Sized>(
+pub fn run<P: DeviceRealProblem + ?Sized>(
     params: MaParams,
     problem: &P,
     seed: u64,

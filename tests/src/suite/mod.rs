@@ -13,6 +13,7 @@ pub mod qiga;
 pub mod reduce;
 pub mod rng;
 pub mod sort;
+pub mod user_real;
 
 use evo_gpu_runtime::Gpu;
 
@@ -114,5 +115,6 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     reports.extend(ma::run_all(gpu));
     reports.extend(ga::run_all(gpu));
     reports.extend(dpga::run_all(gpu));
+    reports.extend(user_real::run_all(gpu));
     reports
 }

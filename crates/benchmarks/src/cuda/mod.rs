@@ -41,11 +41,19 @@ pub mod cec2006;
 mod discrete;
 pub mod knapsack;
 pub mod launch;
+mod real;
 pub mod scheduling;
 mod user;
+mod user_data;
+mod user_launch;
+mod user_problem;
 
 pub use binary::CudaBinaryEvaluator;
+pub use real::{DeviceRealProblem, EvalSettings, RealEvaluator};
 pub use user::{USER_ENTRY, UserFunction};
+pub use user_data::{DataLength, DataValues, UserData};
+pub use user_launch::{USER_REAL_FINISH, USER_REAL_TILES, UserRealParams};
+pub use user_problem::{MAX_USER_SUMS, Terms, UserProblem, UserTwin};
 
 use crate::cec2010::{Base, Cec2010Problem, Structure};
 use crate::de_rastrigin::DeRastrigin;

@@ -13,6 +13,7 @@ use crate::params::{ALGORITHM, DeParams};
 use crate::problem::FusedEvaluation;
 use crate::problem::{DeviceEvaluation, DeviceProblem};
 use crate::snapshot::DeSnapshot;
+use evo_benchmarks::cuda::EvalSettings;
 use evo_benchmarks::cuda::scheduling::EtcOutputs;
 use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, Profile};
@@ -181,7 +182,11 @@ fn evaluate<P: ContinuousProblem>(
 ) -> Result<()> {
     match evaluation {
         DeviceEvaluation::Continuous(evaluator) => {
-            evaluator.evaluate(vectors, fitness, settings.profile, settings.block)
+            let settings = EvalSettings {
+                profile: settings.profile,
+                block: settings.block,
+            };
+            evaluator.evaluate(vectors, fitness, settings)
         }
         DeviceEvaluation::Scheduling(evaluator) => {
             let [makespan, flowtime] = scratch;

@@ -34,7 +34,7 @@ use crate::ops::{SW_NONE, SwState};
 use crate::params::{ALGORITHM, MaParams, check_dimension};
 use crate::plan::ChildPlan;
 use crate::snapshot::MaSnapshot;
-use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
+use evo_benchmarks::cuda::{DeviceRealProblem, EvalSettings, RealEvaluator};
 use evo_core::{Engine, Error, Progress, Result, RunFingerprint, check_fitness};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use evo_rng::{Philox, Stream};
@@ -42,6 +42,14 @@ use launch::{ChildGpu, MaKernelParams, TILE};
 
 /// The evaluator's block size.
 const EVAL_BLOCK: u32 = 256;
+
+/// What the engine asks of every evaluation: its profile and [`EVAL_BLOCK`].
+fn eval_settings(profile: Profile) -> EvalSettings {
+    EvalSettings {
+        profile,
+        block: EVAL_BLOCK,
+    }
+}
 
 /// Below this many evaluations left in a Solis–Wets application, one iteration is enqueued per evaluation.
 const SW_TAIL: u32 = 8;
@@ -57,7 +65,7 @@ pub fn default_lookahead(d: usize) -> u32 {
 
 struct CudaWorkspace {
     gpu: Gpu,
-    evaluator: CudaEvaluator,
+    evaluator: Box<dyn RealEvaluator>,
     name: String,
     profile: Profile,
     rng: Philox,
@@ -154,8 +162,7 @@ impl Workspace for CudaWorkspace {
         self.evaluator.evaluate(
             &self.population,
             &mut self.population_fitness,
-            self.profile,
-            EVAL_BLOCK,
+            eval_settings(self.profile),
         )?;
         let all = self.population_fitness.to_vec()?;
         rows.iter()
@@ -216,8 +223,7 @@ impl Workspace for CudaWorkspace {
         self.evaluator.evaluate(
             &self.children,
             &mut self.children_fitness,
-            self.profile,
-            EVAL_BLOCK,
+            eval_settings(self.profile),
         )?;
         let all = self.children_fitness.to_vec()?;
         (0..plans.len())
@@ -313,8 +319,7 @@ impl Workspace for CudaWorkspace {
                 self.evaluator.evaluate(
                     &self.probes,
                     &mut self.probe_fitness,
-                    self.profile,
-                    EVAL_BLOCK,
+                    eval_settings(self.profile),
                 )?;
                 self.sw_step(params, slot)?;
                 slot ^= 1;
@@ -362,7 +367,7 @@ impl Workspace for CudaWorkspace {
 /// }
 /// # Ok::<(), evo_core::Error>(())
 /// ```
-pub struct MaCuda<'p, P: CudaProblem + ?Sized> {
+pub struct MaCuda<'p, P: DeviceRealProblem + ?Sized> {
     params: MaParams,
     seed: u64,
     problem: &'p P,
@@ -370,7 +375,7 @@ pub struct MaCuda<'p, P: CudaProblem + ?Sized> {
     host: HostState,
 }
 
-impl<'p, P: CudaProblem + ?Sized> MaCuda<'p, P> {
+impl<'p, P: DeviceRealProblem + ?Sized> MaCuda<'p, P> {
     /// Builds the engine on `gpu` under [`Profile::Exact`] and initialises the population.
     ///
     /// # Errors
@@ -410,9 +415,18 @@ impl<'p, P: CudaProblem + ?Sized> MaCuda<'p, P> {
         let pairs = (k * params.nam_candidates()).max(n - 1);
         let tiles = (d as u64).div_ceil(TILE) as usize;
         let bounds = problem.bounds();
+        let evaluator = problem.real_evaluator(gpu)?;
+        if evaluator.dimension() != d {
+            return Err(Error::invalid_parameter(
+                ALGORITHM,
+                "evaluator dimension",
+                evaluator.dimension(),
+                format!("the problem's dimension {d}"),
+            ));
+        }
         let mut workspace = CudaWorkspace {
             gpu: gpu.clone(),
-            evaluator: problem.cuda_evaluator(gpu)?,
+            evaluator,
             name: problem.name().to_string(),
             profile,
             rng: Philox::new(seed),
@@ -482,7 +496,7 @@ impl<'p, P: CudaProblem + ?Sized> MaCuda<'p, P> {
     }
 }
 
-impl<P: CudaProblem + ?Sized> Engine for MaCuda<'_, P> {
+impl<P: DeviceRealProblem + ?Sized> Engine for MaCuda<'_, P> {
     type Solution = Vec<f32>;
     type Snapshot = MaSnapshot;
 

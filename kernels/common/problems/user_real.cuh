@@ -1,0 +1,210 @@
+// The two kernels of a user's real-vector problem (evo_benchmarks::cuda::UserProblem, ARCHITECTURE §5 way 1).
+// Launchers: crates/benchmarks/src/cuda/user_launch.rs. CPU twin: UserProblem's ContinuousProblem::evaluate.
+//
+// A user module is this header appended to a prelude and the user's source; the prelude defines
+// EVO_USER_SUMS (1..=4), EVO_USER_HAS_COMBINE (0 or 1), the struct EvoUserData (one pointer and one length per
+// data array) and evo_user_data(data32, data64), which fills it from the two concatenated data buffers. The
+// user's source defines
+//   __device__ void evo_user_terms(unsigned long long i, const float* x, unsigned long long d,
+//                                  const EvoUserData& data, double* t);      // t[0 .. EVO_USER_SUMS)
+//   __device__ double evo_user_combine(const double* sums, unsigned long long d,
+//                                      const EvoUserData& data);             // when EVO_USER_HAS_COMBINE
+// Term i may read any coordinate of the row x (D = d of them) and any data array. Sum k of a row is the
+// canonical tree (evo_core::reduce: n terms padded with +0.0 to a power of two, adjacent pairs) of the n terms'
+// t[k]; the fitness is evo_user_combine(sums) or, without a combine, sums[0].
+//
+// Work split: block (t, r) computes tile t of row r, `leaves * items` consecutive leaves (an aligned subtree):
+// thread j the subtree of `items` adjacent leaves from j * items, sequentially with a stack (the order of
+// evo_core::reduce::subtree_sum), then the block's level-by-level tree over its `leaves` threads. Rows of one
+// tile write the fitness directly; otherwise `evo_user_real_finish` (one block per row) sums the tile sums
+// the same way (their count padded to a power of two) and writes it. Every tile and every chunk is an aligned
+// subtree of the canonical tree and `leaves * items` never exceeds the padded count, so the bits do not depend
+// on the launch shape. A fitness that is not finite records its row in `status[0]` (atomicMin), which the
+// launcher reads back.
+#pragma once
+
+#include "common/launch.cuh"
+
+// Scalar arguments of both kernels; mirrored by `UserRealParams` in crates/benchmarks/src/cuda/user_launch.rs.
+struct EvoUserRealParams {
+    unsigned long long dimension;      // D, the row stride
+    unsigned long long terms;          // n, terms per row
+    unsigned long long rows;           // individuals
+    unsigned long long tiles;          // tiles per row
+    unsigned long long items;          // leaves per thread of the tiles kernel (a power of two)
+    unsigned long long leaves;         // threads (leaves of the block tree) of a tile (a power of two)
+    unsigned long long finish_items;   // tile sums per thread of the finish kernel (a power of two)
+    unsigned long long finish_leaves;  // threads (leaves of the block tree) of the finish kernel
+};
+static_assert(sizeof(EvoUserRealParams) == 64, "EvoUserRealParams must match its Rust mirror");
+
+#define EVO_USER_MAX_THREADS 256u
+
+// The terms of leaf i of a row (zero beyond the n terms: the padding of the canonical tree).
+struct EvoUserTermLeaf {
+    const float* row;
+    const EvoUserData* data;
+    const EvoUserRealParams* p;
+    __device__ __forceinline__ void operator()(unsigned long long i, double* t) const
+    {
+        if (i < p->terms) {
+            evo_user_terms(i, row, p->dimension, *data, t);
+        } else {
+#pragma unroll
+            for (int k = 0; k < EVO_USER_SUMS; ++k) {
+                t[k] = 0.0;
+            }
+        }
+    }
+};
+
+// Tile sum i of a row (zero beyond the tiles: the padding of the tree of tile sums).
+struct EvoUserTileLeaf {
+    const double* partials;
+    unsigned long long row;
+    unsigned long long tiles;
+    __device__ __forceinline__ void operator()(unsigned long long i, double* t) const
+    {
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            t[k] = i < tiles ? partials[(row * tiles + i) * EVO_USER_SUMS + k] : 0.0;
+        }
+    }
+};
+
+// The adjacent-pair tree of `count` (a power of two, below 2^DEPTH) leaves from `first`, computed
+// sequentially with a stack of completed subtrees. Twin: evo_core::reduce's subtree_sum.
+template <unsigned int DEPTH, class Leaf>
+__device__ __forceinline__ void evo_user_subtree(const Leaf& leaf, unsigned long long first, unsigned long long count,
+                                                 double* out)
+{
+    double stack[DEPTH + 1][EVO_USER_SUMS];
+    unsigned int depth = 0;
+    for (unsigned long long i = 0; i < count; ++i) {
+        double node[EVO_USER_SUMS];
+        leaf(first + i, node);
+        // Each trailing one bit of i closes a subtree: its left sibling (on the stack) is the left operand.
+        for (unsigned long long closed = i; (closed & 1ull) == 1ull; closed >>= 1) {
+            --depth;
+#pragma unroll
+            for (int k = 0; k < EVO_USER_SUMS; ++k) {
+                node[k] = stack[depth][k] + node[k];
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            stack[depth][k] = node[k];
+        }
+        ++depth;
+    }
+#pragma unroll
+    for (int k = 0; k < EVO_USER_SUMS; ++k) {
+        out[k] = stack[0][k];
+    }
+}
+
+// The level-by-level tree over the values of threads 0 .. leaves - 1 (leaves a power of two, at most the
+// block); every thread of the block calls it. The sums end in scratch[k][0].
+__device__ __forceinline__ void evo_user_block_tree(const double* value, unsigned long long leaves,
+                                                    double (*scratch)[EVO_USER_MAX_THREADS])
+{
+    const unsigned int j = threadIdx.x;
+    if (j < leaves) {
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            scratch[k][j] = value[k];
+        }
+    }
+    __syncthreads();
+    for (unsigned long long active = leaves >> 1; active > 0; active >>= 1) {
+        double node[EVO_USER_SUMS];
+        if (j < active) {
+#pragma unroll
+            for (int k = 0; k < EVO_USER_SUMS; ++k) {
+                node[k] = scratch[k][2 * j] + scratch[k][2 * j + 1];
+            }
+        }
+        // Both children are read before a slot is overwritten.
+        __syncthreads();
+        if (j < active) {
+#pragma unroll
+            for (int k = 0; k < EVO_USER_SUMS; ++k) {
+                scratch[k][j] = node[k];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// The fitness of row r from its sums; a value that is not finite records the row in status[0].
+__device__ __forceinline__ void evo_user_write_fitness(const double* sums, unsigned long long r,
+                                                       const EvoUserData& data, const EvoUserRealParams& p,
+                                                       double* fitness, unsigned int* status)
+{
+#if EVO_USER_HAS_COMBINE
+    const double f = evo_user_combine(sums, p.dimension, data);
+#else
+    const double f = sums[0];
+#endif
+    fitness[r] = f;
+    if (!isfinite(f)) {
+        atomicMin(status, (unsigned int)r);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(EVO_USER_MAX_THREADS)
+    evo_user_real_tiles(const float* x, const float* data32, const double* data64, double* partials,
+                        double* fitness, unsigned int* status, EvoUserRealParams p)
+{
+    __shared__ double scratch[EVO_USER_SUMS][EVO_USER_MAX_THREADS];
+    evo_wait_previous_grid();
+    const unsigned long long t = blockIdx.x;
+    const unsigned long long r = blockIdx.y;
+    const EvoUserData data = evo_user_data(data32, data64);
+    const EvoUserTermLeaf leaf = {x + r * p.dimension, &data, &p};
+    double value[EVO_USER_SUMS];
+    if (threadIdx.x < p.leaves) {
+        const unsigned long long first = (t * p.leaves + threadIdx.x) * p.items;
+        evo_user_subtree<8>(leaf, first, p.items, value);
+    }
+    evo_user_block_tree(value, p.leaves, scratch);
+    if (threadIdx.x == 0u) {
+        double sums[EVO_USER_SUMS];
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            sums[k] = scratch[k][0];
+        }
+        if (p.tiles == 1ull) {
+            evo_user_write_fitness(sums, r, data, p, fitness, status);
+        } else {
+#pragma unroll
+            for (int k = 0; k < EVO_USER_SUMS; ++k) {
+                partials[(r * p.tiles + t) * EVO_USER_SUMS + k] = sums[k];
+            }
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(EVO_USER_MAX_THREADS)
+    evo_user_real_finish(const float* data32, const double* data64, const double* partials, double* fitness,
+                         unsigned int* status, EvoUserRealParams p)
+{
+    __shared__ double scratch[EVO_USER_SUMS][EVO_USER_MAX_THREADS];
+    evo_wait_previous_grid();
+    const unsigned long long r = blockIdx.x;
+    const EvoUserData data = evo_user_data(data32, data64);
+    const EvoUserTileLeaf leaf = {partials, r, p.tiles};
+    double value[EVO_USER_SUMS];
+    if (threadIdx.x < p.finish_leaves) {
+        evo_user_subtree<40>(leaf, threadIdx.x * p.finish_items, p.finish_items, value);
+    }
+    evo_user_block_tree(value, p.finish_leaves, scratch);
+    if (threadIdx.x == 0u) {
+        double sums[EVO_USER_SUMS];
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            sums[k] = scratch[k][0];
+        }
+        evo_user_write_fitness(sums, r, data, p, fitness, status);
+    }
+}
