@@ -217,6 +217,210 @@ extern "C" __global__ void qiga_run_generations(const float* weights, const floa
     }
 }
 
+// ---- The knapsack options of issue 33 (Rust twins: crates/qiga/src/options.rs and local_search.rs,
+// evo_benchmarks' knapsack/greedy.rs). A separate kernel, so the paper's `qiga_run_generations` above keeps
+// its code; with every option off the Rust engines launch that one.
+
+// Scalar arguments; mirrored by `OptionParams` in crates/qiga/src/cuda/launch.rs.
+struct QigaOptionParams {
+    QigaRunParams run;          // as for qiga_run_generations
+    unsigned int repair;        // 0: the paper's index-order repair; 1: the greedy repair
+    unsigned int local_search;  // 0: off; 1: the swap-window local search of b after it changes
+    unsigned int padding[2];
+};
+static_assert(sizeof(QigaOptionParams) == 64, "QigaOptionParams must match its Rust mirror (64 bytes)");
+
+// Twin: local_search::WINDOW and local_search::MAX_MOVES.
+#define QIGA_LS_WINDOW 32u
+#define QIGA_LS_MAX_MOVES 64u
+
+// Steps 3-4 with the greedy repair (drop the worst profit/weight items while over, then add the best that
+// fit), then the profit in index order. `order` is the profit/weight order. Twin:
+// evo_benchmarks::Knapsack::greedy_repair_row (steps numbered in knapsack/greedy.rs).
+__device__ double qiga_greedy_repair_evaluate(unsigned char* x, const float* weights, const float* profits, const unsigned int* order, unsigned int n, double capacity)
+{
+    double weight = 0.0;
+    for (unsigned int i = 0; i < n; ++i) {
+        if (x[i]) {
+            weight += (double)weights[i];
+        }
+    }
+    for (unsigned int k = n; k-- > 0u && weight > capacity;) {
+        const unsigned int j = order[k];
+        if (x[j]) {
+            x[j] = 0;
+            weight -= (double)weights[j];
+        }
+    }
+    for (unsigned int k = 0; k < n; ++k) {
+        const unsigned int j = order[k];
+        if (!x[j] && weight + (double)weights[j] <= capacity) {
+            x[j] = 1;
+            weight += (double)weights[j];
+        }
+    }
+    double profit = 0.0;
+    for (unsigned int i = 0; i < n; ++i) {
+        if (x[i]) {
+            profit += (double)profits[i];
+        }
+    }
+    return profit;
+}
+
+// The swap-window local search of b (one thread); returns b's profit in index order. Twin:
+// local_search::improve (steps numbered there).
+__device__ double qiga_local_search(unsigned char* b, const float* weights, const float* profits, const unsigned int* order, unsigned int n, double capacity)
+{
+    double weight = 0.0;
+    for (unsigned int j = 0; j < n; ++j) {
+        if (b[j]) {
+            weight += (double)weights[j];
+        }
+    }
+    for (unsigned int move = 0; move < QIGA_LS_MAX_MOVES; ++move) {
+        // Step 1.
+        unsigned int outside[QIGA_LS_WINDOW];
+        unsigned int inside[QIGA_LS_WINDOW];
+        unsigned int outs = 0;
+        unsigned int ins = 0;
+        for (unsigned int k = 0; k < n && outs < QIGA_LS_WINDOW; ++k) {
+            if (!b[order[k]]) {
+                outside[outs++] = order[k];
+            }
+        }
+        for (unsigned int k = n; k-- > 0u && ins < QIGA_LS_WINDOW;) {
+            if (b[order[k]]) {
+                inside[ins++] = order[k];
+            }
+        }
+        // Steps 2-3: drop == n marks an add.
+        double gain = 0.0;
+        unsigned int drop = n;
+        unsigned int take = n;
+        for (unsigned int a = 0; a < outs; ++a) {
+            const unsigned int j = outside[a];
+            const double p = (double)profits[j];
+            if (weight + (double)weights[j] <= capacity && p > gain) {
+                gain = p;
+                drop = n;
+                take = j;
+            }
+        }
+        for (unsigned int c = 0; c < ins; ++c) {
+            const unsigned int i = inside[c];
+            for (unsigned int a = 0; a < outs; ++a) {
+                const unsigned int j = outside[a];
+                const double g = (double)profits[j] - (double)profits[i];
+                if ((weight - (double)weights[i]) + (double)weights[j] <= capacity && g > gain) {
+                    gain = g;
+                    drop = i;
+                    take = j;
+                }
+            }
+        }
+        if (take == n) {
+            break;
+        }
+        if (drop < n) {
+            b[drop] = 0;
+            weight -= (double)weights[drop];
+        }
+        b[take] = 1;
+        weight += (double)weights[take];
+    }
+    double profit = 0.0;
+    for (unsigned int j = 0; j < n; ++j) {
+        if (b[j]) {
+            profit += (double)profits[j];
+        }
+    }
+    return profit;
+}
+
+// qiga_run_generations with the options: the repair of steps 3-4 by `repair`, and step 5' (the local search
+// of b, on thread 0) whenever step 5 replaces b. The initial b (the greedy seed) is uploaded by the host.
+// Twin: cpu::run_generation.
+extern "C" __global__ void qiga_run_generations_options(const float* weights, const float* profits, const unsigned int* order, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, QigaOptionParams o)
+{
+    __shared__ unsigned int leader;
+    __shared__ bool improved;
+    const QigaRunParams p = o.run;
+    const unsigned int run = blockIdx.x;
+    if (run >= p.runs) {
+        return;
+    }
+    const unsigned int n = p.items;
+    const unsigned int genes = p.population * n;
+    float* th = theta + (size_t)run * genes;
+    unsigned char* x = observed + (size_t)run * genes;
+    double* f = fitness + (size_t)run * p.population;
+    unsigned char* b = best + (size_t)run * n;
+    const unsigned long long seed = seeds[run];
+    float lut[5];
+    for (int k = 0; k < 5; ++k) {
+        lut[k] = angles[run * 5u + k];
+    }
+    for (unsigned int g = p.first_generation; g < p.first_generation + p.generations; ++g) {
+        // Step 2.
+        for (unsigned int idx = threadIdx.x; idx < genes; idx += blockDim.x) {
+            const unsigned int i = idx / n;
+            const unsigned int j = idx - i * n;
+            const EvoSequence s = evo_sequence(seed, p.observe_stream, g, i);
+            x[idx] = qiga_observe(th[idx], evo_sequence_uniform_f32(s, j)) ? 1 : 0;
+        }
+        __syncthreads();
+        // Steps 3-4 by the chosen repair.
+        if (threadIdx.x < p.population) {
+            unsigned char* xi = x + (size_t)threadIdx.x * n;
+            f[threadIdx.x] = o.repair == 1u ? qiga_greedy_repair_evaluate(xi, weights, profits, order, n, p.capacity)
+                                            : qiga_repair_evaluate(xi, weights, profits, n, p.capacity);
+        }
+        __syncthreads();
+        // Step 7.
+        if (g > 0u) {
+            const double previous = best_profit[run];
+            for (unsigned int idx = threadIdx.x; idx < genes; idx += blockDim.x) {
+                const unsigned int i = idx / n;
+                const unsigned int j = idx - i * n;
+                const bool flag = f[i] >= previous;
+                unsigned int sign_word = 0u;
+                if (p.sign_choice == 1u) {
+                    sign_word = evo_sequence_word(evo_sequence(seed, p.sign_stream, g, i), j);
+                }
+                th[idx] = qiga_rotate(th[idx], x[idx] != 0, b[j] != 0, flag, lut, sign_word, p.sign_choice, p.quadrant_rule);
+            }
+        }
+        __syncthreads();
+        // Step 5.
+        if (threadIdx.x == 0) {
+            unsigned int l = 0;
+            for (unsigned int i = 1; i < p.population; ++i) {
+                if (f[i] > f[l]) {
+                    l = i;
+                }
+            }
+            leader = l;
+            improved = f[l] > best_profit[run];
+            if (improved) {
+                best_profit[run] = f[l];
+            }
+        }
+        __syncthreads();
+        if (improved) {
+            for (unsigned int j = threadIdx.x; j < n; j += blockDim.x) {
+                b[j] = x[(size_t)leader * n + j];
+            }
+        }
+        __syncthreads();
+        // Step 5': improve the new b.
+        if (improved && o.local_search == 1u && threadIdx.x == 0) {
+            best_profit[run] = qiga_local_search(b, weights, profits, order, n, p.capacity);
+        }
+        __syncthreads();
+    }
+}
+
 // ---- The SGA baseline (Rust twin: crates/qiga/src/sga/mod.rs, steps numbered there). One block = one run;
 // threads stride over slots, pairs, genes or individuals by phase; prefix sums, elitism and store-best on
 // thread 0 (index order, as the CPU). State: individuals[run][i][j] and its scratch next[run][i][j] (bytes),

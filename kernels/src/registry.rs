@@ -214,7 +214,11 @@ pub static MODULES: &[KernelModule] = &[
         name: "qiga",
         file: "cuda/qiga.cu",
         source: include_str!("../cuda/qiga.cu"),
-        entry_points: &["qiga_run_generations", "qiga_sga_run_generations"],
+        entry_points: &[
+            "qiga_run_generations",
+            "qiga_run_generations_options",
+            "qiga_sga_run_generations",
+        ],
     },
     KernelModule {
         id: ModuleId::Ma,

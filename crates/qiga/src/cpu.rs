@@ -54,13 +54,18 @@ impl QigaCpu {
             ));
         }
         let (population, items) = (params.population(), problem.len());
+        let (seed_best, seed_profit) = params.options().initial_best(problem);
         let state = QigaSnapshot {
             generation: 0,
             population,
             items,
             runs: runs
                 .into_iter()
-                .map(|config| RunState::initial(config, population, items))
+                .map(|config| RunState {
+                    best: seed_best.clone(),
+                    best_profit: seed_profit,
+                    ..RunState::initial(config, population, items)
+                })
                 .collect(),
         };
         let mut engine = Self {
@@ -117,7 +122,7 @@ pub(crate) fn run_generation(
                 }
             }
         }
-        run.profits[i] = problem.repair_row(row).profit;
+        run.profits[i] = params.options().repair_evaluate(problem, row);
     }
     // Step 7: rotate towards b, judged against the best of the previous generations.
     if generation > 0 {
@@ -153,9 +158,13 @@ pub(crate) fn run_generation(
         }
     }
     if run.profits[leader] > run.best_profit {
-        run.best_profit = run.profits[leader];
         run.best
             .copy_from_slice(&run.observed[leader * words..(leader + 1) * words]);
+        // Step 5′ (an option, module `options`): improve the new b.
+        run.best_profit =
+            params
+                .options()
+                .improve_best(problem, &mut run.best, run.profits[leader]);
     }
 }
 

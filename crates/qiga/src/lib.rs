@@ -16,6 +16,7 @@
 //! | SGA baseline | [`SgaCpu`] | [`SgaCuda`] |
 //! | meta-optimisation | [`meta::CpuEvaluator`] | [`meta::GpuEvaluator`] over a `DevicePool` |
 //! | scalar operators | [`ops`] | `kernels/cuda/qiga.cu`, same names and order |
+//! | knapsack options | [`options`], [`local_search`] | `qiga_run_generations_options`, `qiga_greedy_repair_evaluate`, `qiga_local_search` |
 //!
 //! ## The algorithm (spec qiga.md §2; code comments refer to these step numbers)
 //!
@@ -32,6 +33,12 @@
 //! 7. **Update**: flag_i = f(x_i) ≥ f(b) (b of the previous generations); every qubit turns by
 //!    θ ← θ + s·Δ, Δ = LUT\[x_j\]\[b_j\]\[flag\] (the five tunable angles θ1..θ5, [`RotationAngles`]) and
 //!    s = SIGN\[x_j\]\[b_j\]\[flag\]\[quadrant of θ\] (the paper's Table 2; [`ops`]).
+//!
+//! **Knapsack options** (issue 33; [`options`], all off by default and in every paper preset, which then run
+//! the paper's kernel and code unchanged): step 3 by the greedy repair in profit/weight order
+//! ([`Repair::Greedy`]); b seeded with the greedy solution before step 1 (`greedy_seed`); and a step 5′ that
+//! improves b by 1-flip / swap moves near the profit/weight break each time step 5 replaces it
+//! ([`LocalSearch::SwapWindow`], [`local_search`]). [`KnapsackOptions::PRACTICAL`] turns all three on.
 //!
 //! Randomness: run r of a batch from base seed s uses `Philox::for_batch_run(s, r)` (seed s + r).
 //!
@@ -93,8 +100,10 @@
 
 pub mod cpu;
 pub mod cuda;
+pub mod local_search;
 pub mod meta;
 pub mod ops;
+pub mod options;
 pub mod params;
 pub mod sga;
 pub mod snapshot;
@@ -102,6 +111,7 @@ pub mod snapshot;
 pub use cpu::QigaCpu;
 pub use cuda::QigaCuda;
 pub use cuda::sga::SgaCuda;
+pub use options::{KnapsackOptions, LocalSearch, Repair};
 pub use params::{MAX_ANGLE, QigaParams, QuadrantRule, RotationAngles, SignChoice};
 pub use sga::{SgaCpu, SgaParams, SgaSnapshot};
 pub use snapshot::{QigaSnapshot, RunConfig, RunState};

@@ -3,6 +3,8 @@
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::options::KnapsackOptions;
+
 /// The name errors give for this crate.
 pub(crate) const ALGORITHM: &str = "QIGA";
 
@@ -129,6 +131,7 @@ pub enum QuadrantRule {
 /// | quadrant rule | [`QuadrantRule::TrueSign`] | [`QuadrantRule`] |
 /// | generations after the initial one | 500 | 1 ..= 2^32 − 2 (used by [`run`](crate::run) and the batch helpers; an [`Executor`](evo_core::Executor) uses its own termination) |
 /// | CUDA block size | 256 | a power of two in 32 ..= 1024 (results do not depend on it) |
+/// | knapsack options (repair, greedy seed, local search) | [`KnapsackOptions::PAPER`] (all off) | [`KnapsackOptions`] |
 ///
 /// ```
 /// use evo_qiga::{QigaParams, RotationAngles};
@@ -146,6 +149,9 @@ pub struct QigaParams {
     quadrant: QuadrantRule,
     generations: u64,
     block: u32,
+    /// Left out of the serialised form (and so of the fingerprint) while it is the paper's.
+    #[serde(default, skip_serializing_if = "KnapsackOptions::is_paper")]
+    options: KnapsackOptions,
 }
 
 /// The largest population: the CUDA engine keeps one repair thread per individual inside one block.
@@ -160,6 +166,7 @@ impl Default for QigaParams {
             quadrant: QuadrantRule::TrueSign,
             generations: 500,
             block: 256,
+            options: KnapsackOptions::PAPER,
         }
     }
 }
@@ -241,6 +248,17 @@ impl QigaParams {
         }
         self.block = block;
         Ok(self)
+    }
+
+    /// Sets the knapsack options (module [`options`](crate::options); the paper's are all off).
+    pub fn with_options(mut self, options: KnapsackOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The knapsack options.
+    pub fn options(&self) -> KnapsackOptions {
+        self.options
     }
 
     /// The number of quantum individuals.

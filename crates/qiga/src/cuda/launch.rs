@@ -1,10 +1,12 @@
-//! The typed launch function of `qiga_run_generations` (`kernels/cuda/qiga.cu`).
+//! The typed launch function of `qiga_run_generations` and, when a knapsack option is on,
+//! `qiga_run_generations_options` (`kernels/cuda/qiga.cu`).
 
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
 use evo_kernels::ModuleId;
 use evo_rng::Stream;
 
+use crate::options::{LocalSearch, Repair};
 use crate::params::{ALGORITHM, QigaParams, QuadrantRule, SignChoice};
 
 /// Scalar arguments of `qiga_run_generations`; mirrors `QigaRunParams` in `kernels/cuda/qiga.cu`.
@@ -38,12 +40,32 @@ const _: () = assert!(size_of::<RunParams>() == 48);
 // SAFETY: repr(C), plain numbers only, the layout of `QigaRunParams` (48 bytes, asserted on both sides).
 unsafe impl KernelParams for RunParams {}
 
+/// Scalar arguments of `qiga_run_generations_options`; mirrors `QigaOptionParams` in `kernels/cuda/qiga.cu`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OptionParams {
+    /// As for `qiga_run_generations`.
+    pub run: RunParams,
+    /// 0: the index-order repair; 1: the greedy repair.
+    pub repair: u32,
+    /// 0: off; 1: the swap-window local search.
+    pub local_search: u32,
+    /// Keeps the size a multiple of 8.
+    pub padding: [u32; 2],
+}
+const _: () = assert!(size_of::<OptionParams>() == 64);
+// SAFETY: repr(C), plain numbers only, the layout of `QigaOptionParams` (64 bytes, asserted on both sides).
+unsafe impl KernelParams for OptionParams {}
+
 /// The device state of a batch, run-major (see `qiga.cu`).
 pub struct DeviceState {
     /// Weights `w_j`.
     pub weights: DeviceBuffer<f32>,
     /// Profits `p_j`.
     pub profits: DeviceBuffer<f32>,
+    /// The items in profit/weight order (`Knapsack::ratio_order`), read by the greedy repair and the local
+    /// search.
+    pub order: DeviceBuffer<u32>,
     /// One seed per run.
     pub seeds: DeviceBuffer<u64>,
     /// Five angles per run.
@@ -79,6 +101,7 @@ pub fn run_generations(
     let population = params.population();
     let genes = runs * population * items;
     let shaped = state.profits.len() == items
+        && state.order.len() == items
         && state.angles.len() == 5 * runs
         && state.theta.len() == genes
         && state.observed.len() == genes
@@ -130,6 +153,45 @@ pub fn run_generations(
     let block = params
         .block_size()
         .max(population.next_power_of_two() as u32);
+    let options = params.options();
+    if !options.is_paper() {
+        let o = OptionParams {
+            run: p,
+            repair: match options.repair {
+                Repair::IndexOrder => 0,
+                Repair::Greedy => 1,
+            },
+            local_search: match options.local_search {
+                LocalSearch::Off => 0,
+                LocalSearch::SwapWindow => 1,
+            },
+            padding: [0; 2],
+        };
+        let kernel = gpu.kernel(
+            ModuleId::Qiga,
+            "qiga_run_generations_options",
+            Profile::Exact,
+        )?;
+        // SAFETY: the arguments follow `qiga_run_generations_options`' parameter list in order and type;
+        // every buffer has the batch's shape (checked above, `order` included) and the kernel indexes block
+        // `run < runs` within it only.
+        return unsafe {
+            kernel
+                .launch()
+                .input(&state.weights)
+                .input(&state.profits)
+                .input(&state.order)
+                .input(&state.seeds)
+                .input(&state.angles)
+                .output(&mut state.theta)
+                .output(&mut state.observed)
+                .output(&mut state.fitness)
+                .output(&mut state.best)
+                .output(&mut state.best_profit)
+                .params(&o)
+                .run(LaunchConfig::linear(runs as u32, block, 0))
+        };
+    }
     let kernel = gpu.kernel(ModuleId::Qiga, "qiga_run_generations", Profile::Exact)?;
     // SAFETY: the arguments follow `qiga_run_generations`' parameter list in order and type; every buffer has
     // the batch's shape (checked above) and the kernel indexes block `run < runs` within it only.

@@ -65,16 +65,21 @@ impl QigaCuda {
         let count = runs.len();
         let seeds: Vec<u64> = runs.iter().map(|run| run.seed).collect();
         let angles: Vec<f32> = runs.iter().flat_map(|run| run.angles.angles()).collect();
+        // The initial b: empty with profit −1 (the paper), or the greedy seed, computed on the host as the CPU
+        // engine does.
+        let (seed_best, seed_profit) = params.options().initial_best(problem);
+        let seed_bytes = unpack(&seed_best, items);
         let state = DeviceState {
             weights: gpu.upload(problem.weights())?,
             profits: gpu.upload(problem.profits())?,
+            order: gpu.upload(problem.ratio_order())?,
             seeds: gpu.upload(&seeds)?,
             angles: gpu.upload(&angles)?,
             theta: gpu.upload(&vec![crate::ops::INITIAL_ANGLE; count * population * items])?,
             observed: gpu.alloc_zeroed(count * population * items)?,
             fitness: gpu.alloc_zeroed(count * population)?,
-            best: gpu.alloc_zeroed(count * items)?,
-            best_profit: gpu.upload(&vec![-1.0f64; count])?,
+            best: gpu.upload(&seed_bytes.repeat(count))?,
+            best_profit: gpu.upload(&vec![seed_profit; count])?,
         };
         let mut engine = Self {
             gpu: gpu.clone(),
