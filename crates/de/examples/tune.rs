@@ -15,6 +15,7 @@
 //! extension beyond the paper), of the best vector, or of every vector with `+ls<period>x<moves>all`;
 //! `+ls<period>x<moves>k<kicks>x<kick moves>` adds kicks to the search of the best (an iterated local search). Add `+minmin` (last) to an ETC configuration to seed the Min-Min schedule.
 
+use clap::Parser;
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
 use evo_core::{ContinuousProblem, Engine};
@@ -57,15 +58,28 @@ fn run<P: ContinuousProblem>(
     Ok(())
 }
 
+/// Runs DE on the CPU with each configuration and prints the best fitness at every quarter of the budget.
+#[derive(Parser)]
+struct Args {
+    /// The problem: `etc:<file>` (an ETC instance) or `rastrigin:<D>`.
+    problem: String,
+    /// The population size M.
+    population: usize,
+    /// Generations per configuration.
+    generations: u64,
+    /// Configurations, `strategy/F/CR/crossover/adaptation[+eq][+ls…][+minmin]`.
+    configs: Vec<String>,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [problem, population, generations, configs @ ..] = &args[..] else {
-        return Err("usage: tune <etc:FILE | rastrigin:D> <M> <generations> <config>...".into());
-    };
-    let population: usize = population.parse()?;
-    let generations: u64 = generations.parse()?;
+    let Args {
+        problem,
+        population,
+        generations,
+        configs,
+    } = Args::parse();
     const SEED: u64 = 2011;
-    for config in configs {
+    for config in &configs {
         let (params, local_search, seeded) = parse(config, population)?;
         if let Some(file) = problem.strip_prefix("etc:") {
             let problem = EtcProblem::new(EtcInstance::from_file(file)?, 0.75)?;

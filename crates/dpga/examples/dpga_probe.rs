@@ -9,6 +9,7 @@
 
 use std::time::Instant;
 
+use clap::Parser;
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{Executor, Termination};
 use evo_dpga::{ConstraintHandling, Crossover, DpgaCpu, DpgaParams, Encoding, Initialisation};
@@ -62,15 +63,27 @@ fn parse(args: &[String]) -> Result<(DpgaParams, u64), Box<dyn std::error::Error
     Ok((params, seed))
 }
 
+/// Independent DPGA runs of one CEC 2006 problem, one line per run.
+#[derive(Parser)]
+struct Args {
+    /// The CEC 2006 problem number (1 to 24).
+    g: u32,
+    /// Independent runs.
+    runs: u64,
+    /// Evaluations per run.
+    max_evals: u64,
+    /// Parameters as `key=value` (see the example's docs).
+    settings: Vec<String>,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() < 3 {
-        return Err("usage: dpga_probe <g> <runs> <max_evals> [key=value ...]".into());
-    }
-    let g: u32 = args[0].parse()?;
-    let runs: u64 = args[1].parse()?;
-    let max_evals: u64 = args[2].parse()?;
-    let (params, seed) = parse(&args[3..])?;
+    let Args {
+        g,
+        runs,
+        max_evals,
+        settings,
+    } = Args::parse();
+    let (params, seed) = parse(&settings)?;
     let problem = Cec2006Problem::new(g)?;
     let optimum = problem.best_known_value();
     let start = Instant::now();

@@ -9,6 +9,7 @@
 
 use std::time::Instant;
 
+use clap::Parser;
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::{Engine, Result};
 use evo_ga::{GaBatchCuda, GaCpu, GaCuda, GaParams, PaperFunction};
@@ -25,11 +26,16 @@ fn per_step(engine: &mut impl Engine, steps: u64) -> Result<f64> {
     Ok(start.elapsed().as_secs_f64() / steps as f64 * 1e6)
 }
 
+/// Time per generation of the GA engines on the paper's settings.
+#[derive(Parser)]
+struct Args {
+    /// Timed steps per figure, after 5 warm-up steps.
+    #[arg(default_value_t = 200)]
+    generations: u64,
+}
+
 fn main() -> Result<()> {
-    let steps: u64 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(200);
+    let steps = Args::parse().generations;
     let gpu = Gpu::first_available()?;
     println!(
         "| function | n | CPU 1 thread µs | CPU rayon µs | CUDA µs | speed-up 1 thread / CUDA |"

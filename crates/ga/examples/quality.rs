@@ -9,6 +9,7 @@
 
 use std::io::Write;
 
+use clap::{Parser, ValueEnum};
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::{Engine, Error, Executor, Report, Result, Termination};
 use evo_ga::{GaBatchCuda, GaCpu, GaCuda, GaParams, PaperFunction};
@@ -22,25 +23,45 @@ fn execute<E: Engine>(engine: E, generations: u64) -> Result<Report<E::Solution>
         .run()
 }
 
+/// Where the runs execute.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Where {
+    /// The CPU engine, one thread per run, runs in parallel.
+    Cpu,
+    /// One CUDA engine per run, one after the other.
+    Cuda,
+    /// The seeds of a function as one batched CUDA engine.
+    CudaBatch,
+}
+
+/// Quality after the paper's budgets: every function at one n, several seeds.
+#[derive(Parser)]
+struct Args {
+    /// Variables per individual.
+    n: usize,
+    /// Generations per run.
+    generations: u64,
+    /// Seeds (runs) per function.
+    seeds: u64,
+    /// The CSV file to write.
+    out: String,
+    /// Where the runs execute.
+    #[arg(value_enum, default_value_t = Where::Cpu)]
+    backend: Where,
+}
+
 fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let usage = || {
-        Error::invalid_parameter(
-            "quality",
-            "arguments",
-            args.join(" "),
-            "<n> <generations> <seeds> <out.csv> [cpu|cuda|cuda-batch]",
-        )
-    };
-    let n: usize = args.get(1).and_then(|a| a.parse().ok()).ok_or_else(usage)?;
-    let generations: u64 = args.get(2).and_then(|a| a.parse().ok()).ok_or_else(usage)?;
-    let seeds: u64 = args.get(3).and_then(|a| a.parse().ok()).ok_or_else(usage)?;
-    let out = args.get(4).ok_or_else(usage)?.clone();
-    let backend = args.get(5).map_or("cpu", String::as_str);
-    if backend == "cuda-batch" {
+    let Args {
+        n,
+        generations,
+        seeds,
+        out,
+        backend,
+    } = Args::parse();
+    if backend == Where::CudaBatch {
         return batched(n, generations, seeds, &out);
     }
-    let cuda = backend == "cuda";
+    let cuda = backend == Where::Cuda;
     let jobs: Vec<(GaFunction, u64)> = GaFunction::ALL
         .into_iter()
         .flat_map(|f| (0..seeds).map(move |s| (f, s)))

@@ -3,19 +3,27 @@
 //! `cargo run --release -p evo-ma-sw-chains --example million [evaluations] [variables]` (defaults 500 000,
 //! the paper's budget, and 10^6; on a CPU pass a smaller budget, e.g. 5000).
 
+use clap::Parser;
 use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
 use evo_core::Backend;
 use evo_ma_sw_chains::{MaParams, run};
 
+/// MA-SW-Chains on shifted Rastrigin, on the GPU when there is one.
+#[derive(Parser)]
+struct Args {
+    /// Evaluations (the paper's budget by default).
+    #[arg(default_value_t = 500_000)]
+    evaluations: u64,
+    /// Variables.
+    #[arg(default_value_t = 1_000_000)]
+    variables: usize,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let evaluations = match std::env::args().nth(1) {
-        Some(text) => text.parse::<u64>()?,
-        None => 500_000,
-    };
-    let variables = match std::env::args().nth(2) {
-        Some(text) => text.parse::<usize>()?,
-        None => 1_000_000,
-    };
+    let Args {
+        evaluations,
+        variables,
+    } = Args::parse();
     let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, variables)?;
     let params = MaParams::new().with_max_evaluations(evaluations)?;
     let report = run(params, &problem, 42, Backend::auto())?;

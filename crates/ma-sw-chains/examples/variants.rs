@@ -8,27 +8,48 @@
 //! variants whose label contains it. Each line also gives the RMS distance per variable of the best to the
 //! optimum (distance/√D, the paper's Tables 2–12 distances divided by √D) and the initial best.
 
+use clap::Parser;
 use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
 use evo_core::{ContinuousProblem, Engine};
 use evo_ma_sw_chains::{MaCpu, MaParams};
 
+/// MA-SW-Chains' variants on the CPU at a reduced dimension.
+#[derive(Parser)]
+struct Args {
+    /// The shifted function's name.
+    #[arg(default_value = "shifted-rastrigin")]
+    function: String,
+    /// Variables.
+    #[arg(default_value_t = 10_000)]
+    variables: usize,
+    /// Evaluations per run (default: 5 per variable).
+    evaluations: Option<u64>,
+    /// Seeds per variant.
+    #[arg(default_value_t = 2)]
+    seeds: u64,
+    /// A half-width `a` > 0 runs on `[−a, a]^D` instead of the function's default domain.
+    #[arg(default_value_t = 0.0)]
+    half_width: f64,
+    /// Keeps the variants whose label contains it (default: every variant).
+    #[arg(default_value = "")]
+    only: String,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let name = args
-        .next()
-        .unwrap_or_else(|| "shifted-rastrigin".to_string());
+    let Args {
+        function: name,
+        variables,
+        evaluations,
+        seeds,
+        half_width,
+        only,
+    } = Args::parse();
     let function = ShiftedFunction::ALL
         .iter()
         .copied()
         .find(|f| f.name() == name)
         .ok_or_else(|| format!("unknown function {name}"))?;
-    let variables: usize = args.next().map_or(Ok(10_000), |t| t.parse())?;
-    let evaluations: u64 = args
-        .next()
-        .map_or(Ok(5 * variables as u64), |t| t.parse())?;
-    let seeds: u64 = args.next().map_or(Ok(2), |t| t.parse())?;
-    let half_width: f64 = args.next().map_or(Ok(0.0), |t| t.parse())?;
-    let only = args.next().unwrap_or_default();
+    let evaluations = evaluations.unwrap_or(5 * variables as u64);
     let problem = if half_width > 0.0 {
         ShiftedProblem::with_domain(function, variables, -half_width, half_width)?
     } else {

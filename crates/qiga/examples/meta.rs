@@ -4,17 +4,35 @@
 //!
 //! `cargo run --release -p evo-qiga --example meta [-- <generations> <runs> <knapsack file>]`
 
+use std::path::PathBuf;
+
+use clap::Parser;
 use evo_benchmarks::Knapsack;
 use evo_benchmarks::data::shared_data_dir;
 use evo_gpu_runtime::{DevicePool, Gpu};
 use evo_qiga::meta::{CpuEvaluator, GpuEvaluator, MetaEvaluator, MetaParams, meta_optimise};
 
+/// The paper's meta-optimisation of the rotation angles.
+#[derive(Parser)]
+struct Args {
+    /// Outer generations.
+    #[arg(default_value_t = 50)]
+    generations: u32,
+    /// QIGA runs per genome.
+    #[arg(default_value_t = 50)]
+    runs: usize,
+    /// The knapsack file (default: knapsack-250 of the data folder).
+    file: Option<PathBuf>,
+}
+
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let generations: u32 = args.first().map_or(Ok(50), |a| a.parse())?;
-    let runs: usize = args.get(1).map_or(Ok(50), |a| a.parse())?;
-    let file = match args.get(2) {
-        Some(path) => path.into(),
+    let Args {
+        generations,
+        runs,
+        file,
+    } = Args::parse();
+    let file = match file {
+        Some(path) => path,
         None => shared_data_dir()
             .ok_or_else(|| {
                 anyhow::anyhow!("no data folder: pass a knapsack file or set EVO_DATA_DIR")
