@@ -1,4 +1,7 @@
-//! The registry of kernel modules: one entry per `.cu` file, with its entry points.
+//! The registry of kernel modules: one entry per `.cu` file, with its entry points (the names of
+//! [`crate::entry`]'s constants).
+
+use crate::entry;
 
 /// Identifies one kernel module (one `.cu` file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -70,198 +73,133 @@ pub static MODULES: &[KernelModule] = &[
         name: "math",
         file: "cuda/math.cu",
         source: include_str!("../cuda/math.cu"),
-        entry_points: &["math_eval_f32", "math_eval_f64"],
+        entry_points: entry::math::NAMES,
     },
     KernelModule {
         id: ModuleId::Reduce,
         name: "reduce",
         file: "cuda/reduce.cu",
         source: include_str!("../cuda/reduce.cu"),
-        entry_points: &["reduce_sum_f64", "reduce_sum_f32_to_f64"],
+        entry_points: entry::reduce::NAMES,
     },
     KernelModule {
         id: ModuleId::Sort,
         name: "sort",
         file: "cuda/sort.cu",
         source: include_str!("../cuda/sort.cu"),
-        entry_points: &[
-            "sort_segments_bitonic_f32",
-            "sort_segments_bitonic_f64",
-            "sort_exchange_rows_u32",
-            "sort_radix_prepare_f32",
-            "sort_radix_prepare_f64",
-            "sort_radix_histogram_u32",
-            "sort_radix_histogram_u64",
-            "sort_radix_scatter_u32",
-            "sort_radix_scatter_u64",
-            "sort_scan_exclusive_u32",
-            "sort_scan_add_u32",
-            "sort_ranks_from_order_u32",
-            "sort_gather_f32",
-            "sort_gather_f64",
-            "sort_select_first_f32",
-            "sort_select_first_f64",
-            "sort_select_pairs_u32",
-            "sort_select_pairs_u64",
-            "sort_topk_tiles_f32",
-            "sort_topk_tiles_f64",
-            "sort_topk_pairs_u32",
-            "sort_topk_pairs_u64",
-        ],
+        entry_points: entry::sort::NAMES,
     },
     KernelModule {
         id: ModuleId::Rng,
         name: "rng",
         file: "cuda/rng.cu",
         source: include_str!("../cuda/rng.cu"),
-        entry_points: &[
-            "rng_philox_fill_u32",
-            "rng_philox_fill_uniform_f32",
-            "rng_philox_fill_uniform_f64",
-            "rng_philox_fill_below",
-            "rng_philox_fill_normal_f32",
-            "rng_xor128_fill_u32",
-            "rng_xor128_fill_uniform_f32",
-            "rng_xor128_fill_uniform_f64",
-            "rng_curand_xorwow_fill_u32",
-            "rng_curand_xorwow_fill_uniform_f32",
-            "rng_curand_xorwow_fill_uniform_f64",
-            "rng_curand_xorwow_fill_normal_f32",
-            "rng_curand_philox_fill_u32",
-            "rng_curand_philox_fill_uniform_f32",
-            "rng_curand_philox_fill_uniform_f64",
-            "rng_curand_philox_fill_normal_f32",
-        ],
+        entry_points: entry::rng::NAMES,
     },
     KernelModule {
         id: ModuleId::BenchmarksContinuous,
         name: "benchmarks_continuous",
         file: "cuda/benchmarks_continuous.cu",
         source: include_str!("../cuda/benchmarks_continuous.cu"),
-        entry_points: &[
-            "benchmarks_continuous_tiles_sphere",
-            "benchmarks_continuous_tiles_rastrigin",
-            "benchmarks_continuous_tiles_step",
-            "benchmarks_continuous_tiles_schwefel",
-            "benchmarks_continuous_tiles_discus",
-            "benchmarks_continuous_tiles_sum_squares",
-            "benchmarks_continuous_tiles_elliptic",
-            "benchmarks_continuous_tiles_griewank",
-            "benchmarks_continuous_tiles_griewank_one_row",
-            "benchmarks_continuous_tiles_ackley",
-            "benchmarks_continuous_tiles_rosenbrock",
-            "benchmarks_continuous_finish",
-            "benchmarks_continuous_prefix_squares",
-            "benchmarks_continuous_finish_prefix",
-            "benchmarks_continuous_cec_groups",
-            "benchmarks_continuous_cec_compose",
-            "benchmarks_continuous_decode16",
-        ],
+        entry_points: entry::benchmarks_continuous::NAMES,
     },
     KernelModule {
         id: ModuleId::Ga,
         name: "ga",
         file: "cuda/ga.cu",
         source: include_str!("../cuda/ga.cu"),
-        entry_points: &[
-            "ga_init_u32",
-            "ga_decode_f32",
-            "ga_exchange_best_u32",
-            "ga_select_copy_u32",
-            "ga_copy_u32",
-            "ga_crossover_u32",
-            "ga_mutate_elite_u32",
-            "ga_elite_u32",
-            "ga_batch_reproduce_u32",
-            "ga_batch_best_u32",
-            "ga_xor128_fill_u32",
-            "ga_tournament_paper_u32",
-            "ga_crossover_paper_u32",
-            "ga_mutate_paper_u32",
-            "ga_fused_run_u32",
-            "ga_fused_cluster_run_u32",
-            "ga_fused_draws_u32",
-        ],
+        entry_points: entry::ga::NAMES,
     },
     KernelModule {
         id: ModuleId::De,
         name: "de",
         file: "cuda/de.cu",
         source: include_str!("../cuda/de.cu"),
-        entry_points: &[
-            "de_init_f32",
-            "de_trial_f32",
-            "de_merge_f32",
-            "de_best_index_f64",
-            "de_generation_f32",
-            "de_local_search_etc_f32",
-        ],
+        entry_points: entry::de::NAMES,
     },
     KernelModule {
         id: ModuleId::BenchmarksDiscrete,
         name: "benchmarks_discrete",
         file: "cuda/benchmarks_discrete.cu",
         source: include_str!("../cuda/benchmarks_discrete.cu"),
-        entry_points: &[
-            "benchmarks_discrete_knapsack_repair",
-            "benchmarks_discrete_etc_schedules",
-            "benchmarks_discrete_etc_real",
-            "benchmarks_discrete_cec2006",
-        ],
+        entry_points: entry::benchmarks_discrete::NAMES,
     },
     KernelModule {
         id: ModuleId::Qiga,
         name: "qiga",
         file: "cuda/qiga.cu",
         source: include_str!("../cuda/qiga.cu"),
-        entry_points: &[
-            "qiga_run_generations",
-            "qiga_run_generations_options",
-            "qiga_sga_run_generations",
-        ],
+        entry_points: entry::qiga::NAMES,
     },
     KernelModule {
         id: ModuleId::Ma,
         name: "ma",
         file: "cuda/ma.cu",
         source: include_str!("../cuda/ma.cu"),
-        entry_points: &[
-            "ma_init_rows_f32",
-            "ma_distance_tiles_f64",
-            "ma_distance_finish_f64",
-            "ma_crossover_f32",
-            "ma_copy_f32",
-            "ma_sw_step_f32",
-        ],
+        entry_points: entry::ma::NAMES,
     },
     KernelModule {
         id: ModuleId::Dpga,
         name: "dpga",
         file: "cuda/dpga.cu",
         source: include_str!("../cuda/dpga.cu"),
-        entry_points: &[
-            "dpga_draw_rows",
-            "dpga_evaluate",
-            "dpga_init_merge",
-            "dpga_mean_vector",
-            "dpga_reserve_fitness",
-            "dpga_reserve_fitness_survival",
-            "dpga_breed_main",
-            "dpga_breed_reserve",
-            "dpga_crossbreed",
-            "dpga_select_main",
-            "dpga_select_reserve",
-            "dpga_gather_main",
-            "dpga_gather_reserve",
-            "dpga_finish",
-        ],
+        entry_points: entry::dpga::NAMES,
     },
 ];
+
+/// The text NVRTC sees of `module` as far as its entry points go: its source and the source of each header
+/// of its own (`cuda/…`, a part of one module split out of its `.cu`) that it includes.
+#[cfg(test)]
+fn module_text(module: &KernelModule) -> String {
+    let mut text = module.source.to_string();
+    for line in module.source.lines() {
+        let included = line.trim_start().strip_prefix("#include \"");
+        if let Some(header) = included
+            .and_then(|rest| rest.split('"').next())
+            .filter(|name| name.starts_with("cuda/"))
+            .and_then(crate::header)
+        {
+            text.push('\n');
+            text.push_str(header.source);
+        }
+    }
+    text
+}
+
+/// The names of the `extern "C" __global__` functions defined in `text`: on each such line, the first
+/// identifier followed by `(` other than `__launch_bounds__`. A kernel inside an `#ifdef` block is left out: it
+/// is an opt-in variant compiled only where a prelude defines the macro (the user modules of evo-benchmarks
+/// build `benchmarks_continuous_tiles_user` from this source), not an entry point of the module.
+#[cfg(test)]
+fn defined_kernels(text: &str) -> Vec<&str> {
+    let mut opt_in = Vec::new();
+    let mut kernels = Vec::new();
+    for line in text.lines() {
+        let directive = line.trim_start();
+        if directive.starts_with("#if") {
+            opt_in.push(directive.starts_with("#ifdef"));
+        } else if directive.starts_with("#endif") {
+            opt_in.pop();
+        } else if line.starts_with("extern \"C\" __global__") && !opt_in.contains(&true) {
+            let name = line
+                .split('(')
+                .filter_map(|before| {
+                    before
+                        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .next()
+                })
+                .find(|name| !name.is_empty() && *name != "__launch_bounds__");
+            kernels.extend(name);
+        }
+    }
+    kernels
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::HEADERS;
+    use crate::entry::{EVERY_MODULE, EntryPoint};
 
     #[test]
     fn modules_are_listed_in_id_order() {
@@ -277,22 +215,73 @@ mod tests {
     #[test]
     fn every_entry_point_is_defined_extern_c_in_its_source() {
         for module in MODULES {
+            let text = module_text(module);
+            let defined = defined_kernels(&text);
             for entry in module.entry_points {
-                let defined = module.source.lines().any(|line| {
-                    line.contains("__global__") && line.contains(&format!(" {entry}("))
-                });
                 assert!(
-                    defined,
-                    "{}: no `__global__ ... {entry}(` line",
-                    module.file
-                );
-                assert!(
-                    module.source.contains("extern \"C\""),
-                    "{}: entry points must be extern \"C\"",
+                    defined.contains(entry),
+                    "{}: no `extern \"C\" __global__ ... {entry}(` line in it or its own headers",
                     module.file
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_kernel_a_source_defines_is_registered() {
+        for module in MODULES {
+            for kernel in defined_kernels(&module_text(module)) {
+                assert!(
+                    module.entry_points.contains(&kernel),
+                    "{}: defines `{kernel}`, which its registry entry does not list",
+                    module.file
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_kernel_scan_reads_attributes_and_skips_opt_in_variants() {
+        let text = "extern \"C\" __global__ void ga_a(int x)\n\
+                    extern \"C\" __global__ void DIMS __launch_bounds__(1024) ga_b(unsigned* p,\n\
+                    __device__ void ga_helper(int y)\n\
+                    // extern \"C\" __global__ void ga_comment(int z)\n\
+                    #ifdef OPT_IN\n\
+                    extern \"C\" __global__ void ga_opt_in(int w)\n\
+                    #endif\n\
+                    #if __CUDA_ARCH__ >= 900\n\
+                    extern \"C\" __global__ void ga_c(int v)\n\
+                    #endif";
+        assert_eq!(defined_kernels(text), ["ga_a", "ga_b", "ga_c"]);
+    }
+
+    #[test]
+    fn every_constant_is_a_registered_entry_point_of_its_module() {
+        assert_eq!(EVERY_MODULE.len(), MODULES.len());
+        for (module, constants) in MODULES.iter().zip(EVERY_MODULE) {
+            let names: Vec<&str> = constants.iter().map(|(_, e)| e.name()).collect();
+            assert_eq!(names, module.entry_points, "{}", module.file);
+            for (_, entry) in *constants {
+                assert_eq!(entry.module(), module.id, "{entry}");
+            }
+        }
+    }
+
+    #[test]
+    fn constants_are_named_after_their_entry_points() {
+        for constants in EVERY_MODULE {
+            for &(identifier, entry) in *constants {
+                let expected = format!(
+                    "{}_{}",
+                    entry.module().name(),
+                    identifier.to_ascii_lowercase()
+                );
+                assert_eq!(entry.name(), expected, "constant `{identifier}`");
+            }
+        }
+        let ga: &[EntryPoint] = crate::entry::ga::ALL;
+        assert!(ga.contains(&crate::entry::ga::INIT_U32));
+        assert_eq!(crate::entry::ga::INIT_U32.to_string(), "ga_init_u32");
     }
 
     #[test]
