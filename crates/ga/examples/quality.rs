@@ -7,8 +7,6 @@
 //!
 //! Writes `function,n,seed,generation,best_fitness` rows: the best so far every 50 generations and at the end.
 
-use std::io::Write;
-
 use clap::{Parser, ValueEnum};
 use evo_benchmarks::ga_functions::GaFunction;
 use evo_core::{Engine, Error, Executor, Report, Result, Termination};
@@ -66,7 +64,7 @@ fn main() -> Result<()> {
         .into_iter()
         .flat_map(|f| (0..seeds).map(move |s| (f, s)))
         .collect();
-    let run = |&(function, seed): &(GaFunction, u64)| -> Result<String> {
+    let run = |&(function, seed): &(GaFunction, u64)| -> Result<Vec<Record>> {
         let problem = PaperFunction::new(function, n)?;
         let report = if cuda {
             let gpu = Gpu::open(0)?;
@@ -80,54 +78,65 @@ fn main() -> Result<()> {
                 generations,
             )?
         };
-        let mut rows = String::new();
-        for point in &report.history {
-            rows += &format!(
-                "{},{n},{seed},{},{:e}\n",
-                function.name(),
-                point.generation,
-                point.best_fitness
-            );
-        }
-        Ok(rows)
+        Ok(report
+            .history
+            .iter()
+            .map(|point| record(function, n, seed, point.generation, point.best_fitness))
+            .collect())
     };
-    let rows: Vec<String> = if cuda {
+    let rows: Vec<Vec<Record>> = if cuda {
         jobs.iter().map(run).collect::<Result<_>>()?
     } else {
         jobs.par_iter().map(run).collect::<Result<_>>()?
     };
-    let mut file = std::fs::File::create(&out).map_err(|e| Error::io(&out, e))?;
-    writeln!(file, "function,n,seed,generation,best_fitness").map_err(|e| Error::io(&out, e))?;
-    for block in rows {
-        file.write_all(block.as_bytes())
-            .map_err(|e| Error::io(&out, e))?;
+    write_csv(&out, rows.into_iter().flatten())
+}
+
+/// One CSV row: function, n, seed, generation, best fitness (in `{:e}` form, every digit kept).
+type Record = [String; 5];
+
+fn record(function: GaFunction, n: usize, seed: u64, generation: u64, best: f64) -> Record {
+    [
+        function.name().to_string(),
+        n.to_string(),
+        seed.to_string(),
+        generation.to_string(),
+        format!("{best:e}"),
+    ]
+}
+
+/// Writes the header and `rows` to `out`.
+fn write_csv(out: &str, rows: impl IntoIterator<Item = Record>) -> Result<()> {
+    let fail = |e: csv::Error| Error::io(out, e.into());
+    let mut writer = csv::Writer::from_path(out).map_err(fail)?;
+    writer
+        .write_record(["function", "n", "seed", "generation", "best_fitness"])
+        .map_err(fail)?;
+    for row in rows {
+        writer.write_record(&row).map_err(fail)?;
     }
-    Ok(())
+    writer.flush().map_err(|e| Error::io(out, e))
 }
 
 fn batched(n: usize, generations: u64, seeds: u64, out: &str) -> Result<()> {
     let gpu = Gpu::open(0)?;
-    let mut text = String::from("function,n,seed,generation,best_fitness\n");
+    let mut rows = Vec::new();
     for function in GaFunction::ALL {
         let problem = PaperFunction::new(function, n)?;
         let mut batch = GaBatchCuda::new(GaParams::new(), &problem, 0, seeds as usize, &gpu)?;
-        let record = |batch: &GaBatchCuda, text: &mut String| -> Result<()> {
-            for (seed, best) in batch.best_fitness()?.iter().enumerate() {
-                *text += &format!(
-                    "{},{n},{seed},{},{best:e}\n",
-                    function.name(),
-                    batch.generation()
-                );
+        let take = |batch: &GaBatchCuda, rows: &mut Vec<Record>| -> Result<()> {
+            for (seed, &best) in batch.best_fitness()?.iter().enumerate() {
+                rows.push(record(function, n, seed as u64, batch.generation(), best));
             }
             Ok(())
         };
-        record(&batch, &mut text)?;
+        take(&batch, &mut rows)?;
         for generation in 1..=generations {
             batch.step()?;
             if generation % 50 == 0 || generation == generations {
-                record(&batch, &mut text)?;
+                take(&batch, &mut rows)?;
             }
         }
     }
-    std::fs::write(out, text).map_err(|e| Error::io(out, e))
+    write_csv(out, rows)
 }
