@@ -91,6 +91,7 @@ mod driver_error;
 mod fault;
 mod graph;
 mod launch;
+mod launch_site;
 mod modules;
 mod nvrtc;
 mod pool;
@@ -105,6 +106,7 @@ pub use device::{DeviceInfo, Gpu, device_count, driver_present, driver_version};
 pub use device_pool::DevicePool;
 pub use graph::Graph;
 pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES, check_block_size};
+pub use launch_site::{LaunchSite, check_len, check_len_at_least};
 pub use modules::{Kernel, ModuleOrigin};
 pub use nvrtc::{
     Profile, compile_options, compile_to_ptx, nvrtc_present, nvrtc_version, virtual_arch,
