@@ -34,7 +34,8 @@ pub struct RunArgs {
     pub algorithm: Algorithm,
 
     /// The problem, e.g. `rastrigin:1000`, `cec2010:f3:1000000`, `cec2006:g01`, `ga:f1:128`,
-    /// `knapsack:FILE`, `etc:FILE` (`evo list` shows every form).
+    /// `knapsack:FILE`, `etc:FILE` (`evo list` shows every form). User CUDA source problems are not
+    /// available from the command line.
     #[arg(long, short)]
     pub problem: String,
 
@@ -58,7 +59,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub budget: BudgetArgs,
 
-    /// Save a checkpoint to FILE (and its settings to FILE.run.json) every --every generations.
+    /// Save a checkpoint to FILE (and its settings to FILE.run.json) every --every generations and when the
+    /// run stops; after a failed step or a crash, the last periodic checkpoint remains.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
 

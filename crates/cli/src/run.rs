@@ -299,8 +299,12 @@ fn drive<E: Engine>(engine: E, session: &Session<'_>) -> Result<Report<Value>> {
         }
     }
     if let Some(checkpoint) = &config.checkpoint {
-        executor =
-            executor.with_checkpointing(Checkpointing::new(&checkpoint.path, checkpoint.every)?);
+        // No snapshot after every step: on a CUDA engine it is a device-to-host copy of the population per
+        // generation, which costs more than a small generation itself. A failing step then leaves the last
+        // periodic checkpoint, at most `every` generations old.
+        let checkpointing =
+            Checkpointing::new(&checkpoint.path, checkpoint.every)?.with_last_good_snapshot(false);
+        executor = executor.with_checkpointing(checkpointing);
         if session.start == Start::Resume {
             executor = executor.resume_from(&checkpoint.path)?;
             eprintln!(
