@@ -44,10 +44,6 @@ pub const LONG_FILES: &[(&str, &str)] = &[
         "one typed launch function per kernel of de.cu (STYLE rule 1)",
     ),
     (
-        "crates/ga/src/cuda/launch.rs",
-        "one typed launch function per kernel of ga.cu (STYLE rule 1)",
-    ),
-    (
         "crates/dpga/src/cuda/launch.rs",
         "one typed launch function per kernel of dpga.cu (STYLE rule 1)",
     ),

@@ -6,11 +6,9 @@ use evo_rng::Philox;
 use rayon::prelude::*;
 
 use crate::ops;
+pub use crate::params::ALGORITHM;
 use crate::params::{COMPONENT, GaParams, GaRng};
 use crate::snapshot::{self, GaSnapshot};
-
-/// The algorithm name in reports and checkpoints (shared with the CUDA engines).
-pub const ALGORITHM: &str = "GA";
 
 /// The GA on the CPU over any [`BinaryProblem`].
 pub struct GaCpu<P: BinaryProblem> {

@@ -3,8 +3,11 @@
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+/// The algorithm name in reports and checkpoints, shared by every engine.
+pub const ALGORITHM: &str = "GA";
+
 /// The name every GA error starts with.
-pub(crate) const COMPONENT: &str = "GA";
+pub(crate) const COMPONENT: &str = ALGORITHM;
 
 /// The largest population: the bitonic sort runs in one block's shared memory (evo-sort's segment limit).
 pub const MAX_POPULATION: usize = evo_sort::MAX_SEGMENT_LEN;

@@ -5,8 +5,7 @@ use evo_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::cpu::ALGORITHM;
-use crate::params::{COMPONENT, GaParams};
+use crate::params::{ALGORITHM, COMPONENT, GaParams};
 
 /// The problem part of the fingerprint: the function's name and its bit count.
 pub(crate) fn problem_identity<P: BinaryProblem + ?Sized>(problem: &P) -> ProblemIdentity {

@@ -36,8 +36,7 @@ use evo_core::{
 use evo_gpu_runtime::{DeviceBuffer, Gpu};
 
 use super::launch::{self, FusedDraws, GaFusedParams};
-use crate::cpu::ALGORITHM;
-use crate::params::{COMPONENT, GaParams, GaRng};
+use crate::params::{ALGORITHM, COMPONENT, GaParams, GaRng};
 use crate::problem::PaperFunction;
 use crate::snapshot::GaSnapshot;
 

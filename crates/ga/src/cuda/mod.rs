@@ -45,8 +45,7 @@ use evo_gpu_runtime::{DeviceBuffer, Gpu, Graph, Profile};
 use evo_sort::cuda::DevicePermutation;
 use launch::GaKernelParams;
 
-use crate::cpu::ALGORITHM;
-use crate::params::{COMPONENT, GaParams, GaRng};
+use crate::params::{ALGORITHM, COMPONENT, GaParams, GaRng};
 use crate::problem::PaperFunction;
 use crate::snapshot::GaSnapshot;
 
