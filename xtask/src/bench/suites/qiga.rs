@@ -12,6 +12,10 @@
 //!   batch on every core, the CUDA batch (all runs in one launch, one block per run, Exact profile), beside the
 //!   paper's 7.324 (ANSI C, Core i7) and 882.7 (GTX 295, grid 50×20) evolutions/s. When both backends ran, the
 //!   GPU's final bests must equal the CPU's bit for bit (same seeds).
+//! - **Beyond the paper** ([`practical`], issue 33): the knapsack options against the exact optimum on
+//!   Pisinger's four classes, 100 to 10 000 items.
+
+mod practical;
 
 use std::time::Instant;
 
@@ -90,6 +94,7 @@ impl Suite for Qiga {
                 "SKIPPED: the benchmark data folder (knapsack-250) is absent; set EVO_DATA_DIR"
                     .into(),
             );
+            practical::run(ctx, &mut result)?;
             return Ok(result);
         };
         let problem = Knapsack::from_file(dir.join("knapsack/knapsack-250.txt"))?;
@@ -227,6 +232,7 @@ impl Suite for Qiga {
                 .into(),
         );
         result.plots.push(histogram_plot(&samples));
+        practical::run(ctx, &mut result)?;
         Ok(result)
     }
 }
