@@ -1,6 +1,8 @@
-//! The header table: every `.cuh` a module may `#include`, by the name it is included with.
+//! The header table: every `.cuh` a module may `#include`, by the name it is included with: the shared helpers
+//! of `kernels/common/` and the parts of a module split out of its `.cu` (`kernels/cuda/*.cuh`), each by its
+//! path relative to `kernels/`.
 
-/// One header of `kernels/common/`.
+/// One header of `kernels/common/` or `kernels/cuda/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
     /// The include name, as written in `#include "..."` (`common/math.cuh`).
@@ -110,6 +112,10 @@ pub static HEADERS: &[Header] = &[
     Header {
         name: "common/sort/scan.cuh",
         source: include_str!("../common/sort/scan.cuh"),
+    },
+    Header {
+        name: "cuda/ga_fused.cuh",
+        source: include_str!("../cuda/ga_fused.cuh"),
     },
 ];
 
