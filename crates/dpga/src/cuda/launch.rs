@@ -3,8 +3,11 @@
 //! [`super::DpgaBatchCuda`] composes them.
 
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, Launch, LaunchConfig, Profile};
-use evo_kernels::ModuleId;
+use evo_gpu_runtime::{
+    DeviceBuffer, Gpu, Kernel, KernelParams, Launch, LaunchConfig, LaunchSite, Profile,
+};
+use evo_kernels::EntryPoint;
+use evo_kernels::entry::dpga;
 
 use crate::params::ALGORITHM;
 
@@ -94,7 +97,6 @@ const _: () = assert!(size_of::<DpgaKernelParams>() == 168);
 unsafe impl KernelParams for DpgaKernelParams {}
 
 /// The evaluations of a set of rows, run-major (objective, violation, satisfied count).
-/// The evaluations of a set of rows, run-major (objective, violation, satisfied count).
 pub struct DeviceValues {
     /// `f(x)`.
     pub objective: DeviceBuffer<f64>,
@@ -122,10 +124,10 @@ impl DeviceValues {
         self.objective.len()
     }
 
-    fn check(&self, kernel: &'static str, what: &'static str, want: usize) -> Result<()> {
-        check_len(kernel, what, self.objective.len(), want)?;
-        check_len(kernel, what, self.violation.len(), want)?;
-        check_len(kernel, what, self.satisfied.len(), want)
+    fn check(&self, site: LaunchSite, what: &'static str, want: usize) -> Result<()> {
+        site.check_len(what, self.objective.len(), want)?;
+        site.check_len(what, self.violation.len(), want)?;
+        site.check_len(what, self.satisfied.len(), want)
     }
 }
 
@@ -152,30 +154,20 @@ impl<'a> ValueArgs<'a> for Launch<'a> {
     }
 }
 
-fn check_len(kernel: &'static str, what: &'static str, got: usize, want: usize) -> Result<()> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            ALGORITHM,
-            what,
-            format!("{got} (in {kernel})"),
-            format!("{want}"),
-        ))
-    }
-}
-
 /// The shape checks of one launch function against its parameters (run-major buffers: every run owns the
 /// same number of entries); errors name the kernel and the buffer.
 #[derive(Clone, Copy)]
 struct Shape<'p> {
-    kernel: &'static str,
+    site: LaunchSite,
     p: &'p DpgaKernelParams,
 }
 
 impl<'p> Shape<'p> {
-    fn of(kernel: &'static str, p: &'p DpgaKernelParams) -> Self {
-        Self { kernel, p }
+    fn of(entry: EntryPoint, p: &'p DpgaKernelParams) -> Self {
+        Self {
+            site: LaunchSite::new(ALGORITHM, entry),
+            p,
+        }
     }
 
     /// Runs K.
@@ -185,7 +177,7 @@ impl<'p> Shape<'p> {
 
     /// `got` is `want`.
     fn len(self, what: &'static str, got: usize, want: usize) -> Result<()> {
-        check_len(self.kernel, what, got, want)
+        self.site.check_len(what, got, want)
     }
 
     /// `got` holds `per_run` entries for every run.
@@ -200,7 +192,7 @@ impl<'p> Shape<'p> {
 
     /// `values` holds `rows` evaluations for every run.
     fn values(self, what: &'static str, values: &DeviceValues, rows: usize) -> Result<()> {
-        values.check(self.kernel, what, self.runs() * rows)
+        values.check(self.site, what, self.runs() * rows)
     }
 
     /// A selection of `p.select_count` indices per run into `out` from the segments `a` (`p.select_a`
@@ -226,7 +218,7 @@ impl<'p> Shape<'p> {
 
     /// The kernel, compiled for the Exact profile.
     fn kernel(self, gpu: &Gpu) -> Result<Kernel> {
-        gpu.kernel(ModuleId::Dpga, self.kernel, Profile::Exact)
+        self.site.kernel(gpu, Profile::Exact)
     }
 }
 
@@ -312,7 +304,7 @@ pub fn draw_rows(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_draw_rows", p);
+    let shape = Shape::of(dpga::DRAW_ROWS, p);
     shape.rows("rows", rows.len(), p.rows as usize)?;
     shape.per_run("draw bases", base.len(), 1)?;
     shape.per_run("row counts", count.len(), 1)?;
@@ -355,7 +347,7 @@ pub fn evaluate(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_evaluate", p);
+    let shape = Shape::of(dpga::EVALUATE, p);
     let dimension = p.dimension as usize;
     shape.rows("rows", rows.len(), p.rows as usize)?;
     shape.len("bounds", bounds.lower.len(), dimension)?;
@@ -411,7 +403,7 @@ pub fn init_merge(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_init_merge", p);
+    let shape = Shape::of(dpga::INIT_MERGE, p);
     let m = p.main_size as usize;
     for pool in [kept, &*next] {
         shape.rows("kept rows", pool.rows.len(), m)?;
@@ -468,7 +460,7 @@ pub fn mean_vector(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_mean_vector", p);
+    let shape = Shape::of(dpga::MEAN_VECTOR, p);
     shape.rows("main rows", main.len(), p.main_size as usize)?;
     shape.rows("mean vector", mean.len(), 1)?;
     let kernel = shape.kernel(gpu)?;
@@ -497,7 +489,7 @@ pub fn reserve_fitness(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_reserve_fitness", p);
+    let shape = Shape::of(dpga::RESERVE_FITNESS, p);
     shape.rows("rows", rows.len(), p.rows as usize)?;
     shape.rows("mean vector", mean.len(), 1)?;
     shape.per_run("target distances", delta.len(), 1)?;
@@ -547,7 +539,7 @@ pub fn reserve_fitness_survival(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_reserve_fitness_survival", p);
+    let shape = Shape::of(dpga::RESERVE_FITNESS_SURVIVAL, p);
     let (n, c) = (p.reserve_size as usize, p.crossbreed as usize);
     shape.rows("reserve rows", sets.reserve.len(), n)?;
     shape.rows("offspring rows", sets.offspring.len(), n)?;
@@ -590,7 +582,7 @@ pub fn breed_main(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_breed_main", p);
+    let shape = Shape::of(dpga::BREED_MAIN, p);
     let m = p.main_size as usize;
     shape.rows("main rows", main.len(), m)?;
     shape.values("main values", values, m)?;
@@ -622,7 +614,7 @@ pub fn breed_reserve(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_breed_reserve", p);
+    let shape = Shape::of(dpga::BREED_RESERVE, p);
     let n = p.reserve_size as usize;
     shape.rows("reserve rows", reserve.len(), n)?;
     shape.per_run("reserve fitness", fitness.len(), n)?;
@@ -656,7 +648,7 @@ pub fn crossbreed(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_crossbreed", p);
+    let shape = Shape::of(dpga::CROSSBREED, p);
     let half = p.crossbreed as usize / 2;
     shape.rows("main offspring", offspring_main.len(), p.main_size as usize)?;
     shape.rows(
@@ -700,7 +692,7 @@ pub fn select_main(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    select(gpu, "dpga_select_main", a, b, out, p, block)
+    select(gpu, dpga::SELECT_MAIN, a, b, out, p, block)
 }
 
 /// `dpga_select_reserve`: as [`select_main`] under the reserve order (higher `f_r`, then lower index).
@@ -715,20 +707,20 @@ pub fn select_reserve(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    select(gpu, "dpga_select_reserve", a, b, out, p, block)
+    select(gpu, dpga::SELECT_RESERVE, a, b, out, p, block)
 }
 
 /// The launch of [`select_main`] (`S` = [`DeviceValues`]) and [`select_reserve`] (`S` = `f_r`).
 fn select<S: Segment>(
     gpu: &Gpu,
-    name: &'static str,
+    entry: EntryPoint,
     a: &S,
     b: &S,
     out: &mut DeviceBuffer<u32>,
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of(name, p);
+    let shape = Shape::of(entry, p);
     if !shape.selection(a, b, out.len())? {
         return Ok(());
     }
@@ -769,7 +761,7 @@ pub fn gather_main(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_gather_main", p);
+    let shape = Shape::of(dpga::GATHER_MAIN, p);
     let (m, e, c) = (
         p.main_size as usize,
         p.main_elites as usize,
@@ -822,7 +814,7 @@ pub fn gather_reserve(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_gather_reserve", p);
+    let shape = Shape::of(dpga::GATHER_RESERVE, p);
     let (n, e, c) = (
         p.reserve_size as usize,
         p.reserve_elites as usize,
@@ -878,7 +870,7 @@ pub fn finish(
     p: &DpgaKernelParams,
     block: u32,
 ) -> Result<()> {
-    let shape = Shape::of("dpga_finish", p);
+    let shape = Shape::of(dpga::FINISH, p);
     let m = p.main_size as usize;
     shape.rows("main rows", main.rows.len(), m)?;
     shape.values("main values", main.values, m)?;
