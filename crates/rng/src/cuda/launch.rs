@@ -4,7 +4,8 @@ use evo_core::{Error, Result};
 use evo_gpu_runtime::{
     DeviceBuffer, DeviceCopy, Gpu, KernelParams, LaunchConfig, Profile, check_block_size,
 };
-use evo_kernels::ModuleId;
+use evo_kernels::EntryPoint;
+use evo_kernels::entry::rng;
 
 use crate::addressed::Sequence;
 use crate::gf2::JumpTables;
@@ -69,7 +70,7 @@ fn addressed_params(sequence: &Sequence, n: usize, bound: u32) -> Result<FillPar
 
 fn launch_addressed<T: DeviceCopy>(
     gpu: &Gpu,
-    entry: &'static str,
+    entry: EntryPoint,
     out: &mut DeviceBuffer<T>,
     params: FillParams,
     per_lane: u64,
@@ -79,7 +80,7 @@ fn launch_addressed<T: DeviceCopy>(
     if params.n == 0 {
         return Ok(());
     }
-    let kernel = gpu.kernel(ModuleId::Rng, entry, Profile::Exact)?;
+    let kernel = gpu.entry_point(entry, Profile::Exact)?;
     let grid = grid_for(
         gpu.info().multiprocessors,
         params.n.div_ceil(per_lane),
@@ -104,7 +105,7 @@ pub fn philox_fill_u32(
     block: u32,
 ) -> Result<()> {
     let params = addressed_params(sequence, out.len(), 0)?;
-    launch_addressed(gpu, "rng_philox_fill_u32", out, params, 4, block)
+    launch_addressed(gpu, rng::PHILOX_FILL_U32, out, params, 4, block)
 }
 
 /// `out[j]` = uniform f32 of word `j` (twin of [`crate::fill::philox_uniform_f32`]).
@@ -115,7 +116,7 @@ pub fn philox_fill_uniform_f32(
     block: u32,
 ) -> Result<()> {
     let params = addressed_params(sequence, out.len(), 0)?;
-    launch_addressed(gpu, "rng_philox_fill_uniform_f32", out, params, 4, block)
+    launch_addressed(gpu, rng::PHILOX_FILL_UNIFORM_F32, out, params, 4, block)
 }
 
 /// `out[q]` = uniform f64 of words `2q`, `2q + 1` (twin of [`crate::fill::philox_uniform_f64`]).
@@ -130,7 +131,7 @@ pub fn philox_fill_uniform_f64(
         n: out.len() as u64,
         ..params
     };
-    launch_addressed(gpu, "rng_philox_fill_uniform_f64", out, params, 2, block)
+    launch_addressed(gpu, rng::PHILOX_FILL_UNIFORM_F64, out, params, 2, block)
 }
 
 /// `out[j]` = integer in `[0, bound)` from word `j` (twin of [`crate::fill::philox_below`]); `bound ≥ 1`.
@@ -150,7 +151,7 @@ pub fn philox_fill_below(
         ));
     }
     let params = addressed_params(sequence, out.len(), bound)?;
-    launch_addressed(gpu, "rng_philox_fill_below", out, params, 4, block)
+    launch_addressed(gpu, rng::PHILOX_FILL_BELOW, out, params, 4, block)
 }
 
 /// `out[k]` = normal `k` (twin of [`crate::fill::philox_normal_f32`]).
@@ -161,7 +162,7 @@ pub fn philox_fill_normal_f32(
     block: u32,
 ) -> Result<()> {
     let params = addressed_params(sequence, out.len(), 0)?;
-    launch_addressed(gpu, "rng_philox_fill_normal_f32", out, params, 4, block)
+    launch_addressed(gpu, rng::PHILOX_FILL_NORMAL_F32, out, params, 4, block)
 }
 
 /// How the paper generators of one fill are seeded and how much each draws.
@@ -234,7 +235,7 @@ impl DeviceJumpTables {
 }
 
 macro_rules! xor128_fill {
-    ($name:ident, $t:ty, $entry:literal, $doc:literal) => {
+    ($name:ident, $t:ty, $entry:expr, $doc:literal) => {
         #[doc = $doc]
         /// `states` holds (x, y, z, w) of every thread, 4 words each, and is left after the last draw; the
         /// draw `i` of thread `t` goes to `out[t + i·T]`.
@@ -258,7 +259,7 @@ macro_rules! xor128_fill {
             if fill.threads == 0 {
                 return Ok(());
             }
-            let kernel = gpu.kernel(ModuleId::Rng, $entry, Profile::Exact)?;
+            let kernel = gpu.entry_point($entry, Profile::Exact)?;
             let grid = fill.threads.div_ceil(block);
             // SAFETY: the arguments follow `rng_xor128_fill_*(uint4* states, T* out, RngFillParams)`; thread
             // t < threads touches states[4t..4t+4] and out[t + i·threads] for i < per_thread, all in bounds by
@@ -278,24 +279,24 @@ macro_rules! xor128_fill {
 xor128_fill!(
     xor128_fill_u32,
     u32,
-    "rng_xor128_fill_u32",
+    rng::XOR128_FILL_U32,
     "xor128 words on the GPU."
 );
 xor128_fill!(
     xor128_fill_uniform_f32,
     f32,
-    "rng_xor128_fill_uniform_f32",
+    rng::XOR128_FILL_UNIFORM_F32,
     "xor128 uniform f32 on the GPU."
 );
 xor128_fill!(
     xor128_fill_uniform_f64,
     f64,
-    "rng_xor128_fill_uniform_f64",
+    rng::XOR128_FILL_UNIFORM_F64,
     "xor128 uniform f64 on the GPU."
 );
 
 macro_rules! xorwow_fill {
-    ($name:ident, $t:ty, $entry:literal, $doc:literal) => {
+    ($name:ident, $t:ty, $entry:expr, $doc:literal) => {
         #[doc = $doc]
         /// Thread `t` runs `curand_init(seed, subsequence + t, offset)`; its draw `i` goes to `out[t + i·T]`.
         pub fn $name(
@@ -310,7 +311,7 @@ macro_rules! xorwow_fill {
             if fill.threads == 0 {
                 return Ok(());
             }
-            let kernel = gpu.kernel(ModuleId::Rng, $entry, Profile::Exact)?;
+            let kernel = gpu.entry_point($entry, Profile::Exact)?;
             let grid = fill.threads.div_ceil(block);
             // SAFETY: the arguments follow `rng_curand_xorwow_fill_*(const uint* offset_table, const uint*
             // subsequence_table, T* out, RngFillParams)`; the tables hold 64 matrices each (indices by bit of
@@ -331,30 +332,30 @@ macro_rules! xorwow_fill {
 xorwow_fill!(
     curand_xorwow_fill_u32,
     u32,
-    "rng_curand_xorwow_fill_u32",
+    rng::CURAND_XORWOW_FILL_U32,
     "cuRAND XORWOW words on the GPU."
 );
 xorwow_fill!(
     curand_xorwow_fill_uniform_f32,
     f32,
-    "rng_curand_xorwow_fill_uniform_f32",
+    rng::CURAND_XORWOW_FILL_UNIFORM_F32,
     "cuRAND XORWOW `curand_uniform` on the GPU."
 );
 xorwow_fill!(
     curand_xorwow_fill_uniform_f64,
     f64,
-    "rng_curand_xorwow_fill_uniform_f64",
+    rng::CURAND_XORWOW_FILL_UNIFORM_F64,
     "cuRAND XORWOW `curand_uniform_double` on the GPU."
 );
 xorwow_fill!(
     curand_xorwow_fill_normal_f32,
     f32,
-    "rng_curand_xorwow_fill_normal_f32",
+    rng::CURAND_XORWOW_FILL_NORMAL_F32,
     "cuRAND XORWOW `curand_normal` on the GPU."
 );
 
 macro_rules! curand_philox_fill {
-    ($name:ident, $t:ty, $entry:literal, $doc:literal) => {
+    ($name:ident, $t:ty, $entry:expr, $doc:literal) => {
         #[doc = $doc]
         /// Thread `t` runs `curand_init(seed, subsequence + t, offset)`; its draw `i` goes to `out[t + i·T]`.
         pub fn $name(
@@ -368,7 +369,7 @@ macro_rules! curand_philox_fill {
             if fill.threads == 0 {
                 return Ok(());
             }
-            let kernel = gpu.kernel(ModuleId::Rng, $entry, Profile::Exact)?;
+            let kernel = gpu.entry_point($entry, Profile::Exact)?;
             let grid = fill.threads.div_ceil(block);
             // SAFETY: the arguments follow `rng_curand_philox_fill_*(T* out, RngFillParams)`; thread
             // t < threads writes out[t + i·threads], i < per_thread, in bounds.
@@ -386,25 +387,25 @@ macro_rules! curand_philox_fill {
 curand_philox_fill!(
     curand_philox_fill_u32,
     u32,
-    "rng_curand_philox_fill_u32",
+    rng::CURAND_PHILOX_FILL_U32,
     "cuRAND Philox words on the GPU."
 );
 curand_philox_fill!(
     curand_philox_fill_uniform_f32,
     f32,
-    "rng_curand_philox_fill_uniform_f32",
+    rng::CURAND_PHILOX_FILL_UNIFORM_F32,
     "cuRAND Philox `curand_uniform` on the GPU."
 );
 curand_philox_fill!(
     curand_philox_fill_uniform_f64,
     f64,
-    "rng_curand_philox_fill_uniform_f64",
+    rng::CURAND_PHILOX_FILL_UNIFORM_F64,
     "cuRAND Philox `curand_uniform_double` on the GPU."
 );
 curand_philox_fill!(
     curand_philox_fill_normal_f32,
     f32,
-    "rng_curand_philox_fill_normal_f32",
+    rng::CURAND_PHILOX_FILL_NORMAL_F32,
     "cuRAND Philox `curand_normal` on the GPU."
 );
 
