@@ -60,6 +60,17 @@
 //!
 //! The same as a program: `cargo run --release -p evo-ma-sw-chains --example million` (auto backend).
 //!
+//! # Your own problem on the GPU
+//!
+//! [`MaCuda`] (and [`run`]) accept any [`DeviceRealProblem`](evo_benchmarks::cuda::DeviceRealProblem), the
+//! real-vector device-evaluation contract of `evo_benchmarks::cuda`: the built-in problems; a
+//! [`UserProblem`](evo_benchmarks::cuda::UserProblem), whose terms are your CUDA source (terms that read
+//! neighbours, several sums combined at the end, read-only data arrays) compiled by NVRTC, with a Rust twin
+//! for the CPU engine and identical snapshots under the Exact profile; or your own
+//! [`RealEvaluator`](evo_benchmarks::cuda::RealEvaluator), which launches your kernels on the engine's
+//! device population. `cargo run --release -p evo-ma-sw-chains --example user_cuda` runs Ackley written as
+//! CUDA source.
+//!
 //! # Backends
 //!
 //! [`MaCpu`] runs the vector work on a rayon pool (1 thread or many give the same bits); [`MaCuda`] keeps the
