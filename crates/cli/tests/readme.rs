@@ -69,3 +69,45 @@ fn the_readme_knapsack_command_runs_with_the_data_folder() {
         "{result}"
     );
 }
+
+/// The `evo` lines of the README's "Command line" section, without an environment prefix.
+fn readme_commands() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let section = readme
+        .split("\n## Command line\n")
+        .nth(1)
+        .expect("the README has a \"Command line\" section");
+    let section = section.split("\n## ").next().unwrap();
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the section has a sh block");
+    block
+        .lines()
+        .map(|line| {
+            line.split_whitespace()
+                .skip_while(|word| word.contains('='))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|line| line.starts_with("evo "))
+        .collect()
+}
+
+#[test]
+fn the_readme_shows_exactly_the_tested_commands() {
+    let tested: Vec<String> = README_COMMANDS
+        .iter()
+        .chain(std::iter::once(&README_KNAPSACK))
+        .map(|command| command.to_string())
+        .collect();
+    assert_eq!(readme_commands(), tested);
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("```toml\n{DPGA_TOML}```")),
+        "the README's dpga.toml differs from the tested one"
+    );
+}
