@@ -99,6 +99,7 @@
 //! paper's setting on every visible GPU (`docs/results/qiga.md#meta-optimisation`).
 
 pub mod cpu;
+#[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
 pub mod local_search;
 pub mod meta;

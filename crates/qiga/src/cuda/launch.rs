@@ -2,8 +2,8 @@
 //! `qiga_run_generations_options` (`kernels/cuda/qiga.cu`).
 
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
-use evo_kernels::ModuleId;
+use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, LaunchSite, Profile};
+use evo_kernels::entry::qiga;
 use evo_rng::Stream;
 
 use crate::options::{LocalSearch, Repair};
@@ -130,11 +130,21 @@ pub fn run_generations(
     if count == 0 {
         return Ok(());
     }
+    let options = params.options();
+    let site = LaunchSite::new(
+        ALGORITHM,
+        if options.is_paper() {
+            qiga::RUN_GENERATIONS
+        } else {
+            qiga::RUN_GENERATIONS_OPTIONS
+        },
+    );
+    let grid = site.to_u32("runs", runs)?;
     let p = RunParams {
         capacity,
-        runs: runs as u32,
-        items: items as u32,
-        population: population as u32,
+        runs: grid,
+        items: site.to_u32("items", items)?,
+        population: site.to_u32("population", population)?,
         first_generation: first,
         generations: count,
         sign_choice: match params.sign_choice() {
@@ -152,8 +162,8 @@ pub fn run_generations(
     // The block must hold one repair thread per individual; the population is at most 64 ≤ 32·2.
     let block = params
         .block_size()
-        .max(population.next_power_of_two() as u32);
-    let options = params.options();
+        .max(site.to_u32("population", population.next_power_of_two())?);
+    let kernel = site.kernel(gpu, Profile::Exact)?;
     if !options.is_paper() {
         let o = OptionParams {
             run: p,
@@ -167,11 +177,6 @@ pub fn run_generations(
             },
             padding: [0; 2],
         };
-        let kernel = gpu.kernel(
-            ModuleId::Qiga,
-            "qiga_run_generations_options",
-            Profile::Exact,
-        )?;
         // SAFETY: the arguments follow `qiga_run_generations_options`' parameter list in order and type;
         // every buffer has the batch's shape (checked above, `order` included) and the kernel indexes block
         // `run < runs` within it only.
@@ -189,10 +194,9 @@ pub fn run_generations(
                 .output(&mut state.best)
                 .output(&mut state.best_profit)
                 .params(&o)
-                .run(LaunchConfig::linear(runs as u32, block, 0))
+                .run(LaunchConfig::linear(grid, block, 0))
         };
     }
-    let kernel = gpu.kernel(ModuleId::Qiga, "qiga_run_generations", Profile::Exact)?;
     // SAFETY: the arguments follow `qiga_run_generations`' parameter list in order and type; every buffer has
     // the batch's shape (checked above) and the kernel indexes block `run < runs` within it only.
     unsafe {
@@ -208,6 +212,6 @@ pub fn run_generations(
             .output(&mut state.best)
             .output(&mut state.best_profit)
             .params(&p)
-            .run(LaunchConfig::linear(runs as u32, block, 0))
+            .run(LaunchConfig::linear(grid, block, 0))
     }
 }

@@ -2,8 +2,8 @@
 
 use evo_benchmarks::Knapsack;
 use evo_core::{Bits, Engine, Error, ProblemIdentity, Progress, Result, RunFingerprint};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
-use evo_kernels::ModuleId;
+use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, LaunchSite, Profile};
+use evo_kernels::entry::qiga;
 use evo_rng::Stream;
 
 use super::{pack, unpack};
@@ -145,14 +145,15 @@ impl SgaCuda {
                 "below 2^32",
             ));
         }
-        let runs = self.seeds_host.len() as u32;
+        let site = LaunchSite::new(SGA, qiga::SGA_RUN_GENERATIONS);
+        let runs = site.to_u32("runs", self.seeds_host.len())?;
         let p = SgaRunParams {
             capacity: self.capacity,
             crossover_rate: self.params.crossover_rate(),
             mutation_rate: self.params.mutation_rate(),
             runs,
-            items: self.weights.len() as u32,
-            population: self.params.population() as u32,
+            items: site.to_u32("items", self.weights.len())?,
+            population: site.to_u32("population", self.params.population())?,
             first_generation: first,
             generations: count,
             init_stream: Stream::SgaInit.id(),
@@ -161,9 +162,7 @@ impl SgaCuda {
             mutation_stream: Stream::SgaMutation.id(),
             padding: 0,
         };
-        let kernel = self
-            .gpu
-            .kernel(ModuleId::Qiga, "qiga_sga_run_generations", Profile::Exact)?;
+        let kernel = site.kernel(&self.gpu, Profile::Exact)?;
         // SAFETY: the arguments follow `qiga_sga_run_generations`' parameter list; every buffer was allocated
         // for `runs` runs × population × items by `batch`, and block `run < runs` stays within its slice.
         unsafe {
