@@ -3,6 +3,8 @@
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+mod raw;
+
 /// The name errors give for this crate.
 pub(crate) const ALGORITHM: &str = "DE";
 
@@ -75,7 +77,12 @@ pub enum Adaptation {
 /// assert_eq!(error.to_string(), "DE: crossover rate CR must be in [0, 1], got 1.5");
 /// # Ok::<(), evo_core::Error>(())
 /// ```
+///
+/// Deserialization (a TOML or JSON file, the CLI's `--set`) runs every field through these setters, so it
+/// refuses what they refuse with the same message; a missing field takes its default and an unknown field
+/// is refused.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "raw::DeParamsRaw")]
 pub struct DeParams {
     population: usize,
     differential_weight: f32,
