@@ -3,6 +3,8 @@
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+mod raw;
+
 /// The algorithm name in reports and checkpoints, shared by every engine.
 pub const ALGORITHM: &str = "GA";
 
@@ -50,7 +52,12 @@ pub const MAX_XOR128_THREADS: u32 = 1 << 20;
 /// assert!(GaParams::new().with_mutation_rate(1.5).is_err());
 /// # Ok::<(), evo_core::Error>(())
 /// ```
+///
+/// Deserialization (a TOML or JSON file, the CLI's `--set`) runs every field through these setters, so it
+/// refuses what they refuse with the same message; only the final combination of the population with the
+/// tournament and elite sizes is judged. A missing field takes its default and an unknown field is refused.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "raw::GaParamsRaw")]
 pub struct GaParams {
     population: usize,
     tournament_size: usize,
