@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::options::KnapsackOptions;
 
+mod raw;
+
 /// The name errors give for this crate.
 pub(crate) const ALGORITHM: &str = "QIGA";
 
@@ -141,7 +143,12 @@ pub enum QuadrantRule {
 /// assert_eq!(error.to_string(), "QIGA: population size must be in 1 ..= 64, got 0");
 /// # Ok::<(), evo_core::Error>(())
 /// ```
+///
+/// Deserialization (a TOML or JSON file, the CLI's `--set`) runs every field through these setters, so it
+/// refuses what they refuse with the same message; a missing field takes its default and an unknown field
+/// is refused.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "raw::QigaParamsRaw")]
 pub struct QigaParams {
     population: usize,
     angles: RotationAngles,

@@ -3,6 +3,8 @@
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+mod raw;
+
 /// The name errors give for the baseline.
 pub(crate) const SGA: &str = "SGA";
 
@@ -25,7 +27,12 @@ pub(crate) const SGA: &str = "SGA";
 /// assert_eq!(error.to_string(), "SGA: mutation probability P_m must be in [0, 1], got 2");
 /// # Ok::<(), evo_core::Error>(())
 /// ```
+///
+/// Deserialization (a TOML or JSON file, the CLI's `--set`) runs every field through these setters, so it
+/// refuses what they refuse with the same message; a missing field takes its default and an unknown field
+/// is refused.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "raw::SgaParamsRaw")]
 pub struct SgaParams {
     population: usize,
     generations: u64,
