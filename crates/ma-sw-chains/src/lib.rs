@@ -102,6 +102,7 @@
 //! | [`memory`] | the device memory need, checked before any allocation |
 
 pub mod cpu;
+#[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
 mod cycle;
 pub mod memory;

@@ -3,6 +3,8 @@
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+mod raw;
+
 /// The algorithm's name in errors and reports.
 pub const ALGORITHM: &str = "MA-SW-Chains";
 
@@ -25,7 +27,12 @@ pub const ALGORITHM: &str = "MA-SW-Chains";
 /// | restart | on | on, off |
 /// | children per crossover step | 20 | 1 ..= 1024 (1 = the sequential SSGA) |
 /// | evaluation budget | 500 000 | ≥ N |
+///
+/// Deserialization (a TOML or JSON file, the CLI's `--set`) runs every field through the `with_*` setters,
+/// so it refuses what they refuse with the same message; only the final combination of the fields is
+/// judged. A missing field takes its default and an unknown field is refused.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "raw::MaParamsRaw")]
 pub struct MaParams {
     population: usize,
     blx_alpha: f32,
@@ -403,18 +410,16 @@ fn ssga_evaluations_per_cycle(ratio: f64, intensity: u64) -> u64 {
     (ratio * intensity as f64 / (1.0 - ratio)).floor() as u64
 }
 
-/// Checks a problem dimension: at least 1 and at most 2^32 − 1 (RNG word indices are 32-bit).
+/// Checks a problem dimension: at least 1 and at most 2^32 − 1 (RNG word indices are 32-bit); returns it as
+/// the `u32` the cycle and the kernels take.
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] naming the dimension.
-pub fn check_dimension(dimension: usize) -> Result<()> {
+pub fn check_dimension(dimension: usize) -> Result<u32> {
     if dimension == 0 {
         return Err(invalid("dimension D", dimension, "at least 1"));
     }
-    if dimension as u64 > u64::from(u32::MAX) {
-        return Err(invalid("dimension D", dimension, "at most 2^32 - 1"));
-    }
-    Ok(())
+    u32::try_from(dimension).map_err(|_| invalid("dimension D", dimension, "at most 2^32 - 1"))
 }
 
 #[cfg(test)]
@@ -458,5 +463,8 @@ mod tests {
                 .is_ok()
         );
         assert!(check_dimension(0).is_err());
+        assert_eq!(check_dimension(7).ok(), Some(7));
+        #[cfg(target_pointer_width = "64")]
+        assert!(check_dimension(u32::MAX as usize + 1).is_err());
     }
 }

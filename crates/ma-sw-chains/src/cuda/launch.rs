@@ -2,8 +2,9 @@
 //! parameters and derives the launch shape; [`super::MaCuda`] composes them.
 
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
-use evo_kernels::ModuleId;
+use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, LaunchSite, Profile};
+use evo_kernels::EntryPoint;
+use evo_kernels::entry::ma;
 
 use crate::ops::SwState;
 use crate::params::ALGORITHM;
@@ -13,6 +14,9 @@ pub const BLOCK: u32 = 256;
 
 /// Variables per distance tile: 4 per thread.
 pub const TILE: u64 = 4 * BLOCK as u64;
+
+/// [`TILE`] as a host length.
+pub const TILE_VARIABLES: usize = 4 * BLOCK as usize;
 
 /// The largest grid y (rows, pairs, children of one launch).
 const MAX_GRID_Y: usize = 65_535;
@@ -77,35 +81,65 @@ const _: () = assert!(size_of::<ChildGpu>() == 32);
 // is a valid value.
 unsafe impl evo_gpu_runtime::DeviceCopy for ChildGpu {}
 
-fn check(
-    kernel: &'static str,
-    what: &'static str,
-    ok: bool,
-    got: usize,
-    want: String,
-) -> Result<()> {
+fn site(entry: EntryPoint) -> LaunchSite {
+    LaunchSite::new(ALGORITHM, entry)
+}
+
+/// A check that is not a buffer length (a range, a slot, a divisibility), in the words of
+/// [`LaunchSite::check_len`]: the value with the kernel, and what is allowed.
+fn check(site: LaunchSite, what: &'static str, ok: bool, got: u64, want: String) -> Result<()> {
     if ok {
         Ok(())
     } else {
         Err(Error::invalid_parameter(
             ALGORITHM,
             what,
-            format!("{got} (in {kernel})"),
+            format!("{got} (in {})", site.entry()),
             want,
         ))
     }
 }
 
-fn lanes_grid(dimension: u64) -> u32 {
-    dimension.div_ceil(4).div_ceil(u64::from(BLOCK)) as u32
+/// `value` as the `u32` the kernel takes for `what` (a 64-bit count: D, tiles, blocks).
+fn to_u32(site: LaunchSite, what: &'static str, value: u64) -> Result<u32> {
+    u32::try_from(value).map_err(|_| {
+        Error::invalid_parameter(
+            ALGORITHM,
+            what,
+            format!("{value} (in {})", site.entry()),
+            format!("at most {}", u32::MAX),
+        )
+    })
 }
 
-fn config(grid_x: u32, grid_y: usize, shared_bytes: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid: (grid_x.max(1), grid_y as u32, 1),
+/// D as a host length.
+fn dimension(site: LaunchSite, params: &MaKernelParams) -> Result<usize> {
+    usize::try_from(params.dimension).map_err(|_| {
+        Error::invalid_parameter(
+            ALGORITHM,
+            "dimension D",
+            format!("{} (in {})", params.dimension, site.entry()),
+            format!("at most {}", usize::MAX),
+        )
+    })
+}
+
+/// Blocks of `BLOCK` threads covering the ⌈D/4⌉ lanes of one row.
+fn lanes_grid(site: LaunchSite, dimension: u64) -> Result<u32> {
+    to_u32(
+        site,
+        "lane blocks",
+        dimension.div_ceil(4).div_ceil(u64::from(BLOCK)),
+    )
+}
+
+/// `grid_y` is at most [`MAX_GRID_Y`] (checked by each caller before it launches).
+fn config(site: LaunchSite, grid_x: u32, grid_y: usize, shared_bytes: u32) -> Result<LaunchConfig> {
+    Ok(LaunchConfig {
+        grid: (grid_x.max(1), site.to_u32("grid rows", grid_y)?, 1),
         block: (BLOCK, 1, 1),
         shared_bytes,
-    }
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -120,31 +154,27 @@ pub fn init_rows(
     slots: usize,
     profile: Profile,
 ) -> Result<()> {
-    const K: &str = "ma_init_rows_f32";
-    let d = params.dimension as usize;
+    let site = site(ma::INIT_ROWS_F32);
+    let d = dimension(site, &params)?;
     check(
-        K,
+        site,
         "population length",
         population.len() == slots * d,
-        population.len(),
+        population.len() as u64,
         format!("{slots} x {d}"),
     )?;
+    site.check_len("bounds length", lower.len(), d)?;
+    site.check_len("bounds length", upper.len(), d)?;
     check(
-        K,
-        "bounds length",
-        lower.len() == d && upper.len() == d,
-        lower.len(),
-        format!("{d}"),
-    )?;
-    check(
-        K,
+        site,
         "rows",
         rows.len() <= MAX_GRID_Y && !rows.is_empty(),
-        rows.len(),
+        rows.len() as u64,
         format!("1..={MAX_GRID_Y}"),
     )?;
+    let config = config(site, lanes_grid(site, params.dimension)?, rows.len(), 0)?;
     // Row indices are checked on the host by the caller (every index < slots).
-    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    let kernel = site.kernel(gpu, profile)?;
     // SAFETY: argument order and types match `ma_init_rows_f32`; the grid covers ceil(D/4) lanes per row and
     // the kernel writes only variables < D of rows < slots (the caller's rows), within `population`.
     unsafe {
@@ -155,7 +185,7 @@ pub fn init_rows(
             .input(lower)
             .input(upper)
             .params(&params)
-            .run(config(lanes_grid(params.dimension), rows.len(), 0))
+            .run(config)
     }
 }
 
@@ -170,52 +200,43 @@ pub fn squared_distances(
     params: MaKernelParams,
     profile: Profile,
 ) -> Result<()> {
-    const K: &str = "ma_distance_tiles_f64";
+    let site = site(ma::DISTANCE_TILES_F64);
+    let finish_site = self::site(ma::DISTANCE_FINISH_F64);
     let d = params.dimension;
     let count = pairs.len() / 2;
     let tiles = d.div_ceil(TILE);
     check(
-        K,
+        site,
         "pairs",
         pairs.len().is_multiple_of(2) && (1..=MAX_GRID_Y).contains(&count),
-        count,
+        count as u64,
         format!("1..={MAX_GRID_Y}"),
     )?;
     check(
-        K,
+        site,
         "population length",
         (population.len() as u64).is_multiple_of(d),
-        population.len(),
+        population.len() as u64,
         format!("a multiple of {d}"),
     )?;
     check(
-        K,
+        site,
         "partials length",
         partials.len() as u64 >= tiles * count as u64,
-        partials.len(),
+        partials.len() as u64,
         format!("at least {}", tiles * count as u64),
     )?;
-    check(
-        K,
-        "distances length",
-        distances.len() >= count,
-        distances.len(),
-        format!("at least {count}"),
-    )?;
-    check(
-        K,
-        "tiles",
-        tiles <= u64::from(u32::MAX),
-        tiles as usize,
-        "below 2^32".into(),
-    )?;
+    site.check_len_at_least("distances length", distances.len(), count)?;
+    let tiles = to_u32(site, "tiles", tiles)?;
     let params = MaKernelParams {
-        tiles: tiles as u32,
-        count: count as u32,
+        tiles,
+        count: site.to_u32("pairs", count)?,
         ..params
     };
     let shared = BLOCK * 8;
-    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    let config = config(site, tiles, count, shared)?;
+    let finish_config = LaunchConfig::linear(params.count, BLOCK, shared);
+    let kernel = site.kernel(gpu, profile)?;
     // SAFETY: argument order and types match; pair slots are < N (checked by the caller), the grid is
     // (tiles, pairs) and thread leaves beyond D read nothing; partials holds tiles x pairs doubles.
     unsafe {
@@ -225,9 +246,9 @@ pub fn squared_distances(
             .input(pairs)
             .output(partials)
             .params(&params)
-            .run(config(tiles as u32, count, shared))?;
+            .run(config)?;
     }
-    let finish = gpu.kernel(ModuleId::Ma, "ma_distance_finish_f64", profile)?;
+    let finish = finish_site.kernel(gpu, profile)?;
     // SAFETY: one block per pair reads its `tiles` partials and writes distances[pair]; shared memory holds
     // one double per thread.
     unsafe {
@@ -236,7 +257,7 @@ pub fn squared_distances(
             .input(partials)
             .output(distances)
             .params(&params)
-            .run(LaunchConfig::linear(count as u32, BLOCK, shared))
+            .run(finish_config)
     }
 }
 
@@ -252,31 +273,27 @@ pub fn crossover(
     params: MaKernelParams,
     profile: Profile,
 ) -> Result<()> {
-    const K: &str = "ma_crossover_f32";
-    let d = params.dimension as usize;
+    let site = site(ma::CROSSOVER_F32);
+    let d = dimension(site, &params)?;
     let k = plans.len();
     check(
-        K,
+        site,
         "children",
         (1..=MAX_GRID_Y).contains(&k) && children.len() >= k * d,
-        k,
+        k as u64,
         format!("1..={MAX_GRID_Y} rows of the children area"),
     )?;
+    site.check_len("bounds length", lower.len(), d)?;
+    site.check_len("bounds length", upper.len(), d)?;
     check(
-        K,
-        "bounds length",
-        lower.len() == d && upper.len() == d,
-        lower.len(),
-        format!("{d}"),
-    )?;
-    check(
-        K,
+        site,
         "population length",
         population.len().is_multiple_of(d),
-        population.len(),
+        population.len() as u64,
         format!("a multiple of {d}"),
     )?;
-    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    let config = config(site, lanes_grid(site, params.dimension)?, k, 0)?;
+    let kernel = site.kernel(gpu, profile)?;
     // SAFETY: argument order and types match; parent slots are < N (drawn below N on the host), child rows
     // < plans.len() fit in `children`, variables < D.
     unsafe {
@@ -288,7 +305,7 @@ pub fn crossover(
             .input(lower)
             .input(upper)
             .params(&params)
-            .run(config(lanes_grid(params.dimension), k, 0))
+            .run(config)
     }
 }
 
@@ -300,24 +317,29 @@ pub fn copy(
     params: MaKernelParams,
     profile: Profile,
 ) -> Result<()> {
-    const K: &str = "ma_copy_f32";
+    let site = site(ma::COPY_F32);
     let d = params.dimension;
     check(
-        K,
+        site,
         "source range",
         params.src_offset + d <= src.len() as u64,
-        src.len(),
+        src.len() as u64,
         format!("at least {}", params.src_offset + d),
     )?;
     check(
-        K,
+        site,
         "destination range",
         params.dst_offset + d <= dst.len() as u64,
-        dst.len(),
+        dst.len() as u64,
         format!("at least {}", params.dst_offset + d),
     )?;
-    let blocks = d.div_ceil(u64::from(BLOCK)).clamp(1, 65_535) as u32;
-    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    // The kernel strides over D, so a grid of at most 65 535 blocks covers any length.
+    let blocks = to_u32(
+        site,
+        "blocks",
+        d.div_ceil(u64::from(BLOCK)).clamp(1, 65_535),
+    )?;
+    let kernel = site.kernel(gpu, profile)?;
     // SAFETY: argument order and types match; both ranges were checked against the buffer lengths.
     unsafe {
         kernel
@@ -356,49 +378,37 @@ pub fn sw_step(
     params: MaKernelParams,
     profile: Profile,
 ) -> Result<()> {
-    const K: &str = "ma_sw_step_f32";
-    let d = params.dimension as usize;
+    let site = site(ma::SW_STEP_F32);
+    let d = dimension(site, &params)?;
     check(
-        K,
+        site,
         "look-ahead",
         params.flag == 1 || params.flag == 2,
-        params.flag as usize,
+        u64::from(params.flag),
         "1 or 2".to_string(),
     )?;
     check(
-        K,
+        site,
         "state slot",
         params.count < 2,
-        params.count as usize,
+        u64::from(params.count),
         "0 or 1".to_string(),
     )?;
-    let ok = [x.len(), bias.len(), lower.len(), upper.len()]
-        .iter()
-        .all(|&l| l == d);
-    check(K, "vector length", ok, x.len(), format!("{d}"))?;
+    for len in [x.len(), bias.len(), lower.len(), upper.len()] {
+        site.check_len("vector length", len, d)?;
+    }
     let rows = sw_rows(params.flag);
     check(
-        K,
+        site,
         "probe rows",
         probes.len() == rows * d,
-        probes.len(),
+        probes.len() as u64,
         format!("{rows} x {d}"),
     )?;
-    check(
-        K,
-        "probe fitness",
-        fitness.len() == rows,
-        fitness.len(),
-        format!("{rows}"),
-    )?;
-    check(
-        K,
-        "states",
-        states.len() == 2,
-        states.len(),
-        "2".to_string(),
-    )?;
-    let kernel = gpu.kernel(ModuleId::Ma, K, profile)?;
+    site.check_len("probe fitness", fitness.len(), rows)?;
+    site.check_len("states", states.len(), 2)?;
+    let config = config(site, lanes_grid(site, params.dimension)?, 1, 0)?;
+    let kernel = site.kernel(gpu, profile)?;
     // SAFETY: argument order and types match; every vector holds D values, `probes` rows·D and `fitness` rows
     // values for the look-ahead in `params.flag` (checked), `states` two `MaSwState`s of which the launch reads
     // slot `params.count` and thread 0 writes the other; lanes touch only variables < D of each row.
@@ -413,6 +423,6 @@ pub fn sw_step(
             .input(fitness)
             .output(states)
             .params(&params)
-            .run(config(lanes_grid(params.dimension), 1, 0))
+            .run(config)
     }
 }

@@ -38,7 +38,7 @@ use evo_benchmarks::cuda::{DeviceRealProblem, EvalSettings, RealEvaluator};
 use evo_core::{Engine, Error, Progress, Result, RunFingerprint, check_fitness};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use evo_rng::{Philox, Stream};
-use launch::{ChildGpu, MaKernelParams, TILE};
+use launch::{ChildGpu, MaKernelParams, TILE_VARIABLES};
 
 /// The evaluator's block size.
 const EVAL_BLOCK: u32 = 256;
@@ -373,6 +373,8 @@ pub struct MaCuda<'p, P: DeviceRealProblem + ?Sized> {
     problem: &'p P,
     workspace: CudaWorkspace,
     host: HostState,
+    /// D, as the `u32` the cycle takes (checked at construction).
+    dimension: u32,
 }
 
 impl<'p, P: DeviceRealProblem + ?Sized> MaCuda<'p, P> {
@@ -398,7 +400,7 @@ impl<'p, P: DeviceRealProblem + ?Sized> MaCuda<'p, P> {
         profile: Profile,
     ) -> Result<Self> {
         let d = problem.dimension();
-        check_dimension(d)?;
+        let dimension = check_dimension(d)?;
         let need = device_bytes(&params, d);
         let (free, total) = gpu.memory()?;
         if need > free {
@@ -413,7 +415,7 @@ impl<'p, P: DeviceRealProblem + ?Sized> MaCuda<'p, P> {
         let k = params.children_per_step();
         // NAM needs K·n_ass pairs per step; the HalfNearest ρ0 needs N − 1.
         let pairs = (k * params.nam_candidates()).max(n - 1);
-        let tiles = (d as u64).div_ceil(TILE) as usize;
+        let tiles = d.div_ceil(TILE_VARIABLES);
         let bounds = problem.bounds();
         let evaluator = problem.real_evaluator(gpu)?;
         if evaluator.dimension() != d {
@@ -459,6 +461,7 @@ impl<'p, P: DeviceRealProblem + ?Sized> MaCuda<'p, P> {
             problem,
             workspace,
             host,
+            dimension,
         })
     }
 
@@ -509,9 +512,9 @@ impl<P: DeviceRealProblem + ?Sized> Engine for MaCuda<'_, P> {
     }
 
     fn step(&mut self) -> Result<()> {
-        let d = self.workspace.dimension as u32;
         let rng = self.workspace.rng.clone();
-        self.host.cycle(&mut self.workspace, &self.params, &rng, d)
+        self.host
+            .cycle(&mut self.workspace, &self.params, &rng, self.dimension)
     }
 
     fn progress(&self) -> Progress {
