@@ -3,6 +3,8 @@
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+mod raw;
+
 /// The algorithm name used in errors and checkpoints.
 pub const ALGORITHM: &str = "DPGA";
 
@@ -51,7 +53,12 @@ pub enum Initialisation {
 }
 
 /// The parameters of a DPGA run; defaults are Table II of the fragment and spec §2–§4.
+///
+/// Deserialization (a TOML or JSON file, the CLI's `--set`) runs every field through the `with_*` setters,
+/// so it refuses what they refuse with the same message; a missing field takes its default (the encoding
+/// [`Encoding::Binary`]) and an unknown field is refused.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "raw::DpgaParamsRaw")]
 pub struct DpgaParams {
     main_size: usize,
     reserve_size: usize,
