@@ -123,6 +123,7 @@
 
 pub mod config;
 pub mod cpu;
+#[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
 pub mod local_search;
 pub mod ops;

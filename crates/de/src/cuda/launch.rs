@@ -5,8 +5,8 @@
 
 use crate::params::{ALGORITHM, Crossover, DeParams, Selection, Strategy};
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, DeviceCopy, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
-use evo_kernels::ModuleId;
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, LaunchSite, Profile};
+use evo_kernels::entry::de;
 use evo_rng::Stream;
 
 // The kernel hard-codes the DE stream ids of evo-rng's table.
@@ -67,13 +67,49 @@ impl DeKernelParams {
         }
     }
 
-    fn rows(&self) -> usize {
-        self.population as usize
+    /// `M` as a host length.
+    fn rows(&self, site: LaunchSite) -> Result<usize> {
+        host_len(site, "population M", self.population)
     }
 
-    fn coordinates(&self) -> usize {
-        (self.population * self.dimension) as usize
+    /// `D` as a host length.
+    fn columns(&self, site: LaunchSite) -> Result<usize> {
+        host_len(site, "dimension D", self.dimension)
     }
+
+    /// `M · D` as a host length.
+    fn coordinates(&self, site: LaunchSite) -> Result<usize> {
+        let coordinates = self.population.checked_mul(self.dimension).ok_or_else(|| {
+            Error::invalid_parameter(
+                ALGORITHM,
+                "coordinates M × D",
+                format!(
+                    "{} × {} (in {})",
+                    self.population,
+                    self.dimension,
+                    site.entry()
+                ),
+                format!("at most {}", u64::MAX),
+            )
+        })?;
+        host_len(site, "coordinates M × D", coordinates)
+    }
+}
+
+fn site(entry: evo_kernels::EntryPoint) -> LaunchSite {
+    LaunchSite::new(ALGORITHM, entry)
+}
+
+/// A 64-bit count of the kernel parameters as a host length (`usize` may be narrower).
+fn host_len(site: LaunchSite, what: &'static str, value: u64) -> Result<usize> {
+    usize::try_from(value).map_err(|_| {
+        Error::invalid_parameter(
+            ALGORITHM,
+            what,
+            format!("{value} (in {})", site.entry()),
+            format!("at most {}", usize::MAX),
+        )
+    })
 }
 
 /// Threads per block and compile profile of a launch.
@@ -95,24 +131,8 @@ pub struct DeviceBounds<'a> {
 
 /// Blocks for one block per vector: `M`, capped at the grid limit (the kernels loop over the rest).
 fn grid_for_rows(rows: u64) -> u32 {
-    rows.clamp(1, 65_535) as u32
-}
-
-fn check_len<T: DeviceCopy>(
-    what: &'static str,
-    buffer: &DeviceBuffer<T>,
-    len: usize,
-) -> Result<()> {
-    if buffer.len() == len {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            ALGORITHM,
-            what,
-            buffer.len(),
-            format!("of length {len}"),
-        ))
-    }
+    // A count beyond u32 is beyond the cap as well.
+    u32::try_from(rows).map_or(65_535, |rows| rows.clamp(1, 65_535))
 }
 
 /// Step 1: the initial population on the device (twin: `cpu::initial_row`).
@@ -123,15 +143,17 @@ pub fn init(
     p: &DeKernelParams,
     settings: Settings,
 ) -> Result<()> {
+    let site = site(de::INIT_F32);
     let (lower, upper, block) = (bounds.lower, bounds.upper, settings.block);
-    check_len("population buffer", population, p.coordinates())?;
-    check_len("lower bounds buffer", lower, p.dimension as usize)?;
-    check_len("upper bounds buffer", upper, p.dimension as usize)?;
-    let kernel = gpu.kernel(ModuleId::De, "de_init_f32", settings.profile)?;
-    let cap = u64::from(gpu.info().multiprocessors.max(1)) * 32;
-    let grid = (p.coordinates() as u64)
-        .div_ceil(u64::from(block))
-        .clamp(1, cap) as u32;
+    let coordinates = p.coordinates(site)?;
+    site.check_len("population buffer", population.len(), coordinates)?;
+    site.check_len("lower bounds buffer", lower.len(), p.columns(site)?)?;
+    site.check_len("upper bounds buffer", upper.len(), p.columns(site)?)?;
+    let kernel = site.kernel(gpu, settings.profile)?;
+    // At most 32 blocks per multiprocessor; the kernel loops over the rest.
+    let cap = gpu.info().multiprocessors.max(1).saturating_mul(32);
+    let grid = coordinates.div_ceil(block as usize).clamp(1, cap as usize);
+    let grid = site.to_u32("grid", grid)?;
     // SAFETY: arguments follow `de_init_f32(float*, const float*, const float*, DeKernelParams)`; the kernel
     // writes indices below M·D = population.len() and reads bounds below D, lengths checked above.
     unsafe {
@@ -177,17 +199,18 @@ pub fn trial(
     settings: Settings,
 ) -> Result<()> {
     let (lower, upper) = (bounds.lower, bounds.upper);
-    let (m, d) = (p.rows(), p.dimension as usize);
-    check_len("trial buffer", trials.vectors, p.coordinates())?;
-    check_len("trial F buffer", trials.weights, m)?;
-    check_len("trial CR buffer", trials.rates, m)?;
-    check_len("population buffer", parents.vectors, p.coordinates())?;
-    check_len("F buffer", parents.weights, m)?;
-    check_len("CR buffer", parents.rates, m)?;
-    check_len("best index buffer", parents.best, 1)?;
-    check_len("lower bounds buffer", lower, d)?;
-    check_len("upper bounds buffer", upper, d)?;
-    let kernel = gpu.kernel(ModuleId::De, "de_trial_f32", settings.profile)?;
+    let site = site(de::TRIAL_F32);
+    let (m, d, coordinates) = (p.rows(site)?, p.columns(site)?, p.coordinates(site)?);
+    site.check_len("trial buffer", trials.vectors.len(), coordinates)?;
+    site.check_len("trial F buffer", trials.weights.len(), m)?;
+    site.check_len("trial CR buffer", trials.rates.len(), m)?;
+    site.check_len("population buffer", parents.vectors.len(), coordinates)?;
+    site.check_len("F buffer", parents.weights.len(), m)?;
+    site.check_len("CR buffer", parents.rates.len(), m)?;
+    site.check_len("best index buffer", parents.best.len(), 1)?;
+    site.check_len("lower bounds buffer", lower.len(), d)?;
+    site.check_len("upper bounds buffer", upper.len(), d)?;
+    let kernel = site.kernel(gpu, settings.profile)?;
     // SAFETY: arguments follow `de_trial_f32(float* trials, float* trial_weights, float* trial_rates, const
     // float* population, const float* weights, const float* rates, const unsigned int* best, const float*
     // lower, const float* upper, DeKernelParams)`; rows below M and coordinates below D only, lengths checked
@@ -252,16 +275,17 @@ pub fn merge(
         weights: trial_weights,
         rates: trial_rates,
     } = *evaluated;
-    let m = p.rows();
-    check_len("population buffer", population.vectors, p.coordinates())?;
-    check_len("fitness buffer", population.fitness, m)?;
-    check_len("F buffer", population.weights, m)?;
-    check_len("CR buffer", population.rates, m)?;
-    check_len("trial buffer", trials, p.coordinates())?;
-    check_len("trial fitness buffer", trial_fitness, m)?;
-    check_len("trial F buffer", trial_weights, m)?;
-    check_len("trial CR buffer", trial_rates, m)?;
-    let kernel = gpu.kernel(ModuleId::De, "de_merge_f32", settings.profile)?;
+    let site = site(de::MERGE_F32);
+    let (m, coordinates) = (p.rows(site)?, p.coordinates(site)?);
+    site.check_len("population buffer", population.vectors.len(), coordinates)?;
+    site.check_len("fitness buffer", population.fitness.len(), m)?;
+    site.check_len("F buffer", population.weights.len(), m)?;
+    site.check_len("CR buffer", population.rates.len(), m)?;
+    site.check_len("trial buffer", trials.len(), coordinates)?;
+    site.check_len("trial fitness buffer", trial_fitness.len(), m)?;
+    site.check_len("trial F buffer", trial_weights.len(), m)?;
+    site.check_len("trial CR buffer", trial_rates.len(), m)?;
+    let kernel = site.kernel(gpu, settings.profile)?;
     // SAFETY: arguments follow `de_merge_f32(float*, double*, float*, float*, const float*, const double*,
     // const float*, const float*, DeKernelParams)`; rows below M and coordinates below D, lengths checked.
     unsafe {
@@ -294,10 +318,11 @@ pub fn best_index(
     p: &DeKernelParams,
     settings: Settings,
 ) -> Result<()> {
-    check_len("best index buffer", best, 1)?;
-    check_len("best fitness buffer", best_fitness, 2)?;
-    check_len("fitness buffer", fitness, p.rows())?;
-    let kernel = gpu.kernel(ModuleId::De, "de_best_index_f64", settings.profile)?;
+    let site = site(de::BEST_INDEX_F64);
+    site.check_len("best index buffer", best.len(), 1)?;
+    site.check_len("best fitness buffer", best_fitness.len(), 2)?;
+    site.check_len("fitness buffer", fitness.len(), p.rows(site)?)?;
+    let kernel = site.kernel(gpu, settings.profile)?;
     // SAFETY: arguments follow `de_best_index_f64(unsigned int*, double*, const double*, DeKernelParams)`;
     // one block of a power of two ≤ 1024 threads (the kernel's shared arrays) reads fitness below M.
     unsafe {
@@ -403,7 +428,8 @@ const CHUNKED_BLOCK: u32 = 256;
 /// [`fused_block`] threads, one block per vector, except Rastrigin from [`CHUNKED_FROM`] coordinates when
 /// `M` blocks would leave the device short of work (fewer than 4 per multiprocessor): then vectors split
 /// into chunks of 256-thread blocks, a power-of-two number of coordinates each, at least 4 blocks per
-/// multiprocessor in all. `None` where the fused generation does not apply (see [`fused_block`]).
+/// multiprocessor in all. `None` where the fused generation does not apply (see [`fused_block`]) or where
+/// a chunk's length or the chunk count passes the kernel's `u32` (beyond 2^31 coordinates).
 pub fn fused_plan(
     problem: FusedProblem,
     population: usize,
@@ -429,8 +455,8 @@ pub fn fused_plan(
         return Some(FusedPlan {
             block,
             items,
-            chunks: chunks as u32,
-            chunk_len: chunk_len as u32,
+            chunks: u32::try_from(chunks).ok()?,
+            chunk_len: u32::try_from(chunk_len).ok()?,
         });
     }
     let tile = (items * block) as usize;
@@ -438,7 +464,7 @@ pub fn fused_plan(
         block,
         items,
         chunks: 1,
-        chunk_len: dimension.next_power_of_two().max(tile) as u32,
+        chunk_len: u32::try_from(dimension.next_power_of_two().max(tile)).ok()?,
     })
 }
 
@@ -458,10 +484,11 @@ pub fn fused_block(problem: FusedProblem, dimension: usize, cap: u32) -> Option<
     let items = fused_items(problem, dimension) as usize;
     let tile_half = dimension.div_ceil(items).max(32).next_power_of_two();
     match problem {
-        FusedProblem::Rastrigin => Some(tile_half.min(cap as usize) as u32),
-        FusedProblem::Etc { machines, .. } => (tile_half <= 1024
-            && (1..=FUSED_MAX_MACHINES).contains(&machines))
-        .then_some(tile_half as u32),
+        // A tile beyond u32 is beyond the cap as well.
+        FusedProblem::Rastrigin => Some(u32::try_from(tile_half).map_or(cap, |half| half.min(cap))),
+        FusedProblem::Etc { machines, .. } => u32::try_from(tile_half)
+            .ok()
+            .filter(|&half| half <= 1024 && (1..=FUSED_MAX_MACHINES).contains(&machines)),
     }
 }
 
@@ -504,7 +531,7 @@ pub struct DeviceBest<'a> {
 /// # Errors
 /// As [`Gpu::kernel`].
 pub fn generation_kernel(gpu: &Gpu, profile: Profile) -> Result<Kernel> {
-    gpu.kernel(ModuleId::De, "de_generation_f32", profile)
+    gpu.entry_point(de::GENERATION_F32, profile)
 }
 
 /// The read-only inputs of the fused generation.
@@ -526,25 +553,26 @@ pub fn generation(
     p: &DeGenerationParams,
     settings: Settings,
 ) -> Result<()> {
+    let site = site(de::GENERATION_F32);
     let de = &p.de;
-    let (m, d) = (de.rows(), de.dimension as usize);
+    let (m, d, coordinates) = (de.rows(site)?, de.columns(site)?, de.coordinates(site)?);
     let (bounds, etc) = (&inputs.bounds, inputs.etc);
     let [buffer0, buffer1] = population.buffers;
-    check_len("population buffer 0", buffer0, de.coordinates())?;
-    check_len("population buffer 1", buffer1, de.coordinates())?;
-    check_len("slot buffer", population.slots_in, m)?;
-    check_len("next slot buffer", population.slots_out, m)?;
-    check_len("fitness buffer", population.fitness, m)?;
-    check_len("F buffer", population.weights, m)?;
-    check_len("CR buffer", population.rates, m)?;
-    check_len("best index buffer", best.index, 1)?;
-    check_len("best fitness buffer", best.fitness, 2)?;
-    check_len("ticket buffer", best.done, 1)?;
+    site.check_len("population buffer 0", buffer0.len(), coordinates)?;
+    site.check_len("population buffer 1", buffer1.len(), coordinates)?;
+    site.check_len("slot buffer", population.slots_in.len(), m)?;
+    site.check_len("next slot buffer", population.slots_out.len(), m)?;
+    site.check_len("fitness buffer", population.fitness.len(), m)?;
+    site.check_len("F buffer", population.weights.len(), m)?;
+    site.check_len("CR buffer", population.rates.len(), m)?;
+    site.check_len("best index buffer", best.index.len(), 1)?;
+    site.check_len("best fitness buffer", best.fitness.len(), 2)?;
+    site.check_len("ticket buffer", best.done.len(), 1)?;
     let chunks = p.chunks as usize;
-    check_len("chunk sums buffer", chunk_sums.partials, m * chunks)?;
-    check_len("chunk ticket buffer", chunk_sums.done, m)?;
-    check_len("lower bounds buffer", bounds.lower, d)?;
-    check_len("upper bounds buffer", bounds.upper, d)?;
+    site.check_len("chunk sums buffer", chunk_sums.partials.len(), m * chunks)?;
+    site.check_len("chunk ticket buffer", chunk_sums.done.len(), m)?;
+    site.check_len("lower bounds buffer", bounds.lower.len(), d)?;
+    site.check_len("upper bounds buffer", bounds.upper.len(), d)?;
     let block = settings.block;
     let block_ok = block.is_power_of_two() && (32..=1024).contains(&block);
     let tile = p.items as usize * block as usize;
@@ -665,7 +693,7 @@ pub const LOCAL_SEARCH_BLOCK: u32 = 256;
 /// # Errors
 /// As [`Gpu::kernel`].
 pub fn local_search_kernel(gpu: &Gpu, profile: Profile) -> Result<Kernel> {
-    gpu.kernel(ModuleId::De, "de_local_search_etc_f32", profile)
+    gpu.entry_point(de::LOCAL_SEARCH_ETC_F32, profile)
 }
 
 /// The population the local search reads and improves: vector `i` is row `i` of `buffers[slots[i]]`.
@@ -709,8 +737,9 @@ pub fn local_search(
     scratch: KickScratch<'_>,
     p: &DeLocalSearchParams,
 ) -> Result<()> {
-    let m = p.population as usize;
-    check_searched(&population, etc, p)?;
+    let site = site(de::LOCAL_SEARCH_ETC_F32);
+    let m = host_len(site, "population M", p.population)?;
+    check_searched(site, &population, etc, p)?;
     let grid = if p.all_vectors == 0 {
         1
     } else {
@@ -778,19 +807,21 @@ unsafe fn launch_phase(
 
 /// The lengths of the searched population's buffers and of the ETC matrix for `p`, and the instance shape.
 fn check_searched(
+    site: LaunchSite,
     population: &SearchedPopulation<'_>,
     etc: &DeviceBuffer<f32>,
     p: &DeLocalSearchParams,
 ) -> Result<()> {
-    let (m, n, machines) = (p.population as usize, p.tasks as usize, p.machines as usize);
+    let m = host_len(site, "population M", p.population)?;
+    let (n, machines) = (p.tasks as usize, p.machines as usize);
     let [buffer0, buffer1] = &population.buffers;
-    check_len("population buffer 0", buffer0, m * n)?;
-    check_len("population buffer 1", buffer1, m * n)?;
-    check_len("slot buffer", population.slots, m)?;
-    check_len("fitness buffer", population.fitness, m)?;
-    check_len("best index buffer", population.best, 1)?;
-    check_len("best fitness buffer", population.best_fitness, 2)?;
-    check_len("ETC buffer", etc, n * machines)?;
+    site.check_len("population buffer 0", buffer0.len(), m * n)?;
+    site.check_len("population buffer 1", buffer1.len(), m * n)?;
+    site.check_len("slot buffer", population.slots.len(), m)?;
+    site.check_len("fitness buffer", population.fitness.len(), m)?;
+    site.check_len("best index buffer", population.best.len(), 1)?;
+    site.check_len("best fitness buffer", population.best_fitness.len(), 2)?;
+    site.check_len("ETC buffer", etc.len(), n * machines)?;
     check_search_shape(p)
 }
 
@@ -845,11 +876,16 @@ pub fn kicked_local_search(
     mut scratch: KickScratch<'_>,
     p: &DeLocalSearchParams,
 ) -> Result<()> {
+    let site = site(de::LOCAL_SEARCH_ETC_F32);
     let (n, machines) = (p.tasks as usize, p.machines as usize);
     let candidates = p.kicks as usize + 1;
-    check_searched(&population, etc, p)?;
-    check_len("kick value buffer", scratch.values, candidates)?;
-    check_len("kick schedule buffer", scratch.schedules, candidates * n)?;
+    check_searched(site, &population, etc, p)?;
+    site.check_len("kick value buffer", scratch.values.len(), candidates)?;
+    site.check_len(
+        "kick schedule buffer",
+        scratch.schedules.len(),
+        candidates * n,
+    )?;
     let kicks_ok = (1..=crate::local_search::MAX_KICKS).contains(&p.kicks)
         && (1..=crate::local_search::MAX_KICK_MOVES).contains(&p.kick_moves)
         && machines >= 2
@@ -930,5 +966,18 @@ mod tests {
         }
         let huge = fused_plan(FusedProblem::Rastrigin, 100, 1_000_000, 1024, 132).unwrap();
         assert_eq!((huge.block, huge.items, huge.chunks), (256, 8, 8));
+    }
+
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_chunk_length_beyond_u32_leaves_the_fused_generation_off() {
+        // One chunk (M blocks fill the device) of the next power of two: 2^31 still fits the kernel's u32,
+        // 2^32 would have wrapped to 0.
+        let fits = fused_plan(FusedProblem::Rastrigin, 1000, 1 << 31, 1024, 132).unwrap();
+        assert_eq!((fits.chunks, fits.chunk_len), (1, 1 << 31));
+        assert_eq!(
+            fused_plan(FusedProblem::Rastrigin, 1000, (1 << 31) + 1, 1024, 132),
+            None
+        );
     }
 }

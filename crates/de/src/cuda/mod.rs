@@ -16,7 +16,8 @@ use crate::snapshot::DeSnapshot;
 use evo_benchmarks::cuda::EvalSettings;
 use evo_benchmarks::cuda::scheduling::EtcOutputs;
 use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result, RunFingerprint};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, LaunchSite, Profile};
+use evo_kernels::entry::de;
 use launch::{
     ChunkSums, DeGenerationParams, DeKernelParams, DeLocalSearchParams, DeviceBest, DeviceBounds,
     EvaluatedTrials, FusedInputs, FusedProblem, KickScratch, Parents, Population,
@@ -359,13 +360,14 @@ impl<P: DeviceProblem> DeCuda<P> {
         let instance = checked.problem().instance();
         let m = self.params.population();
         let candidates = search.kicks() as usize + 1;
+        let search_site = LaunchSite::new(ALGORITHM, de::LOCAL_SEARCH_ETC_F32);
         self.local_search = Some(DeviceSearch {
             settings: search,
             kernel: launch::local_search_kernel(&self.gpu, self.settings.profile)?,
             params: DeLocalSearchParams {
                 population: m as u64,
-                tasks: instance.tasks() as u32,
-                machines: instance.machines() as u32,
+                tasks: search_site.to_u32("tasks", instance.tasks())?,
+                machines: search_site.to_u32("machines", instance.machines())?,
                 lambda: checked.problem().lambda(),
                 max_moves: search.max_moves(),
                 all_vectors: u32::from(search.scope() == Scope::All),
@@ -487,7 +489,7 @@ impl<P: DeviceProblem> DeCuda<P> {
         // One copy (and one wait) per generation: the fitness and the index (exact in f64, M < 2^31).
         let mut pair = [0.0f64; 2];
         self.best_fitness.copy_to_host(&mut pair)?;
-        self.best_host = (pair[1] as u32, pair[0]);
+        self.best_host = (best_index_of(pair[1]), pair[0]);
         Ok(())
     }
 
@@ -495,7 +497,7 @@ impl<P: DeviceProblem> DeCuda<P> {
     fn read_best(&mut self) -> Result<()> {
         let mut pair = [0.0f64; 2];
         self.best_fitness.copy_to_host(&mut pair)?;
-        self.best_host = (pair[1] as u32, pair[0]);
+        self.best_host = (best_index_of(pair[1]), pair[0]);
         Ok(())
     }
 
@@ -723,6 +725,13 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
         self.evaluations = snapshot.evaluations;
         self.update_best()
     }
+}
+
+/// The best index the best-index kernels write beside the best fitness, as the host reads it back.
+// The kernels write an index below M < 2^31, which an f64 holds exactly, so the cast gives it back unchanged.
+#[allow(clippy::cast_possible_truncation)]
+fn best_index_of(x: f64) -> u32 {
+    x as u32
 }
 
 #[cfg(test)]
