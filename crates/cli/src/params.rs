@@ -151,12 +151,18 @@ pub fn from_map(
     })
 }
 
-/// Deserializes the merged object; a key whose value has the wrong type is named, with the default's form.
+/// Deserializes the merged object. The params types validate through their own setters, so the whole set
+/// is judged first (a combination may need several keys changed together); only when it is refused is each
+/// changed key tried alone against the defaults, to name the key whose value does not fit by itself.
 fn typed<T: DeserializeOwned>(
     algorithm: Algorithm,
     defaults: &Map<String, Value>,
     merged: Map<String, Value>,
 ) -> Result<T> {
+    let whole_error = match serde_json::from_value::<T>(Value::Object(merged.clone())) {
+        Ok(params) => return Ok(params),
+        Err(error) => error,
+    };
     for (key, value) in &merged {
         if defaults.get(key) == Some(value) {
             continue;
@@ -171,8 +177,7 @@ fn typed<T: DeserializeOwned>(
             );
         }
     }
-    serde_json::from_value(Value::Object(merged))
-        .with_context(|| format!("the parameters of {algorithm} do not fit together"))
+    Err(whole_error).with_context(|| format!("the parameters of {algorithm} do not fit together"))
 }
 
 impl AlgorithmParams {

@@ -248,14 +248,27 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_combination_names_the_key_that_breaks_it() {
+    fn a_refused_value_or_combination_is_explained() {
+        // Keys that fit alone but not together: the crate's own message names the parameters.
         let text = error(
             Algorithm::MaSwChains,
             &["population=1000", "max_evaluations=500"],
         );
-        assert!(text.starts_with("parameter `max_evaluations`"), "{text}");
+        assert!(
+            text.starts_with("the parameters of ma-sw-chains do not fit together"),
+            "{text}"
+        );
+        assert!(
+            text.contains("evaluation budget must be at least the population size 1000, got 500"),
+            "{text}"
+        );
         let text = error(Algorithm::Ga, &["population=4", "elite=4"]);
-        assert!(text.starts_with("parameter `elite`"), "{text}");
+        assert!(
+            text.starts_with("the parameters of ga do not fit together"),
+            "{text}"
+        );
+        assert!(text.contains("elite"), "{text}");
+        // A key that does not fit even alone is named.
         let text = error(Algorithm::Dpga, &["main_size=7"]);
         assert!(text.starts_with("parameter `main_size`"), "{text}");
         let text = error(Algorithm::Qiga, &["angles=[0.1, 0.1, 0.1, 0.1, 0.5]"]);
