@@ -35,6 +35,7 @@
 
 pub mod cec2006;
 pub mod cec2010;
+#[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
 pub mod data;
 pub mod de_rastrigin;

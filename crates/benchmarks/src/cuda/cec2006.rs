@@ -4,11 +4,11 @@
 //! [`Profile::Exact`] objective, violation and every constraint value equal the CPU's bit for bit; under
 //! [`Profile::Fast`] sin/cos/exp/log/pow are libdevice's and the values differ in the last bits.
 
-use super::discrete::{check_block, check_exact, grid, rows_u32};
+use super::discrete::{check_block, grid, site};
 use crate::cec2006::Cec2006Problem;
 use evo_core::{ConstrainedProblem, ConstrainedValue, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
-use evo_kernels::ModuleId;
+use evo_kernels::entry::benchmarks_discrete as entry;
 
 /// Scalar arguments of `benchmarks_discrete_cec2006`; mirrors `Cec2006Params` in the `.cu`.
 #[repr(C)]
@@ -56,15 +56,22 @@ impl Cec2006Problem {
             gpu: gpu.clone(),
             params: Cec2006Params {
                 number: self.number(),
-                dimension: self.dimension() as u32,
-                inequalities: self.inequality_count() as u32,
-                equalities: self.equality_count() as u32,
+                dimension: table_count(self.dimension()),
+                inequalities: table_count(self.inequality_count()),
+                equalities: table_count(self.equality_count()),
                 rows: 0,
                 pad: 0,
                 tolerance: self.equality_tolerance(),
             },
         }
     }
+}
+
+/// A count of the CEC 2006 table (variables, inequalities, equalities) as the kernel's `u32`.
+// The table's 24 problems have at most 24 variables and 38 constraints, so the cast keeps the value.
+#[allow(clippy::cast_possible_truncation)]
+fn table_count(count: usize) -> u32 {
+    count as u32
 }
 
 impl CudaCec2006 {
@@ -84,18 +91,19 @@ impl CudaCec2006 {
         profile: Profile,
         block: u32,
     ) -> Result<()> {
+        let site = site(entry::CEC2006);
         check_block(block)?;
         let individuals = out.objective.len();
-        let rows = rows_u32(individuals)?;
-        check_exact(
+        let rows = site.to_u32("individuals per launch", individuals)?;
+        site.check_len(
             "population",
-            population,
+            population.len(),
             individuals * self.params.dimension as usize,
         )?;
-        check_exact("violation", out.violation, individuals)?;
-        check_exact(
+        site.check_len("violation", out.violation.len(), individuals)?;
+        site.check_len(
             "constraints",
-            out.constraints,
+            out.constraints.len(),
             individuals * self.constraint_count(),
         )?;
         if rows == 0 {
@@ -105,11 +113,7 @@ impl CudaCec2006 {
             rows,
             ..self.params
         };
-        let kernel = self.gpu.kernel(
-            ModuleId::BenchmarksDiscrete,
-            "benchmarks_discrete_cec2006",
-            profile,
-        )?;
+        let kernel = site.kernel(&self.gpu, profile)?;
         let blocks = grid(&self.gpu, rows, block);
         // SAFETY: the arguments follow `(const float* population, double* objective, double* violation,
         // double* constraints, Cec2006Params)`; thread r < rows reads row r (D genes; rows·D elements, checked)

@@ -3,11 +3,11 @@
 //! minus the repaired profit (the fitness) and the repaired weight. Bit-identical to
 //! [`Knapsack::repair_batch`] (no transcendental functions; the profile only selects the compiled module).
 
-use super::discrete::{MODULE, check_block, check_exact, grid, rows_u32};
+use super::discrete::{MODULE, check_block, grid, site};
 use crate::knapsack::Knapsack;
 use evo_core::{Bits, Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
-use evo_kernels::ModuleId;
+use evo_kernels::entry::benchmarks_discrete as entry;
 
 /// Scalar arguments of `benchmarks_discrete_knapsack_repair`; mirrors `KnapsackParams` in the `.cu`.
 #[repr(C)]
@@ -76,25 +76,22 @@ impl CudaKnapsack {
         profile: Profile,
         block: u32,
     ) -> Result<()> {
+        let site = site(entry::KNAPSACK_REPAIR);
         check_block(block)?;
-        let rows = rows_u32(fitness.len())?;
-        check_exact("population", population, fitness.len() * self.words())?;
-        check_exact("weight", weight, fitness.len())?;
+        let rows = site.to_u32("individuals per launch", fitness.len())?;
+        site.check_len("population", population.len(), fitness.len() * self.words())?;
+        site.check_len("weight", weight.len(), fitness.len())?;
         if rows == 0 {
             return Ok(());
         }
         let params = KnapsackParams {
             items: self.items,
-            words: self.words() as u32,
+            words: site.to_u32("words per individual", self.words())?,
             rows,
             pad: 0,
             capacity: self.capacity,
         };
-        let kernel = self.gpu.kernel(
-            ModuleId::BenchmarksDiscrete,
-            "benchmarks_discrete_knapsack_repair",
-            profile,
-        )?;
+        let kernel = site.kernel(&self.gpu, profile)?;
         let blocks = grid(&self.gpu, rows, block);
         // SAFETY: the arguments follow `(const float* weights, const float* profits, unsigned int* population,
         // double* fitness, double* packed_weight, KnapsackParams)`; thread r < rows touches row r of

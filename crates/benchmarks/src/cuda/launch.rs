@@ -4,8 +4,13 @@
 //! mirrored in the `.cu` with the same sizes asserted on both sides.
 
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
-use evo_kernels::ModuleId;
+use evo_gpu_runtime::{
+    DeviceBuffer, DeviceCopy, Gpu, KernelParams, LaunchConfig, Profile, check_len_at_least,
+};
+use evo_kernels::EntryPoint;
+use evo_kernels::entry::benchmarks_continuous as entry;
+
+use super::user::USER_ENTRY;
 
 /// Terms per thread of the tiles kernels (`EVO_ITEMS`).
 pub const ITEMS_PER_THREAD: u32 = 8;
@@ -145,19 +150,19 @@ impl TermKind {
     /// The tiles kernel for blocks of `group` individuals. Griewank has its own kernel for blocks of one
     /// individual, which computes each scale `1/√((i+1)π²)` where the term needs it instead of once for the
     /// group (`docs/results/eval.md#griewank-one-row-kernel`).
-    fn entry(self, group: u32) -> &'static str {
+    fn entry(self, group: u32) -> EntryPoint {
         match self {
-            Self::Griewank if group == 1 => "benchmarks_continuous_tiles_griewank_one_row",
-            Self::Sphere => "benchmarks_continuous_tiles_sphere",
-            Self::Rastrigin => "benchmarks_continuous_tiles_rastrigin",
-            Self::Step => "benchmarks_continuous_tiles_step",
-            Self::Schwefel => "benchmarks_continuous_tiles_schwefel",
-            Self::Discus => "benchmarks_continuous_tiles_discus",
-            Self::SumSquares => "benchmarks_continuous_tiles_sum_squares",
-            Self::Elliptic => "benchmarks_continuous_tiles_elliptic",
-            Self::Griewank => "benchmarks_continuous_tiles_griewank",
-            Self::Ackley => "benchmarks_continuous_tiles_ackley",
-            Self::Rosenbrock => "benchmarks_continuous_tiles_rosenbrock",
+            Self::Griewank if group == 1 => entry::TILES_GRIEWANK_ONE_ROW,
+            Self::Sphere => entry::TILES_SPHERE,
+            Self::Rastrigin => entry::TILES_RASTRIGIN,
+            Self::Step => entry::TILES_STEP,
+            Self::Schwefel => entry::TILES_SCHWEFEL,
+            Self::Discus => entry::TILES_DISCUS,
+            Self::SumSquares => entry::TILES_SUM_SQUARES,
+            Self::Elliptic => entry::TILES_ELLIPTIC,
+            Self::Griewank => entry::TILES_GRIEWANK,
+            Self::Ackley => entry::TILES_ACKLEY,
+            Self::Rosenbrock => entry::TILES_ROSENBROCK,
         }
     }
 }
@@ -212,43 +217,42 @@ fn grid_u32(what: &'static str, value: u64, allowed: &str) -> Result<u32> {
 }
 
 fn check_rows(rows: u64) -> Result<u32> {
-    if (1..=65_535).contains(&rows) {
-        Ok(rows as u32)
-    } else {
-        Err(Error::invalid_parameter(
-            "benchmarks_continuous",
-            "individuals per launch",
-            rows,
-            "1..=65535",
-        ))
-    }
+    u32::try_from(rows)
+        .ok()
+        .filter(|rows| (1..=65_535).contains(rows))
+        .ok_or_else(|| {
+            Error::invalid_parameter(COMPONENT, "individuals per launch", rows, "1..=65535")
+        })
 }
 
-fn check_len<T: evo_gpu_runtime::DeviceCopy>(
+/// The component named by this module's length checks.
+const COMPONENT: &str = "benchmarks_continuous";
+
+/// [`check_len_at_least`] for `buffer` of the kernel `kernel`, with the need counted in the params' `u64`.
+fn check_at_least<T: DeviceCopy>(
+    kernel: &str,
     what: &'static str,
     buffer: &DeviceBuffer<T>,
     needed: u64,
 ) -> Result<()> {
-    if buffer.len() as u64 >= needed {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            "benchmarks_continuous",
+    // A need beyond the address space is more than any buffer holds.
+    let least = usize::try_from(needed).map_err(|_| {
+        Error::invalid_parameter(
+            COMPONENT,
             what,
-            buffer.len(),
-            format!("at least {needed} elements"),
-        ))
-    }
+            format!("{} (in {kernel})", buffer.len()),
+            format!("at least {needed}"),
+        )
+    })?;
+    check_len_at_least(COMPONENT, kernel, what, buffer.len(), least)
 }
 
-/// The launch shape shared by [`tiles`] and [`prefix_squares`]: validates the block size, the individuals,
-/// the population and the shift (and the permutation when `params.permuted` is 1); returns the tiles per
+/// The launch shape shared by [`tiles`] and [`prefix_squares`]: validates the block size, the individuals and
+/// the terms per lane (the buffers follow in [`check_tiles_inputs`]); returns the tiles per
 /// individual, the linear grid (groups of `tile_group` tiles × groups of at most [`ROW_GROUP`] individuals, as
 /// [`block_groups`] sizes them for `resident` blocks per multiprocessor) and the completed params.
 fn tiles_shape(
     gpu: &Gpu,
-    x: &DeviceBuffer<f32>,
-    shift: &ShiftArgs<'_>,
     params: TilesParams,
     rows: u64,
     block: u32,
@@ -289,8 +293,8 @@ fn tiles_shape(
     let row_groups = rows.div_ceil(group);
     let params = TilesParams {
         rows,
-        group: group as u32,
-        tile_group: tile_group as u32,
+        group: grid_u32("individuals per block", group, "at most 16")?,
+        tile_group: grid_u32("tiles per block", tile_group, "at most 16")?,
         ..params
     };
     let grid = u32::try_from(tiles.div_ceil(tile_group) * row_groups)
@@ -304,19 +308,35 @@ fn tiles_shape(
                 "below 2^31",
             )
         })?;
-    check_len("population", x, rows * params.dimension)?;
+    Ok((tiles, grid, params))
+}
+
+/// The population, permutation and shift of a [`tiles_shape`] launch of `kernel` (the group's kernel, known
+/// once the shape is).
+fn check_tiles_inputs(
+    kernel: &str,
+    x: &DeviceBuffer<f32>,
+    shift: &ShiftArgs<'_>,
+    params: &TilesParams,
+) -> Result<()> {
+    check_at_least(kernel, "population", x, params.rows * params.dimension)?;
     if params.permuted == 1 {
-        check_len("permutation", shift.perm, params.perm_offset + params.terms)?;
+        check_at_least(
+            kernel,
+            "permutation",
+            shift.perm,
+            params.perm_offset + params.terms,
+        )?;
     }
     if params.shift != 0 {
         let needed = params.dimension;
         if params.shift == 1 {
-            check_len("shift", shift.shift32, needed)?;
+            check_at_least(kernel, "shift", shift.shift32, needed)?;
         } else {
-            check_len("shift", shift.shift64, needed)?;
+            check_at_least(kernel, "shift", shift.shift64, needed)?;
         }
     }
-    Ok((tiles, grid, params))
+    Ok(())
 }
 
 /// The individuals and the tiles of one block of a tiles grid, `(group, tile_group)`, for `tiles` tiles per
@@ -370,20 +390,22 @@ pub fn tiles(
         TileKernel::Builtin(TermKind::Griewank) => GRIEWANK_RESIDENT_BLOCKS,
         _ => RESIDENT_BLOCKS,
     };
-    let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, resident)?;
+    let (tiles, grid, params) = tiles_shape(gpu, params, rows, block, resident)?;
+    // The built-in entry depends on the row group the shape chose.
+    let name = match kernel {
+        TileKernel::Builtin(kind) => kind.entry(params.group).name(),
+        TileKernel::User(_) => USER_ENTRY,
+    };
+    check_tiles_inputs(name, x, shift, &params)?;
     if params.finish == 1 {
-        check_len("fitness", partials, rows)?;
+        check_at_least(name, "fitness", partials, rows)?;
     } else {
-        check_len("partials", partials, 2 * rows * tiles)?;
+        check_at_least(name, "partials", partials, 2 * rows * tiles)?;
     }
     let builtin;
     let kernel = match kernel {
         TileKernel::Builtin(kind) => {
-            builtin = gpu.kernel(
-                ModuleId::BenchmarksContinuous,
-                kind.entry(params.group),
-                profile,
-            )?;
+            builtin = gpu.entry_point(kind.entry(params.group), profile)?;
             &builtin
         }
         TileKernel::User(kernel) => kernel,
@@ -452,7 +474,8 @@ pub fn prefix_finish_leaves(tiles: u64) -> u64 {
 /// segments runs once (1024 beyond). The bits do not depend on it.
 pub fn finish_block(tiles: u64, per_thread: u64) -> u32 {
     let threads = tiles.div_ceil(per_thread.max(1)).clamp(32, 1024);
-    threads.next_power_of_two() as u32
+    // Clamped to 32..=1024, so the count always fits.
+    u32::try_from(threads).map_or(1024, u32::next_power_of_two)
 }
 
 /// One block per individual: the tree over its `params.tiles` partial pairs (in the [`leaf_slot`] layout) and
@@ -466,15 +489,12 @@ pub fn finish(
     profile: Profile,
     block: u32,
 ) -> Result<()> {
-    evo_gpu_runtime::check_block_size("benchmarks_continuous_finish", block)?;
+    evo_gpu_runtime::check_block_size(entry::FINISH.name(), block)?;
+    let name = entry::FINISH.name();
     let grid = grid_u32("individuals", rows, "below 2^32")?;
-    check_len("partials", partials, 2 * rows * params.tiles)?;
-    check_len("fitness", fitness, rows)?;
-    let kernel = gpu.kernel(
-        ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_finish",
-        profile,
-    )?;
+    check_at_least(name, "partials", partials, 2 * rows * params.tiles)?;
+    check_at_least(name, "fitness", fitness, rows)?;
+    let kernel = gpu.entry_point(entry::FINISH, profile)?;
     // SAFETY: `(const double* partials, double* fitness, FinishParams)`; block r reads
     // partials[2 r·tiles .. 2 (r+1)·tiles] and writes fitness[r], both checked above; static shared memory; the
     // kernel touches no global memory before evo_wait_previous_grid(), as an overlapping launch requires.
@@ -507,23 +527,21 @@ pub fn prefix_squares(
 ) -> Result<u64> {
     if params.permuted != 0 {
         return Err(Error::invalid_parameter(
-            "benchmarks_continuous_prefix_squares",
+            entry::PREFIX_SQUARES.name(),
             "permuted",
             params.permuted,
             "0 (the prefix sums run over the coordinates in order)",
         ));
     }
-    let (tiles, grid, params) = tiles_shape(gpu, x, shift, params, rows, block, RESIDENT_BLOCKS)?;
+    let name = entry::PREFIX_SQUARES.name();
+    let (tiles, grid, params) = tiles_shape(gpu, params, rows, block, RESIDENT_BLOCKS)?;
+    check_tiles_inputs(name, x, shift, &params)?;
     if params.finish == 1 {
-        check_len("fitness", nodes, rows)?;
+        check_at_least(name, "fitness", nodes, rows)?;
     } else {
-        check_len("nodes", nodes, 4 * rows * tiles)?;
+        check_at_least(name, "nodes", nodes, 4 * rows * tiles)?;
     }
-    let kernel = gpu.kernel(
-        ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_prefix_squares",
-        profile,
-    )?;
+    let kernel = gpu.entry_point(entry::PREFIX_SQUARES, profile)?;
     // SAFETY: `(const float* x, const float* shift32, const double* shift64, double* nodes, TilesParams)`;
     // the grid is the tiles kernels' (tile groups x groups, derived by the kernel from the same terms, block
     // size, group and tile group); block (tg, g) reads x[r·D .. (r+1)·D] for its individuals r < rows and the
@@ -557,23 +575,20 @@ pub fn finish_prefix(
     profile: Profile,
     block: u32,
 ) -> Result<()> {
-    evo_gpu_runtime::check_block_size("benchmarks_continuous_finish_prefix", block)?;
+    evo_gpu_runtime::check_block_size(entry::FINISH_PREFIX.name(), block)?;
     if params.leaves != 4 && params.leaves != 8 {
         return Err(Error::invalid_parameter(
-            "benchmarks_continuous_finish_prefix",
+            entry::FINISH_PREFIX.name(),
             "summaries per thread",
             params.leaves,
             "4 or 8",
         ));
     }
+    let name = entry::FINISH_PREFIX.name();
     let grid = grid_u32("individuals", rows, "below 2^32")?;
-    check_len("nodes", nodes, 4 * rows * params.tiles)?;
-    check_len("fitness", fitness, rows)?;
-    let kernel = gpu.kernel(
-        ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_finish_prefix",
-        profile,
-    )?;
+    check_at_least(name, "nodes", nodes, 4 * rows * params.tiles)?;
+    check_at_least(name, "fitness", fitness, rows)?;
+    let kernel = gpu.entry_point(entry::FINISH_PREFIX, profile)?;
     // SAFETY: `(const double* nodes, double* fitness, FinishParams)`; block r reads
     // nodes[4 r·tiles .. 4 (r+1)·tiles] and writes fitness[r], both checked above; static shared memory; the
     // kernel touches no global memory before evo_wait_previous_grid(), as an overlapping launch requires.
@@ -617,18 +632,15 @@ pub fn cec_groups(
             "1..2^32",
         ));
     }
-    check_len("population", x, rows * params.dimension)?;
-    check_len("shift", shift, params.dimension)?;
-    check_len("permutation", perm, params.groups * 50)?;
+    let name = entry::CEC_GROUPS.name();
+    check_at_least(name, "population", x, rows * params.dimension)?;
+    check_at_least(name, "shift", shift, params.dimension)?;
+    check_at_least(name, "permutation", perm, params.groups * 50)?;
     if params.rotated == 1 {
-        check_len("rotation", rotation, 2500)?;
+        check_at_least(name, "rotation", rotation, 2500)?;
     }
-    check_len("values", values, 2 * rows * params.groups)?;
-    let kernel = gpu.kernel(
-        ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_cec_groups",
-        profile,
-    )?;
+    check_at_least(name, "values", values, 2 * rows * params.groups)?;
+    let kernel = gpu.entry_point(entry::CEC_GROUPS, profile)?;
     // SAFETY: `(const float* x, const double* shift, const unsigned int* perm, const double* rotation,
     // double* values, CecGroupsParams)`; block (k, r) reads perm[50k .. 50k + 50] (below groups·50,
     // checked), x and shift at those entries (below D: a permutation of 0..D), the 2500 rotation entries
@@ -660,11 +672,12 @@ pub fn cec_compose(
     params: CecComposeParams,
     profile: Profile,
 ) -> Result<()> {
+    let name = entry::CEC_COMPOSE.name();
     let rows = params.individuals;
-    check_len("group sums", group_sums, rows)?;
-    check_len("fitness", fitness, rows)?;
+    check_at_least(name, "group sums", group_sums, rows)?;
+    check_at_least(name, "fitness", fitness, rows)?;
     if params.structure != 3 {
-        check_len("separable", separable, rows)?;
+        check_at_least(name, "separable", separable, rows)?;
     }
     let block = 128u32;
     let grid = grid_u32(
@@ -672,11 +685,7 @@ pub fn cec_compose(
         rows.div_ceil(u64::from(block)).max(1),
         "below 2^32",
     )?;
-    let kernel = gpu.kernel(
-        ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_cec_compose",
-        profile,
-    )?;
+    let kernel = gpu.entry_point(entry::CEC_COMPOSE, profile)?;
     // SAFETY: `(const double* group_sums, const double* separable, double* fitness, CecComposeParams)`;
     // thread r < individuals reads entry r of each input (separable only for structures 1 and 2) and writes
     // fitness[r], all checked above.
@@ -719,18 +728,19 @@ pub fn decode16(
     profile: Profile,
     block: u32,
 ) -> Result<()> {
-    evo_gpu_runtime::check_block_size("benchmarks_continuous_decode16", block)?;
+    evo_gpu_runtime::check_block_size(entry::DECODE16.name(), block)?;
     if params.words * 32 < 16 * params.variables {
         return Err(Error::invalid_parameter(
-            "benchmarks_continuous_decode16",
+            entry::DECODE16.name(),
             "words per row",
             params.words,
             format!("at least {}", (16 * params.variables).div_ceil(32)),
         ));
     }
+    let name = entry::DECODE16.name();
     let values = params.rows * params.variables;
-    check_len("bits", bits, params.rows * params.words)?;
-    check_len("population", x, values)?;
+    check_at_least(name, "bits", bits, params.rows * params.words)?;
+    check_at_least(name, "population", x, values)?;
     if values == 0 {
         return Ok(());
     }
@@ -739,11 +749,7 @@ pub fn decode16(
         values.div_ceil(u64::from(block)),
         "below 2^32",
     )?;
-    let kernel = gpu.kernel(
-        ModuleId::BenchmarksContinuous,
-        "benchmarks_continuous_decode16",
-        profile,
-    )?;
+    let kernel = gpu.entry_point(entry::DECODE16, profile)?;
     // SAFETY: `(const unsigned int* bits, float* x, DecodeParams)`; thread (r, i) reads words of row r below
     // rows·words (16 i + 15 < 32 words, checked) and writes x[r·variables + i] below rows·variables (checked).
     unsafe {
@@ -794,12 +800,15 @@ mod tests {
     #[test]
     fn leaf_slot_should_permute_each_row_and_transpose_only_complete_chunks() {
         for count in [1u64, 7, 255, 256, 257, 300, 489, 512, 4883] {
-            let mut seen = vec![false; count as usize];
+            let mut seen = vec![false; usize::try_from(count).unwrap()];
             for i in 0..count {
                 let slot = leaf_slot(i, count);
                 assert!(slot < count, "leaf {i} of {count} at {slot}");
-                assert!(!seen[slot as usize], "slot {slot} of {count} taken twice");
-                seen[slot as usize] = true;
+                assert!(
+                    !seen[usize::try_from(slot).unwrap()],
+                    "slot {slot} of {count} taken twice"
+                );
+                seen[usize::try_from(slot).unwrap()] = true;
                 // Leaves stay in their chunk.
                 assert_eq!(slot / LEAF_CHUNK, i / LEAF_CHUNK);
             }

@@ -209,7 +209,9 @@ impl CudaEvaluator {
         // lanes beyond the terms would only add the identity, and a narrower block leaves the individuals
         // to more blocks (launch::tiles). The tree and the bits do not depend on the block size.
         let tile_block = if small {
-            (terms.max(1) as u32).next_power_of_two().max(32)
+            shape_u32("terms per row", terms.max(1))?
+                .next_power_of_two()
+                .max(32)
         } else {
             tile_block
         };
@@ -261,7 +263,9 @@ impl CudaEvaluator {
         }
         let tile = u64::from(launch::ITEMS_PER_THREAD * tile_block);
         let tiles = terms.div_ceil(tile).max(1);
-        let mut partials = self.gpu.alloc::<f64>((2 * rows * tiles) as usize)?;
+        let mut partials = self
+            .gpu
+            .alloc::<f64>(host_len("partials", 2 * rows * tiles)?)?;
         launch::tiles(
             &self.gpu,
             kernel,
@@ -401,7 +405,9 @@ impl CudaEvaluator {
             ));
         };
         let rotation = self.rotation.as_ref().unwrap_or(&self.dummy64);
-        let mut values = self.gpu.alloc::<f64>((2 * rows * groups) as usize)?;
+        let mut values = self
+            .gpu
+            .alloc::<f64>(host_len("group values", 2 * rows * groups)?)?;
         let params = CecGroupsParams {
             dimension: d,
             groups,
@@ -419,7 +425,7 @@ impl CudaEvaluator {
             rows,
             profile,
         )?;
-        let mut group_sums = self.gpu.alloc::<f64>(rows as usize)?;
+        let mut group_sums = self.gpu.alloc::<f64>(host_len("group sums", rows)?)?;
         let params = FinishParams {
             tiles: groups,
             n: groups,
@@ -437,7 +443,7 @@ impl CudaEvaluator {
             profile,
             launch::finish_block(groups, launch::FINISH_LEAVES),
         )?;
-        let mut separable_values = self.gpu.alloc::<f64>(rows as usize)?;
+        let mut separable_values = self.gpu.alloc::<f64>(host_len("separable values", rows)?)?;
         if let Some((kind, combine)) = separable {
             let start = separable_start as u64;
             self.tiles_and_finish(
@@ -509,9 +515,12 @@ impl CudaEvaluator {
         };
         if one_tile {
             // One launch, in the smallest block (a power of two, at least a warp) whose tile holds the row.
-            let small_block = (d.max(1).div_ceil(u64::from(launch::ITEMS_PER_THREAD)) as u32)
-                .next_power_of_two()
-                .max(32);
+            let small_block = shape_u32(
+                "lanes per row",
+                d.max(1).div_ceil(u64::from(launch::ITEMS_PER_THREAD)),
+            )?
+            .next_power_of_two()
+            .max(32);
             launch::prefix_squares(
                 &self.gpu,
                 population,
@@ -524,7 +533,9 @@ impl CudaEvaluator {
             )?;
             return Ok(());
         }
-        let mut nodes = self.gpu.alloc::<f64>((4 * rows * tiles) as usize)?;
+        let mut nodes = self
+            .gpu
+            .alloc::<f64>(host_len("nodes", 4 * rows * tiles)?)?;
         let tiles = launch::prefix_squares(
             &self.gpu, population, &shift, &mut nodes, params, rows, profile, tile_block,
         )?;
@@ -644,6 +655,30 @@ impl CudaProblem for ShiftedProblem {
 }
 
 /// The tiles term and combination of a CEC 2010 base function.
+/// A launch count of the evaluators (rows times tiles or groups) as a host length.
+fn host_len(what: &'static str, value: u64) -> Result<usize> {
+    usize::try_from(value).map_err(|_| {
+        Error::invalid_parameter(
+            "benchmarks_continuous",
+            what,
+            value,
+            format!("at most {}", usize::MAX),
+        )
+    })
+}
+
+/// A launch shape count (terms or lanes of a one-tile row) as the `u32` of a block size.
+fn shape_u32(what: &'static str, value: u64) -> Result<u32> {
+    u32::try_from(value).map_err(|_| {
+        Error::invalid_parameter(
+            "benchmarks_continuous",
+            what,
+            value,
+            format!("at most {}", u32::MAX),
+        )
+    })
+}
+
 fn base_term(base: Base) -> Plan {
     match base {
         Base::Elliptic => Plan::Tiles {

@@ -6,11 +6,12 @@
 //!
 //! A schedule entry `≥ m` (which the CPU rejects with an error) makes that row's flowtime and fitness NaN.
 
-use super::discrete::{MODULE, check_block, check_exact, grid, rows_u32};
+use super::discrete::{MODULE, check_block, grid, site};
 use crate::scheduling::{EtcInstance, EtcProblem};
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
-use evo_kernels::ModuleId;
+use evo_kernels::EntryPoint;
+use evo_kernels::entry::benchmarks_discrete as entry;
 
 /// Scalar arguments of the ETC kernels; mirrors `EtcParams` in the `.cu`.
 #[repr(C)]
@@ -77,13 +78,18 @@ impl EtcInstance {
         }
         Ok(CudaEtc {
             gpu: gpu.clone(),
-            // `EtcInstance::new` keeps both counts below 2^32.
-            tasks: self.tasks() as u32,
-            machines: self.machines() as u32,
+            tasks: count_u32("task count", self.tasks())?,
+            machines: count_u32("machine count", self.machines())?,
             lambda,
             etc: gpu.upload(self.etc())?,
         })
     }
+}
+
+/// An instance count as the kernels' `u32` (`EtcInstance::new` keeps both below 2^32).
+fn count_u32(what: &'static str, count: usize) -> Result<u32> {
+    u32::try_from(count)
+        .map_err(|_| Error::invalid_parameter(MODULE, what, count, "at most 2^32 - 1"))
 }
 
 impl EtcProblem {
@@ -99,18 +105,23 @@ impl EtcProblem {
 impl CudaEtc {
     fn launch<T: evo_gpu_runtime::DeviceCopy>(
         &self,
-        entry: &'static str,
+        entry: EntryPoint,
         rows_data: &DeviceBuffer<T>,
         out: EtcOutputs<'_>,
         profile: Profile,
         block: u32,
     ) -> Result<()> {
+        let site = site(entry);
         check_block(block)?;
         let individuals = out.fitness.len();
-        let rows = rows_u32(individuals)?;
-        check_exact("population", rows_data, individuals * self.tasks as usize)?;
-        check_exact("makespan", out.makespan, individuals)?;
-        check_exact("flowtime", out.flowtime, individuals)?;
+        let rows = site.to_u32("individuals per launch", individuals)?;
+        site.check_len(
+            "population",
+            rows_data.len(),
+            individuals * self.tasks as usize,
+        )?;
+        site.check_len("makespan", out.makespan.len(), individuals)?;
+        site.check_len("flowtime", out.flowtime.len(), individuals)?;
         if rows == 0 {
             return Ok(());
         }
@@ -121,9 +132,7 @@ impl CudaEtc {
             pad: 0,
             lambda: self.lambda,
         };
-        let kernel = self
-            .gpu
-            .kernel(ModuleId::BenchmarksDiscrete, entry, profile)?;
+        let kernel = site.kernel(&self.gpu, profile)?;
         let blocks = grid(&self.gpu, rows, 1);
         // SAFETY: the arguments follow `(const float* etc, const T* rows, double* makespan, double* flowtime,
         // double* fitness, EtcParams)`; block r < rows reads row r of `rows_data` (rows·n elements, checked),
@@ -153,13 +162,7 @@ impl CudaEtc {
         profile: Profile,
         block: u32,
     ) -> Result<()> {
-        self.launch(
-            "benchmarks_discrete_etc_schedules",
-            schedules,
-            out,
-            profile,
-            block,
-        )
+        self.launch(entry::ETC_SCHEDULES, schedules, out, profile, block)
     }
 
     /// Evaluates real-coded vectors (`fitness.len()` rows of `n` coordinates, machine
@@ -174,13 +177,7 @@ impl CudaEtc {
         profile: Profile,
         block: u32,
     ) -> Result<()> {
-        self.launch(
-            "benchmarks_discrete_etc_real",
-            population,
-            out,
-            profile,
-            block,
-        )
+        self.launch(entry::ETC_REAL, population, out, profile, block)
     }
 
     /// Host convenience: the `(makespan, flowtime, fitness)` of every schedule row of `schedules`.

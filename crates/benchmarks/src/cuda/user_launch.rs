@@ -73,8 +73,16 @@ impl UserRealParams {
 }
 
 /// A block of `leaves` threads, at least a warp.
-fn block_of(leaves: u64) -> u32 {
-    leaves.max(32) as u32
+fn block_of(leaves: u64) -> Result<u32> {
+    let threads = leaves.max(32);
+    u32::try_from(threads).map_err(|_| {
+        Error::invalid_parameter(
+            "UserProblem",
+            "threads per block",
+            threads,
+            format!("at most {MAX_THREADS}"),
+        )
+    })
 }
 
 /// The evaluator of a user module (see [`RealEvaluator`]).
@@ -147,14 +155,17 @@ impl RealEvaluator for UserEvaluator {
         if rows == 0 {
             return Ok(());
         }
-        if rows > MAX_ROWS {
-            return Err(Error::invalid_parameter(
-                "UserProblem",
-                "individuals per evaluation",
-                format!("{rows} (problem `{}`)", self.problem),
-                format!("1..={MAX_ROWS}"),
-            ));
-        }
+        let grid_rows = u32::try_from(rows)
+            .ok()
+            .filter(|&r| u64::from(r) <= MAX_ROWS)
+            .ok_or_else(|| {
+                Error::invalid_parameter(
+                    "UserProblem",
+                    "individuals per evaluation",
+                    format!("{rows} (problem `{}`)", self.problem),
+                    format!("1..={MAX_ROWS}"),
+                )
+            })?;
         let params = UserRealParams::new(d, self.terms as u64, rows);
         let grid_tiles = u32::try_from(params.tiles)
             .ok()
@@ -175,8 +186,16 @@ impl RealEvaluator for UserEvaluator {
         )?;
         let mut status = self.gpu.upload(&[u32::MAX])?;
         let mut partials = if params.tiles > 1 {
-            self.gpu
-                .alloc::<f64>((rows * params.tiles * self.sums as u64) as usize)?
+            let len = rows * params.tiles * self.sums as u64;
+            let len = usize::try_from(len).map_err(|_| {
+                Error::invalid_parameter(
+                    "UserProblem",
+                    "tile partials",
+                    format!("{len} (problem `{}`)", self.problem),
+                    format!("at most {}", usize::MAX),
+                )
+            })?;
+            self.gpu.alloc::<f64>(len)?
         } else {
             self.gpu.alloc_zeroed::<f64>(1)?
         };
@@ -200,8 +219,8 @@ impl RealEvaluator for UserEvaluator {
                 .output(&mut status)
                 .params(&params)
                 .run(LaunchConfig {
-                    grid: (grid_tiles, rows as u32, 1),
-                    block: (block_of(params.leaves), 1, 1),
+                    grid: (grid_tiles, grid_rows, 1),
+                    block: (block_of(params.leaves)?, 1, 1),
                     shared_bytes: 0,
                 })?;
         }
@@ -228,8 +247,8 @@ impl RealEvaluator for UserEvaluator {
                     .output(&mut status)
                     .params(&params)
                     .run(LaunchConfig::linear(
-                        rows as u32,
-                        block_of(params.finish_leaves),
+                        grid_rows,
+                        block_of(params.finish_leaves)?,
                         0,
                     ))?;
             }
