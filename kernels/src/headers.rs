@@ -114,6 +114,10 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/sort/scan.cuh"),
     },
     Header {
+        name: "cuda/de_local_search.cuh",
+        source: include_str!("../cuda/de_local_search.cuh"),
+    },
+    Header {
         name: "cuda/ga_fused.cuh",
         source: include_str!("../cuda/ga_fused.cuh"),
     },

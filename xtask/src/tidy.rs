@@ -29,7 +29,7 @@ pub const LONG_FILES: &[(&str, &str)] = &[
     ),
     (
         "kernels/cuda/de.cu",
-        "the DE module: the one-launch generation and the local search share the module's device helpers",
+        "the DE module: the paper's kernels and the one-launch generation share the scalar operators",
     ),
     (
         "kernels/cuda/benchmarks_continuous.cu",
