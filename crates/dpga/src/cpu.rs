@@ -2,9 +2,8 @@
 //! individual), so the result does not depend on the thread count.
 
 use crate::ops::{
-    Evaluation, adapt_target_distance, cut_points, decode_variable, distance_to_main,
-    evaluate_constraints, main_cmp, mean_vector, random_bit, reserve_cmp, reserve_fitness,
-    swaps_bit, tournament,
+    self, Evaluation, adapt_target_distance, cut_points, distance_to_main, evaluate_constraints,
+    main_cmp, mean_vector, random_bit, reserve_cmp, reserve_fitness, swaps_bit, tournament,
 };
 use crate::params::{ALGORITHM, DpgaParams, Initialisation};
 use crate::snapshot::DpgaSnapshot;
@@ -223,13 +222,14 @@ impl<P: ConstrainedProblem> DpgaCpu<P> {
 
     /// The decoded variables of a bit string.
     pub fn decode(&self, bits: &[u8]) -> Vec<f32> {
-        let b = self.params.bits_per_variable() as usize;
-        let encoding = self.params.encoding();
         let bounds = self.problem.bounds();
-        bits.chunks(b)
-            .enumerate()
-            .map(|(k, var)| decode_variable(var, encoding, bounds.lower()[k], bounds.upper()[k]))
-            .collect()
+        ops::decode(
+            bits,
+            self.params.bits_per_variable() as usize,
+            self.params.encoding(),
+            bounds.lower(),
+            bounds.upper(),
+        )
     }
 
     /// Decodes and evaluates row-major bit strings in parallel (each row into its own slot).

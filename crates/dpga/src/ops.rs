@@ -154,6 +154,21 @@ pub fn decode_variable(bits: &[u8], encoding: Encoding, lower: f32, upper: f32) 
     (lo + (hi - lo) * (k as f64 / top)) as f32
 }
 
+/// Decodes a whole bit string of `bits_per_variable` bits per variable, variable `k` into
+/// `[lower[k], upper[k]]` by [`decode_variable`]: the one decoding both engines report candidates through.
+pub fn decode(
+    bits: &[u8],
+    bits_per_variable: usize,
+    encoding: Encoding,
+    lower: &[f32],
+    upper: &[f32],
+) -> Vec<f32> {
+    bits.chunks(bits_per_variable)
+        .zip(lower.iter().zip(upper))
+        .map(|(var, (&lo, &hi))| decode_variable(var, encoding, lo, hi))
+        .collect()
+}
+
 /// Bit `j` of a uniform bit string drawn from words: bit `j mod 32` of word `j div 32`.
 pub fn random_bit(word: u32, j: usize) -> u8 {
     ((word >> (j % 32)) & 1) as u8
@@ -291,6 +306,34 @@ mod tests {
         assert_eq!(decode_variable(&[1, 1, 1], binary, -1.0, 1.0), 1.0);
         assert_eq!(decode_variable(&[1, 0, 0], binary, 0.0, 7.0), 4.0);
         assert_eq!(decode_variable(&[0, 0, 1], binary, 0.0, 7.0), 1.0);
+    }
+
+    #[test]
+    fn a_bit_string_decodes_variable_by_variable_into_its_own_box() {
+        let bits = [1, 0, 0, 0, 0, 1, 1, 1, 1];
+        let x = decode(
+            &bits,
+            3,
+            Encoding::Binary,
+            &[0.0, 0.0, -1.0],
+            &[7.0, 14.0, 1.0],
+        );
+        assert_eq!(x, vec![4.0, 2.0, 1.0]);
+        let gray = decode(
+            &bits,
+            3,
+            Encoding::Gray,
+            &[0.0, 0.0, -1.0],
+            &[7.0, 14.0, 1.0],
+        );
+        assert_eq!(
+            gray,
+            vec![
+                7.0,
+                2.0,
+                decode_variable(&[1, 0, 1], Encoding::Binary, -1.0, 1.0)
+            ]
+        );
     }
 
     fn bits_of(value: u64, b: usize) -> Vec<u8> {

@@ -23,16 +23,14 @@
 //! and errors: 18 launches and one synchronising copy per generation.
 
 pub mod launch;
+mod sizes;
 
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{ConstrainedProblem, Engine, Error, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, check_block_size};
-use evo_rng::Stream;
 
-use crate::ops::{Evaluation, decode_variable};
-use crate::params::{
-    ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Encoding, Initialisation,
-};
+use crate::ops::{self, Evaluation};
+use crate::params::{ALGORITHM, DpgaParams};
 use crate::snapshot::DpgaSnapshot;
 use launch::{
     DeviceBest, DeviceBounds, DeviceValues, DpgaKernelParams, InitPool, MainSet, SurvivalSets,
@@ -96,40 +94,12 @@ pub struct DpgaBatchCuda {
     mean_current: bool,
 }
 
-fn handling_code(handling: ConstraintHandling) -> u32 {
-    match handling {
-        ConstraintHandling::Mcsm => 0,
-        ConstraintHandling::Deb => 1,
-    }
-}
-
-fn encoding_code(encoding: Encoding) -> u32 {
-    match encoding {
-        Encoding::Binary => 0,
-        Encoding::Gray => 1,
-    }
-}
-
-fn crossover_code(crossover: Crossover) -> u32 {
-    match crossover {
-        Crossover::OnePoint => 0,
-        Crossover::TwoPoint => 1,
-        Crossover::Uniform => 2,
-    }
-}
-
 /// A count of the kernels' report (satisfied constraints, or the first non-finite row with u32::MAX for
 /// none), which travels as an f64 beside the objective and violation.
 // The kernel writes u32 values, which an f64 holds exactly, so the cast gives them back unchanged.
 #[allow(clippy::cast_possible_truncation)]
 fn report_count(x: f64) -> u32 {
     x as u32
-}
-
-fn to_u32(what: &'static str, value: usize) -> Result<u32> {
-    u32::try_from(value).map_err(|_| {
-        Error::invalid_parameter(ALGORITHM, what, value, "below 2^32 for the CUDA engine")
-    })
 }
 
 impl DpgaBatchCuda {
@@ -176,42 +146,7 @@ impl DpgaBatchCuda {
         let dimension = problem.dimension();
         let length = dimension * params.bits_per_variable() as usize;
         let crossbreed = params.crossbreed_size();
-        let kernel = DpgaKernelParams {
-            seed,
-            max_draws: match params.initialisation() {
-                Initialisation::Feasible => params.init_max_draws(),
-                Initialisation::Random => m as u64,
-            },
-            tolerance: problem.equality_tolerance(),
-            learning_rate: params.distance_learning_rate(),
-            delta_min: params.target_distance_range().0,
-            delta_max: params.target_distance_range().1,
-            runs: to_u32("runs", runs)?,
-            main_size: to_u32("main population size", m)?,
-            reserve_size: to_u32("reserve population size", n)?,
-            length: to_u32("bits per individual", length)?,
-            bits: params.bits_per_variable(),
-            dimension: to_u32("dimension", dimension)?,
-            number: problem.number(),
-            inequalities: to_u32("inequalities", problem.inequality_count())?,
-            equalities: to_u32("equalities", problem.equality_count())?,
-            crossbreed: to_u32("crossbreed size", crossbreed)?,
-            main_elites: to_u32("main elites", params.main_elites())?,
-            reserve_elites: to_u32("reserve elites", params.reserve_elites())?,
-            tournament: to_u32("tournament size", params.tournament_size())?,
-            crossover: crossover_code(params.crossover()),
-            handling: handling_code(params.constraint_handling()),
-            encoding: encoding_code(params.encoding()),
-            crossover_rate: params.crossover_rate(),
-            mutation_rate: params.mutation_rate(length),
-            stream_init: Stream::DpgaInit.id(),
-            stream_tournament_main: Stream::DpgaTournamentMain.id(),
-            stream_tournament_reserve: Stream::DpgaTournamentReserve.id(),
-            stream_cross: Stream::DpgaCross.id(),
-            stream_crossbreed: Stream::DpgaCrossbreed.id(),
-            stream_mutate: Stream::DpgaMutate.id(),
-            ..DpgaKernelParams::default()
-        };
+        let kernel = DpgaKernelParams::new(&params, problem, seed, runs)?;
         let bits = |rows: usize| gpu.alloc_zeroed::<u8>(runs * rows * length);
         let scratch = Scratch {
             mean: gpu.alloc_zeroed(runs * length)?,
@@ -684,13 +619,14 @@ impl DpgaBatchCuda {
 
     /// The decoded variables of a bit string.
     pub fn decode(&self, bits: &[u8]) -> Vec<f32> {
-        let b = self.params.bits_per_variable() as usize;
-        let encoding = self.params.encoding();
         let bounds = self.problem.bounds();
-        bits.chunks(b)
-            .enumerate()
-            .map(|(k, var)| decode_variable(var, encoding, bounds.lower()[k], bounds.upper()[k]))
-            .collect()
+        ops::decode(
+            bits,
+            self.params.bits_per_variable() as usize,
+            self.params.encoding(),
+            bounds.lower(),
+            bounds.upper(),
+        )
     }
 
     /// The snapshots of every run (the format of [`crate::DpgaCpu`]'s).
