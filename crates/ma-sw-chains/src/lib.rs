@@ -99,7 +99,7 @@
 //! | [`snapshot`] | [`MaSnapshot`], [`Chain`] |
 //! | [`cpu`] | [`MaCpu`] |
 //! | [`cuda`] | [`MaCuda`], with `cuda::launch` (one typed launch function per kernel) |
-//! | [`memory`] | the device memory need, checked before any allocation |
+//! | [`memory`] | the CUDA layout (block, tile, probe rows) and the memory need, checked before allocating |
 
 pub mod cpu;
 #[warn(clippy::cast_possible_truncation)]

@@ -9,14 +9,7 @@ use evo_kernels::entry::ma;
 use crate::ops::SwState;
 use crate::params::ALGORITHM;
 
-/// Threads per block of every `ma_*` kernel (a power of two; each thread handles one lane of 4 variables).
-pub const BLOCK: u32 = 256;
-
-/// Variables per distance tile: 4 per thread.
-pub const TILE: u64 = 4 * BLOCK as u64;
-
-/// [`TILE`] as a host length.
-pub const TILE_VARIABLES: usize = 4 * BLOCK as usize;
+pub use crate::memory::{BLOCK, TILE, TILE_VARIABLES, sw_rows};
 
 /// The largest grid y (rows, pairs, children of one launch).
 const MAX_GRID_Y: usize = 65_535;
@@ -355,11 +348,6 @@ const _: () = assert!(size_of::<SwState>() == 88);
 // SAFETY: `SwState` is repr(C) with two f64 then eighteen 4-byte numbers (no padding; 88 bytes, asserted here
 // and for `MaSwState` in ma.cu); every bit pattern is a valid value.
 unsafe impl evo_gpu_runtime::DeviceCopy for SwState {}
-
-/// Probe rows of a Solis–Wets group with look-ahead `lookahead` (1: 2 rows; 2: 8 rows).
-pub fn sw_rows(lookahead: u32) -> usize {
-    if lookahead == 2 { 8 } else { 2 }
-}
 
 #[allow(clippy::too_many_arguments)]
 /// `ma_sw_step_f32`: decides the group whose probe fitness is in `fitness` (when `states[params.count]` says

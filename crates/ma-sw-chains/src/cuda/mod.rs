@@ -30,6 +30,7 @@ pub mod launch;
 use crate::cpu::{host_of, snapshot_of};
 use crate::cycle::{HostState, Workspace};
 use crate::memory::device_bytes;
+pub use crate::memory::{LOOKAHEAD_MAX_VARIABLES, default_lookahead};
 use crate::ops::{SW_NONE, SwState};
 use crate::params::{ALGORITHM, MaParams, check_dimension};
 use crate::plan::ChildPlan;
@@ -53,15 +54,6 @@ fn eval_settings(profile: Profile) -> EvalSettings {
 
 /// Below this many evaluations left in a Solis–Wets application, one iteration is enqueued per evaluation.
 const SW_TAIL: u32 = 8;
-
-/// Up to this many variables the Solis–Wets loop decides 2 iterations per launch group (8 probe rows
-/// evaluated per group: cheap while launches, not bandwidth, bound the loop); above it, 1 (2 rows).
-pub const LOOKAHEAD_MAX_VARIABLES: usize = 500_000;
-
-/// The default look-ahead at `d` variables (see [`LOOKAHEAD_MAX_VARIABLES`]).
-pub fn default_lookahead(d: usize) -> u32 {
-    if d <= LOOKAHEAD_MAX_VARIABLES { 2 } else { 1 }
-}
 
 struct CudaWorkspace {
     gpu: Gpu,
