@@ -21,8 +21,9 @@ pub struct Progress {
 ///
 /// # Contract
 ///
-/// - [`step`](Self::step) advances one generation (or one steady-state cycle) and is the only method that
-///   does work. State stays where the backend keeps it (device memory for CUDA engines) between steps.
+/// - [`step`](Self::step) advances one generation (or one steady-state cycle); [`step_many`](Self::step_many)
+///   advances several and leaves the state bit-identical to as many `step` calls. They are the only methods
+///   that do work. State stays where the backend keeps it (device memory for CUDA engines) between steps.
 /// - [`progress`](Self::progress) and [`best`](Self::best) describe the state after the last step; `best`
 ///   is the best solution found so far (not only in the current population), and its fitness equals
 ///   `progress().best_fitness`.
@@ -66,6 +67,31 @@ pub trait Engine {
     /// Whatever went wrong (a non-finite fitness, a device failure). The executor then stops and, when
     /// checkpointing, saves the state after the last successful step.
     fn step(&mut self) -> Result<()>;
+
+    /// Advances `steps` generations as if [`step`](Self::step) were called `steps` times: afterwards the
+    /// state, [`progress`](Self::progress) and [`best`](Self::best) are bit-identical to that. `steps == 0`
+    /// does nothing. The default loops over `step`; an engine that can queue generations without reading
+    /// anything back in between (a CUDA engine reading the best fitness once per batch) overrides it. The
+    /// [`Executor`](crate::Executor) calls it with as many steps as it can take before it next needs the host.
+    ///
+    /// # Errors
+    /// The first error of a generation, as [`step`](Self::step). The generations before the failing one are
+    /// done, and the engine is in the state `step` leaves after an error (possibly half-way through a
+    /// generation), so it must not be stepped further: resume from a checkpoint instead.
+    fn step_many(&mut self, steps: u64) -> Result<()> {
+        for _ in 0..steps {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// The evaluations every [`step`](Self::step) adds when that number is fixed (`None`, the default,
+    /// when it varies or is not known). With it the [`Executor`](crate::Executor) batches exactly up to an
+    /// evaluation limit; without it an evaluation limit is checked after every step (or every
+    /// [`with_check_every`](crate::Executor::with_check_every) steps).
+    fn evaluations_per_step(&self) -> Option<u64> {
+        None
+    }
 
     /// The generation, evaluation count and best fitness after the last step.
     fn progress(&self) -> Progress;

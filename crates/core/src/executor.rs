@@ -1,6 +1,7 @@
 //! Runs an engine to a termination, with observers, history and checkpoints.
 
 use crate::backend::Backend;
+use crate::batching::{self, BatchLimits};
 use crate::checkpoint::{self, CheckpointHeader, CheckpointLock, Checkpointing, RunState};
 use crate::engine::{Engine, Progress};
 use crate::error::{Error, Result};
@@ -17,6 +18,32 @@ use std::time::{Duration, Instant};
 ///
 /// The executor owns everything around the step: the stopping rules, the observers, the history kept for
 /// plots, and checkpoints. Only a termination is required; the rest is optional.
+///
+/// # Batching
+///
+/// The executor advances the engine with [`Engine::step_many`] in batches, reading the engine's progress
+/// only between batches. A batch never passes a step where the host is needed:
+///
+/// - the generation limit (exact), and an evaluation limit when the engine reports
+///   [`Engine::evaluations_per_step`] (exact);
+/// - the next history point ([`with_history_every`](Self::with_history_every)) and the next periodic
+///   checkpoint; every step when checkpointing keeps a last-good snapshot
+///   ([`Checkpointing::with_last_good_snapshot`]);
+/// - every step an observer's [`Cadence`](crate::Cadence) asks for (every step by default;
+///   [`ProgressBarObserver`](crate::ProgressBarObserver) is served after every batch,
+///   [`TracingObserver`](crate::TracingObserver) every `every` steps);
+/// - the rules that need the best fitness, the clock or the stagnation counter after each step (target
+///   fitness, wall time, stagnation, an evaluation limit without a fixed count per step, and checkpointing,
+///   which stores the stagnation counter): while one of them is in force a batch has at most
+///   [`with_check_every`](Self::with_check_every) steps, 1 by default.
+///
+/// A batch is also kept to about 0.1 s (its length adapts to the measured step time), so Ctrl-C
+/// ([`Termination::with_ctrl_c`]) and time-driven observers are served within about that. With the default
+/// `check_every` of 1, the report and checkpoints are bit-identical to stepping one generation at a time
+/// (engines keep `step_many` equivalent to repeated `step`); only wall times differ. With a larger
+/// `check_every`, a target, wall-time, stagnation or evaluation rule is noticed at the end of the batch in
+/// which it came to hold (up to `check_every - 1` steps late), and a batch that improved the best fitness
+/// counts the improvement at its last step for the stagnation counter.
 ///
 /// ```
 /// # use evo_core::{Engine, ProblemIdentity, Progress, Result, RunFingerprint};
@@ -53,6 +80,7 @@ pub struct Executor<E: Engine> {
     observers: Vec<Box<dyn Observer + Send>>,
     checkpointing: Option<Checkpointing>,
     history_every: u64,
+    check_every: u64,
     metadata: BTreeMap<String, String>,
     /// The run's state when it continues an earlier run (a resume, or a second call to `run`).
     state: Option<RunState>,
@@ -72,6 +100,7 @@ impl<E: Engine> Executor<E> {
             observers: Vec::new(),
             checkpointing: None,
             history_every: 1,
+            check_every: 1,
             metadata: BTreeMap::new(),
             state: None,
             overrides: ResumeOverrides::new(),
@@ -133,6 +162,26 @@ impl<E: Engine> Executor<E> {
             ));
         }
         self.history_every = every;
+        Ok(self)
+    }
+
+    /// Lets the rules that need the host after each step (target fitness, wall time, stagnation, an
+    /// evaluation limit the engine cannot count ahead, checkpointing's stagnation counter) be checked only
+    /// every `every` steps, so that the engine can run up to `every` generations per batch (see "Batching"
+    /// above for what changes). Default 1: checked after every step, results as with single steps.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when `every` is 0.
+    pub fn with_check_every(mut self, every: u64) -> Result<Self> {
+        if every == 0 {
+            return Err(Error::invalid_parameter(
+                "Executor",
+                "check_every",
+                every,
+                "at least 1",
+            ));
+        }
+        self.check_every = every;
         Ok(self)
     }
 
@@ -277,24 +326,39 @@ impl<E: Engine> Executor<E> {
             None
         };
         let mut saved_at_step = None;
+        let mut session_steps = 0;
+        let mut cap = 1;
         let reason = loop {
             if let Some(reason) = termination.check(&progress, elapsed(), &state.stagnation) {
                 break reason;
             }
-            if let Err(error) = self.engine.step() {
+            let steps = self.batch_limits(&termination, &progress).steps(
+                &state,
+                session_steps,
+                self.observers.iter().map(|observer| observer.cadence()),
+                cap,
+            );
+            let batch_start = Instant::now();
+            if let Err(error) = self.engine.step_many(steps) {
                 self.save_last_good(last_good.as_ref(), &mut state, elapsed());
                 return Err(error);
             }
+            cap = batching::next_cap(cap, steps, batch_start.elapsed());
             progress = self.engine.progress();
             let now = elapsed();
-            state.record_step(
+            batching::record_batch(
+                &mut state,
                 &progress,
                 now,
                 termination.min_improvement(),
                 self.history_every,
+                steps,
             );
+            session_steps += steps;
             for observer in &mut self.observers {
-                observer.on_step(&progress, now);
+                if batching::observer_due(observer.cadence(), session_steps) {
+                    observer.on_step(&progress, now);
+                }
             }
             let due = self
                 .checkpointing
@@ -331,6 +395,35 @@ impl<E: Engine> Executor<E> {
             observer.on_finish(&summary);
         }
         Ok(report)
+    }
+
+    /// What bounds the next batch at `progress` (see "Batching" in the type docs).
+    fn batch_limits(&self, termination: &Termination, progress: &Progress) -> BatchLimits {
+        let evaluations_left = termination.max_evaluations().and_then(|max| {
+            self.engine
+                .evaluations_per_step()
+                .and_then(|per_step| batching::steps_to_evaluations(progress, max, per_step))
+        });
+        let evaluations_unbounded =
+            termination.max_evaluations().is_some() && evaluations_left.is_none();
+        BatchLimits {
+            generations_left: termination
+                .max_generations()
+                .map(|max| max.saturating_sub(progress.generation)),
+            evaluations_left,
+            needs_checks: termination.target_fitness().is_some()
+                || termination.max_wall_time().is_some()
+                || termination.stagnation().is_some()
+                || evaluations_unbounded
+                || self.checkpointing.is_some(),
+            check_every: self.check_every,
+            history_every: self.history_every,
+            checkpoint_every: self.checkpointing.as_ref().map(Checkpointing::every),
+            snapshot_every_step: self
+                .checkpointing
+                .as_ref()
+                .is_some_and(Checkpointing::last_good_snapshot),
+        }
     }
 
     /// Takes the lock on the configured checkpoint path unless it is held already.

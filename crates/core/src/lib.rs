@@ -81,6 +81,7 @@
 
 mod atomic_file;
 pub mod backend;
+mod batching;
 pub mod checkpoint;
 pub mod engine;
 pub mod error;
@@ -104,7 +105,7 @@ pub use error::{Error, Result};
 pub use executor::Executor;
 pub use fingerprint::{InstanceDigest, ProblemIdentity, ResumeOverrides, RunFingerprint};
 pub use history::HistoryPoint;
-pub use observers::{Observer, ProgressBarObserver, TracingObserver};
+pub use observers::{Cadence, Observer, ProgressBarObserver, TracingObserver};
 pub use problem::{
     BinaryProblem, Bits, Bounds, ConstrainedProblem, ConstrainedValue, ContinuousProblem,
     check_fitness,

@@ -1,6 +1,6 @@
 //! A terminal progress bar.
 
-use super::Observer;
+use super::{Cadence, Observer};
 use crate::engine::Progress;
 use crate::report::Summary;
 use crate::termination::Termination;
@@ -19,7 +19,8 @@ const SPINNER_TEMPLATE: &str = "{spinner} {prefix} [{elapsed_precise}] gen {pos}
 ///
 /// It is a bar when the termination has a generation limit and a spinner otherwise. When stderr is not a
 /// terminal (CI logs, redirected output) it draws nothing, so logs stay clean; indicatif also limits redraws
-/// to a few per second, so fast steps cost almost nothing.
+/// to a few per second. Its [`Cadence`] is [`Cadence::Batches`]: it is updated after every batch of steps
+/// (at least about ten times a second), so it never makes the executor step one generation at a time.
 #[derive(Debug)]
 pub struct ProgressBarObserver {
     bar: ProgressBar,
@@ -75,6 +76,10 @@ impl Observer for ProgressBarObserver {
         self.bar.set_prefix(algorithm.to_string());
         self.bar.set_position(progress.generation);
         self.bar.set_message(describe(progress));
+    }
+
+    fn cadence(&self) -> Cadence {
+        Cadence::Batches
     }
 
     fn on_step(&mut self, progress: &Progress, _elapsed: Duration) {

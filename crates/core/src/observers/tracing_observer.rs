@@ -1,18 +1,21 @@
 //! Progress as `tracing` events.
 
-use super::Observer;
+use super::{Cadence, Observer};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::report::Summary;
 use crate::termination::Termination;
+use std::num::NonZeroU64;
 use std::time::Duration;
 
 /// Logs the start, every `every`-th step and the end of a run with `tracing::info!` (fields `algorithm`,
 /// `generation`, `evaluations`, `best_fitness`, `elapsed_s`), for runs whose output goes to log files.
+///
+/// Its [`Cadence`] is [`Cadence::Steps`]`(every)`: the executor calls [`on_step`](Observer::on_step) after
+/// every `every`-th step of a run call and batches the steps in between; each call logs one line.
 #[derive(Clone, Debug)]
 pub struct TracingObserver {
-    every: u64,
-    steps: u64,
+    every: NonZeroU64,
     algorithm: String,
 }
 
@@ -20,8 +23,7 @@ impl TracingObserver {
     /// Logs every step.
     pub fn new() -> Self {
         Self {
-            every: 1,
-            steps: 0,
+            every: NonZeroU64::MIN,
             algorithm: String::new(),
         }
     }
@@ -31,21 +33,15 @@ impl TracingObserver {
     /// # Errors
     /// [`Error::InvalidParameter`] when `every` is 0.
     pub fn with_every(mut self, every: u64) -> Result<Self> {
-        if every == 0 {
-            return Err(Error::invalid_parameter(
-                "TracingObserver",
-                "every",
-                every,
-                "at least 1",
-            ));
-        }
-        self.every = every;
+        self.every = NonZeroU64::new(every).ok_or_else(|| {
+            Error::invalid_parameter("TracingObserver", "every", every, "at least 1")
+        })?;
         Ok(self)
     }
 
     /// How many steps pass between two log lines.
     pub fn every(&self) -> u64 {
-        self.every
+        self.every.get()
     }
 }
 
@@ -58,7 +54,6 @@ impl Default for TracingObserver {
 impl Observer for TracingObserver {
     fn on_start(&mut self, algorithm: &str, progress: &Progress, _termination: &Termination) {
         self.algorithm = algorithm.to_string();
-        self.steps = 0;
         tracing::info!(
             algorithm,
             generation = progress.generation,
@@ -68,18 +63,19 @@ impl Observer for TracingObserver {
         );
     }
 
+    fn cadence(&self) -> Cadence {
+        Cadence::Steps(self.every)
+    }
+
     fn on_step(&mut self, progress: &Progress, elapsed: Duration) {
-        self.steps += 1;
-        if self.steps.is_multiple_of(self.every) {
-            tracing::info!(
-                algorithm = self.algorithm.as_str(),
-                generation = progress.generation,
-                evaluations = progress.evaluations,
-                best_fitness = progress.best_fitness,
-                elapsed_s = elapsed.as_secs_f64(),
-                "step"
-            );
-        }
+        tracing::info!(
+            algorithm = self.algorithm.as_str(),
+            generation = progress.generation,
+            evaluations = progress.evaluations,
+            best_fitness = progress.best_fitness,
+            elapsed_s = elapsed.as_secs_f64(),
+            "step"
+        );
     }
 
     fn on_finish(&mut self, summary: &Summary) {

@@ -1,0 +1,151 @@
+//! How many steps the executor takes before it next needs the host (see the executor's "Batching" docs).
+
+use crate::checkpoint::RunState;
+use crate::engine::Progress;
+use crate::observers::Cadence;
+use std::time::Duration;
+
+/// The longest a batch should take, so that Ctrl-C and time-driven observers are served within about this.
+pub(crate) const MAX_BATCH_TIME: Duration = Duration::from_millis(100);
+
+/// What bounds the next batch, gathered by the executor.
+pub(crate) struct BatchLimits {
+    /// Steps until the generation limit (exact), when one is set.
+    pub(crate) generations_left: Option<u64>,
+    /// Steps until the evaluation limit (exact) when the engine's evaluations per step are known.
+    pub(crate) evaluations_left: Option<u64>,
+    /// Whether a rule needs the best fitness, the clock or the stagnation counter after each step (target,
+    /// wall time, stagnation, an evaluation limit the executor cannot count ahead, or checkpoints, which
+    /// store the stagnation counter).
+    pub(crate) needs_checks: bool,
+    /// The user's bound on batches while `needs_checks` (1 by default: checks after every step).
+    pub(crate) check_every: u64,
+    /// Steps between history points and the run's steps so far.
+    pub(crate) history_every: u64,
+    /// Steps between periodic checkpoints, when checkpointing.
+    pub(crate) checkpoint_every: Option<u64>,
+    /// Whether a snapshot is kept after every step (checkpointing's last-good snapshot).
+    pub(crate) snapshot_every_step: bool,
+}
+
+/// Steps until the next multiple of `every` after `done` (at least 1).
+fn until_multiple(done: u64, every: u64) -> u64 {
+    every - done % every
+}
+
+impl BatchLimits {
+    /// The number of steps to take now: at most `cap` (the time bound) and never past a step where the
+    /// host is needed. Always at least 1.
+    pub(crate) fn steps(
+        &self,
+        state: &RunState,
+        session_steps: u64,
+        cadences: impl IntoIterator<Item = Cadence>,
+        cap: u64,
+    ) -> u64 {
+        let mut steps = cap.max(1);
+        let mut bound = |n: u64| steps = steps.min(n.max(1));
+        if let Some(left) = self.generations_left {
+            bound(left);
+        }
+        if let Some(left) = self.evaluations_left {
+            bound(left);
+        }
+        if self.needs_checks {
+            bound(self.check_every);
+        }
+        bound(until_multiple(state.steps, self.history_every));
+        if let Some(every) = self.checkpoint_every {
+            bound(until_multiple(state.steps, every));
+        }
+        if self.snapshot_every_step {
+            bound(1);
+        }
+        for cadence in cadences {
+            match cadence {
+                Cadence::EveryStep => bound(1),
+                Cadence::Steps(every) => bound(until_multiple(session_steps, every.get())),
+                Cadence::Batches => {}
+            }
+        }
+        steps
+    }
+}
+
+/// Steps until an evaluation limit, when the engine adds a fixed number of evaluations per step: the first
+/// step at which `evaluations >= max` holds.
+pub(crate) fn steps_to_evaluations(progress: &Progress, max: u64, per_step: u64) -> Option<u64> {
+    if per_step == 0 {
+        return None;
+    }
+    Some(max.saturating_sub(progress.evaluations).div_ceil(per_step))
+}
+
+/// Whether an observer with `cadence` is due after the run call's `session_steps`-th step.
+pub(crate) fn observer_due(cadence: Cadence, session_steps: u64) -> bool {
+    match cadence {
+        Cadence::EveryStep | Cadence::Batches => true,
+        Cadence::Steps(every) => session_steps.is_multiple_of(every.get()),
+    }
+}
+
+/// The time bound for the next batch: doubles while a batch that used the whole bound took less than half of
+/// [`MAX_BATCH_TIME`], halves when one took longer.
+pub(crate) fn next_cap(cap: u64, steps: u64, took: Duration) -> u64 {
+    if took > MAX_BATCH_TIME {
+        (cap / 2).max(1)
+    } else if steps >= cap && took < MAX_BATCH_TIME / 2 {
+        cap.saturating_mul(2)
+    } else {
+        cap
+    }
+}
+
+/// Accounts for a batch of `steps` steps that brought the engine to `progress`, as `steps` calls of
+/// [`RunState::record_step`] would. Exact for the step count, the best fitness and the history (a batch
+/// never passes a history point, so the point is taken after the batch's last step); exact for the
+/// stagnation counter when the batch has one step or the best fitness did not improve. When a longer batch
+/// improved it, the improvement is counted at the batch's last step (the counter restarts at 0), which
+/// never ends a run earlier than per-step counting would.
+pub(crate) fn record_batch(
+    state: &mut RunState,
+    progress: &Progress,
+    now: Duration,
+    min_improvement: f64,
+    history_every: u64,
+    steps: u64,
+) {
+    let reference = state.stagnation.reference.to_bits();
+    for _ in 0..steps {
+        state.record_step(progress, now, min_improvement, history_every);
+    }
+    if steps > 1 && state.stagnation.reference.to_bits() != reference {
+        state.stagnation.stagnant_generations = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_time_bound_grows_only_when_used_and_fast() {
+        assert_eq!(next_cap(4, 4, Duration::from_millis(1)), 8);
+        assert_eq!(next_cap(4, 2, Duration::from_millis(1)), 4);
+        assert_eq!(next_cap(4, 4, Duration::from_millis(70)), 4);
+        assert_eq!(next_cap(4, 4, Duration::from_millis(150)), 2);
+        assert_eq!(next_cap(1, 1, Duration::from_secs(1)), 1);
+    }
+
+    #[test]
+    fn evaluation_limits_round_up_to_the_crossing_step() {
+        let progress = Progress {
+            generation: 0,
+            evaluations: 10,
+            best_fitness: 0.0,
+        };
+        assert_eq!(steps_to_evaluations(&progress, 35, 10), Some(3));
+        assert_eq!(steps_to_evaluations(&progress, 30, 10), Some(2));
+        assert_eq!(steps_to_evaluations(&progress, 35, 0), None);
+    }
+}

@@ -1,0 +1,373 @@
+//! Batched stepping: the executor calls `step_many` between the steps where the host is needed, and the
+//! reports and checkpoints match a run that steps one generation at a time.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{ScriptedEngine, SphereEngine, temp_path};
+use evo_core::{
+    Cadence, Checkpointing, Engine, Executor, Observer, Progress, ProgressBarObserver, Report,
+    Result, RunFingerprint, Termination, TerminationReason, TracingObserver,
+};
+use std::num::NonZeroU64;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Wraps an engine and records the length of every `step_many` call and the number of `step` calls.
+struct Counting<E> {
+    inner: E,
+    batches: Vec<u64>,
+    single_steps: u64,
+    evaluations_per_step: Option<u64>,
+}
+
+impl<E> Counting<E> {
+    fn new(inner: E) -> Self {
+        Self {
+            inner,
+            batches: Vec::new(),
+            single_steps: 0,
+            evaluations_per_step: None,
+        }
+    }
+}
+
+impl<E: Engine> Engine for Counting<E> {
+    type Solution = E::Solution;
+    type Snapshot = E::Snapshot;
+
+    fn algorithm(&self) -> &'static str {
+        self.inner.algorithm()
+    }
+    fn fingerprint(&self) -> Result<RunFingerprint> {
+        self.inner.fingerprint()
+    }
+    fn step(&mut self) -> Result<()> {
+        self.single_steps += 1;
+        self.inner.step()
+    }
+    fn step_many(&mut self, steps: u64) -> Result<()> {
+        self.batches.push(steps);
+        self.inner.step_many(steps)
+    }
+    fn evaluations_per_step(&self) -> Option<u64> {
+        self.evaluations_per_step
+    }
+    fn progress(&self) -> Progress {
+        self.inner.progress()
+    }
+    fn best(&self) -> Result<(E::Solution, f64)> {
+        self.inner.best()
+    }
+    fn snapshot(&self) -> Result<E::Snapshot> {
+        self.inner.snapshot()
+    }
+    fn restore(&mut self, snapshot: &E::Snapshot) -> Result<()> {
+        self.inner.restore(snapshot)
+    }
+}
+
+/// An observer that wants every step: attaching it makes the executor step one generation at a time,
+/// which is the reference the batched runs are compared against.
+struct EveryStep;
+
+impl Observer for EveryStep {}
+
+/// Records the generation of every `on_step` call, with a chosen cadence.
+#[derive(Clone)]
+struct Seen {
+    cadence: Cadence,
+    generations: Arc<Mutex<Vec<u64>>>,
+}
+
+impl Seen {
+    fn new(cadence: Cadence) -> Self {
+        Self {
+            cadence,
+            generations: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+    fn generations(&self) -> Vec<u64> {
+        self.generations.lock().unwrap().clone()
+    }
+}
+
+impl Observer for Seen {
+    fn cadence(&self) -> Cadence {
+        self.cadence
+    }
+    fn on_step(&mut self, progress: &Progress, _elapsed: Duration) {
+        self.generations.lock().unwrap().push(progress.generation);
+    }
+}
+
+/// The report without its wall times, which differ between any two runs.
+fn timeless<S>(mut report: Report<S>) -> Report<S> {
+    report.wall_time_s = 0.0;
+    for point in &mut report.history {
+        point.elapsed_s = 0.0;
+    }
+    report
+}
+
+/// Runs `engine` as `configure` sets it up, batched and then (with an every-step observer) one step at a
+/// time; returns both reports (without wall times) and the batched run's batch lengths.
+fn both_ways(
+    termination: Termination,
+    configure: impl Fn(Executor<Counting<SphereEngine>>) -> Executor<Counting<SphereEngine>>,
+) -> (Report<Vec<f32>>, Report<Vec<f32>>, Vec<u64>) {
+    let mut batched = configure(Executor::new(Counting::new(SphereEngine::new(6, 3))))
+        .with_termination(termination.clone())
+        .unwrap();
+    let batched_report = timeless(batched.run().unwrap());
+    let mut single = configure(Executor::new(Counting::new(SphereEngine::new(6, 3))))
+        .with_observer(EveryStep)
+        .with_termination(termination)
+        .unwrap();
+    let single_report = timeless(single.run().unwrap());
+    assert!(single.engine().batches.iter().all(|&steps| steps == 1));
+    (
+        batched_report,
+        single_report,
+        batched.engine().batches.clone(),
+    )
+}
+
+#[test]
+fn a_generation_limit_alone_is_reached_in_batches_with_the_same_report() {
+    let (batched, single, batches) = both_ways(Termination::new().with_max_generations(300), |e| {
+        e.with_history_every(1000).unwrap()
+    });
+    assert_eq!(batched, single);
+    assert_eq!(batches.iter().sum::<u64>(), 300);
+    assert!(batches.len() < 30, "batches: {batches:?}");
+}
+
+#[test]
+fn batches_stop_at_every_history_point() {
+    let (batched, single, batches) = both_ways(Termination::new().with_max_generations(100), |e| {
+        e.with_history_every(7).unwrap()
+    });
+    assert_eq!(batched, single);
+    assert!(batches.iter().all(|&steps| steps <= 7));
+    let generations: Vec<u64> = batched.history.iter().map(|p| p.generation).collect();
+    let mut expected: Vec<u64> = (0..=100).step_by(7).collect();
+    expected.push(100);
+    assert_eq!(generations, expected);
+}
+
+#[test]
+fn an_evaluation_limit_batches_exactly_when_the_engine_counts_evaluations_per_step() {
+    // The sphere engine takes 10 evaluations a step and starts at 1: 1001 evaluations need 100 steps.
+    let termination = Termination::new().with_max_evaluations(1001);
+    let (batched, single, batches) = both_ways(termination.clone(), |_| {
+        let engine = Counting {
+            evaluations_per_step: Some(10),
+            ..Counting::new(SphereEngine::new(6, 3))
+        };
+        Executor::new(engine).with_history_every(1000).unwrap()
+    });
+    assert_eq!(batched, single);
+    assert_eq!(batched.generations, 100);
+    assert!(batches.len() < 20, "batches: {batches:?}");
+
+    // Without the count the limit is checked after every step.
+    let mut unknown = Executor::new(Counting::new(SphereEngine::new(6, 3)))
+        .with_termination(termination)
+        .unwrap();
+    assert_eq!(unknown.run().unwrap().generations, 100);
+    assert!(unknown.engine().batches.iter().all(|&steps| steps == 1));
+}
+
+#[test]
+fn rules_that_need_the_best_fitness_keep_single_steps_by_default() {
+    for termination in [
+        Termination::new()
+            .with_target_fitness(1e-3)
+            .unwrap()
+            .with_max_generations(500),
+        Termination::new().with_stagnation(5, 1e-3).unwrap(),
+        Termination::new()
+            .with_max_wall_time(Duration::from_secs(3600))
+            .unwrap()
+            .with_max_generations(50),
+    ] {
+        let (batched, single, batches) =
+            both_ways(termination, |e| e.with_history_every(1000).unwrap());
+        assert_eq!(batched, single);
+        assert!(
+            batches.iter().all(|&steps| steps == 1),
+            "batches: {batches:?}"
+        );
+    }
+}
+
+#[test]
+fn check_every_batches_a_target_and_notices_it_at_the_batch_end() {
+    let termination = Termination::new()
+        .with_target_fitness(1e-3)
+        .unwrap()
+        .with_max_generations(10_000);
+    let (_, single, _) = both_ways(termination.clone(), |e| e);
+    assert_eq!(single.termination, TerminationReason::TargetFitness);
+    let mut batched = Executor::new(Counting::new(SphereEngine::new(6, 3)))
+        .with_check_every(8)
+        .unwrap()
+        .with_history_every(8)
+        .unwrap()
+        .with_termination(termination)
+        .unwrap();
+    let report = batched.run().unwrap();
+    assert_eq!(report.termination, TerminationReason::TargetFitness);
+    assert!(report.generations >= single.generations);
+    assert!(report.generations < single.generations + 8);
+    assert!(batched.engine().batches.iter().all(|&steps| steps <= 8));
+    assert!(batched.engine().batches.iter().any(|&steps| steps > 1));
+}
+
+#[test]
+fn batched_stagnation_never_stops_earlier_than_single_steps() {
+    // Improvements at generations 3, 6 and 9, then nothing: per step the run stagnates 4 generations after 9.
+    let script = [9.0, 9.0, 9.0, 5.0, 5.0, 5.0, 3.0, 3.0, 3.0, 1.0, 1.0];
+    let termination = Termination::new().with_stagnation(4, 0.0).unwrap();
+    let single = Executor::new(ScriptedEngine::new(&script))
+        .with_observer(EveryStep)
+        .with_termination(termination.clone())
+        .unwrap()
+        .run()
+        .unwrap();
+    assert_eq!(single.generations, 13);
+    let batched = Executor::new(ScriptedEngine::new(&script))
+        .with_check_every(4)
+        .unwrap()
+        .with_history_every(1000)
+        .unwrap()
+        .with_termination(termination)
+        .unwrap()
+        .run()
+        .unwrap();
+    assert_eq!(batched.termination, TerminationReason::Stagnation);
+    assert!(batched.generations >= single.generations);
+}
+
+#[test]
+fn observers_are_called_at_their_cadence() {
+    let every_five = Seen::new(Cadence::Steps(NonZeroU64::new(5).unwrap()));
+    let per_batch = Seen::new(Cadence::Batches);
+    let mut executor = Executor::new(Counting::new(SphereEngine::new(4, 1)))
+        .with_observer(every_five.clone())
+        .with_observer(per_batch.clone())
+        .with_observer(TracingObserver::new().with_every(10).unwrap())
+        .with_observer(ProgressBarObserver::hidden())
+        .with_history_every(1000)
+        .unwrap()
+        .with_termination(Termination::new().with_max_generations(42))
+        .unwrap();
+    executor.run().unwrap();
+    assert_eq!(
+        every_five.generations(),
+        (5..=40).step_by(5).collect::<Vec<_>>()
+    );
+    let batches = &executor.engine().batches;
+    let mut ends = Vec::new();
+    let mut generation = 0;
+    for steps in batches {
+        assert!(*steps <= 5);
+        generation += steps;
+        ends.push(generation);
+    }
+    assert_eq!(per_batch.generations(), ends);
+    assert!(batches.iter().any(|&steps| steps > 1));
+}
+
+#[test]
+fn the_default_observer_still_sees_every_step() {
+    let every = Seen::new(Cadence::EveryStep);
+    let mut executor = Executor::new(Counting::new(SphereEngine::new(4, 1)))
+        .with_observer(every.clone())
+        .with_termination(Termination::new().with_max_generations(12))
+        .unwrap();
+    executor.run().unwrap();
+    assert_eq!(every.generations(), (1..=12).collect::<Vec<_>>());
+}
+
+#[test]
+fn checkpoints_of_a_batched_run_resume_to_the_same_report() {
+    let termination = Termination::new().with_max_generations(60);
+    let reference = timeless(
+        Executor::new(SphereEngine::new(5, 9))
+            .with_observer(EveryStep)
+            .with_history_every(5)
+            .unwrap()
+            .with_termination(termination.clone())
+            .unwrap()
+            .run()
+            .unwrap(),
+    );
+    let path = temp_path("batched-checkpoints.ckpt");
+    let checkpointing = Checkpointing::new(&path, 10)
+        .unwrap()
+        .with_last_good_snapshot(false);
+    // Stop at 35 generations, batched (checks every 1000 steps), then resume to 60.
+    let mut first = Executor::new(Counting::new(SphereEngine::new(5, 9)))
+        .with_checkpointing(checkpointing.clone())
+        .with_history_every(5)
+        .unwrap()
+        .with_check_every(1000)
+        .unwrap()
+        .with_termination(Termination::new().with_max_generations(35))
+        .unwrap();
+    first.run().unwrap();
+    let batches = first.engine().batches.clone();
+    assert!(batches.iter().all(|&steps| steps <= 5));
+    assert!(batches.iter().any(|&steps| steps > 1));
+    drop(first);
+    let resumed = Executor::new(SphereEngine::new(5, 9))
+        .with_checkpointing(checkpointing)
+        .with_history_every(5)
+        .unwrap()
+        .with_check_every(1000)
+        .unwrap()
+        .with_termination(termination)
+        .unwrap()
+        .resume_if_present()
+        .unwrap()
+        .run()
+        .unwrap();
+    assert_eq!(timeless(resumed), reference);
+}
+
+#[test]
+fn checkpointing_keeps_single_steps_by_default() {
+    let path = temp_path("batched-default-checkpoints.ckpt");
+    let checkpointing = Checkpointing::new(&path, 10)
+        .unwrap()
+        .with_last_good_snapshot(false);
+    let mut executor = Executor::new(Counting::new(SphereEngine::new(5, 9)))
+        .with_checkpointing(checkpointing)
+        .with_termination(Termination::new().with_max_generations(30))
+        .unwrap();
+    executor.run().unwrap();
+    assert!(executor.engine().batches.iter().all(|&steps| steps == 1));
+}
+
+#[test]
+fn a_failing_batch_returns_the_step_error() {
+    let mut executor = Executor::new(Counting::new(SphereEngine::new(4, 1).failing_at(20)))
+        .with_history_every(1000)
+        .unwrap()
+        .with_termination(Termination::new().with_max_generations(100))
+        .unwrap();
+    assert!(executor.run().is_err());
+    assert!(executor.engine().batches.len() > 1);
+}
+
+#[test]
+fn check_every_zero_is_refused() {
+    let error = Executor::new(SphereEngine::new(4, 1))
+        .with_check_every(0)
+        .err()
+        .unwrap();
+    assert!(error.to_string().contains("check_every"), "{error}");
+}
