@@ -3,11 +3,17 @@
 //! distinguishable by a two-sided Mann–Whitney U test at level `alpha`.
 //!
 //! U counts, over all pairs (a from the CPU sample, b from the GPU sample), 1 when a > b and 1/2 when a = b.
-//! Under the null hypothesis of one common distribution, U is approximately normal with mean n·m/2 and
-//! variance n·m/12 · ((N + 1) − Σ(t³ − t)/(N(N − 1))) over tie groups of size t, N = n + m (Mann & Whitney
-//! 1947; tie correction as in Hollander & Wolfe, *Nonparametric Statistical Methods*, §4.1). The p-value is
-//! 2·(1 − Φ(|z|)) with a continuity correction of 1/2. Samples of at least 20 each keep the approximation
-//! accurate to about 0.01 in p.
+//! Under the null hypothesis of one common distribution, U is approximately normal with mean n·m/2 and a
+//! tie-corrected variance; the p-value is 2·(1 − Φ(|z|)) with a continuity correction of 1/2 (statrs'
+//! asymptotic method, the one scipy uses). Samples of at least 20 each keep the approximation accurate to
+//! about 0.01 in p.
+
+use evo_core::{Error, Result};
+use statrs::stats_tests::Alternative;
+use statrs::stats_tests::mannwhitneyu::{MannWhitneyUMethod, mannwhitneyu};
+
+/// The name errors and reports give the test.
+const TEST: &str = "Mann-Whitney U (two-sided, normal approximation)";
 
 /// The outcome of a statistical comparison.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,81 +53,139 @@ impl std::fmt::Display for StatisticalComparison {
     }
 }
 
-/// Two-sided Mann–Whitney U test of `cpu` against `gpu` at level `alpha`. NaN values are ordered last by
-/// `total_cmp` so that they count against equivalence rather than vanish.
-pub fn mann_whitney(cpu: &[f64], gpu: &[f64], alpha: f64) -> StatisticalComparison {
-    let (n, m) = (cpu.len() as f64, gpu.len() as f64);
-    let mut pooled: Vec<(f64, bool)> = cpu
-        .iter()
-        .map(|&v| (v, true))
-        .chain(gpu.iter().map(|&v| (v, false)))
-        .collect();
-    pooled.sort_by(|a, b| a.0.total_cmp(&b.0));
-    // Mid-ranks: a tie group occupying ranks r+1..=r+t gets rank r + (t + 1)/2 for each member.
-    let mut rank_sum_cpu = 0.0;
-    let mut tie_term = 0.0;
-    let mut start = 0;
-    while start < pooled.len() {
-        let mut end = start + 1;
-        while end < pooled.len() && pooled[end].0.total_cmp(&pooled[start].0).is_eq() {
-            end += 1;
-        }
-        let t = (end - start) as f64;
-        let mid_rank = start as f64 + (t + 1.0) / 2.0;
-        rank_sum_cpu += mid_rank
-            * pooled[start..end]
-                .iter()
-                .filter(|(_, is_cpu)| *is_cpu)
-                .count() as f64;
-        tie_term += t * t * t - t;
-        start = end;
+/// A sample value ordered by `total_cmp`, so that NaN values rank last (they count against equivalence
+/// rather than make the test fail to rank) and ties are exact bit-level equality up to `total_cmp`.
+#[derive(Debug, Clone, Copy)]
+struct Ranked(f64);
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.total_cmp(&other.0).is_eq()
     }
-    let u = rank_sum_cpu - n * (n + 1.0) / 2.0;
-    let total = n + m;
-    let mean = n * m / 2.0;
-    let variance = if total > 1.0 {
-        n * m / 12.0 * ((total + 1.0) - tie_term / (total * (total - 1.0)))
-    } else {
-        0.0
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.0.total_cmp(&other.0))
+    }
+}
+
+/// Two-sided Mann–Whitney U test of `cpu` against `gpu` at level `alpha`; the statistic is U of `cpu`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when a sample is empty (there is nothing to compare).
+pub fn mann_whitney(cpu: &[f64], gpu: &[f64], alpha: f64) -> Result<StatisticalComparison> {
+    for (name, sample) in [("cpu sample size", cpu), ("gpu sample size", gpu)] {
+        if sample.is_empty() {
+            return Err(Error::invalid_parameter(TEST, name, 0, "at least 1 value"));
+        }
+    }
+    let x: Vec<Ranked> = cpu.iter().copied().map(Ranked).collect();
+    let y: Vec<Ranked> = gpu.iter().copied().map(Ranked).collect();
+    // statrs reports max(U_cpu, U_gpu) for the two-sided test; the one-sided call gives U of `cpu`.
+    let test = |alternative| {
+        mannwhitneyu(
+            &x,
+            &y,
+            MannWhitneyUMethod::AsymptoticInclContinuityCorrection,
+            alternative,
+        )
+        .map_err(|e| {
+            Error::invalid_parameter(
+                TEST,
+                "samples",
+                e,
+                "two non-empty samples of comparable values",
+            )
+        })
     };
-    let p_value = if variance <= 0.0 {
-        1.0
-    } else {
-        let z = ((u - mean).abs() - 0.5).max(0.0) / variance.sqrt();
-        (2.0 * (1.0 - standard_normal_cdf(z))).min(1.0)
-    };
-    StatisticalComparison {
-        test: "Mann-Whitney U (two-sided, normal approximation)",
-        statistic: u,
+    let (statistic, _) = test(Alternative::Greater)?;
+    let (_, p_value) = test(Alternative::TwoSided)?;
+    Ok(StatisticalComparison {
+        test: TEST,
+        statistic,
         p_value,
         alpha,
-    }
-}
-
-/// Φ(z) through the complementary error function, erfc by the Chebyshev fit of Numerical Recipes (3rd ed.,
-/// §6.2.2, relative error below 1.2e-7 everywhere), more than enough for a p-value.
-fn standard_normal_cdf(z: f64) -> f64 {
-    0.5 * erfc(-z / std::f64::consts::SQRT_2)
-}
-
-fn erfc(x: f64) -> f64 {
-    let t = 1.0 / (1.0 + 0.5 * x.abs());
-    let poly = -x * x - 1.265_512_23
-        + t * (1.000_023_68
-            + t * (0.374_091_96
-                + t * (0.096_784_18
-                    + t * (-0.186_288_06
-                        + t * (0.278_868_07
-                            + t * (-1.135_203_98
-                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
-    let value = t * poly.exp();
-    if x >= 0.0 { value } else { 2.0 - value }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::inputs::SplitMix64;
+
+    /// The hand-written test this module used before statrs, kept to show statrs gives the same numbers.
+    /// Two-sided Mann–Whitney U test of `cpu` against `gpu` at level `alpha`. NaN values are ordered last by
+    /// `total_cmp` so that they count against equivalence rather than vanish.
+    fn old_mann_whitney(cpu: &[f64], gpu: &[f64], alpha: f64) -> StatisticalComparison {
+        let (n, m) = (cpu.len() as f64, gpu.len() as f64);
+        let mut pooled: Vec<(f64, bool)> = cpu
+            .iter()
+            .map(|&v| (v, true))
+            .chain(gpu.iter().map(|&v| (v, false)))
+            .collect();
+        pooled.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Mid-ranks: a tie group occupying ranks r+1..=r+t gets rank r + (t + 1)/2 for each member.
+        let mut rank_sum_cpu = 0.0;
+        let mut tie_term = 0.0;
+        let mut start = 0;
+        while start < pooled.len() {
+            let mut end = start + 1;
+            while end < pooled.len() && pooled[end].0.total_cmp(&pooled[start].0).is_eq() {
+                end += 1;
+            }
+            let t = (end - start) as f64;
+            let mid_rank = start as f64 + (t + 1.0) / 2.0;
+            rank_sum_cpu += mid_rank
+                * pooled[start..end]
+                    .iter()
+                    .filter(|(_, is_cpu)| *is_cpu)
+                    .count() as f64;
+            tie_term += t * t * t - t;
+            start = end;
+        }
+        let u = rank_sum_cpu - n * (n + 1.0) / 2.0;
+        let total = n + m;
+        let mean = n * m / 2.0;
+        let variance = if total > 1.0 {
+            n * m / 12.0 * ((total + 1.0) - tie_term / (total * (total - 1.0)))
+        } else {
+            0.0
+        };
+        let p_value = if variance <= 0.0 {
+            1.0
+        } else {
+            let z = ((u - mean).abs() - 0.5).max(0.0) / variance.sqrt();
+            (2.0 * (1.0 - standard_normal_cdf(z))).min(1.0)
+        };
+        StatisticalComparison {
+            test: "Mann-Whitney U (two-sided, normal approximation)",
+            statistic: u,
+            p_value,
+            alpha,
+        }
+    }
+
+    /// Φ(z) through the complementary error function, erfc by the Chebyshev fit of Numerical Recipes (3rd ed.,
+    /// §6.2.2, relative error below 1.2e-7 everywhere), more than enough for a p-value.
+    fn standard_normal_cdf(z: f64) -> f64 {
+        0.5 * erfc(-z / std::f64::consts::SQRT_2)
+    }
+
+    fn erfc(x: f64) -> f64 {
+        let t = 1.0 / (1.0 + 0.5 * x.abs());
+        let poly = -x * x - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+        let value = t * poly.exp();
+        if x >= 0.0 { value } else { 2.0 - value }
+    }
 
     #[test]
     fn normal_cdf_matches_tabulated_values() {
@@ -142,21 +206,68 @@ mod tests {
         let a: Vec<f64> = (0..30).map(|_| rng.next_unit()).collect();
         let b: Vec<f64> = (0..30).map(|_| rng.next_unit()).collect();
         let shifted: Vec<f64> = b.iter().map(|v| v + 0.5).collect();
-        assert!(mann_whitney(&a, &b, 0.01).passed());
-        let rejected = mann_whitney(&a, &shifted, 0.01);
+        assert!(mann_whitney(&a, &b, 0.01).unwrap().passed());
+        let rejected = mann_whitney(&a, &shifted, 0.01).unwrap();
         assert!(!rejected.passed(), "{rejected}");
     }
 
     #[test]
     fn u_statistic_matches_a_hand_count() {
         // Pairs with a > b among a = {1, 2, 5}, b = {3, 4}: only 5 > 3 and 5 > 4, so U = 2.
-        let result = mann_whitney(&[1.0, 2.0, 5.0], &[3.0, 4.0], 0.05);
+        let result = mann_whitney(&[1.0, 2.0, 5.0], &[3.0, 4.0], 0.05).unwrap();
         assert_eq!(result.statistic, 2.0);
     }
 
     #[test]
     fn identical_constant_samples_have_p_one() {
-        let result = mann_whitney(&[1.0; 30], &[1.0; 30], 0.05);
+        let result = mann_whitney(&[1.0; 30], &[1.0; 30], 0.05).unwrap();
         assert_eq!(result.p_value, 1.0);
+    }
+
+    /// Inputs covering no ties, ties across and within samples, NaN, signed zeros, unequal sizes and a shift.
+    fn inputs() -> Vec<(Vec<f64>, Vec<f64>)> {
+        let mut rng = SplitMix64::new(7);
+        let mut draw = |n: usize, shift: f64| -> Vec<f64> {
+            (0..n).map(|_| rng.next_unit() + shift).collect()
+        };
+        let a = draw(30, 0.0);
+        let b = draw(30, 0.0);
+        let c = draw(25, 0.2);
+        let rounded: Vec<f64> = a.iter().map(|v| (v * 4.0).round()).collect();
+        let rounded_b: Vec<f64> = b.iter().map(|v| (v * 4.0).round()).collect();
+        vec![
+            (a.clone(), b.clone()),
+            (a.clone(), c),
+            (rounded, rounded_b),
+            (vec![1.0, 2.0, 5.0], vec![3.0, 4.0]),
+            (vec![1.0, f64::NAN, 0.0, -0.0], vec![2.0, 0.0, f64::NAN]),
+            (vec![1.0; 30], vec![1.0; 30]),
+            (vec![3.0], vec![1.0, 2.0]),
+        ]
+    }
+
+    #[test]
+    fn statrs_gives_the_statistics_and_p_values_of_the_hand_written_test() {
+        for (cpu, gpu) in inputs() {
+            let new = mann_whitney(&cpu, &gpu, 0.05).unwrap();
+            let old = old_mann_whitney(&cpu, &gpu, 0.05);
+            eprintln!(
+                "U {:?} p {:?} (old p {:?})",
+                new.statistic, new.p_value, old.p_value
+            );
+            assert_eq!(new.statistic, old.statistic, "{cpu:?} {gpu:?}");
+            assert!(
+                (new.p_value - old.p_value).abs() < 1e-6,
+                "{new} against {old}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_sample_is_refused_by_name() {
+        let e = mann_whitney(&[], &[1.0], 0.05).unwrap_err();
+        assert!(e.to_string().contains("cpu sample size"), "{e}");
+        let e = mann_whitney(&[1.0], &[], 0.05).unwrap_err();
+        assert!(e.to_string().contains("gpu sample size"), "{e}");
     }
 }
