@@ -445,6 +445,12 @@ impl<P: ContinuousProblem> Engine for DeCpu<P> {
         self.search_locally()
     }
 
+    /// Every generation evaluates the population once (local-search evaluations are incremental and not
+    /// counted), so the executor can batch exactly up to an evaluation limit.
+    fn evaluations_per_step(&self) -> Option<u64> {
+        Some(self.state.population_size as u64)
+    }
+
     fn progress(&self) -> Progress {
         Progress {
             generation: self.state.generation,

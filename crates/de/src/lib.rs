@@ -141,6 +141,6 @@ pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
 pub use problem::{
     DeviceEvaluated, DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated,
 };
-pub use run::run;
+pub use run::{Run, run};
 pub use scheduling::{encode_schedule, min_min_vector};
 pub use snapshot::DeSnapshot;

@@ -1,15 +1,19 @@
-//! [`run`]: one DE run on a chosen backend, to a chosen termination.
+//! [`run`] and [`Run`]: one DE run on a chosen backend, to a chosen termination.
 
 use crate::cpu::DeCpu;
 use crate::cuda::DeCuda;
 use crate::params::DeParams;
 use crate::problem::DeviceProblem;
-use evo_core::{Backend, Executor, Report, Result, Termination};
+use evo_core::{
+    Backend, Checkpointing, Error, Executor, Observer, Report, Result, RunOptions, Termination,
+};
 use evo_gpu_runtime::{Gpu, resolve_backend};
 
 /// Runs DE on `problem` from `seed` on `backend` until `termination` holds (the paper: 30 s of wall time,
 /// `Termination::new().with_max_wall_time(Duration::from_secs(30))?`). `Backend::Auto` picks the GPU when
-/// there is one. The report's metadata records the backend, device, seed and problem.
+/// there is one. The report's metadata records the backend, device, seed and problem. The same as
+/// `Run::new(params, problem, seed).backend(backend).termination(termination).run()`; [`Run`] also
+/// attaches observers, checkpoints, Ctrl-C and the history cadence.
 ///
 /// DE has no natural generation count, so unlike the crates whose parameters carry one, the termination is
 /// an argument.
@@ -26,29 +30,297 @@ pub fn run<P: DeviceProblem>(
     backend: Backend,
     termination: Termination,
 ) -> Result<Report<Vec<f32>>> {
-    let resolved = resolve_backend(backend)?;
-    let name = problem.name().to_string();
-    match resolved {
-        Backend::Cuda { device } => {
-            let gpu = Gpu::open(device)?;
-            let engine = DeCuda::new(params, problem, seed, &gpu)?;
-            Executor::new(engine)
-                .with_termination(termination)?
-                .with_metadata("backend", resolved)
-                .with_metadata("device", &gpu.info().name)
-                .with_metadata("profile", "exact")
-                .with_metadata("seed", seed)
-                .with_metadata("problem", name)
-                .run()
+    Run::new(params, problem, seed)
+        .backend(backend)
+        .termination(termination)
+        .run()
+}
+
+/// A DE run with options, a thin layer over [`Executor`]:
+///
+/// ```no_run
+/// # use evo_core::{Backend, ProgressBarObserver, Termination};
+/// # use evo_de::{DeParams, Run};
+/// # fn demo<P: evo_de::DeviceProblem>(problem: P) -> evo_core::Result<()> {
+/// let report = Run::new(DeParams::default(), problem, 7)
+///     .backend(Backend::Auto)
+///     .termination(Termination::new().with_max_generations(10_000))
+///     .observer(ProgressBarObserver::new())
+///     .history_every(100)
+///     .ctrl_c(true)
+///     .run()?;
+/// # Ok(()) }
+/// ```
+///
+/// Without options it runs exactly as [`run`]. The executor batches generations between the steps where
+/// the host is needed (see [`Executor`]'s "Batching"): a history point every step (the default) needs the
+/// host every step, so set [`history_every`](Self::history_every) (and, with a target, wall-time,
+/// stagnation rule or checkpoints, [`check_every`](Self::check_every)) for runs at the engine's speed.
+pub struct Run<P> {
+    params: DeParams,
+    problem: P,
+    seed: u64,
+    backend: Backend,
+    termination: Option<Termination>,
+    options: RunOptions,
+}
+
+impl<P: DeviceProblem> Run<P> {
+    /// DE with `params` on `problem` from `seed`, on `Backend::Auto`, with no termination yet.
+    pub fn new(params: DeParams, problem: P, seed: u64) -> Self {
+        Self {
+            params,
+            problem,
+            seed,
+            backend: Backend::Auto,
+            termination: None,
+            options: RunOptions::new(),
         }
-        _ => {
-            let engine = DeCpu::for_backend(params, problem, seed, resolved)?;
-            Executor::new(engine)
-                .with_termination(termination)?
-                .with_metadata("backend", resolved)
-                .with_metadata("seed", seed)
-                .with_metadata("problem", name)
-                .run()
+    }
+
+    /// The backend (default `Backend::Auto`: the GPU when there is one).
+    pub fn backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// The stopping rules (required).
+    pub fn termination(mut self, termination: Termination) -> Self {
+        self.termination = Some(termination);
+        self
+    }
+
+    /// Adds an observer ([`Executor::with_observer`]).
+    pub fn observer(mut self, observer: impl Observer + Send + 'static) -> Self {
+        self.options = self.options.observer(observer);
+        self
+    }
+
+    /// Saves checkpoints ([`Executor::with_checkpointing`]).
+    pub fn checkpoint(mut self, checkpointing: Checkpointing) -> Self {
+        self.options = self.options.checkpoint(checkpointing);
+        self
+    }
+
+    /// Continues from the checkpoint file when it exists ([`Executor::resume_if_present`]).
+    pub fn resume_if_present(mut self, resume: bool) -> Self {
+        self.options = self.options.resume_if_present(resume);
+        self
+    }
+
+    /// A history point every `every` generations (default 1; 0 is refused by [`run`](Self::run)).
+    pub fn history_every(mut self, every: u64) -> Self {
+        self.options = self.options.history_every(every);
+        self
+    }
+
+    /// Checks rules that need the host every `every` generations ([`Executor::with_check_every`]; default
+    /// 1; 0 is refused by [`run`](Self::run)).
+    pub fn check_every(mut self, every: u64) -> Self {
+        self.options = self.options.check_every(every);
+        self
+    }
+
+    /// Stops gracefully on Ctrl-C ([`Termination::with_ctrl_c`]).
+    pub fn ctrl_c(mut self, enabled: bool) -> Self {
+        self.options = self.options.ctrl_c(enabled);
+        self
+    }
+
+    /// Builds the engine on the backend and runs it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when no termination was set or an option is out of range; the errors of
+    /// [`run`] and of [`Executor::resume_if_present`].
+    pub fn run(self) -> Result<Report<Vec<f32>>> {
+        let termination = self.termination.ok_or_else(|| {
+            Error::invalid_parameter(
+                "evo_de::Run",
+                "termination",
+                "none",
+                "set with Run::termination",
+            )
+        })?;
+        let resolved = resolve_backend(self.backend)?;
+        let name = self.problem.name().to_string();
+        match resolved {
+            Backend::Cuda { device } => {
+                let gpu = Gpu::open(device)?;
+                let engine = DeCuda::new(self.params, self.problem, self.seed, &gpu)?;
+                let executor = Executor::new(engine)
+                    .with_metadata("backend", resolved)
+                    .with_metadata("device", &gpu.info().name)
+                    .with_metadata("profile", "exact")
+                    .with_metadata("seed", self.seed)
+                    .with_metadata("problem", name);
+                self.options.apply(executor, termination)?.run()
+            }
+            _ => {
+                let engine = DeCpu::for_backend(self.params, self.problem, self.seed, resolved)?;
+                let executor = Executor::new(engine)
+                    .with_metadata("backend", resolved)
+                    .with_metadata("seed", self.seed)
+                    .with_metadata("problem", name);
+                self.options.apply(executor, termination)?.run()
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use evo_benchmarks::DeRastrigin;
+    use evo_core::{Cadence, Progress};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Duration;
+
+    const CPU: Backend = Backend::Cpu { threads: 1 };
+
+    /// Counts its `on_step` calls; with `Cadence::EveryStep` it makes the executor step one at a time.
+    #[derive(Clone)]
+    struct Calls(Cadence, Arc<AtomicU64>);
+
+    impl Observer for Calls {
+        fn cadence(&self) -> Cadence {
+            self.0
+        }
+        fn on_step(&mut self, _progress: &Progress, _elapsed: Duration) {
+            self.1.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn rastrigin() -> DeRastrigin {
+        DeRastrigin::new(8).unwrap()
+    }
+
+    fn params() -> DeParams {
+        DeParams::default().with_population(16).unwrap()
+    }
+
+    /// The report without its wall times.
+    fn timeless(mut report: Report<Vec<f32>>) -> Report<Vec<f32>> {
+        report.wall_time_s = 0.0;
+        for point in &mut report.history {
+            point.elapsed_s = 0.0;
+        }
+        report
+    }
+
+    /// The run batched (counting the batches) and one step at a time; returns both reports.
+    fn both_ways(
+        termination: Termination,
+        history_every: u64,
+    ) -> (Report<Vec<f32>>, Report<Vec<f32>>, u64) {
+        let batches = Calls(Cadence::Batches, Arc::new(AtomicU64::new(0)));
+        let batched = Run::new(params(), rastrigin(), 5)
+            .backend(CPU)
+            .termination(termination.clone())
+            .history_every(history_every)
+            .observer(batches.clone())
+            .run()
+            .unwrap();
+        let single = Run::new(params(), rastrigin(), 5)
+            .backend(CPU)
+            .termination(termination)
+            .history_every(history_every)
+            .observer(Calls(Cadence::EveryStep, Arc::new(AtomicU64::new(0))))
+            .run()
+            .unwrap();
+        (
+            timeless(batched),
+            timeless(single),
+            batches.1.load(Ordering::Relaxed),
+        )
+    }
+
+    #[test]
+    fn batched_cpu_runs_report_as_single_steps() {
+        let (batched, single, batches) =
+            both_ways(Termination::new().with_max_generations(200), 25);
+        assert_eq!(batched, single);
+        assert_eq!(batched.generations, 200);
+        assert!(batches < 200, "{batches} batches");
+        assert_eq!(batched.history.len(), 9);
+    }
+
+    #[test]
+    fn an_evaluation_limit_is_met_exactly_in_batches() {
+        // 16 initial evaluations and 16 a generation: 1000 evaluations are crossed at generation 62.
+        let (batched, single, batches) =
+            both_ways(Termination::new().with_max_evaluations(1000), 1000);
+        assert_eq!(batched, single);
+        assert_eq!(batched.generations, 62);
+        assert!(batches < 62, "{batches} batches");
+    }
+
+    #[test]
+    fn run_and_the_builder_without_options_agree() {
+        let termination = Termination::new().with_max_generations(30);
+        let report = run(params(), rastrigin(), 9, CPU, termination.clone()).unwrap();
+        let built = Run::new(params(), rastrigin(), 9)
+            .backend(CPU)
+            .termination(termination)
+            .run()
+            .unwrap();
+        assert_eq!(timeless(report), timeless(built));
+    }
+
+    #[test]
+    fn a_run_stopped_and_resumed_through_the_builder_ends_as_an_uninterrupted_one() {
+        let path =
+            std::env::temp_dir().join(format!("evo-de-run-builder-{}.ckpt", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let checkpointing = Checkpointing::new(&path, 10)
+            .unwrap()
+            .with_last_good_snapshot(false);
+        let resumed_run = |generations| {
+            Run::new(params(), rastrigin(), 3)
+                .backend(CPU)
+                .termination(Termination::new().with_max_generations(generations))
+                .history_every(5)
+                .check_every(100)
+                .checkpoint(checkpointing.clone())
+                .resume_if_present(true)
+                .run()
+                .unwrap()
+        };
+        resumed_run(35);
+        let resumed = resumed_run(60);
+        let _ = std::fs::remove_file(&path);
+        let uninterrupted = Run::new(params(), rastrigin(), 3)
+            .backend(CPU)
+            .termination(Termination::new().with_max_generations(60))
+            .history_every(5)
+            .run()
+            .unwrap();
+        assert_eq!(timeless(resumed), timeless(uninterrupted));
+    }
+
+    #[test]
+    fn the_builder_refuses_a_missing_termination_and_zero_cadences() {
+        let missing = Run::new(params(), rastrigin(), 1)
+            .backend(CPU)
+            .run()
+            .unwrap_err();
+        assert!(missing.to_string().contains("termination"), "{missing}");
+        let termination = Termination::new().with_max_generations(3);
+        let history = Run::new(params(), rastrigin(), 1)
+            .backend(CPU)
+            .termination(termination.clone())
+            .history_every(0)
+            .run()
+            .unwrap_err();
+        assert!(history.to_string().contains("history_every"), "{history}");
+        let checks = Run::new(params(), rastrigin(), 1)
+            .backend(CPU)
+            .termination(termination)
+            .check_every(0)
+            .run()
+            .unwrap_err();
+        assert!(checks.to_string().contains("check_every"), "{checks}");
     }
 }

@@ -678,6 +678,18 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
         Ok(())
     }
 
+    /// The generations queued back to back with one read-back at the end ([`DeCuda::step_many`]). On an
+    /// error the generations before the failing launch are queued and the device state is as `step` leaves
+    /// it after an error.
+    fn step_many(&mut self, steps: u64) -> Result<()> {
+        DeCuda::step_many(self, steps)
+    }
+
+    /// The population once per generation (local-search evaluations are not counted).
+    fn evaluations_per_step(&self) -> Option<u64> {
+        Some(self.params.population() as u64)
+    }
+
     fn progress(&self) -> Progress {
         Progress {
             generation: self.generation,
