@@ -8,6 +8,7 @@
 //! means the stream or a conversion changed.
 
 use evo_rng::{Philox, Stream};
+use statrs::statistics::Statistics;
 
 const DRAWS: u32 = 1 << 20;
 
@@ -26,17 +27,12 @@ const ADDRESSES: [(u64, Stream, u32, u32); 4] = [
     (42, Stream::GaMutation, 1, 1),
 ];
 
-fn mean(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>() / x.len() as f64
-}
-
 #[test]
 fn uniform_mean_and_variance_are_those_of_u01() {
     let n = f64::from(DRAWS);
     for (seed, stream, step, individual) in ADDRESSES {
         let u = uniforms(seed, stream, step, individual);
-        let m = mean(&u);
-        let variance = u.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
+        let (m, variance) = (u.iter().mean(), u.iter().variance());
         // sd of the mean: √(1/12 / n); sd of the sample variance: √((1/80 − 1/144) / n).
         let mean_sd = (1.0 / 12.0 / n).sqrt();
         let variance_sd = ((1.0 / 80.0 - 1.0 / 144.0) / n).sqrt();
@@ -73,7 +69,7 @@ fn uniform_chi_square_over_1000_bins_is_plausible() {
 fn uniform_lag_one_correlation_is_near_zero() {
     for (seed, stream, step, individual) in ADDRESSES {
         let u = uniforms(seed, stream, step, individual);
-        let m = mean(&u);
+        let m = u.iter().mean();
         let num: f64 = u.windows(2).map(|w| (w[0] - m) * (w[1] - m)).sum();
         let den: f64 = u.iter().map(|x| (x - m) * (x - m)).sum();
         let r = num / den;
@@ -93,8 +89,7 @@ fn normals_have_mean_zero_and_variance_one() {
         .flat_map(|lane| sequence.normals4(lane))
         .map(f64::from)
         .collect();
-    let m = mean(&z);
-    let variance = z.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
+    let (m, variance) = (z.iter().mean(), z.iter().variance());
     // sd of the mean 1/√n; sd of the sample variance √(2/n).
     assert!(m.abs() < 5.0 / n.sqrt(), "mean {m}");
     assert!(
