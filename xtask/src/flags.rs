@@ -3,10 +3,14 @@
 //! Every value a user types is validated here or by the command that uses it, and a bad value is a clear error,
 //! never a panic.
 
+mod bench;
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use evo_gpu_runtime::Profile;
+
+pub use bench::{EvalFlags, SuiteFlags};
 
 /// Maintainer commands of evo-gpu.
 #[derive(Debug, Parser)]
@@ -23,7 +27,7 @@ pub enum Command {
     /// NVRTC-compile every kernel module, check its entry points, then run the equivalence suite on a GPU.
     VerifyKernels(VerifyKernelsArgs),
     /// Run benchmark suites and write `target/bench/<suite>.{md,json,svg}`.
-    Bench(BenchArgs),
+    Bench(Box<BenchArgs>),
     /// Show or clear the on-disk PTX cache.
     Cache(CacheArgs),
     /// Time process start to driver ready, module ready and first kernel done.
@@ -83,8 +87,20 @@ impl ProfileChoice {
     }
 }
 
+/// What `bench` reads from the environment: settings of the machine and the checkout, not of the measurement
+/// (those are flags).
+const BENCH_ENVIRONMENT: &str = "\
+Environment:
+  EVO_DATA_DIR       the folder of the benchmark data (hcsp-512x16, knapsack-250); default ../shared/data
+                     beside the project root; the suites that need it say where they looked
+  EVO_COMMIT         the commit recorded in the outputs instead of git's (a binary copied to another machine,
+                     whose checkout may be stale); default `git rev-parse --short HEAD`
+  EVO_GPU_CACHE_DIR  the on-disk PTX cache (`cargo xtask cache --show` prints it); default the user's cache
+                     directory";
+
 /// Arguments of `bench`.
 #[derive(Debug, Args)]
+#[command(after_help = BENCH_ENVIRONMENT)]
 pub struct BenchArgs {
     /// Fewer sizes, runs and instances than the full mode (a few minutes on a 2-core machine); every
     /// output says it is a quick run.
@@ -102,6 +118,9 @@ pub struct BenchArgs {
     /// List the suites and exit.
     #[arg(long)]
     pub list: bool,
+    /// The suites' own flags, each under its suite's heading.
+    #[command(flatten)]
+    pub suite_flags: SuiteFlags,
 }
 
 /// Which backends `bench` measures.

@@ -59,10 +59,6 @@ pub const LONG_FILES: &[(&str, &str)] = &[
         "crates/benchmarks/src/functions/griewank.rs",
         "Griewank's portable cosine and its eight-way unrolled product, with their tests",
     ),
-    (
-        "xtask/src/bench/suites/ma.rs",
-        "the ma bench suite: the paper's tables, the time targets and the CEC 2010 runs",
-    ),
 ];
 
 /// Words that look like commits but are names: each with what it names.

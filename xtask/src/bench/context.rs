@@ -9,6 +9,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use evo_gpu_runtime::{Gpu, GpuTimer};
+
+use crate::flags::SuiteFlags;
 use indicatif::{ProgressBar, ProgressStyle};
 use statrs::statistics::{Data, Median};
 
@@ -60,17 +62,25 @@ pub struct BenchContext {
     cpu: bool,
     gpu: Option<Gpu>,
     cpu_device: String,
+    flags: SuiteFlags,
     progress_visible: bool,
 }
 
 impl BenchContext {
     /// A context; `gpu` is `Some` only when the CUDA side is to be measured.
-    pub fn new(quick: bool, cpu: bool, gpu: Option<Gpu>, cpu_device: String) -> Self {
+    pub fn new(
+        quick: bool,
+        cpu: bool,
+        gpu: Option<Gpu>,
+        cpu_device: String,
+        flags: SuiteFlags,
+    ) -> Self {
         Self {
             quick,
             cpu,
             gpu,
             cpu_device,
+            flags,
             progress_visible: std::io::stderr().is_terminal(),
         }
     }
@@ -88,6 +98,11 @@ impl BenchContext {
     /// The GPU to measure, `None` when the CUDA side is skipped.
     pub fn gpu(&self) -> Option<&Gpu> {
         self.gpu.as_ref()
+    }
+
+    /// The suites' own flags (`--ma-cases`, `--de-parts`, ...).
+    pub fn flags(&self) -> &SuiteFlags {
+        &self.flags
     }
 
     /// The CPU side's device, as written in rows.
@@ -201,7 +216,7 @@ mod tests {
 
     #[test]
     fn cpu_timing_runs_warmup_plus_samples_and_returns_the_last_value() {
-        let context = BenchContext::new(true, true, None, "test cpu".into());
+        let context = BenchContext::new(true, true, None, "test cpu".into(), SuiteFlags::default());
         let mut runs = 0;
         let (timing, last) = context
             .time_cpu(|| {

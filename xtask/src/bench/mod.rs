@@ -15,7 +15,7 @@ mod markdown;
 mod plot;
 mod report;
 mod result;
-mod suites;
+pub mod suites;
 
 use std::process::ExitCode;
 
@@ -49,6 +49,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let selected = select(&registry, &args.suites)?;
+    let names: Vec<&str> = selected.iter().map(|suite| suite.name()).collect();
+    args.suite_flags.check(&names)?;
     let gpu = match args.backend {
         BackendChoice::Cpu => None,
         BackendChoice::Cuda | BackendChoice::Both => {
@@ -79,7 +81,13 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("creating {}", args.out.display()))?;
 
     let cpu = args.backend != BackendChoice::Cuda;
-    let mut ctx = BenchContext::new(args.quick, cpu, gpu, environment.cpu_device());
+    let mut ctx = BenchContext::new(
+        args.quick,
+        cpu,
+        gpu,
+        environment.cpu_device(),
+        args.suite_flags.clone(),
+    );
     let mut failures = Vec::new();
     for suite in selected {
         let result = match suite.run(&mut ctx) {

@@ -17,14 +17,14 @@
 //! M ∈ {64, 512, 1024} × D ∈ {128, 512} and M = 100, D = 10^6 (GPU events), with bytes per generation against
 //! the measured copy bandwidth, beside EvoX's figures.
 //!
-//! `EVO_DE_TABLE1_CONFIGS` (with `EVO_DE_TABLE1_POPULATIONS`, `EVO_DE_TABLE1_INSTANCES`) replaces Table 1 and
+//! `--de-table1-configs` (with `--de-table1-populations`, `--de-table1-instances`) replaces Table 1 and
 //! the Min-Min tables by a sweep of many configurations over the same cells, 1 s each ([`sweep`]); a
 //! configuration may turn on the opt-in local search of ETC schedules (`+ls<period>x<moves>`, an extension
 //! beyond the paper; the default runs never use it).
 //!
-//! `EVO_DE_TABLE1_INSTANCES` also selects Table 1's rows (`--quick`: three of the twelve unless it is set), and `EVO_DE_PARTS` (`table1`, `table2`, `timing`)
-//! which parts run ([`parts`]), so that the full-mode Table 1 (about two minutes per instance) can be split
-//! over calls or GPUs.
+//! `--de-table1-instances` also selects Table 1's rows (`--quick`: three of the twelve unless it is given),
+//! and `--de-parts` (`table1`, `table2`, `timing`) which parts run ([`parts`]), so that the full-mode Table 1
+//! (about two minutes per instance) can be split over calls or GPUs.
 //!
 //! Instances come from `$EVO_DATA_DIR/hcsp-512x16` (default `../shared/data` beside the project root); when
 //! the folder is absent the suite fails with a message saying where it looked.
@@ -47,8 +47,10 @@ use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
 mod parts;
 mod sweep;
 
+pub use parts::Part;
 use parts::Parts;
 use sweep::{Sweep, chosen_instances};
+pub use sweep::{SweepConfig, parse_instance, parse_population};
 
 /// (paper name, file, paper Table 1: [64 CPU, 64 CPU-opt, 64 GPU, 512 CPU, 512 CPU-opt, 512 GPU, 1024 CPU,
 /// 1024 CPU-opt, 1024 GPU], Min-Min makespan, best known makespan) — spec de.md §5 and benchmarks.md (f).
@@ -220,13 +222,20 @@ impl Suite for De {
     }
 
     fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
-        let parts = Parts::from_env()?;
+        let flags = ctx.flags().de.clone();
+        let parts = Parts::new(&flags.parts);
         let mut result = SuiteResult::default();
         if parts.table1 {
             let dir = data_dir()?;
-            match Sweep::from_env()? {
+            let instances = &flags.table1_instances;
+            match Sweep::new(&flags.table1_configs, &flags.table1_populations, instances) {
                 Some(sweep) => sweep.run(ctx, &dir, &mut result)?,
-                None => table1(ctx, &dir, &chosen_instances(ctx.quick())?, &mut result)?,
+                None => table1(
+                    ctx,
+                    &dir,
+                    &chosen_instances(ctx.quick(), instances),
+                    &mut result,
+                )?,
             }
         }
         if parts.table2 {

@@ -26,10 +26,12 @@
 //! budget (the paper's preset: no run reaches −15) carries the target of 25 runs × 500 000 evaluations of g01
 //! in under 1 s on an H100. The binary-encoded defaults of (b) have no GPU row.
 //!
-//! `EVO_DPGA_BENCH_PARTS` (letters of `abc`, default all) runs only those experiments on the CPU; the GPU side
-//! runs only when all three do.
+//! `--dpga-parts` (a comma-separated subset of `a`, `b`, `c`; default all) runs only those experiments on the
+//! CPU; the GPU side runs only when all three do.
 
 use std::time::Instant;
+
+use clap::ValueEnum;
 
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{ConstrainedProblem, Executor, Termination};
@@ -100,6 +102,28 @@ struct CpuOutcomes {
 /// The `dpga` suite.
 pub struct Dpga;
 
+/// An experiment of the suite (module docs), for `--dpga-parts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Part {
+    /// (a) time on g01 with the paper's settings (Table IV).
+    A,
+    /// (b) g01 quality under the CEC 2006 budget (Table III).
+    B,
+    /// (c) CEC 2006 g01-g24.
+    C,
+}
+
+impl Part {
+    /// The letter naming it.
+    fn letter(self) -> &'static str {
+        match self {
+            Self::A => "a",
+            Self::B => "b",
+            Self::C => "c",
+        }
+    }
+}
+
 impl Suite for Dpga {
     fn name(&self) -> &'static str {
         "dpga"
@@ -116,21 +140,21 @@ impl Suite for Dpga {
         } else {
             (RUNS, EVALS, TIMED_RUNS)
         };
-        let parts = std::env::var("EVO_DPGA_BENCH_PARTS").unwrap_or_else(|_| "abc".into());
-        let part = |letter: char| parts.contains(letter);
+        let named = ctx.flags().dpga.parts.clone();
+        let part = |part: Part| named.is_empty() || named.contains(&part);
         let cpu = if ctx.cpu() {
             Some(CpuOutcomes {
-                paper_time: if part('a') {
+                paper_time: if part(Part::A) {
                     paper_time(ctx, timed_runs, &mut result)?
                 } else {
                     Vec::new()
                 },
-                g01: if part('b') {
+                g01: if part(Part::B) {
                     g01_quality(ctx, runs, evals, &mut result)?
                 } else {
                     [Vec::new(), Vec::new()]
                 },
-                suite: if part('c') {
+                suite: if part(Part::C) {
                     suite(ctx, runs, evals, &mut result)?
                 } else {
                     Vec::new()
@@ -139,11 +163,13 @@ impl Suite for Dpga {
         } else {
             None
         };
-        if ['a', 'b', 'c'].into_iter().all(part) {
+        if [Part::A, Part::B, Part::C].into_iter().all(part) {
             gpu_side(ctx, runs, evals, timed_runs, cpu.as_ref(), &mut result)?;
         } else {
+            let names: Vec<&str> = named.iter().map(|part| part.letter()).collect();
             result.notes.push(format!(
-                "EVO_DPGA_BENCH_PARTS={parts}: only those CPU experiments ran; GPU side skipped."
+                "--dpga-parts {}: only those CPU experiments ran; GPU side skipped.",
+                names.join(",")
             ));
         }
         Ok(result)

@@ -21,8 +21,8 @@
 //! Beside them, two rows per traffic size: a device-to-device copy moving the same bytes, pipelined and queued
 //! the same way ([`same_traffic_copy`]), the ceiling at that size next to the large-copy one.
 //!
-//! Environment (optional, for profiling one case): `EVO_EVAL_FUNCTIONS` (comma-separated names, e.g.
-//! `shifted-rastrigin`), `EVO_EVAL_DIMENSIONS` (comma-separated, e.g. `10000000`), `EVO_EVAL_BATCHES`
+//! Flags (optional, for profiling one case): `--eval-functions` (comma-separated names, e.g.
+//! `shifted-rastrigin`), `--eval-dimensions` (comma-separated, e.g. `10000000`), `--eval-batches`
 //! (comma-separated individuals per batch, e.g. `20`).
 
 mod queued;
@@ -30,7 +30,6 @@ mod same_traffic_copy;
 
 use queued::{QUEUED_CALLS, Queued};
 
-use anyhow::Context;
 use evo_benchmarks::cuda::CudaProblem;
 use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
 use evo_core::ContinuousProblem;
@@ -41,6 +40,7 @@ use crate::bench::markdown::format_size;
 use crate::bench::{
     Backend, BenchContext, Plot, Reference, Row, Series, Suite, SuiteResult, Timing,
 };
+use crate::flags::EvalFlags;
 
 /// Threads per block of the evaluation kernels.
 const BLOCK: u32 = 256;
@@ -84,7 +84,7 @@ impl Suite for Eval {
             None => None,
         };
         let single = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-        let selection = Selection::from_environment()?;
+        let selection = Selection::new(&ctx.flags().eval);
         if let Some(gpu) = ctx.gpu()
             && let Err(error) = same_traffic_rows(ctx, gpu, &selection, copy, &mut result)
         {
@@ -294,7 +294,7 @@ fn row(
     }
 }
 
-/// The functions, dimensions and batch sizes a run measures: all of them unless the environment narrows them.
+/// The functions, dimensions and batch sizes a run measures: all of them unless the flags narrow them.
 struct Selection {
     functions: Vec<ShiftedFunction>,
     dimensions: Vec<usize>,
@@ -302,50 +302,51 @@ struct Selection {
 }
 
 impl Selection {
-    fn from_environment() -> anyhow::Result<Self> {
-        let functions = match std::env::var("EVO_EVAL_FUNCTIONS") {
-            Ok(list) => list
-                .split(',')
-                .map(|name| {
-                    FUNCTIONS
-                        .into_iter()
-                        .find(|f| f.name() == name.trim())
-                        .with_context(|| {
-                            let known: Vec<&str> = FUNCTIONS.iter().map(|f| f.name()).collect();
-                            format!(
-                                "EVO_EVAL_FUNCTIONS: unknown function {name:?}; allowed: {known:?}"
-                            )
-                        })
-                })
-                .collect::<anyhow::Result<Vec<_>>>()?,
-            Err(_) => FUNCTIONS.to_vec(),
-        };
-        Ok(Self {
-            functions,
-            dimensions: numbers("EVO_EVAL_DIMENSIONS", &DIMENSIONS)?,
-            batches: numbers("EVO_EVAL_BATCHES", &BATCHES)?,
-        })
+    /// The selection of the `--eval-…` flags, in the suite's order; a flag naming none keeps every value.
+    fn new(flags: &EvalFlags) -> Self {
+        fn chosen<T: Copy + PartialEq>(all: &[T], named: &[T]) -> Vec<T> {
+            all.iter()
+                .copied()
+                .filter(|value| named.is_empty() || named.contains(value))
+                .collect()
+        }
+        Self {
+            functions: chosen(&FUNCTIONS, &flags.functions),
+            dimensions: chosen(&DIMENSIONS, &flags.dimensions),
+            batches: chosen(&BATCHES, &flags.batches),
+        }
     }
 }
 
-/// A comma-separated list of positive integers from `variable`, each one of `allowed`; all of them when unset.
-fn numbers(variable: &str, allowed: &[usize]) -> anyhow::Result<Vec<usize>> {
-    let Ok(list) = std::env::var(variable) else {
-        return Ok(allowed.to_vec());
-    };
-    list.split(',')
-        .map(|item| {
-            let value: usize = item
-                .trim()
-                .parse()
-                .with_context(|| format!("{variable}: {item:?} is not a number"))?;
-            anyhow::ensure!(
-                allowed.contains(&value),
-                "{variable}: {value} is not measured; allowed: {allowed:?}"
-            );
-            Ok(value)
+/// One function of `--eval-functions`: one the suite measures.
+pub fn parse_function(text: &str) -> Result<ShiftedFunction, String> {
+    let text = text.trim();
+    FUNCTIONS
+        .into_iter()
+        .find(|function| function.name() == text)
+        .ok_or_else(|| {
+            let known: Vec<&str> = FUNCTIONS.iter().map(|f| f.name()).collect();
+            format!("unknown function `{text}`; allowed: {}", known.join(", "))
         })
-        .collect()
+}
+
+/// One number of variables of `--eval-dimensions`: one the suite measures.
+pub fn parse_dimension(text: &str) -> Result<usize, String> {
+    one_of(text, &DIMENSIONS)
+}
+
+/// One batch size of `--eval-batches`: one the suite measures.
+pub fn parse_batch(text: &str) -> Result<usize, String> {
+    one_of(text, &BATCHES)
+}
+
+/// The number `text`, which must be one of `allowed`.
+fn one_of(text: &str, allowed: &[usize]) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|value| allowed.contains(value))
+        .ok_or_else(|| format!("`{text}` is not measured; allowed: {allowed:?}"))
 }
 
 /// One function at one dimension, for the selected batch sizes.
@@ -505,8 +506,49 @@ fn case(
 
 #[cfg(test)]
 mod tests {
-    use super::{Queued, ceiling_check, host_note};
-    use crate::bench::Timing;
+    use super::*;
+
+    #[test]
+    fn flags_narrow_the_selection_in_the_suites_order() {
+        let flags = EvalFlags {
+            functions: vec![ShiftedFunction::Schwefel12, ShiftedFunction::Rastrigin],
+            dimensions: vec![10_000_000],
+            batches: Vec::new(),
+        };
+        let selection = Selection::new(&flags);
+        assert_eq!(
+            selection.functions,
+            [ShiftedFunction::Rastrigin, ShiftedFunction::Schwefel12]
+        );
+        assert_eq!(selection.dimensions, [10_000_000]);
+        assert_eq!(selection.batches, BATCHES);
+        let all = Selection::new(&EvalFlags::default());
+        assert_eq!(all.functions, FUNCTIONS);
+        assert_eq!(all.dimensions, DIMENSIONS);
+    }
+
+    #[test]
+    fn values_outside_the_suite_are_errors_listing_what_is_measured() {
+        assert_eq!(
+            parse_function(" shifted-griewank"),
+            Ok(ShiftedFunction::Griewank)
+        );
+        let function = parse_function("shifted-salomon").expect_err("not measured");
+        assert!(
+            function.contains("`shifted-salomon`") && function.contains("shifted-schwefel-1.2"),
+            "{function}"
+        );
+        assert_eq!(parse_dimension("1000000"), Ok(1_000_000));
+        let dimension = parse_dimension("100000").expect_err("not measured");
+        assert!(dimension.contains("[1000000, 10000000]"), "{dimension}");
+        assert!(parse_dimension("1e6").is_err());
+        assert_eq!(parse_batch("20"), Ok(20));
+        assert!(
+            parse_batch("0")
+                .expect_err("not measured")
+                .contains("[1, 20]")
+        );
+    }
 
     #[test]
     fn host_note_should_say_when_the_device_caught_up_with_the_host() {

@@ -15,7 +15,7 @@
 //! generations (they must be identical). Then K = 1000 runs: the batched engine (one launch sequence per
 //! generation) and the fused batch (one launch for G generations of all runs), in run-generations per second.
 //!
-//! `EVO_GA_FUSED_ONLY=1` narrows the suite to the single-run target: Hypersphere only (n = 32 and 128), the CPU
+//! `--ga-fused-only` narrows the suite to the single-run target: Hypersphere only (n = 32 and 128), the CPU
 //! 1-thread engine (the reference snapshot) and the four fused forms, then the two clustered forms with one run
 //! at 20 (quick) or 100 generations per launch; under a minute with `--quick`.
 
@@ -53,11 +53,6 @@ fn paper_generations(n: usize) -> f64 {
 }
 
 const SEED: u64 = 2010;
-
-/// Whether `EVO_GA_FUSED_ONLY=1` narrows the suite to the fused single-run rows (see the module docs).
-fn fused_only() -> bool {
-    std::env::var("EVO_GA_FUSED_ONLY").is_ok_and(|v| v == "1")
-}
 
 /// The `ga` suite.
 pub struct Ga;
@@ -175,7 +170,7 @@ impl Suite for Ga {
 
     fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
         let generations: u64 = if ctx.quick() { 5 } else { 50 };
-        let fused_only = fused_only();
+        let fused_only = ctx.flags().ga.fused_only;
         let mut result = SuiteResult::default();
         let mut table = vec![
             "| function | n | paper CPU s | paper GPU s | paper speed-up | CPU 1 thread s | CPU rayon s | CUDA paper-faithful launch by launch s | CUDA paper-faithful s (graph) | paper GPU / paper-faithful | CUDA batched K=1 s | CUDA fused s (fastest form) | fused µs/gen | fused + draws µs/gen | fused clustered µs/gen | fused clustered + draws µs/gen | speed-up 1 thread / paper-faithful | speed-up 1 thread / fused |".to_string(),

@@ -4,7 +4,7 @@
 //!
 //! Full: the six shifted functions at D = 10^5, 5·10^5, 10^6, 1.5·10^6, 3·10^6 with the paper's 500 000
 //! evaluations, 10 runs (20 for Schwefel 1.2, as the paper); the CEC 2010 subset F1, F2, F3, F4, F6, F8, F13,
-//! F18, F20 at 10^5 and 10^6 with 500 000 evaluations (10 runs; the paper's 20 with `EVO_MA_RUNS=20`); 10^7
+//! F18, F20 at 10^5 and 10^6 with 500 000 evaluations (10 runs; the paper's 20 with `--ma-runs 20`); 10^7
 //! with 50 000 evaluations; CPU at 10^5 with 20 000 evaluations. `--quick`: one run each of the six functions
 //! at 10^5 and of shifted Rastrigin at 3·10^6 (the sizes of the time targets, ≤ 5 s and ≤ 60 s, which only a
 //! full-budget run checks), CEC F1 and F2 at 10^5, all with 50 000 evaluations; 10^7 with 5 000 evaluations;
@@ -12,18 +12,21 @@
 //! include the engine's construction (upload, initial population); the kernels are compiled by a warm-up run
 //! first.
 //!
-//! Case selection (so that a full run can be split into calls of a few minutes), environment variables:
-//! - `EVO_MA_CASES`: comma-separated selectors `part[:name[:D]]`, `part` one of `shifted`, `cec`, `scale`,
-//!   `cpu`; `name` a function (`rastrigin` or `shifted-rastrigin`, `griewank`, `salomon`, `sum-squares`,
-//!   `discus`, `schwefel-1.2`; CEC `f1` … `f20`; scale `rastrigin`) or `*`; `D` the number of variables.
-//!   Example: `EVO_MA_CASES=shifted:rastrigin:3000000,cec:f8`. Unset: every case of the mode except 10^8.
-//! - The 10^8 run (shifted Rastrigin, 50 000 evaluations, one run) is opt-in: `EVO_MA_CASES=scale:*:100000000`
+//! Case selection (so that a full run can be split into calls of a few minutes), flags of `cargo xtask bench`
+//! ([`selection`]):
+//! - `--ma-cases`: comma-separated selectors `part[:name[:D]]`, `part` one of `shifted`, `small`, `cec`,
+//!   `scale`, `cpu`; `name` a function (`rastrigin` or `shifted-rastrigin`, `griewank`, `salomon`,
+//!   `sum-squares`, `discus`, `schwefel-1.2`; CEC `f1` … `f20` of the subset; scale `rastrigin`) or `*`; `D`
+//!   one of the part's numbers of variables or `*`. Example: `--ma-cases shifted:rastrigin:3000000,cec:f8`.
+//!   Absent: every case of the mode except 10^8 and `small`.
+//! - The 10^8 run (shifted Rastrigin, 50 000 evaluations, one run) is opt-in: `--ma-cases scale:*:100000000`
 //!   (any mode). It needs about 68 GB (computed before allocating; it fits an 80 GB H100).
-//! - The `small` part (opt-in, e.g. `EVO_MA_CASES=small:*:100000`) runs the six functions on
+//! - The `small` part (opt-in, e.g. `--ma-cases small:*:100000`) runs the six functions on
 //!   `[−1.22, 1.22]^D`, the domain size the paper's distances imply (docs/results/ma.md, "Quality").
-//! - `EVO_MA_RUNS`: runs per case of the shifted and CEC parts (overrides 10/20; `--quick` uses 1).
-//! - `EVO_MA_FIRST_RUN`: the index of the first run (seed `2015 + index`; default 0), to split the runs of a
-//!   case over calls: `EVO_MA_RUNS=5` then `EVO_MA_RUNS=5 EVO_MA_FIRST_RUN=5` are runs 0–9.
+//! - `--ma-runs`: runs per case of the shifted and CEC parts, in either mode (replaces 10/20, and 1 with
+//!   `--quick`).
+//! - `--ma-first-run`: the index of the first run (seed `2015 + index`; default 0), to split the runs of a
+//!   case over calls: `--ma-runs 5` then `--ma-runs 5 --ma-first-run 5` are runs 0–9.
 
 use std::time::Instant;
 
@@ -37,12 +40,17 @@ use statrs::statistics::Statistics;
 
 use crate::bench::{Backend, BenchContext, Reference, Row, Suite, SuiteResult};
 
+mod selection;
+
+pub use selection::Selector;
+use selection::{Part, Selection};
+
 const SEED: u64 = 2015;
 const DIMS: [usize; 5] = [100_000, 500_000, 1_000_000, 1_500_000, 3_000_000];
 /// The paper's evaluations per run.
 const PAPER_BUDGET: u64 = 500_000;
 /// Evaluations per run of the shifted and CEC parts with `--quick`: a tenth of the paper's, so that the time
-/// targets are checked by the full mode (or `EVO_MA_CASES`), not by the quick run.
+/// targets are checked by the full mode (or `--ma-cases`), not by the quick run.
 const QUICK_BUDGET: u64 = 50_000;
 
 /// The CPU part's functions with `--quick`: a separable and a non-separable one, since a single-thread CPU
@@ -217,110 +225,6 @@ const SMALL_DOMAIN: f64 = 1.22;
 /// The 10^8-variable scale case, run only when selected explicitly.
 const HUNDRED_MILLION: usize = 100_000_000;
 
-/// One selector of `EVO_MA_CASES`: `part[:name[:D]]` (`None` = any).
-#[derive(Debug, Clone, PartialEq)]
-struct Selector {
-    part: String,
-    name: Option<String>,
-    dimension: Option<usize>,
-}
-
-/// The cases to run (module docs): every case when `EVO_MA_CASES` is unset or empty.
-#[derive(Debug, Clone, Default)]
-struct Selection {
-    selectors: Vec<Selector>,
-    runs: Option<usize>,
-    /// The index of the first run (its seed is `SEED + first_run`), so that the runs of one case can be
-    /// split over several calls.
-    first_run: u64,
-}
-
-impl Selection {
-    fn from_env() -> anyhow::Result<Self> {
-        let cases = std::env::var("EVO_MA_CASES").unwrap_or_default();
-        let runs = match std::env::var("EVO_MA_RUNS") {
-            Ok(text) => Some(
-                text.trim()
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&r| r > 0)
-                    .ok_or_else(|| {
-                        anyhow::anyhow!("EVO_MA_RUNS={text}: expected a positive integer")
-                    })?,
-            ),
-            Err(_) => None,
-        };
-        let first_run = match std::env::var("EVO_MA_FIRST_RUN") {
-            Ok(text) => text.trim().parse::<u64>().map_err(|_| {
-                anyhow::anyhow!("EVO_MA_FIRST_RUN={text}: expected a non-negative integer")
-            })?,
-            Err(_) => 0,
-        };
-        Ok(Self {
-            selectors: Self::parse(&cases)?,
-            runs,
-            first_run,
-        })
-    }
-
-    fn parse(text: &str) -> anyhow::Result<Vec<Selector>> {
-        let mut selectors = Vec::new();
-        for item in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            let mut fields = item.split(':');
-            let part = fields.next().unwrap_or_default().to_ascii_lowercase();
-            if !["shifted", "small", "cec", "scale", "cpu"].contains(&part.as_str()) {
-                anyhow::bail!(
-                    "EVO_MA_CASES: unknown part {part:?} in {item:?} (shifted, small, cec, scale, cpu)"
-                );
-            }
-            let name = fields
-                .next()
-                .map(|n| n.trim().to_ascii_lowercase())
-                .filter(|n| !n.is_empty() && n != "*");
-            let dimension = match fields
-                .next()
-                .map(str::trim)
-                .filter(|d| !d.is_empty() && *d != "*")
-            {
-                Some(d) => Some(d.parse::<usize>().map_err(|_| {
-                    anyhow::anyhow!("EVO_MA_CASES: {d:?} in {item:?} is not a number of variables")
-                })?),
-                None => None,
-            };
-            if fields.next().is_some() {
-                anyhow::bail!("EVO_MA_CASES: {item:?} has more than part:name:D");
-            }
-            selectors.push(Selector {
-                part,
-                name,
-                dimension,
-            });
-        }
-        Ok(selectors)
-    }
-
-    /// Whether case (`part`, `name`, `d`) runs; `name` matches with or without its `shifted-` prefix. The
-    /// 10^8 case needs a selector that names its dimension.
-    fn wants(&self, part: &str, name: &str, d: usize) -> bool {
-        let short = name.strip_prefix("shifted-").unwrap_or(name);
-        if self.selectors.is_empty() {
-            return d != HUNDRED_MILLION && part != "small";
-        }
-        self.selectors.iter().any(|s| {
-            s.part == part
-                && s.name.as_deref().is_none_or(|n| n == name || n == short)
-                && match s.dimension {
-                    Some(want) => want == d,
-                    None => d != HUNDRED_MILLION,
-                }
-        })
-    }
-
-    fn wants_part(&self, part: &str) -> bool {
-        self.selectors.is_empty() || self.selectors.iter().any(|s| s.part == part)
-    }
-}
-
 /// The `ma` suite.
 pub struct Ma;
 
@@ -418,17 +322,17 @@ fn row(
 }
 
 impl Ma {
-    /// The six shifted functions; `part` "shifted" on their default domains, "small" on
+    /// The six shifted functions; `part` [`Part::Shifted`] on their default domains, [`Part::Small`] on
     /// `[−SMALL_DOMAIN, SMALL_DOMAIN]^D` (opt-in).
     fn shifted_gpu(
         &self,
         ctx: &BenchContext,
         gpu: &Gpu,
         sel: &Selection,
-        part: &str,
+        part: Part,
         result: &mut SuiteResult,
     ) -> anyhow::Result<()> {
-        let small = part == "small";
+        let small = part == Part::Small;
         let quick = ctx.quick();
         let budget = gpu_budget(quick);
         let params = MaParams::new().with_max_evaluations(budget)?;
@@ -462,11 +366,11 @@ impl Ma {
                 .unwrap_or_default();
             let at = DIMS.iter().position(|&x| x == d).unwrap_or(0);
             bar.set_message(format!("{} D={d}", function.name()));
-            let runs = match (quick, sel.runs, function) {
-                (true, _, _) => 1,
-                (false, Some(runs), _) => runs,
-                (false, None, ShiftedFunction::Schwefel12) => 20,
-                (false, None, _) => 10,
+            let runs = match (sel.runs, quick, function) {
+                (Some(runs), _, _) => runs,
+                (None, true, _) => 1,
+                (None, false, ShiftedFunction::Schwefel12) => 20,
+                (None, false, _) => 10,
             };
             let problem = if small {
                 ShiftedProblem::with_domain(function, d, -SMALL_DOMAIN, SMALL_DOMAIN)?
@@ -545,7 +449,7 @@ impl Ma {
     ) -> anyhow::Result<()> {
         let quick = ctx.quick();
         let budget = gpu_budget(quick);
-        let runs = if quick { 1 } else { sel.runs.unwrap_or(10) };
+        let runs = sel.runs.unwrap_or(if quick { 1 } else { 10 });
         let params = MaParams::new().with_max_evaluations(budget)?;
         let mut table = vec![
             "| F | D | paper GPU mean best | ours mean best | paper distance | ours distance | ours s | runs |"
@@ -565,7 +469,7 @@ impl Ma {
                 ]
             };
             for &(d, paper, paper_distance) in dims {
-                if !sel.wants("cec", &format!("f{number}"), d) {
+                if !sel.wants(Part::Cec, &format!("f{number}"), d) {
                     continue;
                 }
                 let problem = Cec2010Problem::new(number, d)?;
@@ -633,7 +537,7 @@ impl Ma {
             (HUNDRED_MILLION, 50_000),
         ]
         .into_iter()
-        .filter(|&(d, _)| sel.wants("scale", "rastrigin", d))
+        .filter(|&(d, _)| sel.wants(Part::Scale, "rastrigin", d))
         .collect();
         if cases.is_empty() {
             return Ok(());
@@ -693,7 +597,7 @@ impl Ma {
         ];
         for (function, times) in PAPER_TIME {
             let quick_case = QUICK_CPU_FUNCTIONS.contains(&function);
-            if !sel.wants("cpu", function.name(), d) || (ctx.quick() && !quick_case) {
+            if !sel.wants(Part::Cpu, function.name(), d) || (ctx.quick() && !quick_case) {
                 continue;
             }
             let problem = ShiftedProblem::new(function, d)?;
@@ -746,9 +650,10 @@ impl Suite for Ma {
 
     fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
         let mut result = SuiteResult::default();
-        let sel = Selection::from_env()?;
-        let gpu_parts = ["shifted", "small", "cec", "scale"]
-            .iter()
+        let flags = &ctx.flags().ma;
+        let sel = Selection::new(&flags.cases, flags.runs, flags.first_run);
+        let gpu_parts = [Part::Shifted, Part::Small, Part::Cec, Part::Scale]
+            .into_iter()
             .any(|part| sel.wants_part(part));
         if let Some(gpu) = ctx.gpu().cloned().filter(|_| gpu_parts) {
             // Warm-up: compiles the ma and evaluation modules so the first timed run does not pay for NVRTC.
@@ -760,54 +665,14 @@ impl Suite for Ma {
                 SEED,
                 |_| 0.0,
             )?;
-            self.shifted_gpu(ctx, &gpu, &sel, "shifted", &mut result)?;
-            self.shifted_gpu(ctx, &gpu, &sel, "small", &mut result)?;
+            self.shifted_gpu(ctx, &gpu, &sel, Part::Shifted, &mut result)?;
+            self.shifted_gpu(ctx, &gpu, &sel, Part::Small, &mut result)?;
             self.cec_gpu(ctx, &gpu, &sel, &mut result)?;
             self.scale_gpu(ctx, &gpu, &sel, &mut result)?;
         }
-        if ctx.cpu() && sel.wants_part("cpu") {
+        if ctx.cpu() && sel.wants_part(Part::Cpu) {
             self.cpu(ctx, &sel, &mut result)?;
         }
         Ok(result)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn selection(text: &str) -> Selection {
-        Selection {
-            selectors: Selection::parse(text).unwrap_or_default(),
-            runs: None,
-            first_run: 0,
-        }
-    }
-
-    #[test]
-    fn selectors_pick_parts_functions_and_sizes() {
-        let all = selection("");
-        assert!(all.wants("shifted", "shifted-rastrigin", 100_000));
-        assert!(!all.wants("scale", "rastrigin", HUNDRED_MILLION));
-        let some = selection("shifted:rastrigin:3000000, cec:f8");
-        assert!(some.wants("shifted", "shifted-rastrigin", 3_000_000));
-        assert!(!some.wants("shifted", "shifted-rastrigin", 100_000));
-        assert!(!some.wants("shifted", "shifted-griewank", 3_000_000));
-        assert!(some.wants("cec", "f8", 1_000_000));
-        assert!(!some.wants("cec", "f1", 100_000));
-        assert!(some.wants_part("cec") && !some.wants_part("cpu"));
-        assert!(!all.wants("small", "shifted-rastrigin", 100_000));
-        assert!(selection("small").wants("small", "rastrigin", 100_000));
-        let big = selection("scale:*:100000000");
-        assert!(big.wants("scale", "rastrigin", HUNDRED_MILLION));
-        assert!(!big.wants("scale", "rastrigin", 10_000_000));
-        assert!(!selection("scale").wants("scale", "rastrigin", HUNDRED_MILLION));
-    }
-
-    #[test]
-    fn bad_selectors_are_rejected() {
-        assert!(Selection::parse("gpu:rastrigin").is_err());
-        assert!(Selection::parse("shifted:rastrigin:lots").is_err());
-        assert!(Selection::parse("shifted:rastrigin:1000:extra").is_err());
     }
 }

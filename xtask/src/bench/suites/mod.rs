@@ -1,11 +1,11 @@
 //! The registry of benchmark suites: each suite lives in its own file here and is listed once in [`suites`].
 
 mod core;
-mod de;
-mod dpga;
-mod eval;
+pub mod de;
+pub mod dpga;
+pub mod eval;
 mod ga;
-mod ma;
+pub mod ma;
 mod qiga;
 mod rng;
 mod sort;

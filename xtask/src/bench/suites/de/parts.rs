@@ -1,17 +1,19 @@
-//! `EVO_DE_PARTS`: which parts of the suite run, so that a long full-mode run can be split over calls or GPUs
-//! (e.g. Table 1 on four GPUs, three instances each with `EVO_DE_TABLE1_INSTANCES`, Table 2 and the timing
+//! `--de-parts`: which parts of the suite run, so that a long full-mode run can be split over calls or GPUs
+//! (e.g. Table 1 on four GPUs, three instances each with `--de-table1-instances`, Table 2 and the timing
 //! tables on one of them).
-//!
-//! A `,`-separated subset of `table1` (Table 1 and the Min-Min tables, or the sweep when
-//! `EVO_DE_TABLE1_CONFIGS` is set), `table2` (Rastrigin) and `timing` (the per-generation tables); unset or
-//! blank: all three.
 
-use anyhow::Context;
+use clap::ValueEnum;
 
-/// The variable naming the parts.
-const PARTS_VAR: &str = "EVO_DE_PARTS";
-/// The parts' names, in the order the suite runs them.
-const NAMES: [&str; 3] = ["table1", "table2", "timing"];
+/// A part of the suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Part {
+    /// Table 1 and the Min-Min tables (or the sweep of --de-table1-configs).
+    Table1,
+    /// Table 2, Rastrigin.
+    Table2,
+    /// The per-generation timing tables.
+    Timing,
+}
 
 /// The parts to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,43 +27,14 @@ pub(super) struct Parts {
 }
 
 impl Parts {
-    /// The parts `EVO_DE_PARTS` names.
-    pub(super) fn from_env() -> anyhow::Result<Self> {
-        match std::env::var(PARTS_VAR) {
-            Ok(list) => Self::parse(&list),
-            Err(std::env::VarError::NotPresent) => Ok(Self::ALL),
-            Err(error) => Err(error).with_context(|| format!("reading {PARTS_VAR}")),
+    /// The parts `--de-parts` names; every part when it names none.
+    pub(super) fn new(named: &[Part]) -> Self {
+        let wants = |part| named.is_empty() || named.contains(&part);
+        Self {
+            table1: wants(Part::Table1),
+            table2: wants(Part::Table2),
+            timing: wants(Part::Timing),
         }
-    }
-
-    /// Every part.
-    const ALL: Self = Self {
-        table1: true,
-        table2: true,
-        timing: true,
-    };
-
-    /// The parts of a `,`-separated list (blank: all); an unknown name is an error naming the valid ones.
-    fn parse(list: &str) -> anyhow::Result<Self> {
-        let names: Vec<&str> = list
-            .split(',')
-            .map(str::trim)
-            .filter(|name| !name.is_empty())
-            .collect();
-        if names.is_empty() {
-            return Ok(Self::ALL);
-        }
-        if let Some(unknown) = names.iter().find(|name| !NAMES.contains(name)) {
-            anyhow::bail!(
-                "{PARTS_VAR}: unknown part `{unknown}`; valid: {}",
-                NAMES.join(", ")
-            );
-        }
-        Ok(Self {
-            table1: names.contains(&"table1"),
-            table2: names.contains(&"table2"),
-            timing: names.contains(&"timing"),
-        })
     }
 }
 
@@ -70,17 +43,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lists_select_parts_and_blank_selects_all() {
-        assert_eq!(Parts::parse("").expect("blank"), Parts::ALL);
+    fn named_parts_run_and_none_named_runs_all() {
+        let all = Parts {
+            table1: true,
+            table2: true,
+            timing: true,
+        };
+        assert_eq!(Parts::new(&[]), all);
         assert_eq!(
-            Parts::parse(" table1 ,timing").expect("valid"),
+            Parts::new(&[Part::Timing, Part::Table1]),
             Parts {
                 table1: true,
                 table2: false,
                 timing: true
             }
         );
-        let unknown = Parts::parse("table1,table3").expect_err("unknown part");
-        assert!(format!("{unknown:#}").contains("table3"), "{unknown:#}");
     }
 }

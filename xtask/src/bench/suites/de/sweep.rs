@@ -2,7 +2,7 @@
 //! the suite runs its own Table 1 cells ([`run_once`]: same seed, `step_many` batches on the GPU) for
 //! [`SWEEP_BUDGET`], its best fitness after 1 s set beside the paper's GPU value after 30 s.
 //!
-//! - `EVO_DE_TABLE1_CONFIGS`: configurations separated by `;`, each in [`DeConfig`]'s form
+//! - `--de-table1-configs`: configurations separated by `;`, each in [`DeConfig`]'s form
 //!   `strategy/F/CR/crossover/adaptation[+eq]` (e.g. `rand1/0.5/0.005/bin/fixed;best1/0.3/0.01/exp/jde`), or
 //!   `default` for the suite's own per-population configuration ([`table1_params`]). Set, the sweep replaces
 //!   the default Table 1 and Min-Min tables; Table 2 and the timing tables run as usual. A configuration
@@ -16,13 +16,14 @@
 //!   candidate kept; [`LocalSearch::with_kicks`]; on the GPU one block per kick), e.g.
 //!   `default+ls500x64k32x4`. `default+ls<period>x<moves>[…]` is the suite's own configuration with the
 //!   local search.
-//! - `EVO_DE_TABLE1_POPULATIONS`: a `,`-separated subset of 64, 512, 1024 (default all three).
-//! - `EVO_DE_TABLE1_INSTANCES`: a `,`-separated subset of the instance files, e.g. `u_c_hihi.0,u_s_lolo.0`
+//! - `--de-table1-populations`: a `,`-separated subset of 64, 512, 1024 (default all three).
+//! - `--de-table1-instances`: a `,`-separated subset of the instance files, e.g. `u_c_hihi.0,u_s_lolo.0`
 //!   (default all twelve); it also selects the rows of the suite's own Table 1 ([`chosen_instances`]; three
 //!   by default with `--quick`), so that the full-mode table (30 s per cell) can be split over calls or GPUs.
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -33,12 +34,6 @@ use statrs::statistics::Statistics;
 use super::{INSTANCES, Instance, POPULATIONS, SEED, fitness_row, run_once, table1_params};
 use crate::bench::{BenchContext, SuiteResult};
 
-/// The variable holding the configurations.
-const CONFIGS_VAR: &str = "EVO_DE_TABLE1_CONFIGS";
-/// The variable holding the populations.
-const POPULATIONS_VAR: &str = "EVO_DE_TABLE1_POPULATIONS";
-/// The variable holding the instance files.
-const INSTANCES_VAR: &str = "EVO_DE_TABLE1_INSTANCES";
 /// The word naming the suite's own configuration.
 const DEFAULT_CONFIG: &str = "default";
 
@@ -47,7 +42,7 @@ const SWEEP_BUDGET: Duration = Duration::from_secs(1);
 
 /// One configuration of the sweep.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum SweepConfig {
+pub enum SweepConfig {
     /// The suite's own, which depends on the population ([`table1_params`]), with the local search of a
     /// `default+ls…` item.
     Table1(Option<LocalSearch>),
@@ -55,9 +50,12 @@ enum SweepConfig {
     Given(DeConfig),
 }
 
-impl SweepConfig {
-    /// The configuration of one item of the list.
-    fn parse(text: &str) -> anyhow::Result<Self> {
+impl FromStr for SweepConfig {
+    type Err = String;
+
+    /// The configuration of one item of the list: `default`, `default+ls…` or a [`DeConfig`].
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
         if text == DEFAULT_CONFIG {
             return Ok(Self::Table1(None));
         }
@@ -68,14 +66,16 @@ impl SweepConfig {
             // The local search suffix, read by DeConfig's parser on any valid configuration.
             let config: DeConfig = format!("rand1/0.5/0.5/bin/fixed{suffix}")
                 .parse()
-                .with_context(|| format!("{CONFIGS_VAR}: `{text}`"))?;
+                .map_err(|error| format!("`{text}`: {error}"))?;
             return Ok(Self::Table1(config.local_search()));
         }
-        text.parse()
-            .map(Self::Given)
-            .with_context(|| format!("{CONFIGS_VAR}: `{text}`"))
+        text.parse().map(Self::Given).map_err(|error| {
+            format!("`{text}`: {error} (or `{DEFAULT_CONFIG}`, the suite's own configuration)")
+        })
     }
+}
 
+impl SweepConfig {
     /// The parameters at `population`.
     fn params(&self, population: usize) -> anyhow::Result<DeParams> {
         match self {
@@ -139,110 +139,67 @@ impl Cell {
     }
 }
 
-/// The value of `name`, `None` when unset or blank.
-fn variable(name: &str) -> anyhow::Result<Option<String>> {
-    match std::env::var(name) {
-        Ok(value) if value.trim().is_empty() => Ok(None),
-        Ok(value) => Ok(Some(value)),
-        Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(error) => Err(error).with_context(|| format!("reading {name}")),
-    }
-}
-
-/// The non-empty trimmed items of `list` split at `separator`.
-fn items(list: &str, separator: char) -> impl Iterator<Item = &str> {
-    list.split(separator)
-        .map(str::trim)
-        .filter(|item| !item.is_empty())
-}
-
-/// The instances of a quick Table 1 when `EVO_DE_TABLE1_INSTANCES` is unset: one of each consistency
+/// The instances of a quick Table 1 when `--de-table1-instances` is absent: one of each consistency
 /// (consistent, inconsistent, semi-consistent), each with another task and machine heterogeneity.
-const QUICK_INSTANCES: &str = "u_c_hihi.0,u_i_lohi.0,u_s_lolo.0";
+const QUICK_INSTANCES: [&str; 3] = ["u_c_hihi.0", "u_i_lohi.0", "u_s_lolo.0"];
 
-/// The instances `EVO_DE_TABLE1_INSTANCES` selects, in the paper's order; when unset or blank all twelve, or
-/// [`QUICK_INSTANCES`] in a quick run.
-pub(super) fn chosen_instances(quick: bool) -> anyhow::Result<Vec<Instance>> {
-    let list = variable(INSTANCES_VAR)?;
-    let default = quick.then_some(QUICK_INSTANCES);
-    instances_from(list.as_deref().or(default))
+/// One population of `--de-table1-populations`: one of the paper's.
+pub fn parse_population(text: &str) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|population| POPULATIONS.contains(population))
+        .ok_or_else(|| format!("`{text}` is not one of the paper's populations {POPULATIONS:?}"))
 }
 
-/// The instances of a `,`-separated list of instance files (`None`: all twelve), in the paper's order,
-/// each once; an unknown file or an empty list is an error naming the valid files.
-fn instances_from(list: Option<&str>) -> anyhow::Result<Vec<Instance>> {
-    let Some(list) = list else {
-        return Ok(INSTANCES.to_vec());
-    };
-    let chosen: Vec<&str> = items(list, ',').collect();
-    if let Some(unknown) = chosen
+/// One instance file of `--de-table1-instances`: one of the twelve.
+pub fn parse_instance(text: &str) -> Result<&'static str, String> {
+    let text = text.trim();
+    INSTANCES
         .iter()
-        .find(|file| !INSTANCES.iter().any(|instance| instance.1 == **file))
-    {
-        anyhow::bail!(
-            "{INSTANCES_VAR}: unknown instance `{unknown}`; valid: {}",
-            INSTANCES.map(|instance| instance.1).join(", ")
-        );
+        .map(|instance| instance.1)
+        .find(|file| *file == text)
+        .ok_or_else(|| {
+            format!(
+                "unknown instance `{text}`; allowed: {}",
+                INSTANCES.map(|instance| instance.1).join(", ")
+            )
+        })
+}
+
+/// The instances of Table 1: those `named` by `--de-table1-instances`, in the paper's order; when it names
+/// none, all twelve, or [`QUICK_INSTANCES`] in a quick run.
+pub(super) fn chosen_instances(quick: bool, named: &[&str]) -> Vec<Instance> {
+    if named.is_empty() && quick {
+        instances_from(&QUICK_INSTANCES)
+    } else {
+        instances_from(named)
     }
-    let instances: Vec<Instance> = INSTANCES
+}
+
+/// The instances whose files are `named` (none named: all twelve), in the paper's order, each once.
+fn instances_from(named: &[&str]) -> Vec<Instance> {
+    INSTANCES
         .into_iter()
-        .filter(|instance| chosen.contains(&instance.1))
-        .collect();
-    anyhow::ensure!(!instances.is_empty(), "{INSTANCES_VAR} names no instance");
-    Ok(instances)
+        .filter(|instance| named.is_empty() || named.contains(&instance.1))
+        .collect()
 }
 
 impl Sweep {
-    /// The sweep the environment asks for, `None` when `EVO_DE_TABLE1_CONFIGS` is unset or blank.
-    pub(super) fn from_env() -> anyhow::Result<Option<Self>> {
-        let Some(configs) = variable(CONFIGS_VAR)? else {
-            return Ok(None);
-        };
-        let populations = variable(POPULATIONS_VAR)?;
-        let instances = variable(INSTANCES_VAR)?;
-        Self::parse(&configs, populations.as_deref(), instances.as_deref()).map(Some)
-    }
-
-    /// The sweep of these variables' values (`None`: every population, every instance).
-    fn parse(
-        configs: &str,
-        populations: Option<&str>,
-        instances: Option<&str>,
-    ) -> anyhow::Result<Self> {
-        let configs = items(configs, ';')
-            .map(SweepConfig::parse)
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        anyhow::ensure!(!configs.is_empty(), "{CONFIGS_VAR} names no configuration");
-        let populations = match populations {
-            None => POPULATIONS.to_vec(),
-            Some(list) => {
-                let mut chosen = Vec::new();
-                for text in items(list, ',') {
-                    let population: usize = text
-                        .parse()
-                        .with_context(|| format!("{POPULATIONS_VAR}: `{text}` is not a number"))?;
-                    anyhow::ensure!(
-                        POPULATIONS.contains(&population),
-                        "{POPULATIONS_VAR}: {population} is not one of the paper's populations {POPULATIONS:?}"
-                    );
-                    chosen.push(population);
-                }
-                // The paper's order, each once.
-                POPULATIONS
-                    .into_iter()
-                    .filter(|p| chosen.contains(p))
-                    .collect()
-            }
-        };
-        anyhow::ensure!(
-            !populations.is_empty(),
-            "{POPULATIONS_VAR} names no population"
-        );
-        let instances = instances_from(instances)?;
-        Ok(Self {
-            configs,
-            populations,
-            instances,
+    /// The sweep of `configs` (`None` when there is none) over `populations` and `instances` (each: all
+    /// when empty), in the paper's order, each once.
+    pub(super) fn new(
+        configs: &[SweepConfig],
+        populations: &[usize],
+        instances: &[&str],
+    ) -> Option<Self> {
+        (!configs.is_empty()).then(|| Self {
+            configs: configs.to_vec(),
+            populations: POPULATIONS
+                .into_iter()
+                .filter(|p| populations.is_empty() || populations.contains(p))
+                .collect(),
+            instances: instances_from(instances),
         })
     }
 
@@ -372,7 +329,7 @@ impl Sweep {
             }
         }
         format!(
-            "Table 1 configuration sweep ({CONFIGS_VAR}; one run per cell, seed {SEED}, random initial \
+            "Table 1 configuration sweep (--de-table1-configs; one run per cell, seed {SEED}, random initial \
              population, λ = 0.75, budget {} s, the best fitness read at the last check within 1 s; \
              `default` is the suite's own configuration per population; a `+ls<period>x<moves>` suffix: local \
              search on, the best schedule improved every `period` generations, an extension beyond the \
@@ -393,17 +350,23 @@ impl Sweep {
 mod tests {
     use super::*;
 
-    /// The sweep of `configs` over every population and instance, and its configurations' labels.
-    fn sweep_and_labels(configs: &str) -> (Sweep, Vec<String>) {
-        let sweep = Sweep::parse(configs, None, None).expect("valid sweep");
+    /// The configurations of a `;`-separated list, as clap splits `--de-table1-configs`.
+    fn configs(list: &str) -> Result<Vec<SweepConfig>, String> {
+        list.split(';').map(str::parse).collect()
+    }
+
+    /// The sweep of `list` over every population and instance, and its configurations' labels.
+    fn sweep_and_labels(list: &str) -> (Sweep, Vec<String>) {
+        let configs = configs(list).expect("valid configurations");
+        let sweep = Sweep::new(&configs, &[], &[]).expect("a sweep");
         let labels = sweep.configs.iter().map(SweepConfig::label).collect();
         (sweep, labels)
     }
 
     #[test]
-    fn configurations_are_split_at_semicolons_and_default_is_the_suites() {
+    fn configurations_are_trimmed_and_default_is_the_suites() {
         let (sweep, labels) =
-            sweep_and_labels(" rand1/0.5/0.005/bin/fixed ; default;best1/0.3/0.01/exp/jde+eq;");
+            sweep_and_labels(" rand1/0.5/0.005/bin/fixed ; default;best1/0.3/0.01/exp/jde+eq");
         assert_eq!(
             labels,
             [
@@ -415,6 +378,7 @@ mod tests {
         assert_eq!(sweep.populations, POPULATIONS);
         assert_eq!(sweep.instances.len(), 12);
         assert_eq!(sweep.cells(), 3 * 3 * 12);
+        assert!(Sweep::new(&[], &[64], &["u_c_hihi.0"]).is_none());
     }
 
     #[test]
@@ -455,28 +419,40 @@ mod tests {
             sweep.configs[1].params(512).expect("valid"),
             table1_params(512).expect("valid")
         );
-        let bad = Sweep::parse("default+ls0x4", None, None).expect_err("period 0");
-        assert!(format!("{bad:#}").contains("period"), "{bad:#}");
-        assert!(Sweep::parse("default+eq", None, None).is_err());
-        assert!(Sweep::parse("default+ls500x64every", None, None).is_err());
+        let bad = configs("default+ls0x4").expect_err("period 0");
+        assert!(bad.contains("period"), "{bad}");
+        assert!(configs("default+eq").is_err());
+        assert!(configs("default+ls500x64every").is_err());
     }
 
     #[test]
     fn a_quick_table_1_runs_three_valid_instances() {
-        let quick = instances_from(Some(QUICK_INSTANCES)).expect("valid files");
-        let files: Vec<&str> = quick.iter().map(|instance| instance.1).collect();
-        assert_eq!(files, ["u_c_hihi.0", "u_i_lohi.0", "u_s_lolo.0"]);
+        let files = |instances: Vec<Instance>| -> Vec<&str> {
+            instances.iter().map(|instance| instance.1).collect()
+        };
+        assert_eq!(
+            files(chosen_instances(true, &[])),
+            ["u_c_hihi.0", "u_i_lohi.0", "u_s_lolo.0"]
+        );
+        assert_eq!(chosen_instances(false, &[]).len(), 12);
+        assert_eq!(
+            files(chosen_instances(true, &["u_s_hihi.0"])),
+            ["u_s_hihi.0"]
+        );
     }
 
     #[test]
     fn instance_lists_keep_the_papers_order_and_reject_unknown_files() {
-        let chosen = instances_from(Some(" u_s_lolo.0, u_c_hihi.0 ,u_s_lolo.0")).expect("valid");
+        let chosen = instances_from(&["u_s_lolo.0", "u_c_hihi.0", "u_s_lolo.0"]);
         let files: Vec<&str> = chosen.iter().map(|instance| instance.1).collect();
         assert_eq!(files, ["u_c_hihi.0", "u_s_lolo.0"]);
-        assert_eq!(instances_from(None).expect("valid").len(), 12);
-        let unknown = instances_from(Some("u_c_hihi.0,u_x_hihi.0")).expect_err("unknown file");
-        assert!(format!("{unknown:#}").contains("u_x_hihi.0"), "{unknown:#}");
-        assert!(instances_from(Some(" , ")).is_err());
+        assert_eq!(parse_instance(" u_c_hihi.0 "), Ok("u_c_hihi.0"));
+        let unknown = parse_instance("u_x_hihi.0").expect_err("unknown file");
+        assert!(
+            unknown.contains("`u_x_hihi.0`") && unknown.contains("allowed: u_c_hihi.0"),
+            "{unknown}"
+        );
+        assert!(parse_instance("").is_err());
     }
 
     #[test]
@@ -496,12 +472,12 @@ mod tests {
             .map(|c| c.local_search().map(|s| (s.kicks(), s.kick_moves())))
             .collect();
         assert_eq!(kicks, [Some((32, 4)), Some((8, 2))]);
-        assert!(Sweep::parse("default+ls500x64k32x0", None, None).is_err());
+        assert!(configs("default+ls500x64k32x0").is_err());
     }
 
     #[test]
     fn default_gives_the_suites_parameters_at_each_population() {
-        let sweep = Sweep::parse("default", None, None).expect("valid sweep");
+        let (sweep, _) = sweep_and_labels("default");
         for population in POPULATIONS {
             assert_eq!(
                 sweep.configs[0].params(population).expect("valid"),
@@ -512,12 +488,12 @@ mod tests {
 
     #[test]
     fn subsets_keep_the_papers_order_once() {
-        let sweep = Sweep::parse(
-            "default",
-            Some("1024, 64,1024"),
-            Some("u_s_lolo.0,u_c_hihi.0"),
+        let sweep = Sweep::new(
+            &configs("default").expect("valid"),
+            &[1024, 64, 1024],
+            &["u_s_lolo.0", "u_c_hihi.0"],
         )
-        .expect("valid sweep");
+        .expect("a sweep");
         assert_eq!(sweep.populations, [64, 1024]);
         let files: Vec<&str> = sweep.instances.iter().map(|instance| instance.1).collect();
         assert_eq!(files, ["u_c_hihi.0", "u_s_lolo.0"]);
@@ -525,31 +501,32 @@ mod tests {
     }
 
     #[test]
-    fn bad_values_are_errors_naming_the_variable() {
-        let message = |result: anyhow::Result<Sweep>| format!("{:#}", result.expect_err("invalid"));
-        let bad_config = message(Sweep::parse("rand1/0.5/0.005/bin", None, None));
+    fn bad_values_say_what_is_allowed() {
+        let bad_config = configs("rand1/0.5/0.005/bin").expect_err("four fields");
         assert!(
-            bad_config.contains(CONFIGS_VAR) && bad_config.contains("expected 5"),
+            bad_config.contains("`rand1/0.5/0.005/bin`")
+                && bad_config.contains("expected 5")
+                && bad_config.contains("default"),
             "{bad_config}"
         );
-        assert!(message(Sweep::parse(" ; ", None, None)).contains("no configuration"));
-        let bad_population = message(Sweep::parse("default", Some("128"), None));
+        assert!(configs("").is_err());
+        assert_eq!(parse_population(" 512"), Ok(512));
+        let bad_population = parse_population("128").expect_err("not the paper's");
         assert!(
-            bad_population.contains(POPULATIONS_VAR) && bad_population.contains("128"),
+            bad_population.contains("`128`") && bad_population.contains("[64, 512, 1024]"),
             "{bad_population}"
         );
-        assert!(message(Sweep::parse("default", Some("6x"), None)).contains("not a number"));
-        let bad_instance = message(Sweep::parse("default", None, Some("u_c_hihi.1")));
-        assert!(
-            bad_instance.contains(INSTANCES_VAR) && bad_instance.contains("u_c_hihi.0"),
-            "{bad_instance}"
-        );
+        assert!(parse_population("6x").is_err());
     }
 
     #[test]
     fn the_note_counts_cells_and_instances_better_than_the_paper() {
-        let sweep = Sweep::parse("default", Some("64,512"), Some("u_c_hihi.0,u_s_lolo.0"))
-            .expect("valid sweep");
+        let sweep = Sweep::new(
+            &configs("default").expect("valid"),
+            &[64, 512],
+            &["u_c_hihi.0", "u_s_lolo.0"],
+        )
+        .expect("a sweep");
         let cell = |file, population, fitness| Cell {
             label: DEFAULT_CONFIG.to_string(),
             file,

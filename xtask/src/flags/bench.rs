@@ -1,0 +1,455 @@
+//! The suite flags of `cargo xtask bench`: the knobs that narrow or split one suite's work, each named after its
+//! suite (`--ma-…`, `--de-…`, `--eval-…`, `--ga-…`, `--dpga-…`) and shown under the suite's heading in `--help`.
+//!
+//! Each value is parsed into its suite's own type here, so a bad value stops the command before anything runs,
+//! with clap naming the flag and the suite's parser saying what is allowed. A suite flag that would change
+//! nothing, because its suite is not selected or `--de-parts` leaves out Table 1, is an error too
+//! ([`SuiteFlags::check`]).
+
+use clap::Args;
+
+use crate::bench::suites::{de, dpga, eval, ma};
+
+/// Every suite's flags.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SuiteFlags {
+    #[command(flatten)]
+    pub ma: MaFlags,
+    #[command(flatten)]
+    pub de: DeFlags,
+    #[command(flatten)]
+    pub eval: EvalFlags,
+    #[command(flatten)]
+    pub ga: GaFlags,
+    #[command(flatten)]
+    pub dpga: DpgaFlags,
+}
+
+/// Flags of suite `ma`.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Suite ma (MA-SW-Chains)")]
+pub struct MaFlags {
+    /// The cases to run, comma-separated selectors `part[:name[:D]]`: part `shifted`, `small`, `cec`, `scale`
+    /// or `cpu`; name a function of the part (`rastrigin`, `griewank`, `salomon`, `sum-squares`, `discus`,
+    /// `schwefel-1.2`; CEC `f1`, `f2`, `f3`, `f4`, `f6`, `f8`, `f13`, `f18`, `f20`; scale `rastrigin`) or `*`;
+    /// D one of the part's numbers of variables or `*`. E.g. `shifted:rastrigin:3000000,cec:f8`. Default:
+    /// every case of the mode except the opt-in ones, `small` and the 10^8 run (`scale:*:100000000`).
+    #[arg(
+        long = "ma-cases",
+        id = "ma_cases",
+        value_name = "SELECTORS",
+        value_delimiter = ','
+    )]
+    pub cases: Vec<ma::Selector>,
+    /// Runs per case of the shifted and CEC parts, in either mode. Default: 10 (20 for Schwefel 1.2, as the
+    /// paper), 1 with --quick.
+    #[arg(long = "ma-runs", id = "ma_runs", value_name = "N", value_parser = parse_positive)]
+    pub runs: Option<usize>,
+    /// The index of the first run (seed 2015 + index), to split a case's runs over calls:
+    /// `--ma-runs 5` then `--ma-runs 5 --ma-first-run 5` are runs 0-9.
+    #[arg(
+        long = "ma-first-run",
+        id = "ma_first_run",
+        value_name = "INDEX",
+        default_value_t = 0
+    )]
+    pub first_run: u64,
+}
+
+/// Flags of suite `de`.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Suite de (differential evolution)")]
+pub struct DeFlags {
+    /// The parts to run, comma-separated, so that a long full run can be split over calls or GPUs. Default:
+    /// all three.
+    #[arg(
+        long = "de-parts",
+        id = "de_parts",
+        value_name = "PARTS",
+        value_enum,
+        value_delimiter = ','
+    )]
+    pub parts: Vec<de::Part>,
+    /// A configuration sweep replacing Table 1 and the Min-Min tables: `;`-separated configurations, each
+    /// `strategy/F/CR/crossover/adaptation[+eq][+ls<period>x<moves>[all|k<kicks>x<kick moves>]]` or `default`
+    /// (the suite's own, which may take the `+ls…` suffix), e.g. `rand1/0.5/0.005/bin/fixed;default+ls500x64`;
+    /// 1 s per cell. Default: no sweep (the suite's Table 1).
+    #[arg(
+        long = "de-table1-configs",
+        id = "de_table1_configs",
+        value_name = "CONFIGS",
+        value_delimiter = ';'
+    )]
+    pub table1_configs: Vec<de::SweepConfig>,
+    /// The populations of the sweep, comma-separated, of 64, 512 and 1024. Default: all three. Needs
+    /// --de-table1-configs.
+    #[arg(
+        long = "de-table1-populations", id = "de_table1_populations",
+        value_name = "POPULATIONS",
+        value_delimiter = ',',
+        value_parser = de::parse_population,
+        requires = "de_table1_configs"
+    )]
+    pub table1_populations: Vec<usize>,
+    /// The instance files of Table 1 (or of the sweep), comma-separated, e.g. `u_c_hihi.0,u_s_lolo.0`.
+    /// Default: all twelve; with --quick and no sweep, u_c_hihi.0, u_i_lohi.0 and u_s_lolo.0.
+    #[arg(
+        long = "de-table1-instances", id = "de_table1_instances",
+        value_name = "FILES",
+        value_delimiter = ',',
+        value_parser = de::parse_instance
+    )]
+    pub table1_instances: Vec<&'static str>,
+}
+
+/// Flags of suite `eval` (for profiling one case).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Suite eval (batched evaluation)")]
+pub struct EvalFlags {
+    /// The functions, comma-separated, of shifted-rastrigin, shifted-griewank and shifted-schwefel-1.2.
+    /// Default: all three.
+    #[arg(
+        long = "eval-functions", id = "eval_functions",
+        value_name = "NAMES",
+        value_delimiter = ',',
+        value_parser = eval::parse_function
+    )]
+    pub functions: Vec<evo_benchmarks::ShiftedFunction>,
+    /// The numbers of variables, comma-separated, of 1000000 and 10000000. Default: both.
+    #[arg(
+        long = "eval-dimensions", id = "eval_dimensions",
+        value_name = "D",
+        value_delimiter = ',',
+        value_parser = eval::parse_dimension
+    )]
+    pub dimensions: Vec<usize>,
+    /// The individuals per batch, comma-separated, of 1 and 20. Default: both.
+    #[arg(
+        long = "eval-batches", id = "eval_batches",
+        value_name = "N",
+        value_delimiter = ',',
+        value_parser = eval::parse_batch
+    )]
+    pub batches: Vec<usize>,
+}
+
+/// Flags of suite `ga`.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Suite ga (genetic algorithm)")]
+pub struct GaFlags {
+    /// Only the single-run target: Hypersphere at n = 32 and 128, the 1-thread CPU reference and the fused
+    /// CUDA forms (under a minute with --quick).
+    #[arg(long = "ga-fused-only", id = "ga_fused_only")]
+    pub fused_only: bool,
+}
+
+/// Flags of suite `dpga`.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Suite dpga (DPGA/MCSM)")]
+pub struct DpgaFlags {
+    /// The CPU experiments to run, comma-separated; the GPU side runs only when all three do. Default: all
+    /// three.
+    #[arg(
+        long = "dpga-parts",
+        id = "dpga_parts",
+        value_name = "PARTS",
+        value_enum,
+        value_delimiter = ','
+    )]
+    pub parts: Vec<dpga::Part>,
+}
+
+impl SuiteFlags {
+    /// Each suite flag given, as (flag, its suite).
+    fn given(&self) -> Vec<(&'static str, &'static str)> {
+        let MaFlags {
+            cases,
+            runs,
+            first_run,
+        } = &self.ma;
+        let DeFlags {
+            parts,
+            table1_configs,
+            table1_populations,
+            table1_instances,
+        } = &self.de;
+        let EvalFlags {
+            functions,
+            dimensions,
+            batches,
+        } = &self.eval;
+        [
+            (!cases.is_empty(), "--ma-cases", "ma"),
+            (runs.is_some(), "--ma-runs", "ma"),
+            (*first_run != 0, "--ma-first-run", "ma"),
+            (!parts.is_empty(), "--de-parts", "de"),
+            (!table1_configs.is_empty(), "--de-table1-configs", "de"),
+            (
+                !table1_populations.is_empty(),
+                "--de-table1-populations",
+                "de",
+            ),
+            (!table1_instances.is_empty(), "--de-table1-instances", "de"),
+            (!functions.is_empty(), "--eval-functions", "eval"),
+            (!dimensions.is_empty(), "--eval-dimensions", "eval"),
+            (!batches.is_empty(), "--eval-batches", "eval"),
+            (self.ga.fused_only, "--ga-fused-only", "ga"),
+            (!self.dpga.parts.is_empty(), "--dpga-parts", "dpga"),
+        ]
+        .into_iter()
+        .filter(|(given, _, _)| *given)
+        .map(|(_, flag, suite)| (flag, suite))
+        .collect()
+    }
+
+    /// An error naming every suite flag whose suite is not among `selected` (the suites that run), or a Table 1
+    /// flag of `de` when `--de-parts` leaves Table 1 out.
+    pub fn check(&self, selected: &[&str]) -> anyhow::Result<()> {
+        let idle: Vec<String> = self
+            .given()
+            .into_iter()
+            .filter(|(_, suite)| !selected.contains(suite))
+            .map(|(flag, suite)| format!("{flag} (suite {suite})"))
+            .collect();
+        anyhow::ensure!(
+            idle.is_empty(),
+            "{} given, but {} not selected; select {} with --suite, or drop {}",
+            idle.join(", "),
+            if idle.len() > 1 {
+                "their suites are"
+            } else {
+                "its suite is"
+            },
+            if idle.len() > 1 {
+                "their suites"
+            } else {
+                "its suite"
+            },
+            if idle.len() > 1 {
+                "the flags"
+            } else {
+                "the flag"
+            }
+        );
+        let de = &self.de;
+        let table1_flags = !de.table1_configs.is_empty() || !de.table1_instances.is_empty();
+        anyhow::ensure!(
+            !table1_flags || de.parts.is_empty() || de.parts.contains(&de::Part::Table1),
+            "--de-table1-configs and --de-table1-instances act on Table 1, which --de-parts leaves out; \
+             add table1 to --de-parts"
+        );
+        Ok(())
+    }
+}
+
+/// A positive integer.
+fn parse_positive(text: &str) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("`{text}` is not a positive integer"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use evo_benchmarks::ShiftedFunction;
+
+    use super::*;
+    use crate::flags::{Cli, Command};
+
+    /// The suite flags of `cargo xtask bench <args>`, or clap's message.
+    fn parse(args: &[&str]) -> Result<SuiteFlags, String> {
+        let cli = Cli::try_parse_from(["xtask", "bench"].iter().chain(args).copied())
+            .map_err(|error| error.to_string())?;
+        match cli.command {
+            Command::Bench(bench) => Ok(bench.suite_flags),
+            other => Err(format!("parsed as another command: {other:?}")),
+        }
+    }
+
+    /// clap's message for `args`, which must be refused.
+    fn refused(args: &[&str]) -> String {
+        parse(args).expect_err("invalid arguments")
+    }
+
+    #[test]
+    fn no_suite_flag_means_every_default() {
+        let flags = parse(&[]).expect("valid");
+        assert!(flags.given().is_empty());
+        assert!(flags.ma.cases.is_empty() && flags.ma.runs.is_none() && flags.ma.first_run == 0);
+        assert!(flags.de.parts.is_empty() && flags.de.table1_configs.is_empty());
+        assert!(!flags.ga.fused_only && flags.dpga.parts.is_empty());
+        flags.check(&[]).expect("nothing to check");
+    }
+
+    #[test]
+    fn ma_flags_parse_into_selectors_and_counts() {
+        let flags = parse(&[
+            "--ma-cases",
+            "shifted:rastrigin:3000000,cec:f8",
+            "--ma-cases",
+            "scale:*:100000000",
+            "--ma-runs",
+            "5",
+            "--ma-first-run",
+            "5",
+        ])
+        .expect("valid");
+        let expected: Vec<ma::Selector> =
+            ["shifted:rastrigin:3000000", "cec:f8", "scale:*:100000000"]
+                .iter()
+                .map(|item| item.parse().expect("valid selector"))
+                .collect();
+        assert_eq!(flags.ma.cases, expected);
+        assert_eq!((flags.ma.runs, flags.ma.first_run), (Some(5), 5));
+    }
+
+    #[test]
+    fn bad_ma_values_name_the_flag_and_what_is_allowed() {
+        let case = refused(&["--ma-cases", "shifted:rastrigin:300000"]);
+        assert!(
+            case.contains("--ma-cases") && case.contains("allowed: 100000, 500000"),
+            "{case}"
+        );
+        let runs = refused(&["--ma-runs", "0"]);
+        assert!(
+            runs.contains("--ma-runs") && runs.contains("positive integer"),
+            "{runs}"
+        );
+        let first = refused(&["--ma-first-run", "two"]);
+        assert!(first.contains("--ma-first-run"), "{first}");
+    }
+
+    #[test]
+    fn de_flags_parse_into_parts_configs_populations_and_instances() {
+        let flags = parse(&[
+            "--de-parts",
+            "table1,timing",
+            "--de-table1-configs",
+            "default;rand1/0.5/0.005/bin/fixed",
+            "--de-table1-populations",
+            "1024,64",
+            "--de-table1-instances",
+            "u_s_lolo.0,u_c_hihi.0",
+        ])
+        .expect("valid");
+        assert_eq!(flags.de.parts, [de::Part::Table1, de::Part::Timing]);
+        assert_eq!(flags.de.table1_configs.len(), 2);
+        assert_eq!(flags.de.table1_populations, [1024, 64]);
+        assert_eq!(flags.de.table1_instances, ["u_s_lolo.0", "u_c_hihi.0"]);
+        flags.check(&["de"]).expect("de selected, Table 1 kept");
+    }
+
+    #[test]
+    fn bad_de_values_name_the_flag_and_what_is_allowed() {
+        let part = refused(&["--de-parts", "table3"]);
+        assert!(
+            part.contains("--de-parts") && part.contains("table1, table2, timing"),
+            "{part}"
+        );
+        let config = refused(&["--de-table1-configs", "rand1/0.5"]);
+        assert!(
+            config.contains("--de-table1-configs") && config.contains("expected 5"),
+            "{config}"
+        );
+        let population = refused(&[
+            "--de-table1-configs",
+            "default",
+            "--de-table1-populations",
+            "128",
+        ]);
+        assert!(
+            population.contains("--de-table1-populations")
+                && population.contains("[64, 512, 1024]")
+        );
+        let instance = refused(&["--de-table1-instances", "u_x_hihi.0"]);
+        assert!(instance.contains("--de-table1-instances") && instance.contains("u_c_hihi.0"));
+        let alone = refused(&["--de-table1-populations", "64"]);
+        assert!(alone.contains("--de-table1-configs"), "{alone}");
+    }
+
+    #[test]
+    fn eval_ga_and_dpga_flags_parse() {
+        let flags = parse(&[
+            "--eval-functions",
+            "shifted-griewank",
+            "--eval-dimensions",
+            "10000000",
+            "--eval-batches",
+            "20,1",
+            "--ga-fused-only",
+            "--dpga-parts",
+            "b,c",
+        ])
+        .expect("valid");
+        assert_eq!(flags.eval.functions, [ShiftedFunction::Griewank]);
+        assert_eq!(flags.eval.dimensions, [10_000_000]);
+        assert_eq!(flags.eval.batches, [20, 1]);
+        assert!(flags.ga.fused_only);
+        assert_eq!(flags.dpga.parts, [dpga::Part::B, dpga::Part::C]);
+        let function = refused(&["--eval-functions", "rastrigin"]);
+        assert!(function.contains("--eval-functions") && function.contains("shifted-rastrigin"));
+        let batch = refused(&["--eval-batches", "2"]);
+        assert!(
+            batch.contains("--eval-batches") && batch.contains("[1, 20]"),
+            "{batch}"
+        );
+        let part = refused(&["--dpga-parts", "abc"]);
+        assert!(
+            part.contains("--dpga-parts") && part.contains("a, b, c"),
+            "{part}"
+        );
+        assert!(refused(&["--ga-fused-only=1"]).contains("--ga-fused-only"));
+    }
+
+    #[test]
+    fn a_flag_of_a_suite_that_does_not_run_is_an_error() {
+        let flags = parse(&["--ma-runs", "3", "--ga-fused-only"]).expect("valid");
+        flags.check(&["ma", "ga"]).expect("both selected");
+        let one = flags
+            .check(&["ma", "core"])
+            .expect_err("ga not selected")
+            .to_string();
+        assert!(
+            one.contains("--ga-fused-only (suite ga)") && !one.contains("--ma-runs"),
+            "{one}"
+        );
+        let both = flags
+            .check(&["core"])
+            .expect_err("neither selected")
+            .to_string();
+        assert!(
+            both.contains("--ma-runs (suite ma), --ga-fused-only (suite ga)"),
+            "{both}"
+        );
+    }
+
+    #[test]
+    fn a_table_1_flag_needs_table_1() {
+        let flags = parse(&[
+            "--de-parts",
+            "timing",
+            "--de-table1-instances",
+            "u_c_hihi.0",
+        ])
+        .expect("valid");
+        let error = flags
+            .check(&["de"])
+            .expect_err("Table 1 left out")
+            .to_string();
+        assert!(
+            error.contains("--de-parts") && error.contains("table1"),
+            "{error}"
+        );
+        let kept = parse(&[
+            "--de-parts",
+            "table1",
+            "--de-table1-instances",
+            "u_c_hihi.0",
+        ])
+        .expect("valid");
+        kept.check(&["de"]).expect("Table 1 kept");
+    }
+}
