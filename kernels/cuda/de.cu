@@ -54,7 +54,8 @@ static_assert(sizeof(DeKernelParams) == 48, "DeKernelParams must match its Rust 
 #define DE_FUSED_MAX_MACHINES 32u
 static_assert((DE_FUSED_MAX_MACHINES + 1u) * 32u <= 1536u, "de_generation_f32's shared s_warp holds the ETC warp sums");
 
-// Scalar arguments of de_generation_f32; mirrored by `DeGenerationParams` in crates/de/src/cuda/launch.rs.
+// Scalar arguments of de_generation_f32; mirrored by `DeGenerationParams` in
+// crates/de/src/cuda/launch/generation.rs.
 struct DeGenerationParams {
     DeKernelParams de;      // the generation (seed, M, D, step, strategy, crossover, jDE, selection)
     unsigned int problem;   // DE_PROBLEM_*

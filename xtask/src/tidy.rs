@@ -40,10 +40,6 @@ pub const LONG_FILES: &[(&str, &str)] = &[
         "the DPGA module: every step of the generation as its own kernel, twins of crates/dpga/src/ops.rs",
     ),
     (
-        "crates/de/src/cuda/launch.rs",
-        "one typed launch function per kernel of de.cu (STYLE rule 1)",
-    ),
-    (
         "crates/dpga/src/cuda/launch.rs",
         "one typed launch function per kernel of dpga.cu (STYLE rule 1)",
     ),
