@@ -292,6 +292,11 @@ impl<P: BinaryProblem + Send> Engine for GaCpu<P> {
         self.in_pool(|engine| engine.generation())
     }
 
+    /// The non-elite rows are evaluated every generation.
+    fn evaluations_per_step(&self) -> Option<u64> {
+        Some((self.params.population() - self.params.elite()) as u64)
+    }
+
     fn progress(&self) -> Progress {
         Progress {
             generation: self.state.generation,

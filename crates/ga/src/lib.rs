@@ -178,5 +178,5 @@ pub use cpu::GaCpu;
 pub use cuda::{GaBatchCuda, GaCuda, GaFusedBatchCuda, GaFusedCuda};
 pub use params::{GaParams, GaRng};
 pub use problem::PaperFunction;
-pub use run::run;
+pub use run::{Run, run};
 pub use snapshot::GaSnapshot;

@@ -496,6 +496,18 @@ impl Engine for GaFusedCuda {
         self.advance(1)
     }
 
+    /// The generations in one launch, then one read-back ([`GaFusedCuda::advance`]). A batch past the
+    /// 32-bit RNG step is refused before anything runs, leaving the state unchanged.
+    fn step_many(&mut self, steps: u64) -> Result<()> {
+        self.advance(super::generations_per_batch(steps)?)
+    }
+
+    /// The non-elite rows are evaluated every generation.
+    fn evaluations_per_step(&self) -> Option<u64> {
+        let params = self.batch.params();
+        Some((params.population() - params.elite()) as u64)
+    }
+
     fn progress(&self) -> Progress {
         Progress {
             generation: self.batch.generation,

@@ -342,6 +342,19 @@ impl GaCuda {
     }
 }
 
+/// A batch of `steps` generations as the `u32` the engines' `advance` takes; more could never run, since
+/// the RNG step is 32 bits.
+fn generations_per_batch(steps: u64) -> Result<u32> {
+    u32::try_from(steps).map_err(|_| {
+        Error::invalid_parameter(
+            COMPONENT,
+            "generations per batch",
+            steps,
+            format!("at most {} (the RNG step is 32 bits)", u32::MAX),
+        )
+    })
+}
+
 impl Engine for GaCuda {
     type Solution = Bits;
     type Snapshot = GaSnapshot;
@@ -356,6 +369,17 @@ impl Engine for GaCuda {
 
     fn step(&mut self) -> Result<()> {
         self.advance(1)
+    }
+
+    /// The generations queued back to back with one read-back ([`GaCuda::advance`]). A batch past the
+    /// 32-bit RNG step is refused before anything runs, leaving the state unchanged.
+    fn step_many(&mut self, steps: u64) -> Result<()> {
+        self.advance(generations_per_batch(steps)?)
+    }
+
+    /// The non-elite rows are evaluated every generation.
+    fn evaluations_per_step(&self) -> Option<u64> {
+        Some((self.params.population() - self.params.elite()) as u64)
     }
 
     fn progress(&self) -> Progress {
