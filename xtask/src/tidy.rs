@@ -40,10 +40,6 @@ pub const LONG_FILES: &[(&str, &str)] = &[
         "the DPGA module: every step of the generation as its own kernel, twins of crates/dpga/src/ops.rs",
     ),
     (
-        "crates/dpga/src/cuda/mod.rs",
-        "the DPGA CUDA engine: buffers, the generation's launch sequence and snapshots",
-    ),
-    (
         "crates/benchmarks/src/cuda/launch.rs",
         "one typed launch function per kernel of benchmarks_continuous.cu and the launch-shape arithmetic",
     ),
