@@ -96,3 +96,55 @@ impl RunOptions {
         Ok(executor)
     }
 }
+
+/// Writes the option methods of an algorithm crate's `Run` builder (`observer`, `checkpoint`,
+/// `resume_if_present`, `history_every`, `check_every`, `ctrl_c`), each forwarding to the [`RunOptions`]
+/// in the builder's `options` field, so that every crate's builder offers the same options with the same
+/// contract. Invoke it inside the builder's `impl` block.
+#[macro_export]
+macro_rules! run_options_methods {
+    () => {
+        /// Adds an observer ([`evo_core::Executor::with_observer`]).
+        pub fn observer(
+            mut self,
+            observer: impl $crate::Observer + ::core::marker::Send + 'static,
+        ) -> Self {
+            self.options = self.options.observer(observer);
+            self
+        }
+
+        /// Saves checkpoints ([`evo_core::Executor::with_checkpointing`]).
+        pub fn checkpoint(mut self, checkpointing: $crate::Checkpointing) -> Self {
+            self.options = self.options.checkpoint(checkpointing);
+            self
+        }
+
+        /// Continues from the checkpoint file when it exists
+        /// ([`evo_core::Executor::resume_if_present`]; needs [`checkpoint`](Self::checkpoint)).
+        pub fn resume_if_present(mut self, resume: bool) -> Self {
+            self.options = self.options.resume_if_present(resume);
+            self
+        }
+
+        /// A history point every `every` steps (default 1; 0 is refused when the run starts). The history
+        /// needs the host at every point, so a larger value lets the executor batch more steps.
+        pub fn history_every(mut self, every: u64) -> Self {
+            self.options = self.options.history_every(every);
+            self
+        }
+
+        /// Checks the rules that need the host (target, wall time, stagnation, checkpoints' stagnation
+        /// counter) every `every` steps ([`evo_core::Executor::with_check_every`]; default 1; 0 is refused
+        /// when the run starts).
+        pub fn check_every(mut self, every: u64) -> Self {
+            self.options = self.options.check_every(every);
+            self
+        }
+
+        /// Stops gracefully on Ctrl-C ([`evo_core::Termination::with_ctrl_c`]).
+        pub fn ctrl_c(mut self, enabled: bool) -> Self {
+            self.options = self.options.ctrl_c(enabled);
+            self
+        }
+    };
+}

@@ -4,9 +4,7 @@ use crate::cpu::DeCpu;
 use crate::cuda::DeCuda;
 use crate::params::DeParams;
 use crate::problem::DeviceProblem;
-use evo_core::{
-    Backend, Checkpointing, Error, Executor, Observer, Report, Result, RunOptions, Termination,
-};
+use evo_core::{Backend, Error, Executor, Report, Result, RunOptions, Termination};
 use evo_gpu_runtime::{Gpu, resolve_backend};
 
 /// Runs DE on `problem` from `seed` on `backend` until `termination` holds (the paper: 30 s of wall time,
@@ -90,42 +88,7 @@ impl<P: DeviceProblem> Run<P> {
         self
     }
 
-    /// Adds an observer ([`Executor::with_observer`]).
-    pub fn observer(mut self, observer: impl Observer + Send + 'static) -> Self {
-        self.options = self.options.observer(observer);
-        self
-    }
-
-    /// Saves checkpoints ([`Executor::with_checkpointing`]).
-    pub fn checkpoint(mut self, checkpointing: Checkpointing) -> Self {
-        self.options = self.options.checkpoint(checkpointing);
-        self
-    }
-
-    /// Continues from the checkpoint file when it exists ([`Executor::resume_if_present`]).
-    pub fn resume_if_present(mut self, resume: bool) -> Self {
-        self.options = self.options.resume_if_present(resume);
-        self
-    }
-
-    /// A history point every `every` generations (default 1; 0 is refused by [`run`](Self::run)).
-    pub fn history_every(mut self, every: u64) -> Self {
-        self.options = self.options.history_every(every);
-        self
-    }
-
-    /// Checks rules that need the host every `every` generations ([`Executor::with_check_every`]; default
-    /// 1; 0 is refused by [`run`](Self::run)).
-    pub fn check_every(mut self, every: u64) -> Self {
-        self.options = self.options.check_every(every);
-        self
-    }
-
-    /// Stops gracefully on Ctrl-C ([`Termination::with_ctrl_c`]).
-    pub fn ctrl_c(mut self, enabled: bool) -> Self {
-        self.options = self.options.ctrl_c(enabled);
-        self
-    }
+    evo_core::run_options_methods!();
 
     /// Builds the engine on the backend and runs it.
     ///
@@ -173,7 +136,7 @@ mod tests {
 
     use super::*;
     use evo_benchmarks::DeRastrigin;
-    use evo_core::{Cadence, Progress};
+    use evo_core::{Cadence, Checkpointing, Observer, Progress};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;

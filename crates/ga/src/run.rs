@@ -3,8 +3,7 @@
 use std::any::Any;
 
 use evo_core::{
-    Backend, BinaryProblem, Bits, Checkpointing, Error, Executor, Observer, Report, Result,
-    RunOptions, Termination,
+    Backend, BinaryProblem, Bits, Error, Executor, Report, Result, RunOptions, Termination,
 };
 use evo_gpu_runtime::{Gpu, resolve_backend};
 
@@ -88,42 +87,7 @@ impl<P: BinaryProblem + Send + 'static> Run<P> {
         self
     }
 
-    /// Adds an observer ([`Executor::with_observer`]).
-    pub fn observer(mut self, observer: impl Observer + Send + 'static) -> Self {
-        self.options = self.options.observer(observer);
-        self
-    }
-
-    /// Saves checkpoints ([`Executor::with_checkpointing`]).
-    pub fn checkpoint(mut self, checkpointing: Checkpointing) -> Self {
-        self.options = self.options.checkpoint(checkpointing);
-        self
-    }
-
-    /// Continues from the checkpoint file when it exists ([`Executor::resume_if_present`]).
-    pub fn resume_if_present(mut self, resume: bool) -> Self {
-        self.options = self.options.resume_if_present(resume);
-        self
-    }
-
-    /// A history point every `every` generations (default 1; 0 is refused by [`run`](Self::run)).
-    pub fn history_every(mut self, every: u64) -> Self {
-        self.options = self.options.history_every(every);
-        self
-    }
-
-    /// Checks rules that need the host every `every` generations ([`Executor::with_check_every`]; default
-    /// 1; 0 is refused by [`run`](Self::run)).
-    pub fn check_every(mut self, every: u64) -> Self {
-        self.options = self.options.check_every(every);
-        self
-    }
-
-    /// Stops gracefully on Ctrl-C ([`Termination::with_ctrl_c`]).
-    pub fn ctrl_c(mut self, enabled: bool) -> Self {
-        self.options = self.options.ctrl_c(enabled);
-        self
-    }
+    evo_core::run_options_methods!();
 
     /// Builds the engine on the backend and runs it.
     ///
@@ -189,7 +153,7 @@ mod tests {
 
     use super::*;
     use evo_benchmarks::ga_functions::GaFunction;
-    use evo_core::{Cadence, Progress};
+    use evo_core::{Cadence, Observer, Progress};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;
