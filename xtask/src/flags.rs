@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use evo_gpu_runtime::Profile;
 
-pub use bench::{EvalFlags, SuiteFlags};
+pub use bench::{EvalFlags, SuiteFlags, check_replaced_variables};
 
 /// Maintainer commands of evo-gpu.
 #[derive(Debug, Parser)]

@@ -48,6 +48,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    crate::flags::check_replaced_variables(|variable| std::env::var_os(variable).is_some())?;
     let selected = select(&registry, &args.suites)?;
     let names: Vec<&str> = selected.iter().map(|suite| suite.name()).collect();
     args.suite_flags.check(&names)?;

@@ -4,7 +4,8 @@
 //! Each value is parsed into its suite's own type here, so a bad value stops the command before anything runs,
 //! with clap naming the flag and the suite's parser saying what is allowed. A suite flag that would change
 //! nothing, because its suite is not selected or `--de-parts` leaves out Table 1, is an error too
-//! ([`SuiteFlags::check`]).
+//! ([`SuiteFlags::check`]). The environment variables these flags replaced are refused by name
+//! ([`check_replaced_variables`]), so an old command line fails instead of running the whole suite.
 
 use clap::Args;
 
@@ -242,6 +243,43 @@ impl SuiteFlags {
     }
 }
 
+/// The environment variables that earlier versions of `bench` read, each with the flag that replaced it.
+const REPLACED_VARIABLES: [(&str, &str); 12] = [
+    ("EVO_MA_CASES", "--ma-cases"),
+    ("EVO_MA_RUNS", "--ma-runs"),
+    ("EVO_MA_FIRST_RUN", "--ma-first-run"),
+    ("EVO_DE_PARTS", "--de-parts"),
+    ("EVO_DE_TABLE1_CONFIGS", "--de-table1-configs"),
+    ("EVO_DE_TABLE1_POPULATIONS", "--de-table1-populations"),
+    ("EVO_DE_TABLE1_INSTANCES", "--de-table1-instances"),
+    ("EVO_EVAL_FUNCTIONS", "--eval-functions"),
+    ("EVO_EVAL_DIMENSIONS", "--eval-dimensions"),
+    ("EVO_EVAL_BATCHES", "--eval-batches"),
+    ("EVO_GA_FUSED_ONLY", "--ga-fused-only"),
+    ("EVO_DPGA_BENCH_PARTS", "--dpga-parts"),
+];
+
+/// An error naming each replaced variable that `is_set` reports, with its flag: a command line written for an
+/// earlier version would otherwise run the whole suite instead of the part it asked for.
+pub fn check_replaced_variables(is_set: impl Fn(&str) -> bool) -> anyhow::Result<()> {
+    let set: Vec<String> = REPLACED_VARIABLES
+        .iter()
+        .filter(|(variable, _)| is_set(variable))
+        .map(|(variable, flag)| format!("{variable} (now {flag})"))
+        .collect();
+    anyhow::ensure!(
+        set.is_empty(),
+        "bench no longer reads {}; unset {} (`cargo xtask bench --help`)",
+        set.join(", "),
+        if set.len() > 1 {
+            "them and give the flags instead"
+        } else {
+            "it and give the flag instead"
+        }
+    );
+    Ok(())
+}
+
 /// A positive integer.
 fn parse_positive(text: &str) -> Result<usize, String> {
     text.trim()
@@ -424,6 +462,38 @@ mod tests {
             both.contains("--ma-runs (suite ma), --ga-fused-only (suite ga)"),
             "{both}"
         );
+    }
+
+    #[test]
+    fn a_replaced_variable_is_an_error_naming_its_flag() {
+        check_replaced_variables(|_| false).expect("none set");
+        check_replaced_variables(|variable| variable == "EVO_DATA_DIR")
+            .expect("not a replaced one");
+        let error = check_replaced_variables(|variable| {
+            ["EVO_MA_CASES", "EVO_DPGA_BENCH_PARTS"].contains(&variable)
+        })
+        .expect_err("two set")
+        .to_string();
+        assert!(
+            error
+                .contains("EVO_MA_CASES (now --ma-cases), EVO_DPGA_BENCH_PARTS (now --dpga-parts)"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn every_replaced_variable_names_a_flag_of_bench() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        let bench = cli.find_subcommand("bench").expect("bench exists");
+        for (variable, flag) in REPLACED_VARIABLES {
+            assert!(
+                bench.get_arguments().any(|arg| arg
+                    .get_long()
+                    .is_some_and(|long| format!("--{long}") == flag)),
+                "{variable}: {flag} is not a flag of bench"
+            );
+        }
     }
 
     #[test]
