@@ -1,5 +1,5 @@
 //! A DE configuration written as one line of text, for configuration searches: the `tune` example takes
-//! them as arguments and `cargo xtask bench --suite de` from `EVO_DE_TABLE1_CONFIGS`.
+//! them as arguments and `cargo xtask bench --suite de` from `--de-table1-configs`.
 //!
 //! The form is `strategy/F/CR/crossover/adaptation`, optionally followed by `+eq`, then optionally by
 //! `+ls<period>x<moves>[k<kicks>x<kick moves> | all]` (the opt-in local search of ETC schedules, an extension beyond the paper:
