@@ -90,10 +90,13 @@ pub(crate) fn observer_due(cadence: Cadence, session_steps: u64) -> bool {
 }
 
 /// The time bound for the next batch: doubles while a batch that used the whole bound took less than half of
-/// [`MAX_BATCH_TIME`], halves when one took longer.
+/// [`MAX_BATCH_TIME`]; after a batch that took longer, the steps that fit [`MAX_BATCH_TIME`] at the measured
+/// pace (at least 1), so a run whose steps slow down is back under the bound after one batch.
 pub(crate) fn next_cap(cap: u64, steps: u64, took: Duration) -> u64 {
     if took > MAX_BATCH_TIME {
-        (cap / 2).max(1)
+        let fitting = steps as f64 * MAX_BATCH_TIME.as_secs_f64() / took.as_secs_f64();
+        // `as` saturates and the ratio is below `steps`, so this is a step count in 0..steps.
+        (fitting as u64).max(1)
     } else if steps >= cap && took < MAX_BATCH_TIME / 2 {
         cap.saturating_mul(2)
     } else {
@@ -134,6 +137,7 @@ mod tests {
         assert_eq!(next_cap(4, 2, Duration::from_millis(1)), 4);
         assert_eq!(next_cap(4, 4, Duration::from_millis(70)), 4);
         assert_eq!(next_cap(4, 4, Duration::from_millis(150)), 2);
+        assert_eq!(next_cap(1 << 20, 1 << 20, Duration::from_secs(10)), 10_485);
         assert_eq!(next_cap(1, 1, Duration::from_secs(1)), 1);
     }
 

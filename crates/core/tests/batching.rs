@@ -371,3 +371,39 @@ fn check_every_zero_is_refused() {
         .unwrap();
     assert!(error.to_string().contains("check_every"), "{error}");
 }
+
+/// Asks for an interrupt once it sees generation `at` or later.
+struct InterruptAt(u64);
+
+impl Observer for InterruptAt {
+    fn cadence(&self) -> Cadence {
+        Cadence::Batches
+    }
+    fn on_step(&mut self, progress: &Progress, _elapsed: Duration) {
+        if progress.generation >= self.0 {
+            evo_core::termination::request_interrupt();
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_is_seen_between_batches() {
+    // The only test of this binary that watches Ctrl-C, so no other test lowers the flag.
+    let mut executor = Executor::new(Counting::new(SphereEngine::new(4, 1)))
+        .with_observer(InterruptAt(50))
+        .with_history_every(1_000_000)
+        .unwrap()
+        .with_termination(
+            Termination::new()
+                .with_max_generations(1_000_000)
+                .with_ctrl_c(true),
+        )
+        .unwrap();
+    let report = executor.run().unwrap();
+    assert_eq!(report.termination, TerminationReason::Interrupted);
+    let batches = &executor.engine().batches;
+    assert!(batches.iter().any(|&steps| steps > 1));
+    // The run stops after the first batch that reaches generation 50.
+    let before_last: u64 = batches[..batches.len() - 1].iter().sum();
+    assert!(before_last < 50 && report.generations >= 50);
+}
