@@ -24,8 +24,6 @@ pub(crate) struct BatchLimits {
     pub(crate) history_every: u64,
     /// Steps between periodic checkpoints, when checkpointing.
     pub(crate) checkpoint_every: Option<u64>,
-    /// Whether a snapshot is kept after every step (checkpointing's last-good snapshot).
-    pub(crate) snapshot_every_step: bool,
 }
 
 /// Steps until the next multiple of `every` after `done` (at least 1).
@@ -57,9 +55,6 @@ impl BatchLimits {
         bound(until_multiple(state.steps, self.history_every));
         if let Some(every) = self.checkpoint_every {
             bound(until_multiple(state.steps, every));
-        }
-        if self.snapshot_every_step {
-            bound(1);
         }
         for cadence in cadences {
             match cadence {

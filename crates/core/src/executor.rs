@@ -27,8 +27,7 @@ use std::time::{Duration, Instant};
 /// - the generation limit (exact), and an evaluation limit when the engine reports
 ///   [`Engine::evaluations_per_step`] (exact);
 /// - the next history point ([`with_history_every`](Self::with_history_every)) and the next periodic
-///   checkpoint; every step when checkpointing keeps a last-good snapshot
-///   ([`Checkpointing::with_last_good_snapshot`]);
+///   checkpoint;
 /// - every step an observer's [`Cadence`](crate::Cadence) asks for (every step by default;
 ///   [`ProgressBarObserver`](crate::ProgressBarObserver) is served after every batch,
 ///   [`TracingObserver`](crate::TracingObserver) every `every` steps);
@@ -43,7 +42,9 @@ use std::time::{Duration, Instant};
 /// (engines keep `step_many` equivalent to repeated `step`); only wall times differ. With a larger
 /// `check_every`, a target, wall-time, stagnation or evaluation rule is noticed at the end of the batch in
 /// which it came to hold (up to `check_every - 1` steps late), and a batch that improved the best fitness
-/// counts the improvement at its last step for the stagnation counter.
+/// counts the improvement at its last step for the stagnation counter. Checkpointing's last-good snapshot
+/// ([`Checkpointing::with_last_good_snapshot`]) is taken after every batch: after a failed batch the state
+/// after the last successful batch is saved (with the default `check_every`, a batch is one step).
 ///
 /// ```
 /// # use evo_core::{Engine, ProblemIdentity, Progress, Result, RunFingerprint};
@@ -371,8 +372,8 @@ impl<E: Engine> Executor<E> {
                     self.save(&snapshot, &state)?;
                     saved_at_step = Some(state.steps);
                 }
-                // Only a snapshot taken after every step describes the current state; a periodic one goes
-                // stale at the next step, so it must not stand in for the last good state.
+                // Only a snapshot taken after every batch describes the current state; a periodic one goes
+                // stale at the next batch, so it must not stand in for the last good state.
                 if keep_last_good {
                     last_good = Some(snapshot);
                 }
@@ -419,10 +420,6 @@ impl<E: Engine> Executor<E> {
             check_every: self.check_every,
             history_every: self.history_every,
             checkpoint_every: self.checkpointing.as_ref().map(Checkpointing::every),
-            snapshot_every_step: self
-                .checkpointing
-                .as_ref()
-                .is_some_and(Checkpointing::last_good_snapshot),
         }
     }
 

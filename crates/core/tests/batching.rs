@@ -407,3 +407,32 @@ fn ctrl_c_is_seen_between_batches() {
     let before_last: u64 = batches[..batches.len() - 1].iter().sum();
     assert!(before_last < 50 && report.generations >= 50);
 }
+
+#[test]
+fn a_failing_batch_saves_the_state_after_the_last_successful_batch() {
+    let path = temp_path("batched-last-good.ckpt");
+    let checkpointing = Checkpointing::new(&path, 1_000).unwrap();
+    assert!(checkpointing.last_good_snapshot());
+    let mut failing = Executor::new(Counting::new(SphereEngine::new(4, 1).failing_at(40)))
+        .with_checkpointing(checkpointing.clone())
+        .with_check_every(1_000)
+        .unwrap()
+        .with_history_every(1_000)
+        .unwrap()
+        .with_termination(Termination::new().with_max_generations(100))
+        .unwrap();
+    assert!(failing.run().is_err());
+    let batches = failing.engine().batches.clone();
+    assert!(
+        batches.iter().any(|&steps| steps > 1),
+        "batches: {batches:?}"
+    );
+    let good: u64 = batches[..batches.len() - 1].iter().sum();
+    assert!(good < 40);
+    drop(failing);
+    let resumed = Executor::new(SphereEngine::new(4, 1))
+        .with_checkpointing(checkpointing)
+        .resume_if_present()
+        .unwrap();
+    assert_eq!(resumed.engine().progress().generation, good);
+}
