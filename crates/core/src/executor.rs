@@ -234,7 +234,7 @@ impl<E: Engine> Executor<E> {
     /// # Errors
     /// [`Error::Io`] when the file cannot be read; [`Error::CheckpointLocked`] when another executor owns
     /// the path; [`Error::Checkpoint`] when it is not a valid checkpoint of this format version and
-    /// algorithm (see [`checkpoint`](crate::checkpoint) for the reasons) or the engine rejects its snapshot;
+    /// algorithm (see [`checkpoint`] for the reasons) or the engine rejects its snapshot;
     /// [`Error::RunMismatch`] when it belongs to another run (seed, problem or a parameter not allowed by
     /// [`with_resume_overrides`](Self::with_resume_overrides)). The file is never modified.
     pub fn resume_from(mut self, path: impl AsRef<Path>) -> Result<Self> {
