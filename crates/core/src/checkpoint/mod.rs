@@ -58,11 +58,12 @@ use std::time::Duration;
 /// Where and how often the [`Executor`](crate::Executor) saves checkpoints.
 ///
 /// A checkpoint is written after every `every`-th step, when the run ends (whatever the reason, Ctrl-C
-/// included), and, when a step fails, with the state after the last successful step.
+/// included), and, when a step fails, with the state after the last successful batch of steps (the
+/// executor advances the engine in batches; see "Batching" in [`Executor`](crate::Executor)).
 ///
 /// To make that last guarantee without reading a failed engine's state, the executor keeps a snapshot of the
-/// state after each step in memory. For engines whose snapshot is expensive (a CUDA engine with a huge
-/// population copies it to the host every step) turn that off with
+/// state after each batch in memory. For engines whose snapshot is expensive (a CUDA engine with a huge
+/// population copies it to the host every batch) turn that off with
 /// [`with_last_good_snapshot(false)`](Self::with_last_good_snapshot): a failing step then leaves the last
 /// periodic checkpoint, up to `every - 1` steps old.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,8 +103,8 @@ impl Checkpointing {
         })
     }
 
-    /// Whether to keep a snapshot after every step so that a failing step saves the state after the last
-    /// successful step (default `true`; see the type docs for the cost).
+    /// Whether to keep a snapshot after every batch of steps so that a failing step saves the state after
+    /// the last successful batch (default `true`; see the type docs for the cost).
     pub fn with_last_good_snapshot(mut self, enabled: bool) -> Self {
         self.last_good_snapshot = enabled;
         self
@@ -119,7 +120,7 @@ impl Checkpointing {
         self.every
     }
 
-    /// Whether a snapshot is kept after every step.
+    /// Whether a snapshot is kept after every batch of steps.
     pub fn last_good_snapshot(&self) -> bool {
         self.last_good_snapshot
     }
