@@ -270,8 +270,8 @@ impl Gpu {
     /// resume from the host or a checkpoint.
     ///
     /// NVIDIA documents that after a sticky fault the process must be restarted, and drivers may hold to it:
-    /// the driver then refuses every new context on the device (a 580-series driver on an H200 answers
-    /// `CUDA_ERROR_ILLEGAL_ADDRESS` even to a fresh `cuCtxCreate`). The device is then lost for the rest of
+    /// the driver then refuses every new context on the device, answering even a fresh `cuCtxCreate` with
+    /// the sticky error (docs/results/reliability.md#faults-on-the-gpu). The device is then lost for the rest of
     /// the process: this call and every later [`Gpu::open`] of it return [`Error::DeviceLost`], and the work
     /// must run again in a new process (a supervisor that restarts the worker, resuming from a checkpoint).
     ///

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 ///
 /// A generation loop needs its temporaries back every step, so a cap well above a step's working set keeps
 /// the steady state free of driver allocations; a quarter of the card leaves the rest to other processes
-/// and libraries, which the pool used to starve (it held 146 GB idle while the card had 3.4 GB free).
+/// and libraries, which an uncapped pool starved (docs/results/reliability.md#faults-on-the-gpu).
 pub const DEFAULT_IDLE_CAP_DIVISOR: u64 = 4;
 
 /// Idle allocations by size class, the newest of each class last.
