@@ -118,36 +118,44 @@ impl<T: UserTwin> DeviceProblem for UserProblem<T> {
     }
 }
 
+/// Implements [`ContinuousProblem`] for a one-field wrapper by forwarding every method to the wrapped
+/// problem: the wrappers below change only how the CUDA engine evaluates, never the problem.
+macro_rules! forward_continuous_problem {
+    ($wrapper:ident, $bound:ident) => {
+        impl<P: $bound> ContinuousProblem for $wrapper<P> {
+            fn name(&self) -> &str {
+                self.0.name()
+            }
+
+            fn dimension(&self) -> usize {
+                self.0.dimension()
+            }
+
+            fn bounds(&self) -> &Bounds {
+                self.0.bounds()
+            }
+
+            fn evaluate(&self, x: &[f32]) -> f64 {
+                self.0.evaluate(x)
+            }
+
+            fn evaluate_batch(&self, population: &[f32], fitness: &mut [f64]) {
+                self.0.evaluate_batch(population, fitness);
+            }
+
+            fn optimum(&self) -> Option<f64> {
+                self.0.optimum()
+            }
+        }
+    };
+}
+
 /// Any [`DeviceRealProblem`] (for example a user's own kernels, ARCHITECTURE §5 way 2), evaluated on the
 /// device by its [`RealEvaluator`] when the engine runs on the GPU and by its `evaluate` on the CPU.
 #[derive(Clone, Debug)]
 pub struct DeviceEvaluated<P>(pub P);
 
-impl<P: DeviceRealProblem> ContinuousProblem for DeviceEvaluated<P> {
-    fn name(&self) -> &str {
-        self.0.name()
-    }
-
-    fn dimension(&self) -> usize {
-        self.0.dimension()
-    }
-
-    fn bounds(&self) -> &Bounds {
-        self.0.bounds()
-    }
-
-    fn evaluate(&self, x: &[f32]) -> f64 {
-        self.0.evaluate(x)
-    }
-
-    fn evaluate_batch(&self, population: &[f32], fitness: &mut [f64]) {
-        self.0.evaluate_batch(population, fitness);
-    }
-
-    fn optimum(&self) -> Option<f64> {
-        self.0.optimum()
-    }
-}
+forward_continuous_problem!(DeviceEvaluated, DeviceRealProblem);
 
 impl<P: DeviceRealProblem> DeviceProblem for DeviceEvaluated<P> {
     fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
@@ -168,31 +176,7 @@ impl<P: DeviceRealProblem> DeviceProblem for DeviceEvaluated<P> {
 #[derive(Clone, Debug)]
 pub struct HostEvaluated<P>(pub P);
 
-impl<P: ContinuousProblem> ContinuousProblem for HostEvaluated<P> {
-    fn name(&self) -> &str {
-        self.0.name()
-    }
-
-    fn dimension(&self) -> usize {
-        self.0.dimension()
-    }
-
-    fn bounds(&self) -> &Bounds {
-        self.0.bounds()
-    }
-
-    fn evaluate(&self, x: &[f32]) -> f64 {
-        self.0.evaluate(x)
-    }
-
-    fn evaluate_batch(&self, population: &[f32], fitness: &mut [f64]) {
-        self.0.evaluate_batch(population, fitness);
-    }
-
-    fn optimum(&self) -> Option<f64> {
-        self.0.optimum()
-    }
-}
+forward_continuous_problem!(HostEvaluated, ContinuousProblem);
 
 impl<P: ContinuousProblem> DeviceProblem for HostEvaluated<P> {
     fn device_evaluation(&self, _gpu: &Gpu) -> Result<DeviceEvaluation> {
