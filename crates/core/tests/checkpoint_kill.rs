@@ -12,7 +12,7 @@ use common::{SphereEngine, temp_path};
 use evo_core::{Checkpointing, Executor, Report, Termination};
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Set in the child: the checkpoint path; the report goes to `<path>.report.json`.
 const CHILD_ENV: &str = "EVO_CORE_KILL_TEST_CHECKPOINT";
@@ -50,6 +50,20 @@ fn fields(report: &Report<Vec<f32>>) -> (u64, u64, u64, Vec<u32>) {
     )
 }
 
+/// This test binary again, as the child that runs (or resumes) the checkpointed run at `path`.
+fn spawn_child(path: &Path) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "sigkill_during_checkpoint_writes_then_resume_gives_the_uninterrupted_result",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, path)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn sigkill_during_checkpoint_writes_then_resume_gives_the_uninterrupted_result() {
     if let Some(path) = std::env::var_os(CHILD_ENV) {
@@ -59,26 +73,24 @@ fn sigkill_during_checkpoint_writes_then_resume_gives_the_uninterrupted_result()
     let path = temp_path("killed.ckpt");
     let report_path = temp_path("killed.ckpt.report.json");
     let expected = executor(SphereEngine::new(DIMENSION, SEED)).run().unwrap();
+    // Kill moments are fractions of one uninterrupted child's wall time, so the test kills mid-run on a fast
+    // machine as on a slow one (a fixed delay outlived the whole run on a fast one).
+    let started = Instant::now();
+    let status = spawn_child(&temp_path("timing.ckpt")).wait().unwrap();
+    assert!(status.success(), "the timing child failed: {status}");
+    let full_run = started.elapsed();
     // A fixed sequence of kill delays (SplitMix-like), so a failure reproduces.
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut kills = 0;
     for attempt in 0..200 {
-        let mut process = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "sigkill_during_checkpoint_writes_then_resume_gives_the_uninterrupted_result",
-                "--test-threads=1",
-            ])
-            .env(CHILD_ENV, &path)
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut process = spawn_child(&path);
         state = state
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         // Early attempts are killed at random moments; later ones run to the end.
         if attempt < 12 {
-            std::thread::sleep(Duration::from_millis(20 + (state >> 33) % 150));
+            let fraction = 0.05 + 0.9 * ((state >> 33) % 1000) as f64 / 1000.0;
+            std::thread::sleep(Duration::from_secs_f64(full_run.as_secs_f64() * fraction));
             if process.try_wait().unwrap().is_none() {
                 process.kill().unwrap();
                 kills += 1;
