@@ -301,16 +301,20 @@ fn a_nan_fitness_on_the_device_should_be_a_typed_error() {
 
 /// Way 2: a user's own kernel, one thread per row summing `x_i²` in order.
 const SQUARES_KERNEL: &str = r#"
-extern "C" __global__ void my_sum_of_squares(const float* x, double* fitness, unsigned long long rows,
-                                             unsigned long long d)
+struct SquaresParams {
+    unsigned long long rows;
+    unsigned long long d;
+};
+
+extern "C" __global__ void my_sum_of_squares(const float* x, double* fitness, SquaresParams p)
 {
     const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= rows) {
+    if (r >= p.rows) {
         return;
     }
     double sum = 0.0;
-    for (unsigned long long i = 0; i < d; ++i) {
-        const double z = (double)x[r * d + i];
+    for (unsigned long long i = 0; i < p.d; ++i) {
+        const double z = (double)x[r * p.d + i];
         sum = sum + z * z;
     }
     fitness[r] = sum;
@@ -323,7 +327,7 @@ struct SquaresParams {
     rows: u64,
     d: u64,
 }
-// SAFETY: repr(C), two integers, the layout of the kernel's two trailing `unsigned long long` arguments.
+// SAFETY: repr(C), two integers, the layout of the kernel's `SquaresParams` struct (its last argument, by value).
 unsafe impl KernelParams for SquaresParams {}
 
 #[derive(Clone)]
