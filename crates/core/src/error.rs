@@ -97,6 +97,23 @@ pub enum Error {
         message: String,
     },
 
+    /// A launch's arguments do not match the kernel's parameter list as the driver reports it: the launch is
+    /// refused before it reaches the driver, which would otherwise read past the argument array.
+    #[error(
+        "kernel `{kernel}` takes {expected}, but the launch passed {given}; push one argument per kernel \
+         parameter in order: each buffer is one 8-byte pointer, and the scalars go in ONE #[repr(C)] struct \
+         passed by value through `.params(&p)`, which the kernel declares as one struct parameter of the \
+         same size"
+    )]
+    KernelArguments {
+        /// The entry point's name.
+        kernel: String,
+        /// The kernel's parameters: their count and sizes in bytes.
+        expected: String,
+        /// The launch's arguments: their count, kinds and sizes in bytes.
+        given: String,
+    },
+
     /// A sticky fault (an illegal address, a misaligned access, a trap, ...) left the device's context
     /// unusable: every later call on this device fails fast with this same error until the device is
     /// reopened (`evo_gpu_runtime::Gpu::reopen`).
