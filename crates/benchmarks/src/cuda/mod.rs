@@ -37,6 +37,7 @@
 //! ```
 
 mod binary;
+mod bits;
 pub mod cec2006;
 mod discrete;
 pub mod knapsack;
@@ -49,6 +50,7 @@ mod user_launch;
 mod user_problem;
 
 pub use binary::CudaBinaryEvaluator;
+pub use bits::{BitEvaluator, DeviceBitProblem};
 pub use real::{DeviceRealProblem, EvalSettings, RealEvaluator};
 pub use user::{USER_ENTRY, UserFunction};
 pub use user_data::{DataLength, DataValues, UserData};
