@@ -213,7 +213,8 @@ fn ma_lockstep<T: UserTwin>(
     gpu: &Gpu,
     problem: &UserProblem<T>,
 ) -> Result<std::result::Result<u64, Comparison>> {
-    let params = MaParams::new().with_max_evaluations(u64::MAX / 2)?;
+    // The largest budget the engine accepts (32-bit RNG counters), so the budget never ends the lockstep.
+    let params = MaParams::new().with_max_evaluations(u64::from(u32::MAX))?;
     let mut cpu = MaCpu::new(params.clone(), problem, SEED, 0)?;
     let mut on_gpu = MaCuda::new(params, problem, SEED, gpu)?;
     let mut cases = 0u64;
