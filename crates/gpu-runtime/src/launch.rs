@@ -7,6 +7,7 @@ use cudarc::driver::{
 };
 use evo_core::{Error, Result};
 
+use crate::arguments::{Argument, check_arguments};
 use crate::buffer::{DeviceBuffer, DeviceCopy};
 use crate::driver_error::describe;
 use crate::modules::Kernel;
@@ -97,18 +98,15 @@ enum Buffer<'a> {
     Write(&'a mut CudaSlice<u8>),
 }
 
-enum Slot {
-    Buffer(usize),
-    Params(usize),
-}
-
 /// A launch being assembled: arguments are pushed in the order of the kernel's parameter list.
 pub struct Launch<'a> {
     kernel: &'a Kernel,
     stream: Option<&'a Stream>,
     buffers: Vec<Buffer<'a>>,
     params: Vec<ParamBlock>,
-    slots: Vec<Slot>,
+    /// The arguments in the kernel's parameter order; the n-th buffer (parameter struct) slot takes the n-th
+    /// entry of `buffers` (`params`).
+    slots: Vec<Argument>,
     overlap_previous: bool,
 }
 
@@ -146,19 +144,26 @@ impl<'a> Launch<'a> {
 
     /// Next argument: a buffer the kernel reads (`const T*`).
     pub fn input<T: DeviceCopy>(mut self, buffer: &'a DeviceBuffer<T>) -> Self {
-        self.slots.push(Slot::Buffer(self.buffers.len()));
+        self.slots.push(Argument::Buffer);
         self.buffers.push(Buffer::Read(buffer.raw()));
         self
     }
 
     /// Next argument: a buffer the kernel writes (`T*`).
     pub fn output<T: DeviceCopy>(mut self, buffer: &'a mut DeviceBuffer<T>) -> Self {
-        self.slots.push(Slot::Buffer(self.buffers.len()));
+        self.slots.push(Argument::Buffer);
         self.buffers.push(Buffer::Write(buffer.raw_mut()));
         self
     }
 
     /// Next argument: the kernel's parameter struct, passed by value.
+    ///
+    /// All of a kernel's scalars go in ONE `#[repr(C)]` struct that the kernel declares as one parameter
+    /// passed by value (`__global__ void k(const float* x, float* y, MyParams p)`), of the same size on both
+    /// sides: one `.params(&p)` fills one parameter of `size_of::<P>()` bytes. A kernel that declares its
+    /// scalars one by one (`unsigned long long n, unsigned long long d`) takes that many parameters, which
+    /// one struct does not fill; [`Launch::run`] refuses such a launch with
+    /// [`Error::KernelArguments`] instead of letting the driver read past the arguments.
     pub fn params<P: KernelParams>(mut self, params: &P) -> Self {
         const {
             assert!(
@@ -176,7 +181,9 @@ impl<'a> Launch<'a> {
                 size_of::<P>(),
             );
         }
-        self.slots.push(Slot::Params(self.params.len()));
+        // The block is MAX_PARAMS_BYTES long, but only the struct's own size is the argument the kernel must
+        // declare, so the slot keeps that size for the check in `run`.
+        self.slots.push(Argument::Params(size_of::<P>()));
         self.params.push(block);
         self
     }
@@ -184,8 +191,15 @@ impl<'a> Launch<'a> {
     /// Queues the kernel. Errors name the kernel; faults that happen later while it runs surface at the next
     /// synchronize, which also names the last kernel launched.
     ///
+    /// Before anything reaches the driver, the pushed arguments are compared with the kernel's parameter list
+    /// as the driver reports it ([`Kernel::parameter_sizes`]): each buffer fills one 8-byte pointer
+    /// parameter and each [`params`](Self::params) struct one parameter of its `size_of`. A different count
+    /// or size is [`Error::KernelArguments`], naming the kernel, its parameters and the arguments given.
+    /// Where the driver cannot report the list (before CUDA 12.4) the launch is not checked.
+    ///
     /// # Safety
-    /// The pushed arguments must match the kernel's parameter list in order, count and type, and the kernel
+    /// The pushed arguments must match the kernel's parameter list in order, count and type (the check above
+    /// sees only count and sizes, not types, and nothing where the list is unknown), and the kernel
     /// must stay within the bounds of every buffer for `config` (which the kernel's typed launch function
     /// guarantees by computing `config` from the buffer lengths). On a side stream (`on`), every buffer must
     /// be free of unfinished work on other streams (see [`crate::Gpu::side_stream`]).
@@ -199,6 +213,9 @@ impl<'a> Launch<'a> {
             overlap_previous,
         } = self;
         config.validate(kernel.name())?;
+        if let Some(parameters) = &kernel.parameters {
+            check_arguments(kernel.name(), parameters, &slots)?;
+        }
         kernel.gpu.usable()?;
         let stream = match stream {
             Some(stream) => stream.inner.clone(),
@@ -220,11 +237,17 @@ impl<'a> Launch<'a> {
             && kernel.gpu.info().compute_capability.0 >= 9
             && !kernel.gpu.records_here();
         let launched = if overlapping {
+            let (mut next_buffer, mut next_params) = (pointers.iter(), params.iter());
+            // Each slot was pushed together with its buffer or block, so neither iterator runs out.
             let args = slots
                 .iter()
-                .map(|slot| match *slot {
-                    Slot::Buffer(i) => (&raw const pointers[i]).cast_mut().cast(),
-                    Slot::Params(i) => (&raw const params[i]).cast_mut().cast(),
+                .filter_map(|slot| match slot {
+                    Argument::Buffer => next_buffer
+                        .next()
+                        .map(|pointer| std::ptr::from_ref(pointer).cast_mut().cast()),
+                    Argument::Params(_) => next_params
+                        .next()
+                        .map(|block| std::ptr::from_ref(block).cast_mut().cast()),
                 })
                 .collect();
             // SAFETY: as below; `args` holds the same argument values in the same order as the builder's,
@@ -232,10 +255,12 @@ impl<'a> Launch<'a> {
             unsafe { overlapping_launch(&stream, &kernel.function, config, args) }
         } else {
             let mut builder = stream.launch_builder(&kernel.function);
+            let (mut next_buffer, mut next_params) = (pointers.iter(), params.iter());
             for slot in &slots {
-                match *slot {
-                    Slot::Buffer(i) => builder.arg(&pointers[i]),
-                    Slot::Params(i) => builder.arg(&params[i]),
+                // Each slot was pushed together with its buffer or block, so neither iterator runs out.
+                match slot {
+                    Argument::Buffer => next_buffer.next().map(|pointer| builder.arg(pointer)),
+                    Argument::Params(_) => next_params.next().map(|block| builder.arg(block)),
                 };
             }
             let cudarc_config = CudarcConfig {

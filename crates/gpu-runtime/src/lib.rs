@@ -38,6 +38,8 @@
 //! exist, [`evo_core::Error::GpuOutOfMemory`] with the bytes asked for and free,
 //! [`evo_core::Error::InvalidParameter`] for a buffer length whose byte size does not fit in `usize`,
 //! [`evo_core::Error::KernelCompile`] with NVRTC's log, [`evo_core::Error::KernelLaunch`] naming the kernel,
+//! [`evo_core::Error::KernelArguments`] for a launch whose arguments do not match the kernel's parameter list
+//! (checked before the driver sees it; see [`Launch::run`]),
 //! [`evo_core::Error::DevicePoisoned`] after a sticky fault.
 //!
 //! ## Cache integrity
@@ -79,6 +81,7 @@
 // cannot lose anything.
 #![warn(clippy::cast_possible_truncation)]
 
+mod arguments;
 mod backend;
 mod binary_cache;
 mod buffer;

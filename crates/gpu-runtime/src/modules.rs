@@ -11,6 +11,7 @@ use evo_core::{Error, Result};
 use evo_kernels::ModuleId;
 
 use crate::Gpu;
+use crate::arguments;
 use crate::binary_cache;
 use crate::cache_entry;
 use crate::nvrtc::Profile;
@@ -32,6 +33,9 @@ pub(crate) struct ModuleCache {
     /// The dynamic shared memory each function has been allowed so far, by its `CUfunction` handle (the
     /// attribute belongs to the function, which every thread's [`Kernel`] of it shares).
     dynamic_shared: Mutex<HashMap<usize, u32>>,
+    /// The parameter sizes each function declares (`None`: the driver cannot tell), by its `CUfunction`
+    /// handle: read from the driver once, because engines look their kernels up before every launch.
+    parameters: Mutex<HashMap<usize, Option<Arc<[usize]>>>>,
 }
 
 /// How a module became ready on a device.
@@ -53,6 +57,9 @@ pub struct Kernel {
     pub(crate) name: Arc<str>,
     pub(crate) function: CudaFunction,
     pub(crate) gpu: Gpu,
+    /// The sizes in bytes of the kernel's parameters, in order, which every launch's arguments must match;
+    /// `None` where the driver predates `cuFuncGetParamInfo` (CUDA 12.4) and launches go unchecked.
+    pub(crate) parameters: Option<Arc<[usize]>>,
 }
 
 impl std::fmt::Debug for Kernel {
@@ -73,6 +80,14 @@ impl Kernel {
     /// The device the kernel is loaded on.
     pub fn gpu(&self) -> &Gpu {
         &self.gpu
+    }
+
+    /// The sizes in bytes of the kernel's parameters, in order, as the driver reports them: 8 for a pointer,
+    /// the struct's `sizeof` for a struct passed by value. Every [`Launch`](crate::Launch) of the kernel is
+    /// checked against them. `None` where the driver predates `cuFuncGetParamInfo` (CUDA 12.4): the list is
+    /// unknown and launches are not checked.
+    pub fn parameter_sizes(&self) -> Option<&[usize]> {
+        self.parameters.as_deref()
     }
 
     /// The most threads a block of this kernel may have on its device, given the registers it uses
@@ -186,7 +201,9 @@ impl Gpu {
     /// The entry point `entry` of registry module `module`, compiled under `profile` for this device.
     ///
     /// Errors: [`Error::MissingEntryPoint`] when the registry does not list `entry` for `module` or the
-    /// compiled module lacks it; [`Error::KernelCompile`] with NVRTC's log when the module does not compile.
+    /// compiled module lacks it; [`Error::KernelCompile`] with NVRTC's log when the module does not compile;
+    /// [`Error::Driver`] when the driver cannot report the parameter list, which every launch of the kernel
+    /// is checked against as for [`Gpu::user_kernel`].
     pub fn kernel(&self, module: ModuleId, entry: &str, profile: Profile) -> Result<Kernel> {
         if !module.module().entry_points.contains(&entry) {
             return Err(Error::MissingEntryPoint {
@@ -200,6 +217,20 @@ impl Gpu {
 
     /// The entry point `entry` of a user-supplied CUDA source named `name`, compiled under `profile` with
     /// the workspace's headers available to `#include`. Compile errors carry NVRTC's log.
+    ///
+    /// The kernel's parameter list is read from the driver here, and every launch of the kernel must match
+    /// it: one [`Launch::input`](crate::Launch::input) or [`Launch::output`](crate::Launch::output) per
+    /// pointer parameter, and the scalars together in ONE `#[repr(C)]` struct that the kernel declares as one
+    /// parameter passed by value and the launch passes through [`Launch::params`](crate::Launch::params), of
+    /// the same size on both sides (a kernel declaring `unsigned long long n, unsigned long long d` takes two
+    /// 8-byte parameters, not one 16-byte struct). A launch that does not match is refused with
+    /// [`Error::KernelArguments`] before it reaches the driver, which would read past the arguments (a
+    /// segfault). Where the driver predates `cuFuncGetParamInfo` (CUDA 12.4), the list is unknown and
+    /// launches are not checked ([`Kernel::parameter_sizes`] is `None`).
+    ///
+    /// Errors: [`Error::MissingEntryPoint`] when the source has no such entry point (declare it
+    /// `extern "C"`); [`Error::KernelCompile`] with NVRTC's log when the source does not compile;
+    /// [`Error::Driver`] when the driver cannot report the parameter list.
     pub fn user_kernel(
         &self,
         name: &str,
@@ -222,11 +253,37 @@ impl Gpu {
                 module: module_name.to_string(),
                 function: entry.to_string(),
             })?;
+        let parameters = self.parameters(&function, entry)?;
         Ok(Kernel {
             name: Arc::from(entry),
             function,
             gpu: self.clone(),
+            parameters,
         })
+    }
+
+    /// The parameter sizes of `function` (entry point `entry`), read from the driver on its first lookup.
+    fn parameters(&self, function: &CudaFunction, entry: &str) -> Result<Option<Arc<[usize]>>> {
+        let mut known = self
+            .inner
+            .modules
+            .parameters
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let key = function.cu_function() as usize;
+        if let Some(sizes) = known.get(&key) {
+            return Ok(sizes.clone());
+        }
+        // cuFuncGetParamInfo needs the function's context current on this thread.
+        self.inner
+            .context
+            .bind_to_thread()
+            .map_err(|e| self.driver_failed("cuCtxSetCurrent", e, None))?;
+        let sizes = arguments::parameter_sizes(function).map_err(|e| {
+            self.driver_failed(format!("read the parameter list of `{entry}`"), e, None)
+        })?;
+        known.insert(key, sizes.clone());
+        Ok(sizes)
     }
 
     fn module(&self, source: Source, profile: Profile) -> Result<(Arc<CudaModule>, ModuleOrigin)> {

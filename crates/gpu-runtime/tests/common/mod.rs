@@ -37,6 +37,6 @@ pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
 }
 
 /// Writes a line straight to stderr, which libtest does not capture, so that a skip is visible.
-fn announce(line: &str) {
+pub fn announce(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
