@@ -1,0 +1,148 @@
+"""evo-gpu's evolutionary algorithms from Python.
+
+``minimize`` runs one algorithm (DE, MA-SW-Chains, the binary GA, DPGA) on a built-in problem or on a
+Python function over the whole population, and returns an :class:`OptimizeResult` in the habits of
+``scipy.optimize``. :class:`DeAskTell` drives DE one population at a time for fitness evaluated elsewhere.
+
+The engines run without the GIL; it is taken back only to call Python (the callback, a Python fitness
+function, the signal handlers), so Ctrl-C stops a run with ``KeyboardInterrupt``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from ._evogpu import ALGORITHMS, PROBLEMS, DeAskTell, _minimize
+
+__all__ = ["ALGORITHMS", "PROBLEMS", "DeAskTell", "OptimizeResult", "Progress", "minimize"]
+
+
+class Progress(NamedTuple):
+    """Where a run stands, as the callback sees it after every generation."""
+
+    generation: int
+    """Generations completed."""
+    evaluations: int
+    """Fitness evaluations so far, the initial population included."""
+    best_fitness: float
+    """The best fitness found so far."""
+    elapsed_s: float
+    """Wall time of the run so far, in seconds."""
+
+
+class OptimizeResult(dict):
+    """The result of :func:`minimize`, a dict whose keys are also attributes (as ``scipy.optimize``'s).
+
+    Keys: ``x`` (the best point: float64 array, or a bool array for the GA's bit strings), ``fun`` (its
+    fitness), ``nfev`` (evaluations, the initial population included), ``nit`` (generations), ``success``
+    (always True: a run that fails raises instead), ``message`` (what ended it),
+    ``history`` (a dict of NumPy arrays ``generation``, ``evaluations``, ``best_fitness``, ``elapsed_s``),
+    ``backend`` (the backend that ran it, e.g. ``"cpu"`` or ``"cuda:0"``), ``algorithm``, ``wall_time_s``
+    and ``metadata`` (backend, device, seed, problem).
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError as missing:
+            raise AttributeError(name) from missing
+
+    def __repr__(self) -> str:
+        keys = ("fun", "nfev", "nit", "message", "backend", "x")
+        return "OptimizeResult(" + ", ".join(f"{k}={self[k]!r}" for k in keys if k in self) + ")"
+
+
+Fitness = Union[str, Callable[[np.ndarray], Any]]
+Bounds = Optional[Sequence[Tuple[float, float]]]
+
+
+def minimize(
+    fitness: Fitness,
+    bounds: Bounds = None,
+    algorithm: str = "de",
+    backend: str = "auto",
+    seed: int = 0,
+    max_generations: Optional[int] = None,
+    max_evaluations: Optional[int] = None,
+    options: Optional[Mapping[str, Any]] = None,
+    callback: Optional[Callable[[Progress], Any]] = None,
+    checkpoint: Union[str, "os.PathLike[str]", None] = None,
+    checkpoint_every: int = 100,
+    history_every: int = 1,
+) -> OptimizeResult:
+    """Minimise ``fitness`` with one of evo-gpu's algorithms.
+
+    Parameters
+    ----------
+    fitness
+        A built-in problem by name: ``"rastrigin:D"``, ``"shifted-<function>:D"``, ``"cec2010:fN:D"``,
+        ``"cec2006:gNN"``, ``"ga:fN:n"``, ``"knapsack:FILE"`` or ``"etc:FILE"`` (the names of the ``evo``
+        command; the dimension may be left out of the name when ``bounds`` gives it). Or a Python function
+        of the whole population: it receives a float64 array of shape (n, D) and returns n finite fitness
+        values (DE on the CPU backend).
+    bounds
+        ``[(low, high), ...]``, one pair per variable. Required for a Python function (rounded to float32,
+        the engines' gene type); for a built-in problem leave it None, or pass the problem's own box.
+    algorithm
+        ``"de"``, ``"ma-sw-chains"``, ``"ga"`` or ``"dpga"``.
+    backend
+        ``"auto"`` (the GPU when there is one and the engine has a CUDA twin for the problem), ``"cpu"``,
+        ``"cpu:<threads>"``, ``"cuda"`` or ``"cuda:<device>"``.
+    seed
+        The Philox seed: the same seed, problem and options give the same result on every run and backend.
+    max_generations, max_evaluations
+        The budget; DE and DPGA need one of them. MA-SW-Chains takes its evaluation budget as a parameter
+        (default from its options), the GA its generation count.
+    options
+        The algorithm's parameters by name, validated by the Rust crates (a value out of range raises
+        ValueError with the crate's message). DE: population, differential_weight, crossover_rate.
+        MA-SW-Chains: population, blx_alpha, nam_candidates, mutation_probability, mutation_range,
+        ls_ratio, ls_intensity, children_per_step. GA: population, tournament_size, elite, crossover_rate,
+        mutation_rate. DPGA: main_size, reserve_size, bits_per_variable, crossover_rate, mutation_rate,
+        tournament_size.
+    callback
+        Called with a :class:`Progress` after every generation; returning True stops the run (its result is
+        returned); an exception it raises ends the run and is raised again.
+    checkpoint
+        A checkpoint file, written every ``checkpoint_every`` generations and at the end; when it exists the
+        run continues from it (the same seed, problem and options are required).
+    history_every
+        A point of ``result.history`` every this many generations.
+
+    Raises
+    ------
+    ValueError
+        Bad parameters, problem names, bounds or fitness values.
+    RuntimeError
+        Device and driver failures.
+    KeyboardInterrupt
+        Ctrl-C during the run.
+    """
+    wrapped = None
+    if callback is not None:
+        user = callback
+
+        def wrapped(generation: int, evaluations: int, best: float, elapsed: float) -> Any:
+            return user(Progress(generation, evaluations, best, elapsed))
+
+    result = OptimizeResult(
+        _minimize(
+            fitness,
+            None if bounds is None else [(float(lo), float(hi)) for lo, hi in bounds],
+            algorithm,
+            backend,
+            seed,
+            max_generations,
+            max_evaluations,
+            None if options is None else dict(options),
+            wrapped,
+            None if checkpoint is None else os.fspath(checkpoint),
+            checkpoint_every,
+            history_every,
+        )
+    )
+    result["success"] = True
+    return result

@@ -1,0 +1,64 @@
+"""Type stubs of the Rust module evogpu._evogpu (the public API is re-exported by evogpu)."""
+
+from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+ALGORITHMS: str
+"""The algorithm names minimize accepts, comma-separated."""
+
+PROBLEMS: str
+"""The built-in problem names minimize accepts."""
+
+def _minimize(
+    fitness: Any,
+    bounds: Optional[Sequence[Tuple[float, float]]],
+    algorithm_name: str,
+    backend: str,
+    seed: int,
+    max_generations: Optional[int],
+    max_evaluations: Optional[int],
+    options: Optional[Mapping[str, Any]],
+    callback: Optional[Callable[[int, int, float, float], Any]],
+    checkpoint: Optional[str],
+    checkpoint_every: int,
+    history_every: int,
+) -> dict[str, Any]:
+    """Runs one algorithm and returns the fields of evogpu.OptimizeResult."""
+
+class DeAskTell:
+    """DE driven one population at a time: ``ask()`` gives the population, ``tell(fitness)`` its fitness.
+
+    The CPU engine runs on a thread of its own and waits for each ``tell``; the same seed and fitness give
+    the same populations as ``minimize`` with a Python fitness function. The first ``ask`` gives the initial
+    population, every later one a generation's trial vectors.
+    """
+
+    def __init__(
+        self,
+        bounds: Sequence[Tuple[float, float]],
+        seed: int = 0,
+        options: Optional[Mapping[str, Any]] = None,
+        threads: int = 0,
+    ) -> None: ...
+    def ask(self) -> npt.NDArray[np.float64]:
+        """The next population, shape (population_size, dimension); raises ValueError when the last one
+        was not told, and the engine's error when it stopped."""
+    def tell(self, fitness: Sequence[float] | npt.NDArray[np.float64]) -> None:
+        """The fitness of the last asked population: population_size finite values, one per row."""
+    @property
+    def x(self) -> Optional[npt.NDArray[np.float64]]:
+        """The best point told so far, or None before the first tell."""
+    @property
+    def fun(self) -> Optional[float]:
+        """The best fitness told so far, or None before the first tell."""
+    @property
+    def generation(self) -> int:
+        """Generations completed (0 once the initial population is told)."""
+    @property
+    def evaluations(self) -> int:
+        """Fitness values told so far."""
+    @property
+    def population_size(self) -> int:
+        """The rows of every asked population."""

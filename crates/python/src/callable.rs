@@ -1,0 +1,94 @@
+//! A Python function over the whole population as a problem of the CPU engines.
+
+use evo_core::{Bounds, ContinuousProblem, Result};
+use evo_de::{DeviceEvaluation, DeviceProblem};
+use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+
+use crate::errors::value_error;
+use crate::watch::{Stop, StopSlot};
+
+/// `function(population) -> fitness`: `population` a float64 NumPy array of shape (n, D) (the engine's f32
+/// genes, widened exactly), the answer n finite values (any sequence NumPy can read as float64).
+pub struct PythonFitness {
+    name: String,
+    bounds: Bounds,
+    function: Py<PyAny>,
+    stop: StopSlot,
+}
+
+impl PythonFitness {
+    /// `function` on `bounds`; an exception it raises is recorded in `stop`.
+    pub fn new(name: String, bounds: Bounds, function: Py<PyAny>, stop: StopSlot) -> Self {
+        Self {
+            name,
+            bounds,
+            function,
+            stop,
+        }
+    }
+
+    /// Calls the function on `population` and copies its n answers into `fitness`.
+    fn call(&self, py: Python<'_>, population: &[f32], fitness: &mut [f64]) -> PyResult<()> {
+        let n = fitness.len();
+        let d = self.bounds.dimension();
+        let widened: Vec<f64> = population.iter().map(|&g| f64::from(g)).collect();
+        let array = PyArray1::from_vec(py, widened).reshape([n, d])?;
+        let answer = self.function.call1(py, (array,))?;
+        let numpy = py.import("numpy")?;
+        let values = numpy.call_method1("asarray", (answer, "float64"))?;
+        let values = values.cast_into::<PyArray1<f64>>().map_err(|_| {
+            value_error(format!(
+                "the fitness function must return {n} values (a 1-D array), got an array of another shape"
+            ))
+        })?;
+        if values.len() != n {
+            return Err(value_error(format!(
+                "the fitness function must return {n} values, one per row, got {}",
+                values.len()
+            )));
+        }
+        fitness.copy_from_slice(values.readonly().as_slice()?);
+        Ok(())
+    }
+}
+
+impl ContinuousProblem for PythonFitness {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn dimension(&self) -> usize {
+        self.bounds.dimension()
+    }
+
+    fn bounds(&self) -> &Bounds {
+        &self.bounds
+    }
+
+    fn evaluate(&self, x: &[f32]) -> f64 {
+        let mut fitness = [f64::NAN];
+        self.evaluate_batch(x, &mut fitness);
+        fitness[0]
+    }
+
+    /// One call of the Python function for the whole batch. An exception leaves NaN fitness, which the
+    /// engine refuses, so the run ends; `minimize` then raises the recorded exception instead.
+    fn evaluate_batch(&self, population: &[f32], fitness: &mut [f64]) {
+        if self.stop.is_set() {
+            fitness.fill(f64::NAN);
+            return;
+        }
+        if let Err(error) = Python::attach(|py| self.call(py, population, fitness)) {
+            self.stop.set(Stop::Raised(error));
+            fitness.fill(f64::NAN);
+        }
+    }
+}
+
+/// Evaluated on the host whatever the backend (the Python function sees NumPy arrays).
+impl DeviceProblem for PythonFitness {
+    fn device_evaluation(&self, _gpu: &evo_gpu_runtime::Gpu) -> Result<DeviceEvaluation> {
+        Ok(DeviceEvaluation::Host)
+    }
+}
