@@ -206,9 +206,9 @@ impl DeAskTell {
     /// The best point told so far (a float64 array), or None before the first tell.
     #[getter]
     fn x<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-        self.best.as_ref().map(|(x, _)| {
-            PyArray1::from_vec(py, x.iter().map(|&g| f64::from(g)).collect())
-        })
+        self.best
+            .as_ref()
+            .map(|(x, _)| PyArray1::from_vec(py, x.iter().map(|&g| f64::from(g)).collect()))
     }
 
     /// The best fitness told so far, or None before the first tell.

@@ -214,9 +214,18 @@ fn to_dict<'py>(
     let counts = |f: fn(&evo_core::HistoryPoint) -> u64| -> Vec<u64> {
         outcome.history.iter().map(f).collect()
     };
-    history.set_item("generation", PyArray1::from_vec(py, counts(|p| p.generation)))?;
-    history.set_item("evaluations", PyArray1::from_vec(py, counts(|p| p.evaluations)))?;
-    history.set_item("best_fitness", PyArray1::from_vec(py, column(|p| p.best_fitness)))?;
+    history.set_item(
+        "generation",
+        PyArray1::from_vec(py, counts(|p| p.generation)),
+    )?;
+    history.set_item(
+        "evaluations",
+        PyArray1::from_vec(py, counts(|p| p.evaluations)),
+    )?;
+    history.set_item(
+        "best_fitness",
+        PyArray1::from_vec(py, column(|p| p.best_fitness)),
+    )?;
     history.set_item("elapsed_s", PyArray1::from_vec(py, column(|p| p.elapsed_s)))?;
     dict.set_item("history", history)?;
     Ok(dict)

@@ -42,7 +42,9 @@ pub fn de(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_de::DeParams> {
         evo_de::DeParams::default(),
         options,
         &[
-            ("population", |p, v| p.with_population(v.extract()?).map_err(to_py)),
+            ("population", |p, v| {
+                p.with_population(v.extract()?).map_err(to_py)
+            }),
             ("differential_weight", |p, v| {
                 p.with_differential_weight(v.extract()?).map_err(to_py)
             }),
@@ -61,8 +63,12 @@ pub fn ma(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_ma_sw_chains::MaP
         evo_ma_sw_chains::MaParams::default(),
         options,
         &[
-            ("population", |p, v| p.with_population(v.extract()?).map_err(to_py)),
-            ("blx_alpha", |p, v| p.with_blx_alpha(v.extract()?).map_err(to_py)),
+            ("population", |p, v| {
+                p.with_population(v.extract()?).map_err(to_py)
+            }),
+            ("blx_alpha", |p, v| {
+                p.with_blx_alpha(v.extract()?).map_err(to_py)
+            }),
             ("nam_candidates", |p, v| {
                 p.with_nam_candidates(v.extract()?).map_err(to_py)
             }),
@@ -72,7 +78,9 @@ pub fn ma(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_ma_sw_chains::MaP
             ("mutation_range", |p, v| {
                 p.with_mutation_range(v.extract()?).map_err(to_py)
             }),
-            ("ls_ratio", |p, v| p.with_ls_ratio(v.extract()?).map_err(to_py)),
+            ("ls_ratio", |p, v| {
+                p.with_ls_ratio(v.extract()?).map_err(to_py)
+            }),
             ("ls_intensity", |p, v| {
                 p.with_ls_intensity(v.extract()?).map_err(to_py)
             }),
@@ -90,7 +98,9 @@ pub fn ga(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_ga::GaParams> {
         evo_ga::GaParams::default(),
         options,
         &[
-            ("population", |p, v| p.with_population(v.extract()?).map_err(to_py)),
+            ("population", |p, v| {
+                p.with_population(v.extract()?).map_err(to_py)
+            }),
             ("tournament_size", |p, v| {
                 p.with_tournament_size(v.extract()?).map_err(to_py)
             }),
@@ -113,7 +123,9 @@ pub fn dpga(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_dpga::DpgaParam
         evo_dpga::DpgaParams::default(),
         options,
         &[
-            ("main_size", |p, v| p.with_main_size(v.extract()?).map_err(to_py)),
+            ("main_size", |p, v| {
+                p.with_main_size(v.extract()?).map_err(to_py)
+            }),
             ("reserve_size", |p, v| {
                 p.with_reserve_size(v.extract()?).map_err(to_py)
             }),

@@ -69,24 +69,23 @@ pub fn build(spec: &str, dimension: Option<usize>) -> PyResult<Builtin> {
         rest.split(':').collect()
     };
     let bad = |what: &str| value_error(format!("problem `{spec}`: {what}; problems are {SYNTAX}"));
-    let size = |field: Option<&&str>| -> PyResult<usize> {
-        let given = match field {
-            Some(text) => Some(
-                text.parse::<usize>()
-                    .ok()
-                    .filter(|&d| d >= 1)
-                    .ok_or_else(|| bad(&format!("dimension `{text}` is not an integer >= 1")))?,
-            ),
-            None => None,
+    let size =
+        |field: Option<&&str>| -> PyResult<usize> {
+            let given =
+                match field {
+                    Some(text) => Some(text.parse::<usize>().ok().filter(|&d| d >= 1).ok_or_else(
+                        || bad(&format!("dimension `{text}` is not an integer >= 1")),
+                    )?),
+                    None => None,
+                };
+            match (given, dimension) {
+                (Some(d), Some(b)) if d != b => Err(bad(&format!(
+                    "dimension {d} in the name but {b} bounds were given"
+                ))),
+                (Some(d), _) | (None, Some(d)) => Ok(d),
+                (None, None) => Err(bad("no dimension: add it to the name or pass bounds")),
+            }
         };
-        match (given, dimension) {
-            (Some(d), Some(b)) if d != b => Err(bad(&format!(
-                "dimension {d} in the name but {b} bounds were given"
-            ))),
-            (Some(d), _) | (None, Some(d)) => Ok(d),
-            (None, None) => Err(bad("no dimension: add it to the name or pass bounds")),
-        }
-    };
     let numbered = |field: Option<&&str>, prefix: char, range: std::ops::RangeInclusive<u32>| {
         field
             .and_then(|text| text.strip_prefix(prefix))
@@ -121,7 +120,8 @@ pub fn build(spec: &str, dimension: Option<usize>) -> PyResult<Builtin> {
         }
         "cec2006" => {
             too_many(1)?;
-            let problem = Cec2006Problem::new(numbered(fields.first(), 'g', 1..=24)?).map_err(to_py)?;
+            let problem =
+                Cec2006Problem::new(numbered(fields.first(), 'g', 1..=24)?).map_err(to_py)?;
             if dimension.is_some_and(|d| d != evo_core::ConstrainedProblem::dimension(&problem)) {
                 return Err(bad(&format!(
                     "the problem has {} variables but bounds of another length were given",
@@ -175,8 +175,7 @@ fn find_file(spec: &str, text: &str) -> PyResult<PathBuf> {
         return Ok(path);
     }
     if path.is_relative()
-        && let Some(candidate) =
-            evo_benchmarks::data::shared_data_dir().map(|dir| dir.join(&path))
+        && let Some(candidate) = evo_benchmarks::data::shared_data_dir().map(|dir| dir.join(&path))
         && candidate.is_file()
     {
         return Ok(candidate);

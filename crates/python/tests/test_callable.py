@@ -1,0 +1,77 @@
+"""A NumPy function over the whole population, ask/tell, and the same seed giving the same result."""
+
+import numpy as np
+import pytest
+
+import evogpu
+from conftest import RASTRIGIN_BOX, rastrigin
+
+
+def test_a_numpy_function_sees_whole_populations():
+    shapes = []
+
+    def fitness(population):
+        shapes.append((population.shape, population.dtype))
+        return rastrigin(population)
+
+    result = evogpu.minimize(fitness, RASTRIGIN_BOX, seed=1, max_generations=5)
+    assert shapes == [((64, 10), np.float64)] * 6
+    assert result.nfev == 64 * 6
+    assert result.backend == "cpu"
+    assert result.fun == pytest.approx(rastrigin(result.x[None, :])[0], rel=1e-12)
+
+
+def test_the_same_seed_gives_the_same_result_and_another_seed_another():
+    a = evogpu.minimize(rastrigin, RASTRIGIN_BOX, seed=11, max_generations=30)
+    b = evogpu.minimize(rastrigin, RASTRIGIN_BOX, seed=11, max_generations=30)
+    c = evogpu.minimize(rastrigin, RASTRIGIN_BOX, seed=12, max_generations=30)
+    assert a.fun == b.fun
+    np.testing.assert_array_equal(a.x, b.x)
+    assert not np.array_equal(a.x, c.x)
+
+
+def test_a_list_answer_is_accepted():
+    result = evogpu.minimize(lambda p: list(rastrigin(p)), RASTRIGIN_BOX, max_generations=2)
+    assert result.nit == 2
+
+
+def test_ask_tell_gives_the_populations_of_minimize():
+    generations = 25
+    engine = evogpu.DeAskTell(RASTRIGIN_BOX, seed=7)
+    for _ in range(generations + 1):
+        population = engine.ask()
+        assert population.shape == (64, 10)
+        engine.tell(rastrigin(population))
+    assert engine.generation == generations
+    assert engine.evaluations == 64 * (generations + 1)
+    reference = evogpu.minimize(rastrigin, RASTRIGIN_BOX, seed=7, max_generations=generations)
+    assert engine.fun == reference.fun
+    np.testing.assert_array_equal(engine.x, reference.x)
+
+
+def test_ask_tell_takes_options():
+    engine = evogpu.DeAskTell([(0.0, 1.0)] * 3, seed=1, options={"population": 8})
+    assert engine.population_size == 8
+    assert engine.ask().shape == (8, 3)
+
+
+def test_ask_tell_refuses_out_of_order_calls_and_bad_fitness():
+    engine = evogpu.DeAskTell(RASTRIGIN_BOX, seed=7)
+    with pytest.raises(ValueError, match="nothing was asked"):
+        engine.tell([0.0] * 64)
+    population = engine.ask()
+    with pytest.raises(ValueError, match="call tell"):
+        engine.ask()
+    with pytest.raises(ValueError, match="expected 64 fitness values"):
+        engine.tell([1.0, 2.0])
+    bad = rastrigin(population)
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match=r"fitness\[3\] is NaN"):
+        engine.tell(bad)
+    engine.tell(rastrigin(population))
+    assert engine.ask().shape == (64, 10)
+
+
+def test_ask_tell_refuses_bad_options_with_the_crate_message():
+    with pytest.raises(ValueError, match="population"):
+        evogpu.DeAskTell(RASTRIGIN_BOX, options={"population": 2})
