@@ -4,6 +4,10 @@
 //! combined by the same tree), so the bits equal [`EtcInstance::objectives`] and [`EtcProblem`]'s
 //! `evaluate` for any block size. Without transcendental functions the profile only selects the module.
 //!
+//! The kernels take the weight λ of the formula; an [`EtcProblem`] under the makespan objective passes
+//! `λ = 1`, for which the "fitness" output is the makespan bit for bit
+//! ([`EtcObjective`](crate::scheduling::EtcObjective) says why).
+//!
 //! A schedule entry `≥ m` (which the CPU rejects with an error) makes that row's flowtime and fitness NaN.
 
 use super::discrete::{MODULE, check_block, grid, site};
@@ -93,7 +97,7 @@ fn count_u32(what: &'static str, count: usize) -> Result<u32> {
 }
 
 impl EtcProblem {
-    /// The GPU evaluator of this problem's instance and λ.
+    /// The GPU evaluator of this problem's instance and objective (its [`EtcProblem::lambda`]).
     ///
     /// # Errors
     /// As [`EtcInstance::cuda_evaluator`].

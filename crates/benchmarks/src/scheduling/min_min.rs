@@ -6,9 +6,9 @@
 
 use super::EtcInstance;
 
-/// The result of [`min_min`].
+/// The schedule a constructive heuristic ([`min_min`], [`sufferage`](super::sufferage)) builds.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MinMin {
+pub struct HeuristicSchedule {
     /// The machine of every task.
     pub schedule: Vec<u32>,
     /// The final ready time of every machine.
@@ -17,8 +17,20 @@ pub struct MinMin {
     pub makespan: f64,
 }
 
+impl HeuristicSchedule {
+    /// The result of a heuristic whose ready times are `ready`.
+    pub(super) fn new(schedule: Vec<u32>, ready: Vec<f64>) -> Self {
+        let makespan = ready.iter().copied().fold(0.0, f64::max);
+        Self {
+            schedule,
+            ready,
+            makespan,
+        }
+    }
+}
+
 /// Runs Min-Min on `instance` (`O(n² m)` time).
-pub fn min_min(instance: &EtcInstance) -> MinMin {
+pub fn min_min(instance: &EtcInstance) -> HeuristicSchedule {
     let n = instance.tasks();
     let m = instance.machines();
     let etc = instance.etc();
@@ -56,10 +68,5 @@ pub fn min_min(instance: &EtcInstance) -> MinMin {
             }
         }
     }
-    let makespan = ready.iter().copied().fold(0.0, f64::max);
-    MinMin {
-        schedule,
-        ready,
-        makespan,
-    }
+    HeuristicSchedule::new(schedule, ready)
 }

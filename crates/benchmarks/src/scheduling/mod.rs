@@ -10,11 +10,15 @@
 //! fit(S)       = λ·makespan(S) + (1 − λ)·flowtime(S)/m      (eq. 5, λ = 0.75 by default)
 //! ```
 //!
+//! An [`EtcProblem`] minimises the paper's fitness (the default, [`EtcObjective::PaperFitness`]) or the
+//! makespan alone ([`EtcObjective::Makespan`], the formula at `λ = 1`, equal to the makespan bit for bit).
+//!
 //! Every sum is the canonical pairwise tree of `evo_core::reduce` over the `n` tasks in `f64` (a load is the
 //! tree of the terms `ETC[t][j]` for `s_t = j` and `+0.0` otherwise), so the GPU evaluation
-//! (`kernels/common/problems/etc.cuh`) gives the same bits. The optimum is unknown; the best known makespans
-//! of Braun et al.'s 512 × 16 instances are in `shared/data/README.md`, and [`min_min`] gives the classic
-//! baseline.
+//! (`kernels/common/problems/etc.cuh`) gives the same bits. The optimum is unknown; the best known schedules
+//! of Braun et al.'s 512 × 16 instances ship beside them ([`EtcInstance::best_known`] loads them and
+//! recomputes their makespans), and the constructive heuristics [`min_min`] and [`sufferage`] give the
+//! classic baselines (and seeds for DE's initial population).
 //!
 //! Instances: Braun et al.'s files ([`EtcInstance::from_file`]) or the range-based generator
 //! ([`EtcInstance::generate`]) for the 12 classes ([`EtcClass`]) and any size. As a continuous problem
@@ -23,7 +27,9 @@
 //! Sources: Braun et al., *A comparison of eleven static heuristics for mapping a class of independent tasks
 //! onto heterogeneous distributed computing systems*, JPDC 61 (2001) 810–837; Krömer, Snášel, Platoš,
 //! Abraham, *Many-threaded implementation of differential evolution for the CUDA platform*, §4.1,
-//! eq. (1)–(5); instances of chgogos/hcsp.
+//! eq. (1)–(5); Maheswaran, Ali, Siegel, Hensgen, Freund, *Dynamic mapping of a class of independent tasks
+//! onto heterogeneous computing systems*, JPDC 59 (1999) 107–131 (Sufferage); instances and best known
+//! schedules of chgogos/hcsp.
 //!
 //! ```
 //! use evo_benchmarks::scheduling::{DEFAULT_LAMBDA, EtcClass, EtcInstance, min_min};
@@ -37,18 +43,24 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 
+mod best_known;
 mod generator;
+#[cfg(test)]
+mod heuristic_tests;
 mod loader;
 mod min_min;
 mod problem;
 mod schedule;
+mod sufferage;
 #[cfg(test)]
 mod tests;
 
+pub use best_known::KnownSchedule;
 pub use generator::{Consistency, EtcClass, Heterogeneity};
-pub use min_min::{MinMin, min_min};
-pub use problem::{DEFAULT_LAMBDA, EtcProblem};
+pub use min_min::{HeuristicSchedule, min_min};
+pub use problem::{DEFAULT_LAMBDA, EtcObjective, EtcProblem};
 pub use schedule::{Objectives, check_schedule};
+pub use sufferage::sufferage;
 
 use evo_core::{Error, Result};
 
