@@ -52,8 +52,12 @@
 //!
 //! ## Scheduling a user's ETC matrix
 //!
-//! The ETC problem, file loader, generator and Min-Min come from [`evo_benchmarks::scheduling`];
-//! [`min_min_vector`] encodes the Min-Min schedule to seed the initial population.
+//! The ETC problem, file loader, generator, Min-Min and Sufferage come from [`evo_benchmarks::scheduling`];
+//! the problem minimises the paper's fitness or, with
+//! [`EtcObjective::Makespan`](evo_benchmarks::scheduling::EtcObjective::Makespan), the makespan.
+//! [`DeCpu::with_heuristic_seeds`] (and its CUDA twin) puts the [`Heuristic`] schedules in the first rows of
+//! the initial population; [`min_min_vector`] encodes the Min-Min schedule for
+//! [`DeCpu::with_initial_vectors`].
 //!
 //! ```
 //! use evo_benchmarks::scheduling::{EtcInstance, EtcProblem};
@@ -142,5 +146,5 @@ pub use problem::{
     DeviceEvaluated, DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated,
 };
 pub use run::{Run, run};
-pub use scheduling::{encode_schedule, min_min_vector};
+pub use scheduling::{Heuristic, encode_schedule, heuristic_vectors, min_min_vector};
 pub use snapshot::DeSnapshot;
