@@ -62,6 +62,10 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/problems/tree.cuh"),
     },
     Header {
+        name: "common/problems/user_bits.cuh",
+        source: include_str!("../common/problems/user_bits.cuh"),
+    },
+    Header {
         name: "common/problems/user_real.cuh",
         source: include_str!("../common/problems/user_real.cuh"),
     },

@@ -168,15 +168,20 @@
 pub mod cpu;
 #[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
+pub mod host;
 pub mod ops;
 pub mod params;
 mod problem;
 mod run;
 pub mod snapshot;
+pub mod user;
 
 pub use cpu::GaCpu;
 pub use cuda::{GaBatchCuda, GaCuda, GaFusedBatchCuda, GaFusedCuda};
+pub use evo_benchmarks::cuda::{BitEvaluator, DeviceBitProblem, EvalSettings};
+pub use host::{BatchFn, HostEvaluated};
 pub use params::{GaParams, GaRng};
 pub use problem::PaperFunction;
 pub use run::{Run, run};
 pub use snapshot::GaSnapshot;
+pub use user::UserBits;

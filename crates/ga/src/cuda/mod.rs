@@ -17,13 +17,20 @@
 //! | 4–5 tournament and copy | `ga_select_copy_u32` | block per slot, thread per word (each draws the champion) |
 //! | 6 crossover | `ga_crossover_u32` | block per pair, thread per word |
 //! | 7 mutation, elitism | `ga_mutate_elite_u32` | block per individual, thread per word (32 genes); elite rows copied |
-//! | 2 decode | `ga_decode_f32` | block per individual, thread per bit, half-warp shuffle tree over each 16-bit group |
-//! | 2 evaluate | evo-benchmarks `benchmarks_continuous_*` (Ridge: `benchmarks_continuous_prefix_squares`) | one launch; at the paper's sizes a block of the next power of two ≥ 32 of the terms per individual, a term per thread (Ridge: 8) |
+//! | 2 decode (paper's functions) | `ga_decode_f32` | block per individual, thread per bit, half-warp shuffle tree over each 16-bit group |
+//! | 2 evaluate (paper's functions) | evo-benchmarks `benchmarks_continuous_*` (Ridge: `benchmarks_continuous_prefix_squares`) | one launch; at the paper's sizes a block of the next power of two ≥ 32 of the terms per individual, a term per thread (Ridge: 8) |
+//! | 2 evaluate ([`UserBits`](crate::UserBits)) | `evo_user_bits_fitness` in the user's module | thread per individual |
 //! | 3 sort | evo-sort `sort_segments_bitonic_f64` | one block |
 //! | 3 exchange, 8 best so far | `ga_exchange_best_u32` | block per individual, thread per word; block 0 also the best |
 //!
 //! Paper RNG mode replaces the first three by `ga_xor128_fill_u32` (step 1), `ga_tournament_paper_u32`,
 //! `ga_copy_u32`, `ga_crossover_paper_u32`, `ga_mutate_paper_u32` and `ga_elite_u32`.
+//!
+//! Step 2 is the problem's [`BitEvaluator`] (evo-benchmarks' bit-string contract): the two rows above for the
+//! paper's functions, the user's kernel for [`UserBits`](crate::UserBits), a user's own launches, or the
+//! population copied to the host and back for [`HostEvaluated`](crate::HostEvaluated). A stream-ordered
+//! evaluator is recorded into the generation's graph; a non-finite fitness it finds is reported after the
+//! next read-back.
 //!
 //! Genes are bit-packed (32 per word), so the "thread per gene" kernels of the paper run a thread per word.
 //! The elite rows are decoded and evaluated again with the offspring (one launch over all rows); evaluation
@@ -33,23 +40,26 @@
 mod batch;
 mod fused;
 pub mod launch;
+mod paper_eval;
 mod sizes;
+pub(crate) mod user_eval;
 
 pub use batch::GaBatchCuda;
 pub use fused::{GaFusedBatchCuda, GaFusedCuda};
 
-use evo_benchmarks::cuda::{CudaEvaluator, CudaProblem};
-use evo_benchmarks::ga_functions::GaProblem;
+use evo_benchmarks::cuda::{BitEvaluator, DeviceBitProblem, EvalSettings};
 use evo_core::{Bits, Engine, Error, ProblemIdentity, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Graph, Profile};
 use evo_sort::cuda::DevicePermutation;
 use launch::GaKernelParams;
 
 use crate::params::{ALGORITHM, COMPONENT, GaParams, GaRng};
-use crate::problem::PaperFunction;
 use crate::snapshot::GaSnapshot;
 
-/// The paper-faithful CUDA engine over one of the paper's functions ([`PaperFunction`]).
+/// The paper-faithful CUDA engine over any problem with a device evaluation of packed bit strings
+/// ([`DeviceBitProblem`]): the paper's functions ([`PaperFunction`](crate::PaperFunction)), a user's CUDA
+/// source ([`UserBits`](crate::UserBits)), a user's own kernels, or a host evaluation
+/// ([`HostEvaluated`](crate::HostEvaluated)).
 pub struct GaCuda {
     /// The recorded generation, which refers to the buffers below by address. Declared first, so that it is
     /// dropped first (fields drop in declaration order).
@@ -59,7 +69,8 @@ pub struct GaCuda {
     /// The problem's name and bit count, for the fingerprint.
     problem: ProblemIdentity,
     kernel: GaKernelParams,
-    evaluator: CudaEvaluator,
+    /// Step 2: the problem's evaluation of the packed rows.
+    evaluator: Box<dyn BitEvaluator>,
     profile: Profile,
     generation: u64,
     evaluations: u64,
@@ -70,7 +81,6 @@ pub struct GaCuda {
     /// The population being built, then evaluated.
     next: DeviceBuffer<u32>,
     fitness: DeviceBuffer<f64>,
-    decoded: DeviceBuffer<f32>,
     champions: DeviceBuffer<u32>,
     order: DevicePermutation,
     best: DeviceBuffer<u32>,
@@ -94,9 +104,20 @@ struct PaperRng {
 impl GaCuda {
     /// Builds the engine on `gpu` under the Exact profile and evaluates the initial population.
     ///
+    /// Generations replay a recorded CUDA graph when the problem's evaluator is
+    /// [stream-ordered](BitEvaluator::stream_ordered), and run launch by launch otherwise (a host
+    /// evaluation).
+    ///
     /// # Errors
-    /// Parameter errors as the CPU engine; GPU errors (compilation, memory, launch).
-    pub fn new(params: GaParams, problem: &PaperFunction, seed: u64, gpu: &Gpu) -> Result<Self> {
+    /// Parameter errors as the CPU engine; the errors of the problem's
+    /// [`bit_evaluator`](DeviceBitProblem::bit_evaluator) (a user source that does not compile); a
+    /// non-finite fitness; GPU errors (compilation, memory, launch).
+    pub fn new<P: DeviceBitProblem + ?Sized>(
+        params: GaParams,
+        problem: &P,
+        seed: u64,
+        gpu: &Gpu,
+    ) -> Result<Self> {
         Self::with_profile(params, problem, seed, gpu, Profile::Exact)
     }
 
@@ -105,20 +126,18 @@ impl GaCuda {
     ///
     /// # Errors
     /// As [`new`](Self::new).
-    pub fn with_profile(
+    pub fn with_profile<P: DeviceBitProblem + ?Sized>(
         params: GaParams,
-        problem: &PaperFunction,
+        problem: &P,
         seed: u64,
         gpu: &Gpu,
         profile: Profile,
     ) -> Result<Self> {
-        use evo_core::BinaryProblem;
         let bits = problem.bit_count();
         params.check_problem(bits)?;
         let n = params.population();
         let words = Bits::word_count(bits);
-        let (lo, hi) = problem.range();
-        let mut kernel = GaKernelParams::for_run(&params, problem, seed)?;
+        let mut kernel = GaKernelParams::for_bits(&params, bits, seed)?;
         let paper = match params.rng() {
             GaRng::Philox => None,
             GaRng::PaperXor128 { threads } => {
@@ -134,8 +153,16 @@ impl GaCuda {
                 })
             }
         };
-        let evaluator = GaProblem::with_range(problem.function(), problem.variables(), lo, hi)?
-            .cuda_evaluator(gpu)?;
+        let evaluator = problem.bit_evaluator(gpu)?;
+        if evaluator.bit_count() != bits {
+            return Err(Error::invalid_parameter(
+                COMPONENT,
+                "evaluator bit count",
+                format!("{} (problem `{}`)", evaluator.bit_count(), problem.name()),
+                format!("the problem's bit count {bits}"),
+            ));
+        }
+        let replay = evaluator.stream_ordered();
         let mut engine = Self {
             graph: None,
             gpu: gpu.clone(),
@@ -150,20 +177,20 @@ impl GaCuda {
             sorted_fitness: gpu.alloc_zeroed(n)?,
             next: gpu.alloc_zeroed(n * words)?,
             fitness: gpu.alloc_zeroed(n)?,
-            decoded: gpu.alloc_zeroed(n * problem.variables())?,
             champions: gpu.alloc_zeroed(n)?,
             order: DevicePermutation::for_array(gpu, n)?,
             best: gpu.alloc_zeroed(words)?,
             best_fitness_device: gpu.upload(&[f64::INFINITY])?,
             step: gpu.alloc_zeroed(1)?,
             paper,
-            replay: true,
+            replay,
             failed_recordings: 0,
             params,
         };
         let block = engine.params.block_size();
         launch::init(&engine.gpu, &mut engine.next, &engine.kernel, block)?;
         engine.evaluate_sort_record()?;
+        engine.evaluator.check()?;
         engine.read_best()?;
         engine.evaluations = n as u64;
         Ok(engine)
@@ -174,13 +201,12 @@ impl GaCuda {
     fn evaluate_sort_record(&mut self) -> Result<()> {
         let block = self.params.block_size();
         let gpu = &self.gpu;
-        launch::decode(gpu, &self.next, &mut self.decoded, &self.kernel, block)?;
-        self.evaluator.evaluate(
-            &self.decoded,
-            &mut self.fitness,
-            self.profile,
-            block.clamp(128, 256),
-        )?;
+        let settings = EvalSettings {
+            profile: self.profile,
+            block,
+        };
+        self.evaluator
+            .evaluate(&self.next, &mut self.fitness, settings)?;
         evo_sort::cuda::sort_population(
             gpu,
             &self.fitness,
@@ -208,20 +234,13 @@ impl GaCuda {
         self.best_fitness_device.copy_to_host(&mut best)?;
         if !best[0].is_finite() {
             return Err(Error::NonFiniteFitness {
-                problem: self.evaluator_name(),
+                problem: self.problem.name.clone(),
                 individual: 0,
                 value: best[0],
             });
         }
         self.best_fitness = best[0];
         Ok(())
-    }
-
-    fn evaluator_name(&self) -> String {
-        format!(
-            "GA function on the GPU ({} variables)",
-            self.kernel.variables
-        )
     }
 
     /// Queues steps 4–7, elitism, then steps 2–3 and 8 on the offspring (the generation whose number the
@@ -306,6 +325,7 @@ impl GaCuda {
         for _ in 0..generations {
             self.queue_generation()?;
         }
+        self.evaluator.check()?;
         self.read_best()?;
         self.generation = last;
         self.evaluations +=
@@ -314,17 +334,18 @@ impl GaCuda {
     }
 
     /// Whether generations replay a recorded CUDA graph (the default) or launch their kernels one by one.
-    /// Both give the same results; the replay costs the host one driver call per generation.
+    /// Both give the same results; the replay costs the host one driver call per generation. A problem whose
+    /// evaluator is not [stream-ordered](BitEvaluator::stream_ordered) always runs launch by launch.
     pub fn set_graph_replay(&mut self, on: bool) {
-        self.replay = on;
+        self.replay = on && self.evaluator.stream_ordered();
         self.failed_recordings = 0;
         if !on {
             self.graph = None;
         }
     }
 
-    /// Whether generations replay a recorded CUDA graph (false after [`set_graph_replay(false)`] or after two
-    /// recordings failed, see the module docs).
+    /// Whether generations replay a recorded CUDA graph (false after [`set_graph_replay(false)`], after two
+    /// recordings failed, see the module docs, or for an evaluator that is not stream-ordered).
     ///
     /// [`set_graph_replay(false)`]: Self::set_graph_replay
     pub fn graph_replay(&self) -> bool {

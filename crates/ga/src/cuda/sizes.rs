@@ -43,13 +43,14 @@ struct Shared {
 }
 
 impl Shared {
-    fn new(params: &GaParams, problem: &PaperFunction) -> Result<Self> {
-        let bits = problem.bit_count();
+    /// The fields for `bits` bits per individual, `variables` of them decoded (0 when the problem reads the
+    /// bits itself).
+    fn new(params: &GaParams, bits: usize, variables: usize) -> Result<Self> {
         Ok(Self {
             population: kernel_u32("population size", params.population())?,
             words: kernel_u32("words per individual", Bits::word_count(bits))?,
             bits: kernel_u32("bit count L", bits)?,
-            variables: kernel_u32("variables", problem.variables())?,
+            variables: kernel_u32("variables", variables)?,
             tournament: kernel_u32("tournament size", params.tournament_size())?,
             elite: kernel_u32("elite size", params.elite())?,
             crossover_rate: rate_f32(params.crossover_rate()),
@@ -65,7 +66,7 @@ impl GaKernelParams {
     /// # Errors
     /// [`Error::InvalidParameter`] when a size exceeds `u32::MAX`.
     pub(crate) fn for_run(params: &GaParams, problem: &PaperFunction, seed: u64) -> Result<Self> {
-        let shared = Shared::new(params, problem)?;
+        let shared = Shared::new(params, problem.bit_count(), problem.variables())?;
         let (lo, hi) = problem.range();
         Ok(Self {
             seed,
@@ -88,6 +89,30 @@ impl GaKernelParams {
     }
 }
 
+impl GaKernelParams {
+    /// The parameters of one run from `seed` over `bits` bits per individual, for a problem that evaluates
+    /// the packed rows itself (no decoding: `variables`, `lo` and `hi` are 0).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when a size exceeds `u32::MAX`.
+    pub(crate) fn for_bits(params: &GaParams, bits: usize, seed: u64) -> Result<Self> {
+        let shared = Shared::new(params, bits, 0)?;
+        Ok(Self {
+            seed,
+            population: shared.population,
+            words: shared.words,
+            bits: shared.bits,
+            variables: 0,
+            tournament: shared.tournament,
+            elite: shared.elite,
+            crossover_rate: shared.crossover_rate,
+            mutation_rate: shared.mutation_rate,
+            runs: 1,
+            ..Self::default()
+        })
+    }
+}
+
 impl GaFusedParams {
     /// The parameters of `runs` runs of `problem` (seeds `seed`, `seed + 1`, …) whose first launch builds the
     /// initial populations and runs no generation, drawing inside the fused kernel.
@@ -100,7 +125,7 @@ impl GaFusedParams {
         seed: u64,
         runs: usize,
     ) -> Result<Self> {
-        let shared = Shared::new(params, problem)?;
+        let shared = Shared::new(params, problem.bit_count(), problem.variables())?;
         let (lo, hi) = problem.range();
         let function = GaFunction::ALL
             .iter()
@@ -162,6 +187,19 @@ mod tests {
         assert_eq!(p.crossover_rate.to_bits(), 0.9f32.to_bits());
         assert_eq!(p.mutation_rate.to_bits(), (1.0f32 / 512.0).to_bits());
         assert_eq!((p.array_len, p.xor_threads), (0, 0));
+        Ok(())
+    }
+
+    #[test]
+    fn bit_params_carry_the_run_without_a_decoding() -> Result<()> {
+        let params = GaParams::new().with_population(64)?.with_elite(3)?;
+        let p = GaKernelParams::for_bits(&params, 100, 9)?;
+        assert_eq!(
+            (p.seed, p.population, p.words, p.bits, p.variables),
+            (9, 64, 4, 100, 0)
+        );
+        assert_eq!((p.elite, p.step, p.runs), (3, 0, 1));
+        assert_eq!(p.mutation_rate.to_bits(), (1.0f32 / 100.0).to_bits());
         Ok(())
     }
 

@@ -1,0 +1,164 @@
+//! The device evaluation of a [`UserBits`](crate::UserBits): the typed launch of `evo_user_bits_fitness`
+//! (kernels/common/problems/user_bits.cuh) in the user's module, and the deferred report of a non-finite
+//! fitness.
+
+use evo_benchmarks::cuda::{BitEvaluator, EvalSettings};
+use evo_core::{Bits, Error, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+
+/// Entry point of the evaluation kernel of a user bit-string module.
+pub const USER_BITS_ENTRY: &str = "evo_user_bits_fitness";
+/// Threads per block: one individual per thread, few per block, since a whole-individual function may
+/// keep much state per thread.
+const THREADS: u32 = 128;
+/// The status word when no row was bad.
+const NO_ROW: u32 = u32::MAX;
+
+/// Scalar arguments of `evo_user_bits_fitness`; mirrors `EvoUserBitsParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserBitsParams {
+    /// Individuals.
+    pub rows: u64,
+    /// Words per row, `⌈L/32⌉`.
+    pub words: u64,
+    /// `L`, bits per row.
+    pub bits: u64,
+}
+const _: () = assert!(size_of::<UserBitsParams>() == 24);
+// SAFETY: repr(C), plain integers, the layout of the CUDA struct (24 bytes, asserted on both sides).
+unsafe impl KernelParams for UserBitsParams {}
+
+/// The evaluator of a user module (see [`BitEvaluator`]).
+pub(crate) struct UserBitsEvaluator {
+    gpu: Gpu,
+    problem: String,
+    module: String,
+    source: String,
+    bits: usize,
+    /// The kernel of each profile used so far (the Exact one compiled when the evaluator is built).
+    kernels: Vec<(Profile, Kernel)>,
+    /// The lowest row whose fitness was not finite since the last check, or [`NO_ROW`].
+    status: DeviceBuffer<u32>,
+    /// The non-finite values, at their rows (sized to the last population evaluated).
+    bad: DeviceBuffer<f64>,
+}
+
+impl UserBitsEvaluator {
+    /// Compiles the module for `gpu` under the Exact profile, so that a bad source fails here with NVRTC's
+    /// log (the Fast profile compiles on first use).
+    pub(crate) fn new(
+        gpu: &Gpu,
+        problem: &str,
+        module: String,
+        source: String,
+        bits: usize,
+    ) -> Result<Self> {
+        let exact = gpu.user_kernel(&module, &source, USER_BITS_ENTRY, Profile::Exact)?;
+        Ok(Self {
+            gpu: gpu.clone(),
+            problem: problem.to_string(),
+            module,
+            source,
+            bits,
+            kernels: vec![(Profile::Exact, exact)],
+            status: gpu.upload(&[NO_ROW])?,
+            bad: gpu.alloc_zeroed(1)?,
+        })
+    }
+
+    fn kernel(&mut self, profile: Profile) -> Result<Kernel> {
+        if let Some((_, kernel)) = self.kernels.iter().find(|(p, _)| *p == profile) {
+            return Ok(kernel.clone());
+        }
+        let kernel = self
+            .gpu
+            .user_kernel(&self.module, &self.source, USER_BITS_ENTRY, profile)?;
+        self.kernels.push((profile, kernel.clone()));
+        Ok(kernel)
+    }
+}
+
+impl BitEvaluator for UserBitsEvaluator {
+    fn bit_count(&self) -> usize {
+        self.bits
+    }
+
+    /// One thread per row; queues the launch only.
+    fn evaluate(
+        &mut self,
+        population: &DeviceBuffer<u32>,
+        fitness: &mut DeviceBuffer<f64>,
+        settings: EvalSettings,
+    ) -> Result<()> {
+        let rows = fitness.len();
+        let words = Bits::word_count(self.bits);
+        if population.len() != rows.saturating_mul(words) {
+            return Err(Error::invalid_parameter(
+                "UserBits",
+                "population length",
+                format!("{} (problem `{}`)", population.len(), self.problem),
+                format!("{rows} individuals x {words} words"),
+            ));
+        }
+        if rows == 0 {
+            return Ok(());
+        }
+        let grid = u32::try_from(rows.div_ceil(THREADS as usize))
+            .ok()
+            .filter(|&g| g <= i32::MAX as u32)
+            .ok_or_else(|| {
+                Error::invalid_parameter(
+                    "UserBits",
+                    "individuals per evaluation",
+                    format!("{rows} (problem `{}`)", self.problem),
+                    format!("below {}", (i32::MAX as u64) * u64::from(THREADS)),
+                )
+            })?;
+        if self.bad.len() != rows {
+            self.bad = self.gpu.alloc_zeroed(rows)?;
+        }
+        let kernel = self.kernel(settings.profile)?;
+        let params = UserBitsParams {
+            rows: rows as u64,
+            words: words as u64,
+            bits: self.bits as u64,
+        };
+        // SAFETY: the arguments follow `(const unsigned int* population, double* fitness, double* bad,
+        // unsigned int* status, EvoUserBitsParams)`; thread r < rows reads row r of population (rows · words
+        // words, checked above), which the user's function reads within its `words` words, writes fitness[r]
+        // and bad[r] (both `rows` long) and atomically status[0]; no shared memory; the kernel touches no
+        // global memory before evo_wait_previous_grid(), as an overlapping launch requires.
+        unsafe {
+            kernel
+                .launch()
+                .overlapping_previous()
+                .input(population)
+                .output(fitness)
+                .output(&mut self.bad)
+                .output(&mut self.status)
+                .params(&params)
+                .run(LaunchConfig::linear(grid, THREADS, 0))
+        }
+    }
+
+    fn stream_ordered(&self) -> bool {
+        true
+    }
+
+    /// Reads the status word (and, after a bad row, its value) and clears it.
+    fn check(&mut self) -> Result<()> {
+        let row = self.status.to_vec()?.first().copied().unwrap_or(NO_ROW);
+        if row == NO_ROW {
+            return Ok(());
+        }
+        let values = self.bad.to_vec()?;
+        self.status.copy_from_host(&[NO_ROW])?;
+        let individual = row as usize;
+        Err(Error::NonFiniteFitness {
+            problem: self.problem.clone(),
+            individual,
+            value: values.get(individual).copied().unwrap_or(f64::NAN),
+        })
+    }
+}
