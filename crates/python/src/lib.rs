@@ -8,6 +8,7 @@
 mod ask_tell;
 mod callable;
 mod errors;
+mod knapsack;
 mod params;
 mod problems;
 mod run;
@@ -21,6 +22,7 @@ use std::path::PathBuf;
 
 use crate::callable::PythonFitness;
 use crate::errors::{to_py, value_error};
+use crate::knapsack::KnapsackAlgorithm;
 use crate::problems::Builtin;
 use crate::run::{Algorithm, Fitness, Outcome, Settings, Solution};
 use crate::watch::{Stop, StopSlot};
@@ -73,6 +75,8 @@ fn algorithm(name: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<Algori
         "ma-sw-chains" => Algorithm::Ma(params::ma(options)?),
         "ga" => Algorithm::Ga(params::ga(options)?),
         "dpga" => Algorithm::Dpga(params::dpga(options)?),
+        "qiga" => Algorithm::Knapsack(KnapsackAlgorithm::Qiga(params::qiga(options)?)),
+        "sga" => Algorithm::Knapsack(KnapsackAlgorithm::Sga(params::sga(options)?)),
         other => {
             return Err(value_error(format!(
                 "unknown algorithm `{other}`; the algorithms are {}",

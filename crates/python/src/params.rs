@@ -144,3 +144,43 @@ pub fn dpga(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_dpga::DpgaParam
         ],
     )
 }
+
+/// QIGA's options: `population`, `generations`.
+pub fn qiga(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_qiga::QigaParams> {
+    apply(
+        "qiga",
+        evo_qiga::QigaParams::default(),
+        options,
+        &[
+            ("population", |p, v| {
+                p.with_population(v.extract()?).map_err(to_py)
+            }),
+            ("generations", |p, v| {
+                p.with_generations(v.extract()?).map_err(to_py)
+            }),
+        ],
+    )
+}
+
+/// The SGA's options: `population`, `generations`, `crossover_rate`, `mutation_rate`.
+pub fn sga(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_qiga::SgaParams> {
+    apply(
+        "sga",
+        evo_qiga::SgaParams::default(),
+        options,
+        &[
+            ("population", |p, v| {
+                p.with_population(v.extract()?).map_err(to_py)
+            }),
+            ("generations", |p, v| {
+                p.with_generations(v.extract()?).map_err(to_py)
+            }),
+            ("crossover_rate", |p, v| {
+                p.with_crossover_rate(v.extract()?).map_err(to_py)
+            }),
+            ("mutation_rate", |p, v| {
+                p.with_mutation_rate(v.extract()?).map_err(to_py)
+            }),
+        ],
+    )
+}

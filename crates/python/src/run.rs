@@ -11,7 +11,7 @@ use crate::problems::Builtin;
 use crate::watch::{PythonWatch, StopSlot};
 
 /// The algorithms `minimize` runs, by their names in the `evo` command.
-pub const ALGORITHMS: &str = "de, ma-sw-chains, ga, dpga";
+pub const ALGORITHMS: &str = "de, ma-sw-chains, ga, dpga, qiga, sga";
 
 /// What the run minimises: a built-in problem or a Python function over the population.
 pub enum Fitness {
@@ -43,7 +43,7 @@ pub struct Settings {
 
 impl Settings {
     /// The stopping rules from the budget arguments, or `None` when neither was given.
-    fn termination(&self) -> Option<Termination> {
+    pub fn termination(&self) -> Option<Termination> {
         let mut rules = None;
         if let Some(max) = self.max_generations {
             rules = Some(Termination::new().with_max_generations(max));
@@ -114,7 +114,8 @@ fn reals(report: Report<Vec<f32>>) -> Outcome {
     Outcome::from_report(report, Solution::Reals)
 }
 
-fn bits(report: Report<Bits>) -> Outcome {
+/// The outcome of a run whose solutions are bit strings.
+pub fn bits(report: Report<Bits>) -> Outcome {
     Outcome::from_report(report, |bits| Solution::Bits(bits.to_bools()))
 }
 
@@ -145,6 +146,7 @@ pub fn run(algorithm: Algorithm, fitness: Fitness, settings: Settings) -> PyResu
         Algorithm::Ma(params) => ma(params, fitness, settings),
         Algorithm::Ga(params) => ga(params, fitness, settings),
         Algorithm::Dpga(params) => dpga(params, fitness, settings),
+        Algorithm::Knapsack(algorithm) => crate::knapsack::run(algorithm, fitness, settings),
     }
 }
 
@@ -158,6 +160,8 @@ pub enum Algorithm {
     Ga(evo_ga::GaParams),
     /// `dpga`.
     Dpga(evo_dpga::DpgaParams),
+    /// `qiga` or `sga`.
+    Knapsack(crate::knapsack::KnapsackAlgorithm),
 }
 
 fn refuse(algorithm: &str, problem: &str, accepts: &str) -> PyErr {

@@ -64,6 +64,25 @@ def test_ga_runs_its_own_generation_count_without_a_budget(knapsack_file):
     assert result.nit > 0
 
 
+@pytest.mark.parametrize("algorithm", ["qiga", "sga"])
+def test_qiga_and_sga_on_a_knapsack_file(knapsack_file, algorithm):
+    result = evogpu.minimize(
+        f"knapsack:{knapsack_file}", algorithm=algorithm, backend="cpu", seed=8, max_generations=12,
+        options={"population": 16},
+    )
+    check_result(result, 12)
+    assert result.x.dtype == np.bool_ and result.x.shape == (8,)
+    weights = np.array([12, 7, 11, 8, 9, 6, 5, 14])
+    assert weights[result.x].sum() <= 30
+
+
+def test_qiga_runs_its_own_generation_count_without_a_budget(knapsack_file):
+    result = evogpu.minimize(
+        f"knapsack:{knapsack_file}", algorithm="qiga", seed=8, options={"population": 8, "generations": 7}
+    )
+    assert result.nit == 7
+
+
 def test_dpga_on_cec2006_g01():
     result = evogpu.minimize(
         "cec2006:g01", algorithm="dpga", backend="cpu", seed=7, max_generations=3,

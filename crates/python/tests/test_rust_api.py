@@ -53,3 +53,18 @@ def test_minimize_matches_the_evo_command(tmp_path, algorithm, problem, budget):
         np.testing.assert_array_equal(result.x, np.array(bits))
     else:
         np.testing.assert_array_equal(result.x, np.array(expected["best"], dtype=np.float64))
+
+
+@pytest.mark.parametrize("algorithm", ["qiga", "sga"])
+def test_knapsack_algorithms_match_the_evo_command(tmp_path, knapsack_file, algorithm):
+    problem = f"knapsack:{knapsack_file}"
+    subprocess.run(
+        [str(evo_binary()), "run", algorithm, "--problem", problem, "--seed", "3", "--backend", "cpu",
+         "--generations", "20", "--set", "population=16", "--out", str(tmp_path / "out"), "--quiet"],
+        check=True, capture_output=True,
+    )
+    expected = json.loads((tmp_path / "out" / "result.json").read_text())
+    result = evogpu.minimize(problem, algorithm=algorithm, backend="cpu", seed=3, max_generations=20,
+                             options={"population": 16})
+    assert result.fun == expected["best_fitness"]
+    assert result.nfev == expected["evaluations"]

@@ -1,8 +1,9 @@
 """evo-gpu's evolutionary algorithms from Python.
 
-``minimize`` runs one algorithm (DE, MA-SW-Chains, the binary GA, DPGA) on a built-in problem or on a
-Python function over the whole population, and returns an :class:`OptimizeResult` in the habits of
-``scipy.optimize``. :class:`DeAskTell` drives DE one population at a time for fitness evaluated elsewhere.
+``minimize`` runs one algorithm (DE, MA-SW-Chains, the binary GA, DPGA, QIGA, SGA) on a built-in
+problem or on a Python function over the whole population, and returns an :class:`OptimizeResult` in the
+habits of ``scipy.optimize``. :class:`DeAskTell` drives DE one population at a time for fitness evaluated
+elsewhere.
 
 The engines run without the GIL; it is taken back only to call Python (the callback, a Python fitness
 function, the signal handlers), so Ctrl-C stops a run with ``KeyboardInterrupt``.
@@ -87,7 +88,8 @@ def minimize(
         ``[(low, high), ...]``, one pair per variable. Required for a Python function (rounded to float32,
         the engines' gene type); for a built-in problem leave it None, or pass the problem's own box.
     algorithm
-        ``"de"``, ``"ma-sw-chains"``, ``"ga"`` or ``"dpga"``.
+        ``"de"``, ``"ma-sw-chains"``, ``"ga"``, ``"dpga"``, ``"qiga"`` or ``"sga"`` (the last two on
+        ``knapsack:FILE``).
     backend
         ``"auto"`` (the GPU when there is one and the engine has a CUDA twin for the problem), ``"cpu"``,
         ``"cpu:<threads>"``, ``"cuda"`` or ``"cuda:<device>"``.
@@ -95,14 +97,15 @@ def minimize(
         The Philox seed: the same seed, problem and options give the same result on every run and backend.
     max_generations, max_evaluations
         The budget; DE and DPGA need one of them. MA-SW-Chains takes its evaluation budget as a parameter
-        (default from its options), the GA its generation count.
+        (default from its options); the GA, QIGA and SGA run their ``generations`` option without one.
     options
         The algorithm's parameters by name, validated by the Rust crates (a value out of range raises
         ValueError with the crate's message). DE: population, differential_weight, crossover_rate.
         MA-SW-Chains: population, blx_alpha, nam_candidates, mutation_probability, mutation_range,
         ls_ratio, ls_intensity, children_per_step. GA: population, tournament_size, elite, crossover_rate,
         mutation_rate. DPGA: main_size, reserve_size, bits_per_variable, crossover_rate, mutation_rate,
-        tournament_size.
+        tournament_size. QIGA: population, generations. SGA: population, generations, crossover_rate,
+        mutation_rate.
     callback
         Called with a :class:`Progress` after every generation; returning True stops the run (its result is
         returned); an exception it raises ends the run and is raised again.
