@@ -93,6 +93,7 @@ pub mod observers;
 pub mod problem;
 pub mod reduce;
 pub mod report;
+mod run_builder;
 mod run_options;
 pub mod serde_f64;
 pub mod snapshot_checks;
@@ -112,6 +113,6 @@ pub use problem::{
     check_fitness,
 };
 pub use report::{Report, Summary};
-pub use run_options::RunOptions;
+pub use run_builder::{OnDevice, RunAlgorithm, RunBuilder};
 pub use termination::{Termination, TerminationReason};
 pub use user_code::catch_problem_panic;

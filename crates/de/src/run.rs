@@ -1,10 +1,13 @@
-//! [`run`] and [`Run`]: one DE run on a chosen backend, to a chosen termination.
+//! [`run`] and [`Run`]: one DE run on a chosen backend, to a chosen termination; [`DeRun`] is what the
+//! generic [`RunBuilder`] needs to know about DE.
+
+use std::marker::PhantomData;
 
 use crate::cpu::DeCpu;
 use crate::cuda::DeCuda;
 use crate::params::DeParams;
 use crate::problem::DeviceProblem;
-use evo_core::{Backend, Error, Executor, Report, Result, RunOptions, Termination};
+use evo_core::{Backend, OnDevice, Report, Result, RunAlgorithm, RunBuilder, Termination};
 use evo_gpu_runtime::{Gpu, resolve_backend};
 
 /// Runs DE on `problem` from `seed` on `backend` until `termination` holds (the paper: 30 s of wall time,
@@ -34,7 +37,8 @@ pub fn run<P: DeviceProblem>(
         .run()
 }
 
-/// A DE run with options, a thin layer over [`Executor`]:
+/// A DE run with options, a thin layer over [`Executor`](evo_core::Executor) (see
+/// [`RunBuilder`] for every option):
 ///
 /// ```no_run
 /// # use evo_core::{Backend, ProgressBarObserver, Termination};
@@ -50,83 +54,47 @@ pub fn run<P: DeviceProblem>(
 /// # Ok(()) }
 /// ```
 ///
-/// Without options it runs exactly as [`run`]. The executor batches generations between the steps where
-/// the host is needed (see [`Executor`]'s "Batching"): a history point every step (the default) needs the
-/// host every step, so set [`history_every`](Self::history_every) (and, with a target, wall-time,
-/// stagnation rule or checkpoints, [`check_every`](Self::check_every)) for runs at the engine's speed.
-pub struct Run<P> {
-    params: DeParams,
-    problem: P,
-    seed: u64,
-    backend: Backend,
-    termination: Option<Termination>,
-    options: RunOptions,
-}
+/// Without options it runs exactly as [`run`]. The termination is required. The executor batches
+/// generations between the steps where the host is needed: a history point every step (the default) needs
+/// the host every step, so set [`history_every`](RunBuilder::history_every) (and, with a target, wall-time,
+/// stagnation rule or checkpoints, [`check_every`](RunBuilder::check_every)) for runs at the engine's
+/// speed.
+pub type Run<P> = RunBuilder<DeRun<P>>;
 
-impl<P: DeviceProblem> Run<P> {
-    /// DE with `params` on `problem` from `seed`, on `Backend::Auto`, with no termination yet.
-    pub fn new(params: DeParams, problem: P, seed: u64) -> Self {
-        Self {
-            params,
-            problem,
-            seed,
-            backend: Backend::Auto,
-            termination: None,
-            options: RunOptions::new(),
-        }
+/// DE as [`Run`] runs it: `Backend::Auto` resolved by [`resolve_backend`], [`DeCpu`] or [`DeCuda`]
+/// (Exact profile) built from the parameters, problem and seed, and no default termination. A marker type,
+/// never built.
+pub struct DeRun<P>(PhantomData<P>);
+
+impl<P: DeviceProblem> RunAlgorithm for DeRun<P> {
+    const NAME: &'static str = "evo_de::Run";
+    type Params = DeParams;
+    type Problem = P;
+    type Solution = Vec<f32>;
+    type CpuEngine = DeCpu<P>;
+    type CudaEngine = DeCuda<P>;
+
+    fn resolve_backend(backend: Backend, _problem: &P) -> Result<Backend> {
+        resolve_backend(backend)
     }
 
-    /// The backend (default `Backend::Auto`: the GPU when there is one).
-    pub fn backend(mut self, backend: Backend) -> Self {
-        self.backend = backend;
-        self
+    fn problem_name(problem: &P) -> String {
+        problem.name().to_string()
     }
 
-    /// The stopping rules (required).
-    pub fn termination(mut self, termination: Termination) -> Self {
-        self.termination = Some(termination);
-        self
+    fn cpu_engine(params: DeParams, problem: P, seed: u64, backend: Backend) -> Result<DeCpu<P>> {
+        DeCpu::for_backend(params, problem, seed, backend)
     }
 
-    evo_core::run_options_methods!();
-
-    /// Builds the engine on the backend and runs it.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] when no termination was set or an option is out of range; the errors of
-    /// [`run`] and of [`Executor::resume_if_present`].
-    pub fn run(self) -> Result<Report<Vec<f32>>> {
-        let termination = self.termination.ok_or_else(|| {
-            Error::invalid_parameter(
-                "evo_de::Run",
-                "termination",
-                "none",
-                "set with Run::termination",
-            )
-        })?;
-        let resolved = resolve_backend(self.backend)?;
-        let name = self.problem.name().to_string();
-        match resolved {
-            Backend::Cuda { device } => {
-                let gpu = Gpu::open(device)?;
-                let engine = DeCuda::new(self.params, self.problem, self.seed, &gpu)?;
-                let executor = Executor::new(engine)
-                    .with_metadata("backend", resolved)
-                    .with_metadata("device", &gpu.info().name)
-                    .with_metadata("profile", "exact")
-                    .with_metadata("seed", self.seed)
-                    .with_metadata("problem", name);
-                self.options.apply(executor, termination)?.run()
-            }
-            _ => {
-                let engine = DeCpu::for_backend(self.params, self.problem, self.seed, resolved)?;
-                let executor = Executor::new(engine)
-                    .with_metadata("backend", resolved)
-                    .with_metadata("seed", self.seed)
-                    .with_metadata("problem", name);
-                self.options.apply(executor, termination)?.run()
-            }
-        }
+    fn cuda_engine(
+        params: DeParams,
+        problem: P,
+        seed: u64,
+        device: usize,
+    ) -> Result<OnDevice<DeCuda<P>>> {
+        let gpu = Gpu::open(device)?;
+        let engine = DeCuda::new(params, problem, seed, &gpu)?;
+        Ok(OnDevice::new(engine, &gpu.info().name).with_profile("exact"))
     }
 }
 

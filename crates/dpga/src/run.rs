@@ -1,10 +1,13 @@
-//! [`run`] and [`Run`]: one DPGA run under a [`Termination`] on a chosen backend.
+//! [`run`] and [`Run`]: one DPGA run under a [`Termination`] on a chosen backend; [`DpgaRun`] is what the
+//! generic [`RunBuilder`] needs to know about the DPGA.
 
 use std::any::Any;
+use std::marker::PhantomData;
 
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{
-    Backend, ConstrainedProblem, Error, Executor, Report, Result, RunOptions, Termination,
+    Backend, ConstrainedProblem, Error, OnDevice, Report, Result, RunAlgorithm, RunBuilder,
+    Termination,
 };
 use evo_gpu_runtime::{Gpu, resolve_backend};
 
@@ -39,100 +42,69 @@ pub fn run<P: ConstrainedProblem + 'static>(
         .run()
 }
 
-/// A DPGA run with options, a thin layer over [`Executor`]: [`run`] plus observers, checkpoints, Ctrl-C and
-/// the history cadence. Without options it runs exactly as [`run`]; see [`Executor`]'s "Batching" for what
-/// lets it batch generations (a history point every step, the default, needs the host every step).
-pub struct Run<P> {
-    params: DpgaParams,
-    problem: P,
-    seed: u64,
-    backend: Backend,
-    termination: Option<Termination>,
-    options: RunOptions,
-}
+/// A DPGA run with options, a thin layer over [`Executor`](evo_core::Executor) (see [`RunBuilder`] for
+/// every option): [`run`] plus observers, checkpoints, Ctrl-C and the history cadence. The termination is
+/// required. Without options it runs exactly as [`run`]; see the executor's "Batching" for what lets it
+/// batch generations (a history point every step, the default, needs the host every step).
+pub type Run<P> = RunBuilder<DpgaRun<P>>;
 
-impl<P: ConstrainedProblem + 'static> Run<P> {
-    /// The DPGA with `params` on `problem` from `seed`, on `Backend::Auto`, with no termination yet.
-    pub fn new(params: DpgaParams, problem: P, seed: u64) -> Self {
-        Self {
-            params,
-            problem,
-            seed,
-            backend: Backend::Auto,
-            termination: None,
-            options: RunOptions::new(),
+/// The DPGA as [`Run`] runs it: `Backend::Auto` on the GPU only for a [`Cec2006Problem`], [`DpgaCpu`] or
+/// [`DpgaCuda`] (Exact profile) built from the parameters, problem and seed, and no default termination. A
+/// marker type, never built.
+pub struct DpgaRun<P>(PhantomData<P>);
+
+impl<P: ConstrainedProblem + 'static> RunAlgorithm for DpgaRun<P> {
+    const NAME: &'static str = "evo_dpga::Run";
+    type Params = DpgaParams;
+    type Problem = P;
+    type Solution = Vec<f32>;
+    type CpuEngine = DpgaCpu<P>;
+    type CudaEngine = DpgaCuda;
+
+    fn resolve_backend(backend: Backend, problem: &P) -> Result<Backend> {
+        match (backend, cec_problem(problem)) {
+            (Backend::Auto, None) => Ok(Backend::cpu()),
+            (Backend::Auto, Some(_)) => resolve_backend(Backend::Auto),
+            (other, _) => Ok(other),
         }
     }
 
-    /// The backend (default `Backend::Auto`, see [`run`]).
-    pub fn backend(mut self, backend: Backend) -> Self {
-        self.backend = backend;
-        self
+    fn problem_name(problem: &P) -> String {
+        problem.name().to_string()
     }
 
-    /// The stopping rules (required).
-    pub fn termination(mut self, termination: Termination) -> Self {
-        self.termination = Some(termination);
-        self
+    fn cpu_engine(
+        params: DpgaParams,
+        problem: P,
+        seed: u64,
+        backend: Backend,
+    ) -> Result<DpgaCpu<P>> {
+        DpgaCpu::new(params, problem, seed, backend.cpu_threads())
     }
 
-    evo_core::run_options_methods!();
-
-    /// Builds the engine on the backend and runs it.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] when no termination was set or an option is out of range; the errors of
-    /// [`run`] and of [`Executor::resume_if_present`].
-    pub fn run(self) -> Result<Report<Vec<f32>>> {
-        let Self {
-            params,
-            problem,
-            seed,
-            backend,
-            termination,
-            options,
-        } = self;
-        let termination = termination.ok_or_else(|| {
+    fn cuda_engine(
+        params: DpgaParams,
+        problem: P,
+        seed: u64,
+        device: usize,
+    ) -> Result<OnDevice<DpgaCuda>> {
+        let cec = cec_problem(&problem).ok_or_else(|| {
             Error::invalid_parameter(
-                "evo_dpga::Run",
-                "termination",
-                "none",
-                "set with Run::termination",
+                ALGORITHM,
+                "problem for the CUDA backend",
+                format!("`{}`", problem.name()),
+                "a CEC 2006 problem (evo_benchmarks::Cec2006Problem); run other problems on the CPU",
             )
         })?;
-        let cec = (&problem as &dyn Any).downcast_ref::<Cec2006Problem>();
-        let resolved = match (backend, cec) {
-            (Backend::Auto, None) => Backend::cpu(),
-            (Backend::Auto, Some(_)) => resolve_backend(Backend::Auto)?,
-            (other, _) => other,
-        };
-        let name = problem.name().to_string();
-        match resolved {
-            Backend::Cuda { device } => {
-                let cec = cec.ok_or_else(|| {
-                    Error::invalid_parameter(
-                        ALGORITHM,
-                        "problem for the CUDA backend",
-                        format!("`{name}`"),
-                        "a CEC 2006 problem (evo_benchmarks::Cec2006Problem); run other problems on the \
-                         CPU",
-                    )
-                })?;
-                let gpu = Gpu::open(device)?;
-                let engine = DpgaCuda::new(params, cec, seed, &gpu)?;
-                let executor = Executor::new(engine)
-                    .with_run_metadata(resolved, seed, &name)
-                    .with_metadata("device", &gpu.info().name)
-                    .with_metadata("profile", "exact");
-                options.apply(executor, termination)?.run()
-            }
-            _ => {
-                let engine = DpgaCpu::new(params, problem, seed, resolved.cpu_threads())?;
-                let executor = Executor::new(engine).with_run_metadata(resolved, seed, &name);
-                options.apply(executor, termination)?.run()
-            }
-        }
+        let gpu = Gpu::open(device)?;
+        let engine = DpgaCuda::new(params, cec, seed, &gpu)?;
+        Ok(OnDevice::new(engine, &gpu.info().name).with_profile("exact"))
     }
+}
+
+/// `problem` as a [`Cec2006Problem`], the only problem the CUDA engine evaluates on the device.
+fn cec_problem<P: 'static>(problem: &P) -> Option<&Cec2006Problem> {
+    (problem as &dyn Any).downcast_ref::<Cec2006Problem>()
 }
 
 #[cfg(test)]

@@ -1,9 +1,12 @@
-//! [`run`] and [`Run`]: one GA run to its generation budget on a chosen backend.
+//! [`run`] and [`Run`]: one GA run to its generation budget on a chosen backend; [`GaRun`] is what the
+//! generic [`RunBuilder`] needs to know about the GA.
 
 use std::any::Any;
+use std::marker::PhantomData;
 
 use evo_core::{
-    Backend, BinaryProblem, Bits, Error, Executor, Report, Result, RunOptions, Termination,
+    Backend, BinaryProblem, Bits, Error, OnDevice, Report, Result, RunAlgorithm, RunBuilder,
+    Termination,
 };
 use evo_gpu_runtime::{Gpu, resolve_backend};
 
@@ -34,8 +37,9 @@ pub fn run<P: BinaryProblem + Send + 'static>(
     Run::new(params, problem, seed).backend(backend).run()
 }
 
-/// A GA run with options, a thin layer over [`Executor`]: [`run`] plus observers, checkpoints, Ctrl-C, the
-/// history cadence and another termination than the parameters' generation budget.
+/// A GA run with options, a thin layer over [`Executor`](evo_core::Executor) (see [`RunBuilder`] for every
+/// option): [`run`] plus observers, checkpoints, Ctrl-C, the history cadence and another termination than
+/// the parameters' generation budget.
 ///
 /// ```no_run
 /// # use evo_core::{Backend, ProgressBarObserver};
@@ -50,101 +54,67 @@ pub fn run<P: BinaryProblem + Send + 'static>(
 /// # Ok(()) }
 /// ```
 ///
-/// Without options it runs exactly as [`run`]. The executor batches generations between the steps where
-/// the host is needed (see [`Executor`]'s "Batching"): a history point every step (the default) needs the
-/// host every step, so set [`history_every`](Self::history_every) for runs at the engine's speed.
-pub struct Run<P> {
-    params: GaParams,
-    problem: P,
-    seed: u64,
-    backend: Backend,
-    termination: Option<Termination>,
-    options: RunOptions,
+/// Without options it runs exactly as [`run`], to `params.generations()` generations. The executor batches
+/// generations between the steps where the host is needed: a history point every step (the default) needs
+/// the host every step, so set [`history_every`](RunBuilder::history_every) for runs at the engine's speed.
+pub type Run<P> = RunBuilder<GaRun<P>>;
+
+/// The GA as [`Run`] runs it: `Backend::Auto` on the GPU only for a [`PaperFunction`], [`GaCpu`] or
+/// [`GaCuda`] built from the parameters, problem and seed, and `params.generations()` generations unless
+/// another termination is set. A marker type, never built.
+pub struct GaRun<P>(PhantomData<P>);
+
+impl<P: BinaryProblem + Send + 'static> RunAlgorithm for GaRun<P> {
+    const NAME: &'static str = "evo_ga::Run";
+    type Params = GaParams;
+    type Problem = P;
+    type Solution = Bits;
+    type CpuEngine = GaCpu<P>;
+    type CudaEngine = GaCuda;
+
+    fn termination(params: &GaParams, chosen: Option<Termination>) -> Result<Termination> {
+        Ok(chosen.unwrap_or_else(|| Termination::new().with_max_generations(params.generations())))
+    }
+
+    fn resolve_backend(backend: Backend, problem: &P) -> Result<Backend> {
+        match (backend, paper_function(problem)) {
+            (Backend::Auto, None) => Ok(Backend::cpu()),
+            (Backend::Auto, Some(_)) => resolve_backend(Backend::Auto),
+            (other, _) => Ok(other),
+        }
+    }
+
+    fn problem_name(problem: &P) -> String {
+        problem.name().to_string()
+    }
+
+    fn cpu_engine(params: GaParams, problem: P, seed: u64, backend: Backend) -> Result<GaCpu<P>> {
+        GaCpu::with_threads(params, problem, seed, backend.cpu_threads())
+    }
+
+    fn cuda_engine(
+        params: GaParams,
+        problem: P,
+        seed: u64,
+        device: usize,
+    ) -> Result<OnDevice<GaCuda>> {
+        let paper = paper_function(&problem).ok_or_else(|| {
+            Error::invalid_parameter(
+                COMPONENT,
+                "problem for the CUDA backend",
+                format!("`{}`", problem.name()),
+                "one of the paper's functions (evo_ga::PaperFunction); run other problems on the CPU",
+            )
+        })?;
+        let gpu = Gpu::open(device)?;
+        let engine = GaCuda::new(params, paper, seed, &gpu)?;
+        Ok(OnDevice::new(engine, &gpu.info().name))
+    }
 }
 
-impl<P: BinaryProblem + Send + 'static> Run<P> {
-    /// The GA with `params` on `problem` from `seed`, on `Backend::Auto`, to `params.generations()`.
-    pub fn new(params: GaParams, problem: P, seed: u64) -> Self {
-        Self {
-            params,
-            problem,
-            seed,
-            backend: Backend::Auto,
-            termination: None,
-            options: RunOptions::new(),
-        }
-    }
-
-    /// The backend (default `Backend::Auto`, see [`run`]).
-    pub fn backend(mut self, backend: Backend) -> Self {
-        self.backend = backend;
-        self
-    }
-
-    /// Other stopping rules than the default `params.generations()` generations.
-    pub fn termination(mut self, termination: Termination) -> Self {
-        self.termination = Some(termination);
-        self
-    }
-
-    evo_core::run_options_methods!();
-
-    /// Builds the engine on the backend and runs it.
-    ///
-    /// # Errors
-    /// The errors of [`run`]; [`Error::InvalidParameter`] for an option out of range; the errors of
-    /// [`Executor::resume_if_present`].
-    pub fn run(self) -> Result<Report<Bits>> {
-        let Self {
-            params,
-            problem,
-            seed,
-            backend,
-            termination,
-            options,
-        } = self;
-        let paper = (&problem as &dyn Any).downcast_ref::<PaperFunction>();
-        let resolved = match (backend, paper) {
-            (Backend::Auto, None) => Backend::cpu(),
-            (Backend::Auto, Some(_)) => resolve_backend(Backend::Auto)?,
-            (other, _) => other,
-        };
-        let termination = termination
-            .unwrap_or_else(|| Termination::new().with_max_generations(params.generations()));
-        let name = problem.name().to_string();
-        match resolved {
-            Backend::Cuda { device } => {
-                let paper = paper.ok_or_else(|| {
-                    Error::invalid_parameter(
-                        COMPONENT,
-                        "problem for the CUDA backend",
-                        format!("`{name}`"),
-                        "one of the paper's functions (evo_ga::PaperFunction); run other problems on the CPU",
-                    )
-                })?;
-                let gpu = Gpu::open(device)?;
-                let engine = GaCuda::new(params, paper, seed, &gpu)?;
-                let executor = Executor::new(engine)
-                    .with_metadata("backend", resolved)
-                    .with_metadata("device", &gpu.info().name)
-                    .with_metadata("seed", seed)
-                    .with_metadata("problem", &name);
-                options.apply(executor, termination)?.run()
-            }
-            _ => {
-                let threads = match resolved {
-                    Backend::Cpu { threads } => threads,
-                    _ => 0,
-                };
-                let engine = GaCpu::with_threads(params, problem, seed, threads)?;
-                let executor = Executor::new(engine)
-                    .with_metadata("backend", resolved)
-                    .with_metadata("seed", seed)
-                    .with_metadata("problem", &name);
-                options.apply(executor, termination)?.run()
-            }
-        }
-    }
+/// `problem` as a [`PaperFunction`], the only problem the CUDA engine evaluates on the device.
+fn paper_function<P: 'static>(problem: &P) -> Option<&PaperFunction> {
+    (problem as &dyn Any).downcast_ref::<PaperFunction>()
 }
 
 #[cfg(test)]

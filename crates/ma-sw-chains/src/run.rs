@@ -1,7 +1,10 @@
-//! [`run`] and [`Run`]: one MA-SW-Chains run to its evaluation budget on a chosen backend.
+//! [`run`] and [`Run`]: one MA-SW-Chains run to its evaluation budget on a chosen backend; [`MaRun`] is
+//! what the generic [`RunBuilder`] needs to know about MA-SW-Chains.
 
 use evo_benchmarks::cuda::DeviceRealProblem;
-use evo_core::{Backend, Executor, Report, Result, RunOptions, Termination};
+use std::marker::PhantomData;
+
+use evo_core::{Backend, OnDevice, Report, Result, RunAlgorithm, RunBuilder, Termination};
 use evo_gpu_runtime::{Gpu, resolve_backend};
 
 use crate::cpu::MaCpu;
@@ -29,93 +32,70 @@ pub fn run<P: DeviceRealProblem + ?Sized>(
     Run::new(params, problem, seed).backend(backend).run()
 }
 
-/// An MA-SW-Chains run with options, a thin layer over [`Executor`]: [`run`] plus observers, checkpoints,
-/// Ctrl-C, the history cadence and another termination than the parameters' evaluation budget.
+/// An MA-SW-Chains run with options, a thin layer over [`Executor`](evo_core::Executor) (see
+/// [`RunBuilder`] for every option): [`run`] plus observers, checkpoints, Ctrl-C, the history cadence and
+/// other stopping rules besides the parameters' evaluation budget.
 ///
-/// Without options it runs exactly as [`run`]. A step's evaluations vary (the local search's chains stop
-/// early), so the evaluation budget is checked after every step unless
-/// [`check_every`](Self::check_every) is raised (the run may then overshoot the budget by up to that many
-/// steps); see [`Executor`]'s "Batching".
-pub struct Run<'a, P: ?Sized> {
-    params: MaParams,
-    problem: &'a P,
-    seed: u64,
-    backend: Backend,
-    termination: Option<Termination>,
-    options: RunOptions,
-}
+/// Without options it runs exactly as [`run`]. The engine does nothing once its budget is spent, so the
+/// budget always ends the run too: a [`termination`](RunBuilder::termination) with a larger evaluation
+/// limit is lowered to it. A step's evaluations vary (the local search's chains stop early), so the
+/// evaluation budget is checked after every step unless [`check_every`](RunBuilder::check_every) is raised
+/// (the run may then overshoot the budget by up to that many steps); see the executor's "Batching".
+pub type Run<'a, P> = RunBuilder<MaRun<'a, P>>;
 
-impl<'a, P: DeviceRealProblem + ?Sized> Run<'a, P> {
-    /// MA-SW-Chains with `params` on `problem` from `seed`, on `Backend::Auto`, to
-    /// `params.max_evaluations()` evaluations.
-    pub fn new(params: MaParams, problem: &'a P, seed: u64) -> Self {
-        Self {
-            params,
-            problem,
-            seed,
-            backend: Backend::Auto,
-            termination: None,
-            options: RunOptions::new(),
-        }
-    }
+/// MA-SW-Chains as [`Run`] runs it: `Backend::Auto` resolved by [`resolve_backend`], [`MaCpu`] or
+/// [`MaCuda`] (Exact profile) built from the parameters, the borrowed problem and the seed,
+/// `params.max_evaluations()` as the evaluation limit, and the problem's dimension in the report. A marker
+/// type, never built.
+pub struct MaRun<'a, P: ?Sized>(PhantomData<&'a P>);
 
-    /// The backend (default `Backend::Auto`, see [`run`]).
-    pub fn backend(mut self, backend: Backend) -> Self {
-        self.backend = backend;
-        self
-    }
+impl<'a, P: DeviceRealProblem + ?Sized> RunAlgorithm for MaRun<'a, P> {
+    const NAME: &'static str = "evo_ma_sw_chains::Run";
+    type Params = MaParams;
+    type Problem = &'a P;
+    type Solution = Vec<f32>;
+    type CpuEngine = MaCpu<'a, P>;
+    type CudaEngine = MaCuda<'a, P>;
 
-    /// Other stopping rules besides `params.max_evaluations()`: the engine does nothing once its budget
-    /// is spent, so the budget always ends the run too (a larger evaluation limit here is lowered to it).
-    pub fn termination(mut self, termination: Termination) -> Self {
-        self.termination = Some(termination);
-        self
-    }
-
-    evo_core::run_options_methods!();
-
-    /// Builds the engine on the backend and runs it.
-    ///
-    /// # Errors
-    /// The errors of [`run`]; [`evo_core::Error::InvalidParameter`] for an option out of range; the errors
-    /// of [`Executor::resume_if_present`].
-    pub fn run(self) -> Result<Report<Vec<f32>>> {
-        let Self {
-            params,
-            problem,
-            seed,
-            backend,
-            termination,
-            options,
-        } = self;
-        let resolved = resolve_backend(backend)?;
+    fn termination(params: &MaParams, chosen: Option<Termination>) -> Result<Termination> {
         let budget = params.max_evaluations();
-        let termination = match termination {
+        Ok(match chosen {
             Some(rules) if rules.max_evaluations().is_some_and(|max| max <= budget) => rules,
             Some(rules) => rules.with_max_evaluations(budget),
             None => Termination::new().with_max_evaluations(budget),
-        };
-        let name = problem.name().to_string();
-        let dimension = problem.dimension();
-        match resolved {
-            Backend::Cuda { device } => {
-                let gpu = Gpu::open(device)?;
-                let engine = MaCuda::new(params, problem, seed, &gpu)?;
-                let executor = Executor::new(engine)
-                    .with_run_metadata(resolved, seed, &name)
-                    .with_metadata("device", &gpu.info().name)
-                    .with_metadata("profile", "exact")
-                    .with_metadata("dimension", dimension);
-                options.apply(executor, termination)?.run()
-            }
-            _ => {
-                let engine = MaCpu::new(params, problem, seed, resolved.cpu_threads())?;
-                let executor = Executor::new(engine)
-                    .with_run_metadata(resolved, seed, &name)
-                    .with_metadata("dimension", dimension);
-                options.apply(executor, termination)?.run()
-            }
-        }
+        })
+    }
+
+    fn resolve_backend(backend: Backend, _problem: &&'a P) -> Result<Backend> {
+        resolve_backend(backend)
+    }
+
+    fn problem_name(problem: &&'a P) -> String {
+        problem.name().to_string()
+    }
+
+    fn problem_metadata(problem: &&'a P) -> Vec<(&'static str, String)> {
+        vec![("dimension", problem.dimension().to_string())]
+    }
+
+    fn cpu_engine(
+        params: MaParams,
+        problem: &'a P,
+        seed: u64,
+        backend: Backend,
+    ) -> Result<MaCpu<'a, P>> {
+        MaCpu::new(params, problem, seed, backend.cpu_threads())
+    }
+
+    fn cuda_engine(
+        params: MaParams,
+        problem: &'a P,
+        seed: u64,
+        device: usize,
+    ) -> Result<OnDevice<MaCuda<'a, P>>> {
+        let gpu = Gpu::open(device)?;
+        let engine = MaCuda::new(params, problem, seed, &gpu)?;
+        Ok(OnDevice::new(engine, &gpu.info().name).with_profile("exact"))
     }
 }
 
