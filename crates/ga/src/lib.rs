@@ -49,7 +49,7 @@
 //! | engine | problems | notes |
 //! | --- | --- | --- |
 //! | [`GaCpu`] | any [`BinaryProblem`](evo_core::BinaryProblem) | rayon over individuals; `with_threads(.., 1)` is the paper's CPU |
-//! | [`GaCuda`] | the paper's eight functions ([`PaperFunction`]) | the paper's pipeline, one kernel per step (7 per generation: tournament and copy, crossover, mutation with elitism, decode, evaluation, sort, exchange with the best so far), a generation's kernels replayed as one recorded CUDA graph; [`GaCuda::advance`] runs G generations per read-back (module [`cuda`]) |
+//! | [`GaCuda`] | any [`DeviceBitProblem`]: the paper's eight functions ([`PaperFunction`]), your CUDA source ([`UserBits`]), your own kernels, a host evaluation ([`HostEvaluated`]) | the paper's pipeline, one kernel per step (7 per generation: tournament and copy, crossover, mutation with elitism, decode, evaluation, sort, exchange with the best so far), a generation's kernels replayed as one recorded CUDA graph; [`GaCuda::advance`] runs G generations per read-back (module [`cuda`]) |
 //! | [`GaBatchCuda`] | the paper's eight functions | K runs (seeds s, s + 1, …) per launch; steps 4–8 and decoding fused in one kernel |
 //! | [`GaFusedCuda`] | the paper's eight functions, n ≤ 1 024 | every step of G generations in ONE launch, population in shared memory |
 //! | [`GaFusedBatchCuda`] | the same | K runs × G generations in one launch, block (or cluster of 8) per run |
@@ -125,6 +125,49 @@
 //! Not implemented: the accuracy of the Fast profile. Timing: `cargo xtask bench --suite ga`, or the examples
 //! `per_generation` and `quality`.
 //!
+//! ## Your own problem on the GPU
+//!
+//! [`GaCuda`] evaluates step 2 through evo-benchmarks' device-evaluation contract for packed bit strings
+//! ([`BitEvaluator`], [`DeviceBitProblem`]): given the engine's population on the device (`n` rows of
+//! `⌈L/32⌉` words in the [`Bits`](evo_core::Bits) layout), fill a device buffer of `n` fitness values. Three
+//! ways to give one, each with a CPU twin that [`GaCpu`] runs, so the two engines stay bit-identical:
+//!
+//! | way | type | on the GPU | CPU twin |
+//! | --- | --- | --- | --- |
+//! | 1 | [`UserBits`] | your `__device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits)`, compiled by NVRTC, a thread per individual, recorded into the generation's CUDA graph | a `Fn(&Bits) -> f64` |
+//! | 2 | your `impl DeviceBitProblem` | your own launches on the runtime's stream (`evo_gpu_runtime::Kernel`) | your `BinaryProblem::evaluate` |
+//! | 3 | [`HostEvaluated`] (of any [`BinaryProblem`](evo_core::BinaryProblem), e.g. a [`BatchFn`] closure over the whole population) | the population copied to the host, evaluated there (rayon allowed), the fitness copied back | the same code |
+//!
+//! Compile errors come back as [`Error::KernelCompile`](evo_core::Error::KernelCompile) with NVRTC's log at
+//! the user's own line numbers, a source without `evo_user_fitness` as
+//! [`Error::MissingEntryPoint`](evo_core::Error::MissingEntryPoint), a NaN or infinite fitness as
+//! [`Error::NonFiniteFitness`](evo_core::Error::NonFiniteFitness). The batched and fused engines
+//! ([`GaBatchCuda`], [`GaFusedCuda`], [`GaFusedBatchCuda`]) keep the paper's functions inside their kernels.
+//! `examples/user_bits.rs` runs max-cut all three ways (CPU twin, CUDA source, host callback):
+//!
+//! ```no_run
+//! use evo_core::{Bits, Executor, Termination};
+//! use evo_ga::{GaCuda, GaParams, UserBits};
+//!
+//! let source = r#"
+//! __device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits) {
+//!     double ones = 0.0;
+//!     for (unsigned long long i = 0; i < n_bits; ++i) ones += (double)evo_bit(bits, i);
+//!     return -ones;
+//! }"#;
+//! let problem = UserBits::new("onemax", 256, source, |bits: &Bits| -(bits.count_ones() as f64))?;
+//! let gpu = evo_gpu_runtime::Gpu::open(0)?;
+//! let engine = GaCuda::new(GaParams::new(), &problem, 7, &gpu)?;
+//! let report = Executor::new(engine)
+//!     .with_termination(Termination::new().with_max_generations(500))?
+//!     .run()?;
+//! println!("best {}", report.best_fitness);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
+//! [`run`] and [`Run`] pick the CUDA engine for [`PaperFunction`]s only; build [`GaCuda`] yourself (as
+//! above) for the other problems.
+//!
 //! ## Examples
 //!
 //! Your own binary problem on the CPU (a closure-backed OneMax as a minimisation):
@@ -182,6 +225,6 @@ pub use evo_benchmarks::cuda::{BitEvaluator, DeviceBitProblem, EvalSettings};
 pub use host::{BatchFn, HostEvaluated};
 pub use params::{GaParams, GaRng};
 pub use problem::PaperFunction;
-pub use run::{Run, run};
+pub use run::{GaRun, Run, run};
 pub use snapshot::GaSnapshot;
 pub use user::UserBits;
