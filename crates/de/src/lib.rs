@@ -145,6 +145,6 @@ pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
 pub use problem::{
     DeviceEvaluated, DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated,
 };
-pub use run::{Run, run};
+pub use run::{DeRun, Run, run};
 pub use scheduling::{Heuristic, encode_schedule, heuristic_vectors, min_min_vector};
 pub use snapshot::DeSnapshot;

@@ -199,5 +199,5 @@ pub use cpu::DpgaCpu;
 pub use cuda::{DpgaBatchCuda, DpgaCuda};
 pub use ops::Evaluation;
 pub use params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Encoding, Initialisation};
-pub use run::{Run, run};
+pub use run::{DpgaRun, Run, run};
 pub use snapshot::DpgaSnapshot;

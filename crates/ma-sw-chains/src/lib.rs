@@ -115,5 +115,5 @@ pub mod snapshot;
 pub use cpu::MaCpu;
 pub use cuda::MaCuda;
 pub use params::MaParams;
-pub use run::{Run, run};
+pub use run::{MaRun, Run, run};
 pub use snapshot::{Chain, MaSnapshot};
