@@ -51,6 +51,16 @@ class OptimizeResult(dict):
         except KeyError as missing:
             raise AttributeError(name) from missing
 
+    @property
+    def evaluations(self) -> int:
+        """Fitness evaluations, the initial population included (``nfev``)."""
+        return self["nfev"]
+
+    @property
+    def generations(self) -> int:
+        """Generations completed (``nit``)."""
+        return self["nit"]
+
     def __repr__(self) -> str:
         keys = ("fun", "nfev", "nit", "message", "backend", "x")
         return "OptimizeResult(" + ", ".join(f"{k}={self[k]!r}" for k in keys if k in self) + ")"
