@@ -29,7 +29,7 @@ fn exclusive_scan(
     scanned: &mut DeviceBuffer<u32>,
     block: u32,
 ) -> Result<()> {
-    let chunks = launch::scan_chunks(counts.len(), block, SCAN_ITEMS);
+    let chunks = launch::item_blocks(counts.len(), block, SCAN_ITEMS);
     let mut chunk_sums = gpu.alloc::<u32>(chunks)?;
     launch::scan_exclusive(gpu, counts, scanned, &mut chunk_sums, SCAN_ITEMS, block)?;
     if chunks > 1 {
@@ -80,7 +80,7 @@ pub fn argsort<T: DeviceFitness>(
     let mut indices_spare = gpu.alloc::<u32>(n)?;
     launch::radix_prepare(gpu, fitness, &mut keys, order.indices_mut(), block)?;
     let items = radix_items(block);
-    let tiles = launch::radix_tiles(n, block, items);
+    let tiles = launch::item_blocks(n, block, items);
     let mut counts = gpu.alloc::<u32>(RADIX_BINS * tiles)?;
     let mut offsets = gpu.alloc::<u32>(RADIX_BINS * tiles)?;
     for shift in (0..<T::Key as DeviceKey>::BITS).step_by(8) {

@@ -34,7 +34,7 @@ fn select_into<T: DeviceFitness>(
             "at least one value and an output of exactly one index",
         ));
     }
-    let mut blocks = launch::select_blocks(fitness.len(), block, SELECT_ITEMS);
+    let mut blocks = launch::item_blocks(fitness.len(), block, SELECT_ITEMS);
     let mut keys = gpu.alloc::<T::Key>(blocks)?;
     if blocks == 1 {
         return launch::select_first(gpu, fitness, &mut keys, out, largest, SELECT_ITEMS, block);
@@ -50,7 +50,7 @@ fn select_into<T: DeviceFitness>(
         block,
     )?;
     loop {
-        blocks = launch::select_blocks(blocks, block, SELECT_ITEMS);
+        blocks = launch::item_blocks(blocks, block, SELECT_ITEMS);
         let mut next_keys = gpu.alloc::<T::Key>(blocks)?;
         if blocks == 1 {
             return launch::select_pairs(

@@ -8,13 +8,13 @@ mod radix;
 mod select;
 
 pub(crate) use radix::{
-    RADIX_BINS, radix_histogram, radix_prepare, radix_scatter, radix_tiles, scan_add, scan_chunks,
-    scan_exclusive,
+    RADIX_BINS, radix_histogram, radix_prepare, radix_scatter, scan_add, scan_exclusive,
 };
-pub(crate) use select::{select_blocks, select_first, select_pairs, topk_pairs, topk_tiles};
+pub(crate) use select::{select_first, select_pairs, topk_pairs, topk_tiles};
 
 use evo_core::Result;
 use evo_gpu_runtime::{DeviceBuffer, Gpu, LaunchConfig, LaunchSite, Profile};
+use evo_kernels::EntryPoint;
 use evo_kernels::entry::sort;
 
 use super::fitness::DeviceFitness;
@@ -40,6 +40,33 @@ fn elementwise_grid(n: usize, block: u32) -> u32 {
     capped_grid(n.div_ceil(block as usize)).max(1)
 }
 
+/// The launch site of `entry` once `block` is checked: how every launch function starts.
+fn site(entry: EntryPoint, block: u32) -> Result<LaunchSite> {
+    let site = LaunchSite::new(COMPONENT, entry);
+    check_block(site.entry().name(), block)?;
+    Ok(site)
+}
+
+/// The blocks of a launch over `n` items with `items_per_thread` items per thread: a radix pass's tiles, a
+/// scan's chunks, a selection pass's blocks.
+pub(crate) fn item_blocks(n: usize, block: u32, items_per_thread: u32) -> usize {
+    n.div_ceil(block as usize * items_per_thread as usize)
+}
+
+/// Checks the (keys, indices) outputs of a launch that writes `pairs` pairs.
+fn check_pair_outputs(site: LaunchSite, keys: usize, indices: usize, pairs: usize) -> Result<()> {
+    site.check_len("output keys length", keys, pairs)?;
+    site.check_len("output indices length", indices, pairs)
+}
+
+/// The dynamic shared memory of `pairs` (key, u32 index) pairs with keys of type `K`, in bytes.
+fn pair_shared_bytes<K>(site: LaunchSite, pairs: usize) -> Result<u32> {
+    site.to_u32(
+        "shared memory bytes",
+        pairs * (size_of::<K>() + size_of::<u32>()),
+    )
+}
+
 /// `sort_segments_bitonic_*`: sorts each segment of `segment_len` (1..=4096) fitness values; writes the local
 /// indices in sorted order to `order` and the values in that order to `sorted`.
 pub(crate) fn segments_bitonic<T: DeviceFitness>(
@@ -50,8 +77,7 @@ pub(crate) fn segments_bitonic<T: DeviceFitness>(
     sorted: &mut DeviceBuffer<T>,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, T::SEGMENTS_ENTRY);
-    check_block(site.entry().name(), block)?;
+    let site = site(T::SEGMENTS_ENTRY, block)?;
     let segments = crate::limits::check_segments(site.entry().name(), fitness.len(), segment_len)?;
     site.check_len("order length", order.len(), fitness.len())?;
     site.check_len("sorted length", sorted.len(), fitness.len())?;
@@ -98,8 +124,7 @@ pub(crate) fn exchange_rows(
     segment_len: usize,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, sort::EXCHANGE_ROWS_U32);
-    check_block(site.entry().name(), block)?;
+    let site = site(sort::EXCHANGE_ROWS_U32, block)?;
     crate::limits::check_rows(src.len(), words_per_row, order.len())?;
     site.check_len("destination length", dst.len(), src.len())?;
     let rows = order.len();
@@ -139,8 +164,7 @@ pub(crate) fn ranks_from_order(
     ranks: &mut DeviceBuffer<u32>,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, sort::RANKS_FROM_ORDER_U32);
-    check_block(site.entry().name(), block)?;
+    let site = site(sort::RANKS_FROM_ORDER_U32, block)?;
     let n = order.len();
     site.check_len("ranks length", ranks.len(), n)?;
     let params = SortLengthParams {
@@ -167,8 +191,7 @@ pub(crate) fn gather<T: DeviceFitness>(
     out: &mut DeviceBuffer<T>,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, T::GATHER_ENTRY);
-    check_block(site.entry().name(), block)?;
+    let site = site(T::GATHER_ENTRY, block)?;
     let n = values.len();
     site.check_len("order length", order.len(), n)?;
     site.check_len("output length", out.len(), n)?;

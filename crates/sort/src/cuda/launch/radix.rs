@@ -5,10 +5,12 @@ use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, LaunchConfig, LaunchSite, Profile};
 use evo_kernels::entry::sort;
 
-use super::{MAX_SHARED_BYTES, capped_grid, elementwise_grid};
+use super::{
+    MAX_SHARED_BYTES, capped_grid, check_pair_outputs, elementwise_grid, item_blocks, site,
+};
 use crate::cuda::fitness::{DeviceFitness, DeviceKey};
 use crate::cuda::params::{SortLengthParams, SortRadixParams, SortScanParams};
-use crate::limits::{COMPONENT, check_block};
+use crate::limits::COMPONENT;
 
 /// Radix digits per pass: 8 bits, 256 bins (`EVO_RADIX_BINS`).
 pub(crate) const RADIX_BINS: usize = 256;
@@ -21,8 +23,7 @@ pub(crate) fn radix_prepare<T: DeviceFitness>(
     indices: &mut DeviceBuffer<u32>,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, T::PREPARE_ENTRY);
-    check_block(site.entry().name(), block)?;
+    let site = site(T::PREPARE_ENTRY, block)?;
     let n = fitness.len();
     site.check_len("keys length", keys.len(), n)?;
     site.check_len("indices length", indices.len(), n)?;
@@ -43,9 +44,20 @@ pub(crate) fn radix_prepare<T: DeviceFitness>(
     }
 }
 
-/// The tiles of a radix pass over `n` pairs with `items_per_thread` pairs per thread.
-pub(crate) fn radix_tiles(n: usize, block: u32, items_per_thread: u32) -> usize {
-    n.div_ceil(block as usize * items_per_thread as usize)
+/// The parameters of a radix pass over `n` keys in `tiles` tiles, at digit `shift`.
+fn radix_params(
+    site: LaunchSite,
+    n: usize,
+    shift: u32,
+    tiles: usize,
+    items_per_thread: u32,
+) -> Result<SortRadixParams> {
+    Ok(SortRadixParams {
+        n: site.to_u32("number of keys", n)?,
+        shift,
+        tiles: site.to_u32("tiles", tiles)?,
+        items_per_thread,
+    })
 }
 
 /// `sort_radix_histogram_*`: `counts[d · tiles + t]` = number of keys of tile t whose digit at `shift` is d.
@@ -57,20 +69,14 @@ pub(crate) fn radix_histogram<K: DeviceKey>(
     items_per_thread: u32,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, K::HISTOGRAM_ENTRY);
-    check_block(site.entry().name(), block)?;
+    let site = site(K::HISTOGRAM_ENTRY, block)?;
     let n = keys.len();
-    let tiles = radix_tiles(n, block, items_per_thread);
+    let tiles = item_blocks(n, block, items_per_thread);
     site.check_len("counts length", counts.len(), RADIX_BINS * tiles)?;
     if tiles == 0 {
         return Ok(());
     }
-    let params = SortRadixParams {
-        n: site.to_u32("number of keys", n)?,
-        shift,
-        tiles: site.to_u32("tiles", tiles)?,
-        items_per_thread,
-    };
+    let params = radix_params(site, n, shift, tiles, items_per_thread)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_radix_histogram_*(const K*, unsigned*, SortRadixParams)`; keys are
     // read below n and counts written below 256 · tiles = counts.len(); the bins are static shared memory.
@@ -98,23 +104,16 @@ pub(crate) fn radix_scatter<K: DeviceKey>(
     items_per_thread: u32,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, K::SCATTER_ENTRY);
-    check_block(site.entry().name(), block)?;
+    let site = site(K::SCATTER_ENTRY, block)?;
     let n = keys_in.len();
-    let tiles = radix_tiles(n, block, items_per_thread);
+    let tiles = item_blocks(n, block, items_per_thread);
     site.check_len("indices length", indices_in.len(), n)?;
-    site.check_len("output keys length", keys_out.len(), n)?;
-    site.check_len("output indices length", indices_out.len(), n)?;
+    check_pair_outputs(site, keys_out.len(), indices_out.len(), n)?;
     site.check_len("offsets length", offsets.len(), RADIX_BINS * tiles)?;
     if tiles == 0 {
         return Ok(());
     }
-    let params = SortRadixParams {
-        n: site.to_u32("number of keys", n)?,
-        shift,
-        tiles: site.to_u32("tiles", tiles)?,
-        items_per_thread,
-    };
+    let params = radix_params(site, n, shift, tiles, items_per_thread)?;
     let warps = block as usize / 32;
     let tile = block as usize * items_per_thread as usize;
     let shared = tile * (size_of::<K>() + size_of::<u32>())
@@ -149,11 +148,6 @@ pub(crate) fn radix_scatter<K: DeviceKey>(
     }
 }
 
-/// Counts per block of the scan kernels.
-pub(crate) fn scan_chunks(n: usize, block: u32, items_per_thread: u32) -> usize {
-    n.div_ceil(block as usize * items_per_thread as usize)
-}
-
 /// `sort_scan_exclusive_u32`: exclusive scan of each chunk of `counts` into `scanned`; chunk totals into
 /// `chunk_sums`.
 pub(crate) fn scan_exclusive(
@@ -164,10 +158,9 @@ pub(crate) fn scan_exclusive(
     items_per_thread: u32,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, sort::SCAN_EXCLUSIVE_U32);
-    check_block(site.entry().name(), block)?;
+    let site = site(sort::SCAN_EXCLUSIVE_U32, block)?;
     let n = counts.len();
-    let chunks = scan_chunks(n, block, items_per_thread);
+    let chunks = item_blocks(n, block, items_per_thread);
     site.check_len("scanned length", scanned.len(), n)?;
     site.check_len("chunk sums length", chunk_sums.len(), chunks)?;
     if chunks == 0 {
@@ -204,10 +197,9 @@ pub(crate) fn scan_add(
     items_per_thread: u32,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, sort::SCAN_ADD_U32);
-    check_block(site.entry().name(), block)?;
+    let site = site(sort::SCAN_ADD_U32, block)?;
     let n = scanned.len();
-    let chunks = scan_chunks(n, block, items_per_thread);
+    let chunks = item_blocks(n, block, items_per_thread);
     site.check_len("chunk offsets length", chunk_offsets.len(), chunks)?;
     if chunks == 0 {
         return Ok(());

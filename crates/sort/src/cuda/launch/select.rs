@@ -4,15 +4,10 @@
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, LaunchConfig, LaunchSite, Profile};
 
-use super::{BITONIC_CHUNK, capped_grid};
+use super::{BITONIC_CHUNK, capped_grid, check_pair_outputs, item_blocks, pair_shared_bytes, site};
 use crate::cuda::fitness::{DeviceFitness, DeviceKey};
 use crate::cuda::params::{SortSelectParams, SortTopkParams};
-use crate::limits::{COMPONENT, check_block};
-
-/// Blocks of a selection pass over `n` inputs.
-pub(crate) fn select_blocks(n: usize, block: u32, items_per_thread: u32) -> usize {
-    n.div_ceil(block as usize * items_per_thread as usize)
-}
+use crate::limits::COMPONENT;
 
 /// `sort_select_first_*`: per block, the first (key, index) pair of its inputs (keys complemented when
 /// `largest`).
@@ -25,12 +20,10 @@ pub(crate) fn select_first<T: DeviceFitness>(
     items_per_thread: u32,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, T::SELECT_FIRST_ENTRY);
-    check_block(site.entry().name(), block)?;
+    let site = site(T::SELECT_FIRST_ENTRY, block)?;
     let n = fitness.len();
-    let blocks = select_blocks(n, block, items_per_thread);
-    site.check_len("output keys length", keys_out.len(), blocks)?;
-    site.check_len("output indices length", indices_out.len(), blocks)?;
+    let blocks = item_blocks(n, block, items_per_thread);
+    check_pair_outputs(site, keys_out.len(), indices_out.len(), blocks)?;
     if blocks == 0 {
         return Ok(());
     }
@@ -39,10 +32,7 @@ pub(crate) fn select_first<T: DeviceFitness>(
         largest: u32::from(largest),
         items_per_thread,
     };
-    let shared = site.to_u32(
-        "shared memory bytes",
-        block as usize * (size_of::<T::Key>() + size_of::<u32>()),
-    )?;
+    let shared = pair_shared_bytes::<T::Key>(site, block as usize)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_select_first_*(const T*, K*, unsigned*, SortSelectParams)`; block b
     // reads inputs below n and writes slot b < blocks of both outputs; the shared memory holds `block` keys
@@ -72,13 +62,11 @@ pub(crate) fn select_pairs<K: DeviceKey>(
     items_per_thread: u32,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, K::SELECT_PAIRS_ENTRY);
-    check_block(site.entry().name(), block)?;
+    let site = site(K::SELECT_PAIRS_ENTRY, block)?;
     let n = keys_in.len();
-    let blocks = select_blocks(n, block, items_per_thread);
+    let blocks = item_blocks(n, block, items_per_thread);
     site.check_len("indices length", indices_in.len(), n)?;
-    site.check_len("output keys length", keys_out.len(), blocks)?;
-    site.check_len("output indices length", indices_out.len(), blocks)?;
+    check_pair_outputs(site, keys_out.len(), indices_out.len(), blocks)?;
     if blocks == 0 {
         return Ok(());
     }
@@ -87,10 +75,7 @@ pub(crate) fn select_pairs<K: DeviceKey>(
         largest: 0,
         items_per_thread,
     };
-    let shared = site.to_u32(
-        "shared memory bytes",
-        block as usize * (size_of::<K>() + size_of::<u32>()),
-    )?;
+    let shared = pair_shared_bytes::<K>(site, block as usize)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_select_pairs_*(const K*, const unsigned*, K*, unsigned*,
     // SortSelectParams)`; block b reads pairs below n and writes slot b < blocks of both outputs; the shared
@@ -129,6 +114,21 @@ fn check_topk_shape(site: LaunchSite, k: usize, tile: usize) -> Result<()> {
     }
 }
 
+/// The parameters of a top-k pass keeping `k` of each tile of `tile` of the `n` inputs (`what` names them).
+fn topk_params(
+    site: LaunchSite,
+    what: &'static str,
+    n: usize,
+    k: usize,
+    tile: usize,
+) -> Result<SortTopkParams> {
+    Ok(SortTopkParams {
+        n: site.to_u32(what, n)?,
+        k: site.to_u32("k", k)?,
+        tile: site.to_u32("top-k tile", tile)?,
+    })
+}
+
 /// `sort_topk_tiles_*`: per tile of `tile` fitness values, its `k` first (key, index) pairs.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn topk_tiles<T: DeviceFitness>(
@@ -140,25 +140,16 @@ pub(crate) fn topk_tiles<T: DeviceFitness>(
     tile: usize,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, T::TOPK_TILES_ENTRY);
-    check_block(site.entry().name(), block)?;
+    let site = site(T::TOPK_TILES_ENTRY, block)?;
     check_topk_shape(site, k, tile)?;
     let n = fitness.len();
     let tiles = n.div_ceil(tile);
-    site.check_len("output keys length", keys_out.len(), tiles * k)?;
-    site.check_len("output indices length", indices_out.len(), tiles * k)?;
+    check_pair_outputs(site, keys_out.len(), indices_out.len(), tiles * k)?;
     if tiles == 0 {
         return Ok(());
     }
-    let params = SortTopkParams {
-        n: site.to_u32("number of values", n)?,
-        k: site.to_u32("k", k)?,
-        tile: site.to_u32("top-k tile", tile)?,
-    };
-    let shared = site.to_u32(
-        "shared memory bytes",
-        tile * (size_of::<T::Key>() + size_of::<u32>()),
-    )?;
+    let params = topk_params(site, "number of values", n, k, tile)?;
+    let shared = pair_shared_bytes::<T::Key>(site, tile)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_topk_tiles_*(const T*, K*, unsigned*, SortTopkParams)`; tile t reads
     // values below n and writes pairs t·k..(t+1)·k, below tiles · k = the outputs' length; the shared memory
@@ -186,26 +177,17 @@ pub(crate) fn topk_pairs<K: DeviceKey>(
     tile: usize,
     block: u32,
 ) -> Result<()> {
-    let site = LaunchSite::new(COMPONENT, K::TOPK_PAIRS_ENTRY);
-    check_block(site.entry().name(), block)?;
+    let site = site(K::TOPK_PAIRS_ENTRY, block)?;
     check_topk_shape(site, k, tile)?;
     let n = keys_in.len();
     let tiles = n.div_ceil(tile);
     site.check_len("indices length", indices_in.len(), n)?;
-    site.check_len("output keys length", keys_out.len(), tiles * k)?;
-    site.check_len("output indices length", indices_out.len(), tiles * k)?;
+    check_pair_outputs(site, keys_out.len(), indices_out.len(), tiles * k)?;
     if tiles == 0 {
         return Ok(());
     }
-    let params = SortTopkParams {
-        n: site.to_u32("number of pairs", n)?,
-        k: site.to_u32("k", k)?,
-        tile: site.to_u32("top-k tile", tile)?,
-    };
-    let shared = site.to_u32(
-        "shared memory bytes",
-        tile * (size_of::<K>() + size_of::<u32>()),
-    )?;
+    let params = topk_params(site, "number of pairs", n, k, tile)?;
+    let shared = pair_shared_bytes::<K>(site, tile)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: the arguments follow `sort_topk_pairs_*(const K*, const unsigned*, K*, unsigned*,
     // SortTopkParams)`; tile t reads pairs below n and writes pairs t·k..(t+1)·k, below tiles · k = the
