@@ -254,10 +254,44 @@ fn user_bit_sources_should_compile_with_nvrtc() {
             .unwrap()
             .check_compiles(profile, ARCH)
             .unwrap();
+        UserBits::new("nan", 8, NAN_SOURCE, trap5)
+            .and_then(|p| p.check_compiles(profile, ARCH))
+            .unwrap();
+        // One entry point, and the user's function resolved inside the module (nothing left to link).
+        let trap = trap5_problem().unwrap();
+        let ptx = evo_gpu_runtime::compile_to_ptx(
+            &trap.module_name(),
+            &trap.module_source(),
+            profile,
+            ARCH,
+        )
+        .unwrap();
+        assert!(ptx.contains(".entry evo_user_bits_fitness"), "{ptx}");
+        assert!(!ptx.contains(".extern .func"), "{ptx}");
     }
 }
 
+/// NaN for every row.
+const NAN_SOURCE: &str = "__device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits) { return sqrt(-1.0 - (double)evo_bit(bits, 0)); }";
+
 const BROKEN_SOURCE: &str = "// line 1\n__device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits) {\n    return undefined_name;\n}\n";
+
+#[test]
+fn a_definition_with_other_parameters_should_be_a_compile_error() {
+    if !nvrtc_or_skip("a_definition_with_other_parameters_should_be_a_compile_error") {
+        return;
+    }
+    let source = "__device__ double evo_user_fitness(const unsigned int* bits, unsigned int n_bits) {\n    return 0.0;\n}\n";
+    let problem = UserBits::new("overload", 8, source, trap5).unwrap();
+    match problem.check_compiles(Profile::Exact, ARCH) {
+        Err(Error::KernelCompile { log, .. }) => {
+            // The header's signature check names the function and the contract's parameter types.
+            assert!(log.contains("evo_user_fitness"), "{log}");
+            assert!(log.contains("unsigned long long"), "{log}");
+        }
+        other => panic!("expected KernelCompile, got {other:?}"),
+    }
+}
 
 #[test]
 fn a_compile_error_should_carry_the_log_with_the_users_line_number() {
@@ -329,12 +363,9 @@ fn bad_user_code_on_the_gpu_should_be_typed_errors() {
         Ok(_) => panic!("expected KernelCompile, got an evaluator"),
     }
     // NaN for every row: reported at the first read-back, naming the problem and the lowest row.
-    let nan = UserBits::new(
-        "nan-bits",
-        40,
-        "__device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits) { return sqrt(-1.0 - (double)evo_bit(bits, 0)); }",
-        |bits: &Bits| (-1.0 - f64::from(u8::from(bits.get(0) == Some(true)))).sqrt(),
-    )
+    let nan = UserBits::new("nan-bits", 40, NAN_SOURCE, |bits: &Bits| {
+        (-1.0 - f64::from(u8::from(bits.get(0) == Some(true)))).sqrt()
+    })
     .unwrap();
     match GaCuda::new(params(), &nan, 1, &gpu) {
         Err(Error::NonFiniteFitness {

@@ -15,13 +15,13 @@
 //! same order on both sides (and `common/math.cuh`'s `evo_*_f64` functions against [`evo_core::math`]), the
 //! Exact profile gives the twin's bits, so the CPU and CUDA engines hold identical snapshots.
 //!
-//! The module NVRTC compiles is one prelude line (`common/problems/user_bits.cuh`, which declares
-//! `evo_user_fitness` and holds the kernel: one thread per individual) and the user's source under
-//! `#line 1 "user_<name>.cu"`, so NVRTC's log gives the user's own line numbers. Names starting with `evo_`
-//! are reserved.
+//! The module NVRTC compiles is the helpers of `common/problems/user_bits.cuh`, the user's source under
+//! `#line 1 "user_<name>.cu"` (so NVRTC's log gives the user's own line numbers), and the same header's
+//! kernel (one thread per individual), which checks that `evo_user_fitness` has exactly the signature above.
+//! Names starting with `evo_` are reserved.
 //!
 //! Bad input is a typed error: a source without `evo_user_fitness` is [`Error::MissingEntryPoint`]; source
-//! that does not compile is [`Error::KernelCompile`] with NVRTC's log (from [`UserBits::check_compiles`],
+//! that does not compile, or defines `evo_user_fitness` with other parameters or another result type, is [`Error::KernelCompile`] with NVRTC's log (from [`UserBits::check_compiles`],
 //! which needs NVRTC but no GPU, or when the engine is built); a NaN or infinite fitness on the device is
 //! [`Error::NonFiniteFitness`] naming the problem and the row, when the engine next reads back.
 //!
@@ -132,10 +132,13 @@ impl<F: Fn(&Bits) -> f64 + Sync + Send> UserBits<F> {
         format!("user_{}", self.name)
     }
 
-    /// The full source NVRTC compiles: the prelude, then the user's source from its line 1.
+    /// The full source NVRTC compiles: the helpers, the user's source from its line 1, the kernel.
     pub fn module_source(&self) -> String {
         format!(
-            "#line 1 \"evo_user_prelude\"\n#include \"common/problems/user_bits.cuh\"\n#line 1 \"{}.cu\"\n{}\n",
+            "#line 1 \"evo_user_prelude\"\n#include \"common/problems/user_bits.cuh\"\n\
+             #line 1 \"{}.cu\"\n{}\n\
+             #line 1 \"evo_user_kernel\"\n#define EVO_USER_BITS_KERNEL 1\n\
+             #include \"common/problems/user_bits.cuh\"\n",
             self.module_name(),
             self.source,
         )
@@ -238,7 +241,12 @@ mod tests {
             .map(|at| at + "#line 1 \"user_lines.cu\"\n".len())
             .unwrap();
         assert!(source[user_start..].starts_with(ONEMAX));
-        assert!(source.contains("#include \"common/problems/user_bits.cuh\""));
+        // The helpers before the user's source, the kernel after it.
+        let include = "#include \"common/problems/user_bits.cuh\"";
+        assert!(source[..user_start].contains(include));
+        assert!(
+            source[user_start..].contains(&format!("#define EVO_USER_BITS_KERNEL 1\n{include}"))
+        );
         assert!(evo_kernels::header("common/problems/user_bits.cuh").is_some());
     }
 }

@@ -1,19 +1,22 @@
 // The evaluation kernel of a user's bit-string problem (evo_ga::UserBits, ARCHITECTURE §5 way 1).
 // Launcher: crates/ga/src/cuda/user_eval.rs. CPU twin: the fitness closure UserBits is built with.
 //
-// A user module is this header after a one-line prelude, then the user's source (under `#line 1`, so NVRTC's
-// log gives the user's line numbers), which defines
+// A user module includes this header twice around the user's source (which NVRTC sees under `#line 1`, so its
+// log gives the user's line numbers): first for the helpers the source may use, then, with
+// EVO_USER_BITS_KERNEL defined, for the kernel. The source defines
 //   __device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits);
 // the fitness (minimised) of one packed individual: bit i is (bits[i / 32] >> (i % 32)) & 1, the layout of
-// evo_core::Bits and of GA's CUDA engine; the words hold ceil(n_bits / 32) words whose padding bits are zero.
-// evo_bit(bits, i) reads bit i. The declaration below lets the kernel call the user's definition, which comes
-// later in the module.
+// evo_core::Bits and of GA's CUDA engine; `bits` holds ceil(n_bits / 32) words whose padding bits are zero.
+// evo_bit(bits, i) reads bit i.
 //
 // Work split: thread r evaluates row r (a whole individual per thread, since the function sees the whole
 // string). A fitness that is not finite records its row in status[0] (atomicMin: the lowest such row) and its
 // value in bad[r]; the launcher reads them back when the engine asks (BitEvaluator::check), so an evaluation
 // queues work only and may be recorded into a CUDA graph.
-#pragma once
+
+#ifndef EVO_USER_BITS_KERNEL
+#ifndef EVO_USER_BITS_HELPERS
+#define EVO_USER_BITS_HELPERS
 
 #include "common/launch.cuh"
 
@@ -31,7 +34,17 @@ __device__ __forceinline__ unsigned int evo_bit(const unsigned int* bits, unsign
     return (bits[i >> 5] >> (unsigned int)(i & 31ull)) & 1u;
 }
 
-__device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits);
+#endif
+#else
+
+// Compiles only when the user's evo_user_fitness has exactly the contract's parameters and result: a
+// definition with other parameters would otherwise be an overload that the kernel's call converts its
+// arguments to (or a wrong result type would be converted silently).
+__device__ __forceinline__ void evo_user_bits_check_signature()
+{
+    double (*const fitness)(const unsigned int*, unsigned long long) = evo_user_fitness;
+    (void)fitness;
+}
 
 extern "C" __global__ void evo_user_bits_fitness(const unsigned int* population, double* fitness, double* bad,
                                                  unsigned int* status, EvoUserBitsParams p)
@@ -48,3 +61,5 @@ extern "C" __global__ void evo_user_bits_fitness(const unsigned int* population,
         atomicMin(status, (unsigned int)r);
     }
 }
+
+#endif
