@@ -4,7 +4,7 @@ use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, LaunchConfig, LaunchSite, Profile};
 use evo_kernels::entry::ga;
 
-use super::{GaKernelParams, MAX_GRID, grid, rows};
+use super::{GaKernelParams, MAX_GRID, check_populations, grid, rows};
 use crate::params::COMPONENT;
 
 /// `ga_batch_reproduce_u32`: steps 4–8 and decoding fused, for `p.runs` runs (step 0: initialisation).
@@ -18,8 +18,7 @@ pub fn batch_reproduce(
 ) -> Result<()> {
     let site = LaunchSite::new(COMPONENT, ga::BATCH_REPRODUCE_U32);
     let runs = p.runs as usize;
-    site.check_len("population length", sorted.len(), runs * rows(p))?;
-    site.check_len("next population length", next.len(), runs * rows(p))?;
+    check_populations(site, sorted.len(), next.len(), runs * rows(p))?;
     site.check_len(
         "decoded length",
         x.len(),

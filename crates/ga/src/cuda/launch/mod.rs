@@ -90,6 +90,32 @@ fn grid(work: usize) -> u32 {
     u32::try_from(work).map_or(MAX_GRID, |work| work.clamp(1, MAX_GRID))
 }
 
+/// One block per individual, at least one block (the kernels loop over the individuals beyond the grid).
+fn per_individual(p: &GaKernelParams, block: u32) -> LaunchConfig {
+    LaunchConfig::linear(grid(p.population as usize), block, 0)
+}
+
+/// One block per pair of individuals, at least one block (the kernels loop over the pairs beyond the grid).
+fn per_pair(p: &GaKernelParams, block: u32) -> LaunchConfig {
+    LaunchConfig::linear(grid(p.population as usize / 2), block, 0)
+}
+
+/// One thread per item of a grid-stride loop over `items` items, at least one block.
+fn per_thread(items: usize, block: u32) -> LaunchConfig {
+    LaunchConfig::linear(grid(items.div_ceil(block as usize)), block, 0)
+}
+
+/// Checks the sorted population a launch reads and the next population it writes: `rows` words each.
+fn check_populations(site: LaunchSite, sorted: usize, next: usize, rows: usize) -> Result<()> {
+    site.check_len("population length", sorted, rows)?;
+    site.check_len("next population length", next, rows)
+}
+
+/// Checks the one-word device step counter.
+fn check_step(site: LaunchSite, step: &DeviceBuffer<u32>) -> Result<()> {
+    site.check_len("step counter length", step.len(), 1)
+}
+
 /// `ga_init_u32`: the initial population (steps 0–1).
 pub fn init(
     gpu: &Gpu,
@@ -107,11 +133,7 @@ pub fn init(
             .launch()
             .output(population)
             .params(p)
-            .run(LaunchConfig::linear(
-                grid(rows(p).div_ceil(block as usize)),
-                block,
-                0,
-            ))
+            .run(per_thread(rows(p), block))
     }
 }
 
@@ -151,7 +173,7 @@ pub fn decode(
             .input(population)
             .output(x)
             .params(p)
-            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
+            .run(per_individual(p, block))
     }
 }
 
@@ -181,7 +203,7 @@ pub fn exchange_best(
     )?;
     site.check_len("best length", best.len(), p.words as usize)?;
     site.check_len("best fitness length", best_fitness.len(), 1)?;
-    site.check_len("step counter length", step.len(), 1)?;
+    check_step(site, step)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: `ga_exchange_best_u32(const unsigned*, const unsigned*, const double*, unsigned*, unsigned*,
     // double*, unsigned*, GaKernelParams)`; block b copies rows b, b + grid, ... below population from the
@@ -199,7 +221,7 @@ pub fn exchange_best(
             .output(best_fitness)
             .output(step)
             .params(p)
-            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
+            .run(per_individual(p, block))
     }
 }
 
@@ -213,9 +235,8 @@ pub fn select_copy(
     block: u32,
 ) -> Result<()> {
     let site = LaunchSite::new(COMPONENT, ga::SELECT_COPY_U32);
-    site.check_len("population length", sorted.len(), rows(p))?;
-    site.check_len("next population length", next.len(), rows(p))?;
-    site.check_len("step counter length", step.len(), 1)?;
+    check_populations(site, sorted.len(), next.len(), rows(p))?;
+    check_step(site, step)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: `ga_select_copy_u32(const unsigned*, unsigned*, const unsigned*, GaKernelParams)`; champions
     // are positions below population (`below(population)`), so every row read and written is below
@@ -227,7 +248,7 @@ pub fn select_copy(
             .output(next)
             .input(step)
             .params(p)
-            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
+            .run(per_individual(p, block))
     }
 }
 
@@ -241,8 +262,7 @@ pub fn copy(
     block: u32,
 ) -> Result<()> {
     let site = LaunchSite::new(COMPONENT, ga::COPY_U32);
-    site.check_len("population length", sorted.len(), rows(p))?;
-    site.check_len("next population length", next.len(), rows(p))?;
+    check_populations(site, sorted.len(), next.len(), rows(p))?;
     site.check_len("champions length", champions.len(), p.population as usize)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: `ga_copy_u32(const unsigned*, const unsigned*, unsigned*, GaKernelParams)`; champions are
@@ -255,7 +275,7 @@ pub fn copy(
             .input(champions)
             .output(next)
             .params(p)
-            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
+            .run(per_individual(p, block))
     }
 }
 
@@ -269,7 +289,7 @@ pub fn crossover(
 ) -> Result<()> {
     let site = LaunchSite::new(COMPONENT, ga::CROSSOVER_U32);
     site.check_len("next population length", next.len(), rows(p))?;
-    site.check_len("step counter length", step.len(), 1)?;
+    check_step(site, step)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: `ga_crossover_u32(unsigned*, const unsigned*, GaKernelParams)`; pair k touches rows 2k and
     // 2k + 1 < population (length checked); each word is read and written by one thread; one word of the
@@ -280,11 +300,7 @@ pub fn crossover(
             .output(next)
             .input(step)
             .params(p)
-            .run(LaunchConfig::linear(
-                grid((p.population as usize / 2).max(1)),
-                block,
-                0,
-            ))
+            .run(per_pair(p, block))
     }
 }
 
@@ -299,9 +315,8 @@ pub fn mutate_elite(
     block: u32,
 ) -> Result<()> {
     let site = LaunchSite::new(COMPONENT, ga::MUTATE_ELITE_U32);
-    site.check_len("population length", sorted.len(), rows(p))?;
-    site.check_len("next population length", next.len(), rows(p))?;
-    site.check_len("step counter length", step.len(), 1)?;
+    check_populations(site, sorted.len(), next.len(), rows(p))?;
+    check_step(site, step)?;
     check_elite(p)?;
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // SAFETY: `ga_mutate_elite_u32(const unsigned*, unsigned*, const unsigned*, GaKernelParams)`; rows below
@@ -314,7 +329,7 @@ pub fn mutate_elite(
             .output(next)
             .input(step)
             .params(p)
-            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
+            .run(per_individual(p, block))
     }
 }
 
@@ -327,8 +342,7 @@ pub fn elite(
     block: u32,
 ) -> Result<()> {
     let site = LaunchSite::new(COMPONENT, ga::ELITE_U32);
-    site.check_len("population length", sorted.len(), rows(p))?;
-    site.check_len("next population length", next.len(), rows(p))?;
+    check_populations(site, sorted.len(), next.len(), rows(p))?;
     if p.elite == 0 {
         return Ok(());
     }

@@ -2,10 +2,10 @@
 //! array, and the tournament, crossover and mutation that read it.
 
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, LaunchConfig, LaunchSite, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, LaunchSite, Profile};
 use evo_kernels::entry::ga;
 
-use super::{GaKernelParams, grid, rows};
+use super::{GaKernelParams, per_individual, per_pair, per_thread, rows};
 use crate::params::COMPONENT;
 
 /// `ga_xor128_fill_u32`: step 1 of paper RNG mode, the generation's random array from the xor128 states.
@@ -39,11 +39,7 @@ pub fn xor128_fill(
             .output(states)
             .output(array)
             .params(p)
-            .run(LaunchConfig::linear(
-                grid((p.xor_threads as usize).div_ceil(block as usize)),
-                block,
-                0,
-            ))
+            .run(per_thread(p.xor_threads as usize, block))
     }
 }
 
@@ -74,11 +70,7 @@ pub fn tournament_paper(
             .input(array)
             .output(champions)
             .params(p)
-            .run(LaunchConfig::linear(
-                grid((p.population as usize).div_ceil(block as usize)),
-                block,
-                0,
-            ))
+            .run(per_thread(p.population as usize, block))
     }
 }
 
@@ -102,11 +94,7 @@ pub fn crossover_paper(
             .input(array)
             .output(next)
             .params(p)
-            .run(LaunchConfig::linear(
-                grid((p.population as usize / 2).max(1)),
-                block,
-                0,
-            ))
+            .run(per_pair(p, block))
     }
 }
 
@@ -130,6 +118,6 @@ pub fn mutate_paper(
             .input(array)
             .output(next)
             .params(p)
-            .run(LaunchConfig::linear(grid(p.population as usize), block, 0))
+            .run(per_individual(p, block))
     }
 }
