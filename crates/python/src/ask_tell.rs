@@ -78,7 +78,11 @@ enum Message {
     Failed(PyErr),
 }
 
-/// DE driven by ask/tell on the CPU.
+/// DE driven one population at a time: `ask()` gives the population (float64, shape (population_size,
+/// dimension)), `tell(fitness)` takes its fitness. The CPU engine runs on a thread of its own and waits for
+/// each `tell`; the same seed and fitness give the same populations as `minimize` with a Python fitness
+/// function. The first `ask` gives the initial population, every later one a generation's trial vectors.
+/// `DeAskTell(bounds, seed=0, options=None, threads=0)`, with `minimize`'s DE options.
 #[pyclass(module = "evogpu")]
 pub struct DeAskTell {
     dimension: usize,
@@ -196,7 +200,9 @@ impl DeAskTell {
         sender
             .send(fitness)
             .map_err(|_| value_error("tell: the engine has stopped"))?;
-        if self.asked.take().is_some() && self.evaluations > 0 {
+        self.asked = None;
+        // The first tell is the initial population's; each later one completes a generation.
+        if self.evaluations > 0 {
             self.generation += 1;
         }
         self.evaluations += self.population_size as u64;
