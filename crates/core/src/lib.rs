@@ -14,6 +14,7 @@
 //! | [`problem`] | [`ContinuousProblem`], [`BinaryProblem`], [`ConstrainedProblem`], [`Bounds`], [`Bits`] (minimisation everywhere) |
 //! | [`engine`] | [`Engine`]: `step`, `progress`, `best`, `snapshot`, `restore`; [`Progress`] |
 //! | [`executor`] | [`Executor`]: runs an engine to a [`Termination`] with observers and checkpoints |
+//! | `run_builder` | [`RunBuilder`]: every algorithm crate's `Run` builder, written once over what the crate says in [`RunAlgorithm`] (backend choice, engines, default termination) |
 //! | [`termination`] | [`Termination`] rules and the [`TerminationReason`] that fired |
 //! | [`observers`] | [`Observer`], [`ProgressBarObserver`], [`TracingObserver`] |
 //! | [`checkpoint`] | [`Checkpointing`] and the binary checkpoint file format |
