@@ -7,9 +7,10 @@ use evo_core::{BinaryProblem, Bits, Engine, Error, Result};
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::ga::compare_snapshots;
 use evo_ga::{
-    BatchFn, DeviceBitProblem, GaCpu, GaCuda, GaParams, GaSnapshot, HostEvaluated, UserBits,
+    BatchFn, BitEvaluator, DeviceBitProblem, EvalSettings, GaCpu, GaCuda, GaParams, GaSnapshot,
+    HostEvaluated, UserBits,
 };
-use evo_gpu_runtime::Profile;
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
 
 /// Any architecture NVRTC knows compiles the modules; sm_80 is the oldest the project targets.
 const ARCH: &str = "sm_80";
@@ -268,6 +269,7 @@ fn user_bit_sources_should_compile_with_nvrtc() {
         .unwrap();
         assert!(ptx.contains(".entry evo_user_bits_fitness"), "{ptx}");
         assert!(!ptx.contains(".extern .func"), "{ptx}");
+        evo_gpu_runtime::compile_to_ptx("my_minus_ones", ONES_KERNEL, profile, ARCH).unwrap();
     }
 }
 
@@ -418,4 +420,120 @@ fn the_gpu_should_stay_usable_after_a_user_error() {
     let mut cuda = GaCuda::new(params(), &trap, 2, &gpu).unwrap();
     cuda.advance(10).unwrap();
     assert_eq!(cuda.progress().generation, 10);
+}
+
+/// Way 2: a user's own kernel, one thread per row, minus the ones of the row (`__popc` per word).
+const ONES_KERNEL: &str = r#"
+struct OnesParams {
+    unsigned long long rows;
+    unsigned long long words;
+};
+
+extern "C" __global__ void my_minus_ones(const unsigned int* population, double* fitness, OnesParams p)
+{
+    const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= p.rows) {
+        return;
+    }
+    int ones = 0;
+    for (unsigned long long w = 0; w < p.words; ++w) {
+        ones += __popc(population[r * p.words + w]);
+    }
+    fitness[r] = -(double)ones;
+}
+"#;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct OnesParams {
+    rows: u64,
+    words: u64,
+}
+// SAFETY: repr(C), two integers, the layout of the kernel's `OnesParams` struct (its last argument, by value).
+unsafe impl KernelParams for OnesParams {}
+
+/// OneMax (minus the ones) evaluated by the user's own kernel.
+struct MinusOnes {
+    bits: usize,
+}
+
+struct OnesEvaluator {
+    kernel: Kernel,
+    bits: usize,
+}
+
+impl BitEvaluator for OnesEvaluator {
+    fn bit_count(&self) -> usize {
+        self.bits
+    }
+
+    fn evaluate(
+        &mut self,
+        population: &DeviceBuffer<u32>,
+        fitness: &mut DeviceBuffer<f64>,
+        _: EvalSettings,
+    ) -> Result<()> {
+        let rows = fitness.len();
+        let words = Bits::word_count(self.bits);
+        assert_eq!(population.len(), rows * words);
+        let params = OnesParams {
+            rows: rows as u64,
+            words: words as u64,
+        };
+        // SAFETY: thread r < rows reads population[r·words .. (r+1)·words] (rows·words words, asserted) and
+        // writes fitness[r]; the arguments follow the kernel's list.
+        unsafe {
+            self.kernel
+                .launch()
+                .input(population)
+                .output(fitness)
+                .params(&params)
+                .run(LaunchConfig::linear((rows as u32).div_ceil(64), 64, 0))
+        }
+    }
+
+    fn stream_ordered(&self) -> bool {
+        true
+    }
+}
+
+impl BinaryProblem for MinusOnes {
+    fn name(&self) -> &str {
+        "minus-ones"
+    }
+
+    fn bit_count(&self) -> usize {
+        self.bits
+    }
+
+    fn evaluate(&self, bits: &Bits) -> f64 {
+        -(bits.count_ones() as f64)
+    }
+}
+
+impl DeviceBitProblem for MinusOnes {
+    fn bit_evaluator(&self, gpu: &Gpu) -> Result<Box<dyn BitEvaluator>> {
+        let kernel = gpu.user_kernel(
+            "my_minus_ones",
+            ONES_KERNEL,
+            "my_minus_ones",
+            Profile::Exact,
+        )?;
+        Ok(Box::new(OnesEvaluator {
+            kernel,
+            bits: self.bits,
+        }))
+    }
+}
+
+#[test]
+fn a_users_own_kernel_should_evaluate_the_population_in_ga() {
+    let Some(gpu) = gpu_or_skip("a_users_own_kernel_should_evaluate_the_population_in_ga") else {
+        return;
+    };
+    let problem = MinusOnes { bits: 150 };
+    let mut cpu = GaCpu::new(params(), MinusOnes { bits: 150 }, 31).unwrap();
+    let mut cuda = GaCuda::new(params(), &problem, 31, &gpu).unwrap();
+    assert!(cuda.graph_replay());
+    assert_same_runs("minus-ones (way 2)", &mut cpu, &mut cuda);
 }
