@@ -22,6 +22,50 @@
 //! [`stream_ordered`](BitEvaluator::stream_ordered), and the engine then records its generations, the
 //! evaluation included, into a CUDA graph; such an evaluator reports what it found on the device (a
 //! non-finite fitness) from [`check`](BitEvaluator::check), which the engine calls after every read-back.
+//!
+//! Way 2, a user kernel on the population (minus the ones of each row):
+//!
+//! ```no_run
+//! use evo_benchmarks::cuda::{BitEvaluator, DeviceBitProblem, EvalSettings};
+//! use evo_core::{BinaryProblem, Bits, Result};
+//! use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+//!
+//! #[repr(C)]
+//! #[derive(Clone, Copy)]
+//! struct RowParams { rows: u64, words: u64 }
+//! // SAFETY: repr(C), two integers, the layout of the kernel's `RowParams` struct.
+//! unsafe impl KernelParams for RowParams {}
+//!
+//! struct MinusOnes { bits: usize }
+//! struct MyEvaluator { kernel: Kernel, bits: usize }
+//!
+//! impl BitEvaluator for MyEvaluator {
+//!     fn bit_count(&self) -> usize { self.bits }
+//!     fn evaluate(&mut self, rows: &DeviceBuffer<u32>, fitness: &mut DeviceBuffer<f64>, _: EvalSettings) -> Result<()> {
+//!         let params = RowParams { rows: fitness.len() as u64, words: Bits::word_count(self.bits) as u64 };
+//!         let grid = (fitness.len() as u32).div_ceil(64);
+//!         // SAFETY: thread r < rows reads row r's words and writes fitness[r].
+//!         unsafe { self.kernel.launch().input(rows).output(fitness).params(&params).run(LaunchConfig::linear(grid, 64, 0)) }
+//!     }
+//!     fn stream_ordered(&self) -> bool { true }
+//! }
+//!
+//! impl BinaryProblem for MinusOnes {
+//!     fn name(&self) -> &str { "minus-ones" }
+//!     fn bit_count(&self) -> usize { self.bits }
+//!     fn evaluate(&self, bits: &Bits) -> f64 { -(bits.count_ones() as f64) }
+//! }
+//!
+//! impl DeviceBitProblem for MinusOnes {
+//!     fn bit_evaluator(&self, gpu: &Gpu) -> Result<Box<dyn BitEvaluator>> {
+//!         let source = r#"struct RowParams { unsigned long long rows, words; };
+//!             extern "C" __global__ void minus_ones(const unsigned int* x, double* f, RowParams p) {
+//!                 unsigned long long r = blockIdx.x * blockDim.x + threadIdx.x;  /* ... */ }"#;
+//!         let kernel = gpu.user_kernel("minus_ones", source, "minus_ones", Profile::Exact)?;
+//!         Ok(Box::new(MyEvaluator { kernel, bits: self.bits }))
+//!     }
+//! }
+//! ```
 
 use super::real::EvalSettings;
 use evo_core::{BinaryProblem, Result};
