@@ -1,4 +1,105 @@
 //! # evo-distributed
 //!
-//! Runs evo-gpu's engines beyond one device: the island model, whose islands are logical (the result
-//! depends on the seed and the model's parameters, never on where the islands run).
+//! Runs evo-gpu's engines beyond one device. This version has the **island model** in one process: `K`
+//! islands, each an engine of one algorithm (DE) with its own seed, placed on several CPU thread pools and
+//! CUDA devices. The islands are logical: the result depends only on the seed, `K`, `m`, `k` and the
+//! algorithm's parameters and problem, never on the placement, and it is the same with CPU and CUDA engines
+//! (bit for bit under the Exact profile, as the engines themselves are).
+//!
+//! ## The island model
+//!
+//! Parameters ([`IslandParams`]): the island count `K ≥ 1`, the migration interval `m ≥ 1` (generations)
+//! and the migrant count `k`, `1 ≤ k ≤ M/2` for a population of `M`.
+//!
+//! 1. Island `i` (`0 ≤ i < K`) is a fresh engine from seed `seed + i` (64-bit wrapping; the project's rule
+//!    for the runs of a batch, spec rng.md §6.2, as `evo_rng::Philox::for_batch_run`), with the same
+//!    parameters and problem as every other island ([`island_seed`]).
+//! 2. A step of the model is a step (a generation) of every island.
+//! 3. After generation `g` with `g mod m = 0` (`g = m, 2m, …`), migration along the ring
+//!    ([`ring_migration`]). Each island ranks its slots best first by the workspace's total order — fitness
+//!    by `total_cmp` with NaN last, ties by the lower slot — so that `s_i[0]` is its best slot and
+//!    `s_i[M−1]` its worst. All emigrants are taken first: island `i` sends `e_i[r] = s_i[r]` for
+//!    `r = 0 … k−1` (whole individuals: genes, fitness and per-individual adapted parameters). Then island
+//!    `j = (i + 1) mod K` puts `e_i[r]` into its slot `s_j[M−1−r]`: the best migrant replaces the worst
+//!    individual, the second best the second worst, and so on, ranks taken on `j`'s own fitness before the
+//!    migration. With `k ≤ M/2` an island's best is never replaced, so the model's best so far is the best
+//!    of the islands' bests. With `K = 1` the island's `k` best replace its own `k` worst.
+//! 4. The model's progress: the generation `g`, the sum of the islands' evaluations, and the best fitness
+//!    of any island (ties: the lower island); [`best`](evo_core::Engine::best) is that island's best.
+//!
+//! Migration reads each island's [`snapshot`](evo_core::Engine::snapshot), moves the individuals on the
+//! host ([`Migrate`]) and [`restore`](evo_core::Engine::restore)s it: every engine implements both, with
+//! one snapshot type shared by its CPU and CUDA engines, so no engine needed a new method. Its cost is one
+//! copy of each population to the host and back every `m` generations.
+//!
+//! ## Placement
+//!
+//! A [`Placement`] lists backends (`cpu:<threads>`, `cuda:<device>`, each device once); island `i` runs on
+//! entry `i mod P`. The entries run side by side, one host thread each, and the islands of one entry in
+//! turn. Between migrations each island advances with its own `step_many` (a CUDA engine queues the
+//! generations with one read-back). Nothing an island computes depends on the others until a migration,
+//! and a migration is the same function of the `K` snapshots wherever they came from, so placement cannot
+//! change a bit of the result.
+//!
+//! ## Checkpoints
+//!
+//! [`IslandModel`] is an [`Engine`](evo_core::Engine) whose snapshot, [`IslandSnapshot`], holds every
+//! island's snapshot and the migration counter, so the [`Executor`](evo_core::Executor) checkpoints and
+//! resumes it in the project's format ([`evo_core::checkpoint`]). The fingerprint is island 0's (the run's
+//! seed, parameters, problem) with `islands`, `migration_interval` and `migrants`; the placement is not in
+//! it, so a run may resume on another placement or backend.
+//!
+//! ## Example
+//!
+//! Four DE islands on two CPU pools, checked against the same model on one pool:
+//!
+//! ```
+//! use evo_benchmarks::DeRastrigin;
+//! use evo_core::{Executor, Termination};
+//! use evo_de::DeParams;
+//! use evo_distributed::{IslandParams, Placement, de};
+//!
+//! let problem = DeRastrigin::new(10)?;
+//! let params = DeParams::default().with_population(32)?;
+//! let islands = IslandParams::default()
+//!     .with_islands(4)?
+//!     .with_migration_interval(10)?
+//!     .with_migrants(2)?;
+//! let run = |placement: &str| -> evo_core::Result<_> {
+//!     let model = de::islands(&params, &problem, 7, islands, placement.parse()?)?;
+//!     Executor::new(model).with_termination(Termination::new().with_max_generations(50))?.run()
+//! };
+//! let two_pools = run("cpu:1,cpu:1")?;
+//! let one_pool = run("cpu:2")?;
+//! assert_eq!(two_pools.best, one_pool.best);
+//! assert_eq!(two_pools.best_fitness.to_bits(), one_pool.best_fitness.to_bits());
+//! assert_eq!(two_pools.evaluations, 4 * 32 * 51);
+//! println!("best {} after {} generations", two_pools.best_fitness, two_pools.generations);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
+//! Other engines (or DE with initial vectors, a local search or a compile profile) go through
+//! [`IslandModel::new`] with a builder that makes island [`IslandSite::index`]'s engine from
+//! [`IslandSite::seed`] on [`IslandSite::backend`].
+//!
+//! Not in this version: GA and MA-SW-Chains islands, islands over several processes (MPI) and NCCL
+//! collectives (issue 32).
+
+pub mod de;
+mod migration;
+mod model;
+mod parallel;
+mod params;
+mod placement;
+mod snapshot;
+
+pub use migration::{Migrate, ranking, ring_migration};
+pub use model::{IslandEngine, IslandModel, IslandSite, island_seed};
+pub use params::IslandParams;
+pub use placement::Placement;
+pub use snapshot::IslandSnapshot;
+
+/// The README's example, run as a doc test so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;

@@ -1,0 +1,90 @@
+//! DE islands: [`DeSnapshot`] migrates, and [`islands`] builds a model of [`DeCpu`] and [`DeCuda`] engines.
+
+use crate::migration::Migrate;
+use crate::model::{IslandEngine, IslandModel};
+use crate::params::IslandParams;
+use crate::placement::Placement;
+use evo_core::{Backend, Result};
+use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot, DeviceProblem};
+
+/// A DE individual on its way to another island: its vector, its fitness and its own `F_i` and `CR_i`
+/// (which jDE adapts; constant otherwise), so that it keeps competing as it did at home.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeMigrant {
+    /// The vector, `D` coordinates.
+    pub vector: Vec<f32>,
+    /// Its fitness.
+    pub fitness: f64,
+    /// Its differential weight `F_i`.
+    pub differential_weight: f32,
+    /// Its crossover rate `CR_i`.
+    pub crossover_rate: f32,
+}
+
+impl Migrate for DeSnapshot {
+    type Migrant = DeMigrant;
+    const ALGORITHM: &'static str = "DE islands";
+
+    fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    fn fitness(&self) -> &[f64] {
+        &self.fitness
+    }
+
+    fn migrant(&self, slot: usize) -> DeMigrant {
+        let d = self.dimension;
+        DeMigrant {
+            vector: self.population[slot * d..(slot + 1) * d].to_vec(),
+            fitness: self.fitness[slot],
+            differential_weight: self.differential_weights[slot],
+            crossover_rate: self.crossover_rates[slot],
+        }
+    }
+
+    fn settle(&mut self, slot: usize, migrant: DeMigrant) {
+        let d = self.dimension;
+        self.population[slot * d..(slot + 1) * d].copy_from_slice(&migrant.vector);
+        self.fitness[slot] = migrant.fitness;
+        self.differential_weights[slot] = migrant.differential_weight;
+        self.crossover_rates[slot] = migrant.crossover_rate;
+    }
+}
+
+/// `K` DE islands with `de` on `problem` from `seed`: island `i` is a [`DeCuda`] on `cuda:<device>`
+/// placements and a [`DeCpu`] on `cpu:<threads>` ones, from seed [`island_seed`](crate::island_seed)`(seed, i)`.
+/// For other engine options (initial vectors, local search, a compile profile) build the islands with
+/// [`IslandModel::new`] and a builder of your own.
+///
+/// # Errors
+/// As [`IslandModel::new`]; the engines' errors ([`DeCpu::new`], [`DeCuda::new`]: parameters, problem,
+/// GPU).
+pub fn islands<P>(
+    de: &DeParams,
+    problem: &P,
+    seed: u64,
+    params: IslandParams,
+    placement: Placement,
+) -> Result<IslandModel<Vec<f32>, DeSnapshot>>
+where
+    P: DeviceProblem + Clone + Send + Sync + 'static,
+{
+    IslandModel::new(params, placement, seed, |site| {
+        let island: IslandEngine<Vec<f32>, DeSnapshot> = match site.backend {
+            Backend::Cuda { .. } => Box::new(DeCuda::for_backend(
+                de.clone(),
+                problem.clone(),
+                site.seed,
+                site.backend,
+            )?),
+            Backend::Cpu { .. } | Backend::Auto => Box::new(DeCpu::for_backend(
+                de.clone(),
+                problem.clone(),
+                site.seed,
+                site.backend,
+            )?),
+        };
+        Ok(island)
+    })
+}

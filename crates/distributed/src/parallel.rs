@@ -1,0 +1,93 @@
+//! The islands of each backend of a placement worked on side by side: one host thread per backend, the
+//! islands of a backend in turn.
+
+use evo_core::Result;
+
+/// Runs `work(i, &mut items[i])` for every item, item `i` in group `i mod groups`: the groups side by side
+/// (one scoped thread each; none when there is one group), the items of a group in index order. Returns the
+/// results in item order, or the error of the lowest-numbered failed item (every item is worked on, so the
+/// error returned does not depend on timing). A panic in `work` is resumed on the calling thread.
+pub(crate) fn for_each_grouped<T, R, F>(items: &mut [T], groups: usize, work: F) -> Result<Vec<R>>
+where
+    T: Send,
+    R: Send,
+    F: Fn(usize, &mut T) -> Result<R> + Sync,
+{
+    if groups <= 1 {
+        let outcomes: Vec<Result<R>> = items
+            .iter_mut()
+            .enumerate()
+            .map(|(i, item)| work(i, item))
+            .collect();
+        return outcomes.into_iter().collect();
+    }
+    let mut grouped: Vec<Vec<(usize, &mut T)>> = (0..groups).map(|_| Vec::new()).collect();
+    for (i, item) in items.iter_mut().enumerate() {
+        grouped[i % groups].push((i, item));
+    }
+    let work = &work;
+    let mut outcomes: Vec<(usize, Result<R>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = grouped
+            .into_iter()
+            .map(|group| {
+                scope.spawn(move || {
+                    group
+                        .into_iter()
+                        .map(|(i, item)| (i, work(i, item)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+            })
+            .collect()
+    });
+    outcomes.sort_unstable_by_key(|(i, _)| *i);
+    outcomes.into_iter().map(|(_, outcome)| outcome).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use evo_core::Error;
+
+    #[test]
+    fn results_come_back_in_item_order_whatever_the_grouping() {
+        for groups in 1..=5 {
+            let mut items: Vec<u64> = (0..7).collect();
+            let squares = for_each_grouped(&mut items, groups, |i, x| {
+                *x += 1;
+                Ok((i, *x * *x))
+            })
+            .unwrap();
+            let expected: Vec<(usize, u64)> = (0..7).map(|i| (i, (i as u64 + 1).pow(2))).collect();
+            assert_eq!(squares, expected, "{groups} groups");
+            assert_eq!(items, [1, 2, 3, 4, 5, 6, 7]);
+        }
+    }
+
+    #[test]
+    fn the_lowest_numbered_error_wins_and_every_item_is_worked_on() {
+        for groups in 1..=3 {
+            let mut items = vec![0u32; 6];
+            let error = for_each_grouped(&mut items, groups, |i, x| {
+                *x = 1;
+                if i == 2 || i == 4 {
+                    Err(Error::invalid_parameter("test", "item", i, "not 2 or 4"))
+                } else {
+                    Ok(())
+                }
+            })
+            .unwrap_err();
+            assert!(error.to_string().contains("got 2"), "{error}");
+            assert_eq!(items, [1; 6], "{groups} groups");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! The island model on CUDA placements equals the model on the CPU, bit for bit (Exact profile): on one
+//! device, mixed with CPU pools, and on every pair or quadruple of the devices there are. Without a GPU each
+//! test prints `SKIPPED (no CUDA device)` and passes; under `EVO_REQUIRE_GPU=1` it fails instead.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use common::{assert_same_report, model, run, run_checkpointed};
+use evo_gpu_runtime::{Gpu, device_count};
+
+/// The number of CUDA devices; `None` (printing SKIPPED) without one, a panic under `EVO_REQUIRE_GPU=1`.
+fn devices_or_skip(test: &str) -> Option<usize> {
+    match Gpu::first_available() {
+        Ok(Some(_)) => Some(device_count().unwrap()),
+        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
+        }
+        Ok(None) => {
+            eprintln!("SKIPPED (no CUDA device): {test}");
+            None
+        }
+        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
+    }
+}
+
+/// The CUDA placements this machine can hold: one device, one device beside CPU pools, and with two or
+/// four devices every device (in order and reversed, mixed with a CPU pool).
+fn cuda_placements(devices: usize) -> Vec<String> {
+    let mut placements = vec!["cuda:0".to_string(), "cpu:1,cuda:0".to_string()];
+    if devices >= 2 {
+        placements.push("cuda:0,cuda:1".into());
+        placements.push("cuda:1,cpu:2,cuda:0".into());
+    }
+    if devices >= 4 {
+        placements.push("cuda:0,cuda:1,cuda:2,cuda:3".into());
+        placements.push("cuda:3,cuda:2,cuda:1,cuda:0".into());
+    }
+    placements
+}
+
+#[test]
+fn islands_on_cuda_placements_should_match_cpu_islands() {
+    let test = "islands_on_cuda_placements_should_match_cpu_islands";
+    let Some(devices) = devices_or_skip(test) else {
+        return;
+    };
+    let cpu = run(model("cpu:1"), 42);
+    for placement in cuda_placements(devices) {
+        eprintln!("{test}: {placement} ({devices} device(s))");
+        let cuda = run(model(&placement), 42);
+        assert_same_report(&placement, &cpu, &cuda);
+    }
+}
+
+#[test]
+fn a_cpu_island_checkpoint_should_resume_on_cuda_as_uninterrupted() {
+    let test = "a_cpu_island_checkpoint_should_resume_on_cuda_as_uninterrupted";
+    let Some(devices) = devices_or_skip(test) else {
+        return;
+    };
+    let uninterrupted = run(model("cpu:1"), 37);
+    let resume_on = if devices >= 2 {
+        "cuda:1,cuda:0"
+    } else {
+        "cuda:0"
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("islands.ckpt");
+    run_checkpointed(model("cpu:2"), 23, &path, 10);
+    let resumed = run_checkpointed(model(resume_on), 37, &path, 10);
+    assert_same_report(&format!("cpu:2 then {resume_on}"), &resumed, &uninterrupted);
+}
