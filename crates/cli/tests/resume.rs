@@ -5,10 +5,11 @@
 
 mod common;
 
-use common::{fails_in, ok_in, outcome, result, spawn_in, wait_for};
+use common::{
+    fails_in, kill_after_first_checkpoint, ok_in, outcome, result, resumed_at, spawn_in, wait_for,
+};
 use std::path::Path;
 use std::process::Command;
-use std::process::Output;
 
 /// The run of these tests: long enough that the first checkpoint comes well before the end.
 fn de_args<'a>(out: &'a str, seed: &'a str) -> Vec<&'a str> {
@@ -31,23 +32,6 @@ fn de_args<'a>(out: &'a str, seed: &'a str) -> Vec<&'a str> {
     ]
 }
 
-/// The generation `evo resume` says it continued from, checked to lie strictly inside the run.
-fn resumed_at(output: &Output, total: u64) -> u64 {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let generation: u64 = stderr
-        .lines()
-        .find_map(|line| {
-            line.split_once(" at generation ")
-                .map(|(_, g)| g.trim().parse().unwrap())
-        })
-        .unwrap_or_else(|| panic!("no `resumed from ... at generation` line:\n{stderr}"));
-    assert!(
-        generation > 0 && generation < total,
-        "resumed at generation {generation} of {total}"
-    );
-    generation
-}
-
 fn with_checkpoint<'a>(mut args: Vec<&'a str>, checkpoint: &'a str) -> Vec<&'a str> {
     args.extend_from_slice(&["--checkpoint", checkpoint, "--every", "100"]);
     args
@@ -59,13 +43,11 @@ fn a_run_killed_between_checkpoints_resumes_to_the_same_result() {
     let dir = dir.path();
     ok_in(dir, &de_args("whole", "7"));
 
-    let mut child = spawn_in(dir, &with_checkpoint(de_args("parts", "7"), "run.ckpt"));
-    wait_for(&dir.join("run.ckpt"), &mut child);
-    child.kill().unwrap(); // SIGKILL on Unix: no final checkpoint, no result files.
-    child.wait().unwrap();
-    assert!(
-        !dir.join("parts/result.json").exists(),
-        "the run ended before it was killed; the test needs a longer run"
+    kill_after_first_checkpoint(
+        dir,
+        &with_checkpoint(de_args("parts", "7"), "run.ckpt"),
+        "run.ckpt",
+        "parts",
     );
 
     let resumed = ok_in(dir, &["resume", "run.ckpt", "-q"]);
@@ -74,6 +56,27 @@ fn a_run_killed_between_checkpoints_resumes_to_the_same_result() {
         outcome(&result(&dir.join("parts"))),
         outcome(&result(&dir.join("whole")))
     );
+}
+
+#[test]
+fn a_run_resumed_with_another_backend_ends_as_uninterrupted_and_records_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    ok_in(dir, &de_args("whole", "5"));
+    kill_after_first_checkpoint(
+        dir,
+        &with_checkpoint(de_args("parts", "5"), "run.ckpt"),
+        "run.ckpt",
+        "parts",
+    );
+
+    let resumed = ok_in(dir, &["resume", "run.ckpt", "--backend", "cpu:2", "-q"]);
+    resumed_at(&resumed, 2000);
+    let parts = result(&dir.join("parts"));
+    assert_eq!(parts["backend"], "cpu:2");
+    assert_eq!(outcome(&parts), outcome(&result(&dir.join("whole"))));
+    let run_file = std::fs::read_to_string(dir.join("run.ckpt.run.json")).unwrap();
+    assert!(run_file.contains("cpu:2"), "{run_file}");
 }
 
 #[test]
@@ -102,14 +105,7 @@ fn a_ma_run_killed_mid_way_resumes_to_the_same_result() {
     ok_in(dir, &args("whole"));
     let mut checkpointed = args("parts");
     checkpointed.extend_from_slice(&["--checkpoint", "ma.ckpt", "--every", "20"]);
-    let mut child = spawn_in(dir, &checkpointed);
-    wait_for(&dir.join("ma.ckpt"), &mut child);
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert!(
-        !dir.join("parts/result.json").exists(),
-        "the MA run ended before it was killed"
-    );
+    kill_after_first_checkpoint(dir, &checkpointed, "ma.ckpt", "parts");
 
     let resumed = ok_in(dir, &["resume", "ma.ckpt", "-q"]);
     let whole_generations = result(&dir.join("whole"))["generations"].as_u64().unwrap();
