@@ -72,10 +72,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", default_value = "evo-out")]
     pub out: PathBuf,
 
-    /// Record a history point (history.csv, the plot) every N generations; checkpoints carry the history,
-    /// so a long run wants a larger N.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub history_every: u64,
+    /// Record a history point (history.csv, the plot) every N generations [default: a hundredth of a
+    /// --generations budget, between 1 and 100; 100 with any other budget]. A point needs the engine's
+    /// best fitness on the host, which on CUDA ends a batch of generations launched back to back.
+    #[arg(long, value_name = "N")]
+    pub history_every: Option<u64>,
 
     /// Output options shared with `evo resume`.
     #[command(flatten)]

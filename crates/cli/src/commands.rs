@@ -17,6 +17,27 @@ use crate::spec::ProblemSpec;
 /// Generations between checkpoints when `--checkpoint` comes without `--every`.
 pub const DEFAULT_CHECKPOINT_EVERY: u64 = 100;
 
+/// The most generations between two history points when `--history-every` is not given.
+///
+/// A history point reads the best fitness, which on a CUDA engine waits for the device: with a point every
+/// generation, a small generation costs several times its kernels' time (the `doors` bench of `cargo xtask
+/// bench`). Every 100 generations that read is spread thin, and a long run's history (which every
+/// checkpoint carries) stays small.
+pub const MAX_DEFAULT_HISTORY_EVERY: u64 = 100;
+
+/// About this many history points for a run with a generation budget, so a short run still draws a curve.
+const DEFAULT_HISTORY_POINTS: u64 = 100;
+
+/// `--history-every` when not given: a hundredth of a generation budget, between 1 and
+/// [`MAX_DEFAULT_HISTORY_EVERY`]; [`MAX_DEFAULT_HISTORY_EVERY`] when the run has no generation budget.
+pub fn default_history_every(budget: &Budget) -> u64 {
+    budget
+        .generations
+        .map_or(MAX_DEFAULT_HISTORY_EVERY, |generations| {
+            (generations / DEFAULT_HISTORY_POINTS).clamp(1, MAX_DEFAULT_HISTORY_EVERY)
+        })
+}
+
 /// How a command ended, for the exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {
@@ -61,6 +82,12 @@ pub fn run(args: &RunArgs) -> Result<Ending> {
         }
         None => None,
     };
+    let history_every = args
+        .history_every
+        .unwrap_or_else(|| default_history_every(&budget));
+    if history_every == 0 {
+        bail!("--history-every 0 is not allowed; expected a number of generations, at least 1");
+    }
     let config = RunConfig {
         version: RUN_FILE_VERSION,
         evo_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -72,7 +99,7 @@ pub fn run(args: &RunArgs) -> Result<Ending> {
         budget,
         checkpoint,
         out: absolute(&args.out)?,
-        history_every: args.history_every,
+        history_every,
     };
     if let Some(checkpoint) = &config.checkpoint {
         config.save(&checkpoint.path)?;
@@ -164,4 +191,30 @@ fn budget(algorithm: Algorithm, given: Budget, params: &AlgorithmParams) -> Resu
 
 fn absolute(path: &Path) -> Result<PathBuf> {
     std::path::absolute(path).with_context(|| format!("cannot make {} absolute", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generations(count: u64) -> Budget {
+        Budget {
+            generations: Some(count),
+            ..Budget::default()
+        }
+    }
+
+    #[test]
+    fn the_default_history_keeps_about_a_hundred_points_at_most_100_generations_apart() {
+        assert_eq!(default_history_every(&generations(30)), 1);
+        assert_eq!(default_history_every(&generations(250)), 2);
+        assert_eq!(default_history_every(&generations(5000)), 50);
+        assert_eq!(default_history_every(&generations(10_000)), 100);
+        assert_eq!(default_history_every(&generations(1_000_000)), 100);
+        let evaluations = Budget {
+            evaluations: Some(500_000),
+            ..Budget::default()
+        };
+        assert_eq!(default_history_every(&evaluations), 100);
+    }
 }

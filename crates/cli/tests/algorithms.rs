@@ -245,3 +245,71 @@ fn devices_reports_gpus_or_none() {
         "{text}"
     );
 }
+
+/// The generations of history.csv's points.
+fn history_generations(out: &Path) -> Vec<u64> {
+    let csv = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    csv.lines()
+        .skip(1)
+        .map(|line| line.split(',').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn the_default_history_is_at_most_100_generations_apart_and_a_flag_overrides_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let de = |generations: &'static str, out: &'static str, extra: &[&'static str]| {
+        let mut args = vec![
+            "run",
+            "de",
+            "--problem",
+            "rastrigin:4",
+            "--backend",
+            "cpu:1",
+            "--set",
+            "population=8",
+            "--generations",
+            generations,
+            "--out",
+            out,
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        ok_in(dir, &args);
+        history_generations(&dir.join(out))
+    };
+    // A long run: a point every 100 generations, and the final one.
+    let long = de("20050", "long", &[]);
+    assert_eq!(long.len(), 202, "{long:?}");
+    assert!(
+        long.windows(2).all(|pair| pair[1] - pair[0] <= 100),
+        "{long:?}"
+    );
+    assert_eq!(long[..3], [0, 100, 200]);
+    assert_eq!(long.last(), Some(&20050));
+    // A short run still draws a curve: a hundredth of its generations apart.
+    assert_eq!(
+        de("500", "short", &[]),
+        (0..=500).step_by(5).collect::<Vec<_>>()
+    );
+    // The flag wins.
+    assert_eq!(
+        de("40", "every", &["--history-every", "1"]),
+        (0..=40).collect::<Vec<_>>()
+    );
+    let stderr = common::fails_in(
+        dir,
+        &[
+            "run",
+            "de",
+            "--problem",
+            "rastrigin:4",
+            "--generations",
+            "5",
+            "--history-every",
+            "0",
+        ],
+    );
+    assert!(stderr.contains("--history-every 0"), "{stderr}");
+}
