@@ -32,6 +32,7 @@ use crate::watch::{Stop, StopSlot};
 fn _evogpu(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(_minimize, module)?)?;
     module.add_class::<ask_tell::DeAskTell>()?;
+    module.add_class::<ask_tell::GaAskTell>()?;
     module.add("ALGORITHMS", run::ALGORITHMS)?;
     module.add("PROBLEMS", problems::SYNTAX)?;
     Ok(())

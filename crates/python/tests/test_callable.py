@@ -75,3 +75,47 @@ def test_ask_tell_refuses_out_of_order_calls_and_bad_fitness():
 def test_ask_tell_refuses_bad_options_with_the_crate_message():
     with pytest.raises(ValueError, match="population"):
         evogpu.DeAskTell(RASTRIGIN_BOX, options={"population": 2})
+
+
+def onemax(strings):
+    """Minus the ones of each row: minimised by the all-ones string."""
+    return -strings.sum(axis=1).astype(np.float64)
+
+
+def test_ga_ask_tell_gives_bit_strings_and_improves_onemax():
+    engine = evogpu.GaAskTell(40, seed=3, options={"population": 32, "elite": 2})
+    first = engine.ask()
+    assert first.dtype == np.bool_ and first.shape == (32, 40)
+    engine.tell(onemax(first))
+    start = engine.fun
+    for _ in range(30):
+        strings = engine.ask()
+        assert strings.shape == (30, 40)  # the elite is carried over, not re-evaluated
+        engine.tell(onemax(strings))
+    assert engine.generation == 30
+    assert engine.evaluations == 32 + 30 * 30
+    assert engine.fun < start
+    assert engine.fun == -engine.x.sum()
+
+
+def test_ga_ask_tell_is_deterministic_for_a_seed():
+    def trace(seed):
+        engine = evogpu.GaAskTell(20, seed=seed, options={"population": 16})
+        asked = []
+        for _ in range(5):
+            strings = engine.ask()
+            asked.append(strings.copy())
+            engine.tell(onemax(strings))
+        return asked
+
+    a, b, c = trace(9), trace(9), trace(10)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_ga_ask_tell_refuses_too_few_bits_and_bad_options():
+    with pytest.raises(ValueError, match="bits must be at least 2, got 1"):
+        evogpu.GaAskTell(1)
+    with pytest.raises(ValueError, match="population"):
+        evogpu.GaAskTell(8, options={"population": 0})

@@ -2,8 +2,8 @@
 
 ``minimize`` runs one algorithm (DE, MA-SW-Chains, the binary GA, DPGA, QIGA, SGA) on a built-in
 problem or on a Python function over the whole population, and returns an :class:`OptimizeResult` in the
-habits of ``scipy.optimize``. :class:`DeAskTell` drives DE one population at a time for fitness evaluated
-elsewhere.
+habits of ``scipy.optimize``. :class:`DeAskTell` and :class:`GaAskTell` drive DE and the binary GA one population
+at a time for fitness evaluated elsewhere.
 
 The engines run without the GIL; it is taken back only to call Python (the callback, a Python fitness
 function, the signal handlers), so Ctrl-C stops a run with ``KeyboardInterrupt``.
@@ -16,9 +16,9 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._evogpu import ALGORITHMS, PROBLEMS, DeAskTell, _minimize
+from ._evogpu import ALGORITHMS, PROBLEMS, DeAskTell, GaAskTell, _minimize
 
-__all__ = ["ALGORITHMS", "PROBLEMS", "DeAskTell", "OptimizeResult", "Progress", "minimize"]
+__all__ = ["ALGORITHMS", "PROBLEMS", "DeAskTell", "GaAskTell", "OptimizeResult", "Progress", "minimize"]
 
 
 class Progress(NamedTuple):

@@ -62,3 +62,40 @@ class DeAskTell:
     @property
     def population_size(self) -> int:
         """The rows of every asked population."""
+
+class GaAskTell:
+    """The binary GA driven one population at a time: ``ask()`` gives bit strings, ``tell(fitness)`` their
+    fitness (to minimise).
+
+    The first ``ask`` gives the whole initial population, every later one the offspring a generation
+    evaluates (population - elite rows, the elite being carried over). The CPU engine runs on a thread of
+    its own and waits for each ``tell``.
+    """
+
+    def __init__(
+        self,
+        bits: int,
+        seed: int = 0,
+        options: Optional[Mapping[str, Any]] = None,
+        threads: int = 0,
+    ) -> None: ...
+    def ask(self) -> npt.NDArray[np.bool_]:
+        """The next bit strings, shape (rows, bits); raises ValueError when the last ones were not told,
+        and the engine's error when it stopped."""
+    def tell(self, fitness: Sequence[float] | npt.NDArray[np.float64]) -> None:
+        """The fitness of the last asked strings: one finite value per row."""
+    @property
+    def x(self) -> Optional[npt.NDArray[np.bool_]]:
+        """The best string told so far, or None before the first tell."""
+    @property
+    def fun(self) -> Optional[float]:
+        """The best fitness told so far, or None before the first tell."""
+    @property
+    def generation(self) -> int:
+        """Generations completed (0 once the initial population is told)."""
+    @property
+    def evaluations(self) -> int:
+        """Fitness values told so far."""
+    @property
+    def bits(self) -> int:
+        """The bits of every string."""
