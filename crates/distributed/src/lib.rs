@@ -1,7 +1,7 @@
 //! # evo-distributed
 //!
 //! Runs evo-gpu's engines beyond one device. This version has the **island model** in one process: `K`
-//! islands, each an engine of one algorithm (DE) with its own seed, placed on several CPU thread pools and
+//! islands, each an engine of one algorithm (DE or GA) with its own seed, placed on several CPU thread pools and
 //! CUDA devices. The islands are logical: the result depends only on the seed, `K`, `m`, `k` and the
 //! algorithm's parameters and problem, never on the placement, and it is the same with CPU and CUDA engines
 //! (bit for bit under the Exact profile, as the engines themselves are).
@@ -30,7 +30,15 @@
 //! Migration reads each island's [`snapshot`](evo_core::Engine::snapshot), moves the individuals on the
 //! host ([`Migrate`]) and [`restore`](evo_core::Engine::restore)s it: every engine implements both, with
 //! one snapshot type shared by its CPU and CUDA engines, so no engine needed a new method. Its cost is one
-//! copy of each population to the host and back every `m` generations.
+//! copy of each population to the host and back every `m` generations. An algorithm whose snapshot keeps
+//! an invariant restores it after its migrants settled ([`Migrate::after_migration`]): a GA island re-sorts
+//! its rows best first (fitness, then the slot) and takes row 0 as its best so far when it is strictly
+//! better.
+//!
+//! | algorithm | module | CPU island | CUDA island | migrant |
+//! | --- | --- | --- | --- | --- |
+//! | DE | [`de`] | `DeCpu` | `DeCuda` | vector, fitness, `F_i`, `CR_i` |
+//! | GA | [`ga`] | `GaCpu` | `GaFusedCuda` (the paper's functions) | row of words, fitness |
 //!
 //! ## Placement
 //!
@@ -82,10 +90,11 @@
 //! [`IslandModel::new`] with a builder that makes island [`IslandSite::index`]'s engine from
 //! [`IslandSite::seed`] on [`IslandSite::backend`].
 //!
-//! Not in this version: GA and MA-SW-Chains islands, islands over several processes (MPI) and NCCL
-//! collectives (issue 32).
+//! Not in this version: MA-SW-Chains islands, engines that cannot move between threads (`GaCuda`, which
+//! keeps a recorded CUDA graph), islands over several processes (MPI) and NCCL collectives (issue 32).
 
 pub mod de;
+pub mod ga;
 mod migration;
 mod model;
 mod parallel;

@@ -30,6 +30,11 @@ pub trait Migrate: Clone + Serialize + DeserializeOwned + Send + Sync {
 
     /// Overwrites slot `slot` with `migrant`.
     fn settle(&mut self, slot: usize, migrant: Self::Migrant);
+
+    /// Restores what the algorithm's snapshot keeps true once an island's migrants have settled (GA: rows
+    /// sorted best first, the best so far no worse than the population's best). The default does nothing
+    /// (DE keeps nothing of the kind).
+    fn after_migration(&mut self) {}
 }
 
 /// The slots ordered best first, by the workspace's one total order ([`evo_sort::SortKey`]): fitness by
@@ -45,7 +50,7 @@ pub fn ranking(fitness: &[f64]) -> Vec<usize> {
 /// 1. every island `i` ranks its slots ([`ranking`]) and sends its `k` best, best first:
 ///    `e_i = (s_i[0], …, s_i[k−1])`, all taken before any slot is overwritten;
 /// 2. island `j = (i + 1) mod K` puts `e_i[r]` into its `r`-th worst slot `s_j[M−1−r]` (`r = 0 .. k`),
-///    ranked on its own fitness before the migration.
+///    ranked on its own fitness before the migration, then calls [`Migrate::after_migration`].
 ///
 /// `k` must be at most `M/2` (checked by the model), so an island's `k` best and `k` worst slots are
 /// disjoint: its best individual is never overwritten.
@@ -68,6 +73,7 @@ pub fn ring_migration<S: Migrate>(islands: &mut [S], migrants: usize) {
         for (slot, migrant) in worst_first.into_iter().zip(group) {
             receiver.settle(slot, migrant);
         }
+        receiver.after_migration();
     }
 }
 

@@ -6,38 +6,7 @@
 
 mod common;
 
-use common::{assert_same_report, model, run, run_checkpointed};
-use evo_gpu_runtime::{Gpu, device_count};
-
-/// The number of CUDA devices; `None` (printing SKIPPED) without one, a panic under `EVO_REQUIRE_GPU=1`.
-fn devices_or_skip(test: &str) -> Option<usize> {
-    match Gpu::first_available() {
-        Ok(Some(_)) => Some(device_count().unwrap()),
-        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
-        }
-        Ok(None) => {
-            eprintln!("SKIPPED (no CUDA device): {test}");
-            None
-        }
-        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
-    }
-}
-
-/// The CUDA placements this machine can hold: one device, one device beside CPU pools, and with two or
-/// four devices every device (in order and reversed, mixed with a CPU pool).
-fn cuda_placements(devices: usize) -> Vec<String> {
-    let mut placements = vec!["cuda:0".to_string(), "cpu:1,cuda:0".to_string()];
-    if devices >= 2 {
-        placements.push("cuda:0,cuda:1".into());
-        placements.push("cuda:1,cpu:2,cuda:0".into());
-    }
-    if devices >= 4 {
-        placements.push("cuda:0,cuda:1,cuda:2,cuda:3".into());
-        placements.push("cuda:3,cuda:2,cuda:1,cuda:0".into());
-    }
-    placements
-}
+use common::{assert_same_report, cuda_placements, devices_or_skip, model, run, run_checkpointed};
 
 #[test]
 fn islands_on_cuda_placements_should_match_cpu_islands() {

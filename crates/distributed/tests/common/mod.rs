@@ -1,5 +1,5 @@
 //! Helpers shared by the island-model tests: a small DE island model on Rastrigin, runs through the
-//! executor, and reports without their wall times.
+//! executor, reports without their wall times, and the GPU gate.
 
 // Each test binary uses a different subset of these helpers; they unwrap: a failure there is a failed test.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -8,6 +8,7 @@ use evo_benchmarks::DeRastrigin;
 use evo_core::{Checkpointing, Executor, Report, Termination};
 use evo_de::{DeParams, DeSnapshot};
 use evo_distributed::{IslandModel, IslandParams, Placement, de};
+use evo_gpu_runtime::{Gpu, device_count};
 use std::path::Path;
 
 /// The seed of every test run.
@@ -44,7 +45,7 @@ pub fn model(placement: &str) -> IslandModel<Vec<f32>, DeSnapshot> {
 }
 
 /// The report without its wall times (the only values that depend on the machine's speed).
-pub fn timeless(mut report: Report<Vec<f32>>) -> Report<Vec<f32>> {
+pub fn timeless<S>(mut report: Report<S>) -> Report<S> {
     report.wall_time_s = 0.0;
     for point in &mut report.history {
         point.elapsed_s = 0.0;
@@ -111,4 +112,34 @@ pub fn assert_same_report(context: &str, a: &Report<Vec<f32>>, b: &Report<Vec<f3
         );
     }
     assert_eq!(a, b, "{context}: report");
+}
+
+/// The number of CUDA devices; `None` (printing SKIPPED) without one, a panic under `EVO_REQUIRE_GPU=1`.
+pub fn devices_or_skip(test: &str) -> Option<usize> {
+    match Gpu::first_available() {
+        Ok(Some(_)) => Some(device_count().unwrap()),
+        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
+        }
+        Ok(None) => {
+            eprintln!("SKIPPED (no CUDA device): {test}");
+            None
+        }
+        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
+    }
+}
+
+/// The CUDA placements this machine can hold: one device, one device beside CPU pools, and with two or
+/// four devices every device (in order and reversed, mixed with a CPU pool).
+pub fn cuda_placements(devices: usize) -> Vec<String> {
+    let mut placements = vec!["cuda:0".to_string(), "cpu:1,cuda:0".to_string()];
+    if devices >= 2 {
+        placements.push("cuda:0,cuda:1".into());
+        placements.push("cuda:1,cpu:2,cuda:0".into());
+    }
+    if devices >= 4 {
+        placements.push("cuda:0,cuda:1,cuda:2,cuda:3".into());
+        placements.push("cuda:3,cuda:2,cuda:1,cuda:0".into());
+    }
+    placements
 }
