@@ -47,6 +47,19 @@ pub enum Error {
         valid: String,
     },
 
+    /// A CUDA backend was asked for a problem that the algorithm's CUDA engine cannot evaluate on the device.
+    #[error(
+        "{algorithm}: problem `{problem}` cannot run on the CUDA backend: it has no device evaluation; implement {implement} to run it on the GPU, or choose the CPU backend"
+    )]
+    NoDeviceEvaluation {
+        /// The algorithm whose CUDA engine was asked for ("evo_dpga::Run").
+        algorithm: &'static str,
+        /// The problem's name.
+        problem: String,
+        /// What would give the problem a device evaluation (a trait or a built-in problem type).
+        implement: &'static str,
+    },
+
     /// A device allocation larger than what the GPU has free.
     #[error(
         "GPU {device} is out of memory: asked for {requested} bytes ({requested_mib:.1} MiB), {free} bytes ({free_mib:.1} MiB) free of {total} bytes",
