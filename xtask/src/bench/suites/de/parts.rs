@@ -13,6 +13,9 @@ pub enum Part {
     Table2,
     /// The per-generation timing tables.
     Timing,
+    /// The makespan table: DE on the makespan alone, seeded with Min-Min and Sufferage, beside them and the
+    /// best known schedules.
+    Makespan,
 }
 
 /// The parts to run.
@@ -24,6 +27,8 @@ pub(super) struct Parts {
     pub table2: bool,
     /// The per-generation timing tables.
     pub timing: bool,
+    /// The makespan table.
+    pub makespan: bool,
 }
 
 impl Parts {
@@ -34,6 +39,7 @@ impl Parts {
             table1: wants(Part::Table1),
             table2: wants(Part::Table2),
             timing: wants(Part::Timing),
+            makespan: wants(Part::Makespan),
         }
     }
 }
@@ -48,6 +54,7 @@ mod tests {
             table1: true,
             table2: true,
             timing: true,
+            makespan: true,
         };
         assert_eq!(Parts::new(&[]), all);
         assert_eq!(
@@ -55,7 +62,8 @@ mod tests {
             Parts {
                 table1: true,
                 table2: false,
-                timing: true
+                timing: true,
+                makespan: false
             }
         );
     }
