@@ -97,6 +97,16 @@ def test_history_every_thins_the_history():
     assert list(result.history["generation"]) == [0, 5, 10, 15, 20]
 
 
+def test_the_default_history_keeps_about_a_hundred_points():
+    result = evogpu.minimize("rastrigin:3", backend="cpu", max_generations=250)
+    assert list(result.history["generation"][:3]) == [0, 2, 4]
+    assert result.history["generation"][-1] == 250
+    short = evogpu.minimize("rastrigin:3", backend="cpu", max_generations=30)
+    assert list(short.history["generation"]) == list(range(31))
+    by_evaluations = evogpu.minimize("rastrigin:3", backend="cpu", max_evaluations=64 * 251)
+    assert list(by_evaluations.history["generation"]) == [0, 100, 200, 250]
+
+
 def test_options_change_the_run():
     small = evogpu.minimize("rastrigin:5", backend="cpu", max_generations=2, options={"population": 16})
     assert small.nfev == 16 * 3

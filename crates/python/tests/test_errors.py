@@ -112,3 +112,11 @@ def test_a_missing_cuda_device_is_a_runtime_error():
     # No machine has 100 devices: without a GPU this is NoGpu, with one NoSuchDevice; both RuntimeError.
     with pytest.raises(RuntimeError):
         evogpu.minimize("rastrigin:3", backend="cuda:99", max_generations=1)
+
+
+def test_a_zero_cadence_is_refused_by_the_executor():
+    with pytest.raises(ValueError, match="history"):
+        evogpu.minimize("rastrigin:3", backend="cpu", max_generations=5, history_every=0)
+    with pytest.raises(ValueError, match="every"):
+        evogpu.minimize("rastrigin:3", backend="cpu", max_generations=5, checkpoint="x.ckpt",
+                        checkpoint_every=0)

@@ -66,6 +66,17 @@ class OptimizeResult(dict):
         return "OptimizeResult(" + ", ".join(f"{k}={self[k]!r}" for k in keys if k in self) + ")"
 
 
+_MAX_DEFAULT_HISTORY_EVERY = 100
+"""The most generations between two history points when ``history_every`` is not given."""
+
+
+def _default_history_every(max_generations: Optional[int]) -> int:
+    """About 100 history points for a generation budget, at most 100 generations apart."""
+    if max_generations is None:
+        return _MAX_DEFAULT_HISTORY_EVERY
+    return min(max(max_generations // 100, 1), _MAX_DEFAULT_HISTORY_EVERY)
+
+
 Fitness = Union[str, Callable[[np.ndarray], Any]]
 Bounds = Optional[Sequence[Tuple[float, float]]]
 
@@ -82,7 +93,7 @@ def minimize(
     callback: Optional[Callable[[Progress], Any]] = None,
     checkpoint: Union[str, "os.PathLike[str]", None] = None,
     checkpoint_every: int = 100,
-    history_every: int = 1,
+    history_every: Optional[int] = None,
 ) -> OptimizeResult:
     """Minimise ``fitness`` with one of evo-gpu's algorithms.
 
@@ -123,7 +134,10 @@ def minimize(
         A checkpoint file, written every ``checkpoint_every`` generations and at the end; when it exists the
         run continues from it (the same seed, problem and options are required).
     history_every
-        A point of ``result.history`` every this many generations.
+        A point of ``result.history`` every this many generations (besides the first and the last).
+        Default: a hundredth of ``max_generations``, between 1 and 100; 100 without a generation budget, as
+        the ``evo`` command. A point reads the best fitness, which on a CUDA engine waits for the device,
+        so a point every generation slows small generations down.
 
     Raises
     ------
@@ -134,6 +148,8 @@ def minimize(
     KeyboardInterrupt
         Ctrl-C during the run.
     """
+    if history_every is None:
+        history_every = _default_history_every(max_generations)
     wrapped = None
     if callback is not None:
         user = callback
