@@ -66,6 +66,10 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/problems/user_bits.cuh"),
     },
     Header {
+        name: "common/problems/user_constrained.cuh",
+        source: include_str!("../common/problems/user_constrained.cuh"),
+    },
+    Header {
         name: "common/problems/user_real.cuh",
         source: include_str!("../common/problems/user_real.cuh"),
     },

@@ -39,6 +39,7 @@
 mod binary;
 mod bits;
 pub mod cec2006;
+mod constrained;
 mod discrete;
 pub mod knapsack;
 pub mod launch;
@@ -51,6 +52,7 @@ mod user_problem;
 
 pub use binary::CudaBinaryEvaluator;
 pub use bits::{BitEvaluator, DeviceBitProblem};
+pub use constrained::{ConstrainedEvaluator, DeviceConstrainedProblem, check_evaluator_shape};
 pub use real::{DeviceRealProblem, EvalSettings, RealEvaluator};
 pub use user::{USER_ENTRY, UserFunction};
 pub use user_data::{DataLength, DataValues, UserData};
