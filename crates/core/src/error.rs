@@ -49,15 +49,16 @@ pub enum Error {
 
     /// A CUDA backend was asked for a problem that the algorithm's CUDA engine cannot evaluate on the device.
     #[error(
-        "{algorithm}: problem `{problem}` cannot run on the CUDA backend: it has no device evaluation; implement {implement} to run it on the GPU, or choose the CPU backend"
+        "{algorithm}: problem `{problem}` has no device evaluation, so it cannot run on the CUDA backend; to run it on the GPU, {remedy}; otherwise choose the CPU backend"
     )]
     NoDeviceEvaluation {
         /// The algorithm whose CUDA engine was asked for ("evo_dpga::Run").
         algorithm: &'static str,
         /// The problem's name.
         problem: String,
-        /// What would give the problem a device evaluation (a trait or a built-in problem type).
-        implement: &'static str,
+        /// What would give the problem a device evaluation ("implement
+        /// `evo_benchmarks::cuda::DeviceBitProblem`", or the built-in problem type to use).
+        remedy: &'static str,
     },
 
     /// A device allocation larger than what the GPU has free.
