@@ -36,7 +36,7 @@ impl PythonFitness {
         let array = PyArray1::from_vec(py, widened).reshape([n, d])?;
         let answer = self.function.call1(py, (array,))?;
         let numpy = py.import("numpy")?;
-        let values = numpy.call_method1("asarray", (answer, "float64"))?;
+        let values = numpy.call_method1("ascontiguousarray", (answer, "float64"))?;
         let values = values.cast_into::<PyArray1<f64>>().map_err(|_| {
             value_error(format!(
                 "the fitness function must return {n} values (a 1-D array), got an array of another shape"

@@ -251,7 +251,7 @@ fn ma(
 }
 
 fn ga(params: evo_ga::GaParams, fitness: Fitness, settings: Settings) -> PyResult<Outcome> {
-    fn on<P: evo_core::BinaryProblem + Send + 'static>(
+    fn on<P: evo_ga::DeviceBitProblem + Send + 'static>(
         params: evo_ga::GaParams,
         problem: P,
         settings: Settings,
@@ -272,7 +272,10 @@ fn ga(params: evo_ga::GaParams, fitness: Fitness, settings: Settings) -> PyResul
             evo_ga::PaperFunction::new(function, variables).map_err(to_py)?,
             settings,
         ),
-        Fitness::Builtin(Builtin::Knapsack(problem)) => on(params, problem, settings),
+        // Knapsack has no device kernel: the CUDA engine evaluates it on the host, as the CPU engine does.
+        Fitness::Builtin(Builtin::Knapsack(problem)) => {
+            on(params, evo_ga::HostEvaluated::new(problem), settings)
+        }
         Fitness::Builtin(other) => Err(refuse("ga", other.syntax(), "ga and knapsack")),
         Fitness::Python(_) => Err(value_error(
             "ga runs built-in problems only; a Python function runs with algorithm=\"de\"",

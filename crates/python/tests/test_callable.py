@@ -35,6 +35,23 @@ def test_a_list_answer_is_accepted():
     assert result.nit == 2
 
 
+def test_a_strided_or_float32_answer_is_accepted():
+    def strided(population):
+        doubled = np.repeat(rastrigin(population), 2)
+        return doubled[::2]  # a view that is not contiguous
+
+    a = evogpu.minimize(strided, RASTRIGIN_BOX, seed=2, max_generations=3)
+    b = evogpu.minimize(rastrigin, RASTRIGIN_BOX, seed=2, max_generations=3)
+    assert a.fun == b.fun
+    c = evogpu.minimize(lambda p: rastrigin(p).astype(np.float32), RASTRIGIN_BOX, max_generations=3)
+    assert c.fun == float(np.float32(c.fun))
+
+
+def test_an_answer_of_another_shape_is_refused():
+    with pytest.raises(ValueError, match="a 1-D array"):
+        evogpu.minimize(lambda p: rastrigin(p)[:, None], RASTRIGIN_BOX, max_generations=1)
+
+
 def test_ask_tell_gives_the_populations_of_minimize():
     generations = 25
     engine = evogpu.DeAskTell(RASTRIGIN_BOX, seed=7)
