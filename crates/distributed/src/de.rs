@@ -66,12 +66,12 @@ pub fn islands<P>(
     seed: u64,
     params: IslandParams,
     placement: Placement,
-) -> Result<IslandModel<Vec<f32>, DeSnapshot>>
+) -> Result<IslandModel<'static, Vec<f32>, DeSnapshot>>
 where
     P: DeviceProblem + Clone + Send + Sync + 'static,
 {
     IslandModel::new(params, placement, seed, |site| {
-        let island: IslandEngine<Vec<f32>, DeSnapshot> = match site.backend {
+        let island: IslandEngine<'static, Vec<f32>, DeSnapshot> = match site.backend {
             Backend::Cuda { .. } => Box::new(DeCuda::for_backend(
                 de.clone(),
                 problem.clone(),

@@ -84,9 +84,9 @@ pub fn islands(
     seed: u64,
     params: IslandParams,
     placement: Placement,
-) -> Result<IslandModel<Bits, GaSnapshot>> {
+) -> Result<IslandModel<'static, Bits, GaSnapshot>> {
     IslandModel::new(params, placement, seed, |site| {
-        let island: IslandEngine<Bits, GaSnapshot> = match site.backend {
+        let island: IslandEngine<'static, Bits, GaSnapshot> = match site.backend {
             Backend::Cuda { device } => Box::new(GaFusedCuda::new(
                 ga.clone(),
                 problem,

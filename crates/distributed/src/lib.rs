@@ -1,7 +1,7 @@
 //! # evo-distributed
 //!
 //! Runs evo-gpu's engines beyond one device. This version has the **island model** in one process: `K`
-//! islands, each an engine of one algorithm (DE or GA) with its own seed, placed on several CPU thread pools and
+//! islands, each an engine of one algorithm (DE, GA or MA-SW-Chains) with its own seed, placed on several CPU thread pools and
 //! CUDA devices. The islands are logical: the result depends only on the seed, `K`, `m`, `k` and the
 //! algorithm's parameters and problem, never on the placement, and it is the same with CPU and CUDA engines
 //! (bit for bit under the Exact profile, as the engines themselves are).
@@ -39,6 +39,10 @@
 //! | --- | --- | --- | --- | --- |
 //! | DE | [`de`] | `DeCpu` | `DeCuda` | vector, fitness, `F_i`, `CR_i` |
 //! | GA | [`ga`] | `GaCpu` | `GaFusedCuda` (the paper's functions) | row of words, fitness |
+//! | MA-SW-Chains | [`ma`] | `MaCpu` | `MaCuda` | genes, fitness, non-improved counter, chain |
+//!
+//! A step of an MA-SW-Chains island is one memetic cycle, so `m` counts cycles; its engines borrow the
+//! problem, and so does the model (the lifetime of [`IslandModel`] and [`IslandEngine`]).
 //!
 //! ## Placement
 //!
@@ -90,11 +94,12 @@
 //! [`IslandModel::new`] with a builder that makes island [`IslandSite::index`]'s engine from
 //! [`IslandSite::seed`] on [`IslandSite::backend`].
 //!
-//! Not in this version: MA-SW-Chains islands, engines that cannot move between threads (`GaCuda`, which
-//! keeps a recorded CUDA graph), islands over several processes (MPI) and NCCL collectives (issue 32).
+//! Not in this version: engines that cannot move between threads (`GaCuda`, which keeps a recorded CUDA
+//! graph), islands over several processes (MPI) and NCCL collectives (issue 32).
 
 pub mod de;
 pub mod ga;
+pub mod ma;
 mod migration;
 mod model;
 mod parallel;

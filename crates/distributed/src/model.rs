@@ -10,8 +10,9 @@ use evo_sort::SortKey;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// One island: an engine of either backend, behind the [`Engine`] trait.
-pub type IslandEngine<Sol, S> = Box<dyn Engine<Solution = Sol, Snapshot = S> + Send>;
+/// One island: an engine of either backend, behind the [`Engine`] trait; `'a` is what it borrows (the
+/// problem, for engines that hold a reference to it).
+pub type IslandEngine<'a, Sol, S> = Box<dyn Engine<Solution = Sol, Snapshot = S> + Send + 'a>;
 
 /// Where and from what seed an island is built; the model hands one to its builder per island.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,8 +40,8 @@ pub fn island_seed(seed: u64, island: usize) -> u64 {
 /// Its [`progress`](Engine::progress) counts the model's generations (each island's), the evaluations of
 /// all islands, and the best fitness of any island (ties: the lower island). [`best`](Engine::best) is
 /// that island's best.
-pub struct IslandModel<Sol, S> {
-    islands: Vec<IslandEngine<Sol, S>>,
+pub struct IslandModel<'a, Sol, S> {
+    islands: Vec<IslandEngine<'a, Sol, S>>,
     params: IslandParams,
     placement: Placement,
     seed: u64,
@@ -48,7 +49,7 @@ pub struct IslandModel<Sol, S> {
     migrations: u64,
 }
 
-impl<Sol, S> IslandModel<Sol, S>
+impl<'a, Sol, S> IslandModel<'a, Sol, S>
 where
     Sol: Clone + Serialize + DeserializeOwned,
     S: Migrate,
@@ -65,7 +66,7 @@ where
         params: IslandParams,
         placement: Placement,
         seed: u64,
-        build: impl Fn(IslandSite) -> Result<IslandEngine<Sol, S>> + Sync,
+        build: impl Fn(IslandSite) -> Result<IslandEngine<'a, Sol, S>> + Sync,
     ) -> Result<Self> {
         placement.check_islands(params.islands())?;
         let mut sites: Vec<IslandSite> = (0..params.islands())
@@ -109,7 +110,7 @@ where
     }
 
     /// The islands, in index order.
-    pub fn islands(&self) -> &[IslandEngine<Sol, S>] {
+    pub fn islands(&self) -> &[IslandEngine<'a, Sol, S>] {
         &self.islands
     }
 
@@ -141,7 +142,7 @@ where
 }
 
 /// Checks that the islands are one run's (see [`IslandModel::new`]) and returns their common generation.
-fn check_islands<Sol, S>(sites: &[IslandSite], islands: &[IslandEngine<Sol, S>]) -> Result<u64>
+fn check_islands<Sol, S>(sites: &[IslandSite], islands: &[IslandEngine<'_, Sol, S>]) -> Result<u64>
 where
     Sol: Clone + Serialize + DeserializeOwned,
     S: Migrate,
@@ -211,7 +212,7 @@ where
     Ok(generation)
 }
 
-impl<Sol, S> Engine for IslandModel<Sol, S>
+impl<Sol, S> Engine for IslandModel<'_, Sol, S>
 where
     Sol: Clone + Serialize + DeserializeOwned,
     S: Migrate,

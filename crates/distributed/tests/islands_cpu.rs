@@ -196,7 +196,7 @@ fn a_builder_that_ignores_the_site_seed_is_refused() {
     let placement: Placement = "cpu:1".parse().unwrap();
     let error = IslandModel::new(island_params(), placement, SEED, |_site| {
         let engine = DeCpu::new(de_params(), problem(), SEED, 1)?;
-        let island: IslandEngine<Vec<f32>, DeSnapshot> = Box::new(engine);
+        let island: IslandEngine<'static, Vec<f32>, DeSnapshot> = Box::new(engine);
         Ok(island)
     })
     .err()

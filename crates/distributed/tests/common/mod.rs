@@ -39,7 +39,7 @@ pub fn island_params() -> IslandParams {
 }
 
 /// The DE island model on `placement` (a text such as `cpu:1,cpu:2`).
-pub fn model(placement: &str) -> IslandModel<Vec<f32>, DeSnapshot> {
+pub fn model(placement: &str) -> IslandModel<'static, Vec<f32>, DeSnapshot> {
     let placement: Placement = placement.parse().unwrap();
     de::islands(&de_params(), &problem(), SEED, island_params(), placement).unwrap()
 }
@@ -54,7 +54,10 @@ pub fn timeless<S>(mut report: Report<S>) -> Report<S> {
 }
 
 /// `model` run for `generations` with a history point every 3 generations; the report without wall times.
-pub fn run(model: IslandModel<Vec<f32>, DeSnapshot>, generations: u64) -> Report<Vec<f32>> {
+pub fn run(
+    model: IslandModel<'static, Vec<f32>, DeSnapshot>,
+    generations: u64,
+) -> Report<Vec<f32>> {
     let report = Executor::new(model)
         .with_termination(Termination::new().with_max_generations(generations))
         .unwrap()
@@ -68,7 +71,7 @@ pub fn run(model: IslandModel<Vec<f32>, DeSnapshot>, generations: u64) -> Report
 /// `model` run for `generations`, checkpointing to `path` every `every` steps and resuming from it when it
 /// exists.
 pub fn run_checkpointed(
-    model: IslandModel<Vec<f32>, DeSnapshot>,
+    model: IslandModel<'static, Vec<f32>, DeSnapshot>,
     generations: u64,
     path: &Path,
     every: u64,

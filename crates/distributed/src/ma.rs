@@ -1,0 +1,102 @@
+//! MA-SW-Chains islands: [`MaSnapshot`] migrates, and [`islands`] builds a model of [`MaCpu`] and
+//! [`MaCuda`] engines.
+
+use crate::migration::Migrate;
+use crate::model::{IslandEngine, IslandModel};
+use crate::params::{IslandParams, MODEL};
+use crate::placement::Placement;
+use evo_benchmarks::cuda::DeviceRealProblem;
+use evo_core::{Backend, Error, Result};
+use evo_gpu_runtime::Gpu;
+use evo_ma_sw_chains::{Chain, MaCpu, MaCuda, MaParams, MaSnapshot};
+
+/// An MA-SW-Chains individual on its way to another island: its genes, its fitness, its non-improved
+/// counter and its Solis–Wets chain (step size, counters, bias), so that its local search continues where
+/// it stood. Individuals never move within an island (a chain belongs to a slot), so the migrant takes the
+/// receiving slot's place whole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaMigrant {
+    /// The genes, `D` values.
+    pub genes: Vec<f32>,
+    /// Its fitness.
+    pub fitness: f64,
+    /// Its non-improved counter.
+    pub non_improved: u32,
+    /// Its stored chain, if any.
+    pub chain: Option<Chain>,
+}
+
+impl Migrate for MaSnapshot {
+    type Migrant = MaMigrant;
+    const ALGORITHM: &'static str = "MA-SW-Chains islands";
+
+    /// Memetic cycles completed: the model steps an MA island one cycle at a time.
+    fn generation(&self) -> u64 {
+        self.cycles
+    }
+
+    fn fitness(&self) -> &[f64] {
+        &self.fitness
+    }
+
+    fn migrant(&self, slot: usize) -> MaMigrant {
+        let d = self.dimension;
+        MaMigrant {
+            genes: self.population[slot * d..(slot + 1) * d].to_vec(),
+            fitness: self.fitness[slot],
+            non_improved: self.non_improved[slot],
+            chain: self.chains[slot].clone(),
+        }
+    }
+
+    fn settle(&mut self, slot: usize, migrant: MaMigrant) {
+        let d = self.dimension;
+        self.population[slot * d..(slot + 1) * d].copy_from_slice(&migrant.genes);
+        self.fitness[slot] = migrant.fitness;
+        self.non_improved[slot] = migrant.non_improved;
+        self.chains[slot] = migrant.chain;
+    }
+}
+
+/// `K` MA-SW-Chains islands with `ma` on `problem` from `seed`: island `i` is an [`MaCuda`] on
+/// `cuda:<device>` placements and an [`MaCpu`] on `cpu:<threads>` ones, from seed
+/// [`island_seed`](crate::island_seed)`(seed, i)`. The engines borrow the problem, so the model does too.
+/// Each island has the whole evaluation budget of `ma`; the model's step is one memetic cycle of every
+/// island.
+///
+/// # Errors
+/// As [`IslandModel::new`]; the engines' errors ([`MaCpu::new`], [`MaCuda::new`]: parameters, problem,
+/// device memory).
+pub fn islands<'p, P>(
+    ma: &MaParams,
+    problem: &'p P,
+    seed: u64,
+    params: IslandParams,
+    placement: Placement,
+) -> Result<IslandModel<'p, Vec<f32>, MaSnapshot>>
+where
+    P: DeviceRealProblem + Sync + ?Sized,
+{
+    IslandModel::new(params, placement, seed, |site| {
+        let island: IslandEngine<'p, Vec<f32>, MaSnapshot> = match site.backend {
+            Backend::Cuda { device } => Box::new(MaCuda::new(
+                ma.clone(),
+                problem,
+                site.seed,
+                &Gpu::open(device)?,
+            )?),
+            Backend::Cpu { threads } => {
+                Box::new(MaCpu::new(ma.clone(), problem, site.seed, threads)?)
+            }
+            Backend::Auto => {
+                return Err(Error::invalid_parameter(
+                    MODEL,
+                    "island backend",
+                    "auto",
+                    "`cpu:<threads>` or `cuda:<device>`",
+                ));
+            }
+        };
+        Ok(island)
+    })
+}
