@@ -114,6 +114,8 @@ pub use problem::{
     check_fitness,
 };
 pub use report::{Report, Summary};
-pub use run_builder::{OnDevice, RunAlgorithm, RunBuilder};
+pub use run_builder::{
+    BACKEND_REASON, DeviceSupport, GpuPresence, OnDevice, RunAlgorithm, RunBuilder,
+};
 pub use termination::{Termination, TerminationReason};
 pub use user_code::catch_problem_panic;

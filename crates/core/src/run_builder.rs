@@ -1,5 +1,10 @@
 //! [`RunBuilder`]: the `Run` builder of every algorithm crate, written once; [`RunAlgorithm`] is what each
-//! crate adds (which backend a problem runs on, how each engine is built, the default stopping rules).
+//! crate adds (whether the CUDA engine evaluates a problem, how each engine is built, the default stopping
+//! rules); [`backend_choice`] is the rule that picks the backend and the reason the report records.
+
+mod backend_choice;
+
+pub use backend_choice::{BACKEND_REASON, DeviceSupport, GpuPresence};
 
 use crate::backend::Backend;
 use crate::checkpoint::Checkpointing;
@@ -11,8 +16,8 @@ use crate::report::Report;
 use crate::run_options::RunOptions;
 use crate::termination::Termination;
 
-/// What an algorithm crate tells [`RunBuilder`]: how to choose the backend for a problem, how to build its
-/// CPU and CUDA engines there, and which stopping rules a run takes.
+/// What an algorithm crate tells [`RunBuilder`]: whether its CUDA engine evaluates a problem, what the
+/// driver offers, how to build its CPU and CUDA engines, and which stopping rules a run takes.
 ///
 /// A crate implements it on a marker type (`evo_de::DeRun<P>`, never built) and names the builder
 /// `pub type Run<P> = RunBuilder<DeRun<P>>`, so every crate's `Run` offers the same options with the same
@@ -51,12 +56,22 @@ pub trait RunAlgorithm {
         })
     }
 
-    /// The backend the run takes for `backend` on `problem`: `Backend::Cpu` or `Backend::Cuda`, never
-    /// `Backend::Auto`.
+    /// Whether the CUDA engine evaluates `problem`. The default, [`DeviceSupport::Evaluated`], is for an
+    /// algorithm whose problem bound already asks for a device evaluation; an algorithm that also accepts
+    /// CPU-only problems returns [`DeviceSupport::Missing`] for them, naming what to implement, so that
+    /// `Backend::Auto` says why it took the CPU and `Backend::Cuda` is refused
+    /// ([`Error::NoDeviceEvaluation`]).
+    fn device_support(problem: &Self::Problem) -> DeviceSupport {
+        let _ = problem;
+        DeviceSupport::Evaluated
+    }
+
+    /// What this machine offers `Backend::Auto`, asked only when the problem has a device evaluation:
+    /// `GpuPresence::from_device_count(evo_gpu_runtime::device_count())` in every algorithm crate.
     ///
     /// # Errors
-    /// The errors of resolving `Backend::Auto` (a broken driver).
-    fn resolve_backend(backend: Backend, problem: &Self::Problem) -> Result<Backend>;
+    /// A driver that is present but fails.
+    fn gpu_presence() -> Result<GpuPresence>;
 
     /// The problem's name, which the report's metadata records as `problem`.
     fn problem_name(problem: &Self::Problem) -> String;
@@ -67,7 +82,7 @@ pub trait RunAlgorithm {
         Vec::new()
     }
 
-    /// The CPU engine for `backend` (a `Backend::Cpu` from [`resolve_backend`](Self::resolve_backend)).
+    /// The CPU engine for `backend` (a `Backend::Cpu`, as asked or as `Backend::Auto` chose it).
     ///
     /// # Errors
     /// Parameter and problem errors; an invalid thread count.
@@ -81,7 +96,8 @@ pub trait RunAlgorithm {
     /// The CUDA engine on device `device`, with the device's name.
     ///
     /// # Errors
-    /// Parameter and problem errors (among them a problem the CUDA engine cannot evaluate); GPU errors.
+    /// Parameter and problem errors; GPU errors ([`Error::NoGpu`], [`Error::NoSuchDevice`] when `device`
+    /// cannot be opened).
     fn cuda_engine(
         params: Self::Params,
         problem: Self::Problem,
@@ -125,8 +141,20 @@ impl<E> OnDevice<E> {
 /// [`history_every`](Self::history_every) (and, with a target, wall-time, stagnation rule, evaluation limit
 /// or checkpoints, [`check_every`](Self::check_every)) for runs at the engine's speed.
 ///
-/// The report's metadata records the backend as resolved, the seed and the problem's name; a CUDA run
-/// also records the device's name (and the profile where the algorithm records one).
+/// The report's metadata records the backend as chosen (`backend`), why ([`BACKEND_REASON`]), the seed and
+/// the problem's name; a CUDA run also records the device's name (and the profile where the algorithm
+/// records one).
+///
+/// # The backend
+/// The run never falls back silently. `Backend::Cpu` and `Backend::Cuda` run as asked, except that
+/// `Backend::Cuda` for a problem the CUDA engine cannot evaluate ([`RunAlgorithm::device_support`]) is
+/// refused with [`Error::NoDeviceEvaluation`], naming the problem and what to implement. `Backend::Auto`
+/// takes CUDA device 0 when the driver has a device and the problem has a device evaluation, the CPU on
+/// all cores otherwise, and the report's `backend_reason` says which held: "Backend::Auto: CUDA device 0
+/// is present and the CUDA engine evaluates the problem", "Backend::Auto: no CUDA device (the CUDA driver
+/// library (libcuda) was not found)", or "Backend::Auto: the problem `pressure-vessel` has no device
+/// evaluation for evo_dpga::Run (to run it on the GPU, …)". A driver that is present but fails is an
+/// error, not a CPU run.
 pub struct RunBuilder<A: RunAlgorithm> {
     params: A::Params,
     problem: A::Problem,
@@ -149,7 +177,7 @@ impl<A: RunAlgorithm> RunBuilder<A> {
         }
     }
 
-    /// The backend (default `Backend::Auto`, which [`RunAlgorithm::resolve_backend`] resolves).
+    /// The backend (default `Backend::Auto`; see "The backend" above).
     pub fn backend(mut self, backend: Backend) -> Self {
         self.backend = backend;
         self
@@ -204,8 +232,10 @@ impl<A: RunAlgorithm> RunBuilder<A> {
     /// Builds the algorithm's engine on the backend and runs it.
     ///
     /// # Errors
-    /// The errors of [`RunAlgorithm::termination`] (no termination where the algorithm needs one),
-    /// [`RunAlgorithm::resolve_backend`], [`RunAlgorithm::cpu_engine`] and [`RunAlgorithm::cuda_engine`];
+    /// The errors of [`RunAlgorithm::termination`] (no termination where the algorithm needs one);
+    /// [`Error::NoDeviceEvaluation`] for `Backend::Cuda` with a problem the CUDA engine cannot evaluate;
+    /// the errors of [`RunAlgorithm::gpu_presence`] (for `Backend::Auto`), [`RunAlgorithm::cpu_engine`]
+    /// and [`RunAlgorithm::cuda_engine`];
     /// [`Error::InvalidParameter`] for an option out of range (a 0 cadence, a termination that cannot end
     /// the run, a resume without checkpointing); the errors of [`Executor::resume_if_present`] and
     /// [`Executor::run`].
@@ -219,14 +249,22 @@ impl<A: RunAlgorithm> RunBuilder<A> {
             options,
         } = self;
         let termination = A::termination(&params, termination)?;
-        let resolved = A::resolve_backend(backend, &problem)?;
+        let name = A::problem_name(&problem);
+        let choice = backend_choice::choose_backend(
+            A::NAME,
+            backend,
+            &name,
+            A::device_support(&problem),
+            A::gpu_presence,
+        )?;
         let mut metadata = vec![
-            ("backend", resolved.to_string()),
+            ("backend", choice.backend.to_string()),
+            (BACKEND_REASON, choice.reason),
             ("seed", seed.to_string()),
-            ("problem", A::problem_name(&problem)),
+            ("problem", name),
         ];
         metadata.extend(A::problem_metadata(&problem));
-        match resolved {
+        match choice.backend {
             Backend::Cuda { device } => {
                 let on_device = A::cuda_engine(params, problem, seed, device)?;
                 metadata.push(("device", on_device.device));
@@ -238,7 +276,7 @@ impl<A: RunAlgorithm> RunBuilder<A> {
                 run_engine(on_device.engine, metadata, options, termination)
             }
             _ => {
-                let engine = A::cpu_engine(params, problem, seed, resolved)?;
+                let engine = A::cpu_engine(params, problem, seed, choice.backend)?;
                 run_engine(engine, metadata, options, termination)
             }
         }
@@ -321,9 +359,12 @@ mod tests {
         }
     }
 
-    /// An algorithm that needs a termination, resolves `Auto` to CUDA device 2 and records the problem's
-    /// dimension.
+    /// An algorithm that needs a termination, sees CUDA device 2 on this machine, evaluates every problem on
+    /// the device but [`CPU_ONLY`], and records the problem's dimension.
     struct Toy;
+
+    /// The problem [`Toy`]'s CUDA engine cannot evaluate.
+    const CPU_ONLY: &str = "cpu-only problem";
 
     impl RunAlgorithm for Toy {
         const NAME: &'static str = "toy::Run";
@@ -333,11 +374,17 @@ mod tests {
         type CpuEngine = Count;
         type CudaEngine = Count;
 
-        fn resolve_backend(backend: Backend, _problem: &&'static str) -> Result<Backend> {
-            Ok(match backend {
-                Backend::Auto => Backend::cuda(2),
-                other => other,
-            })
+        fn device_support(problem: &&'static str) -> DeviceSupport {
+            if *problem == CPU_ONLY {
+                DeviceSupport::Missing {
+                    remedy: "implement `toy::DeviceToy`",
+                }
+            } else {
+                DeviceSupport::Evaluated
+            }
+        }
+        fn gpu_presence() -> Result<GpuPresence> {
+            Ok(GpuPresence::Device(2))
         }
         fn problem_name(problem: &&'static str) -> String {
             (*problem).to_string()
@@ -382,6 +429,7 @@ mod tests {
         assert_eq!(report.generations, 5);
         let expected = [
             ("backend", "cpu:1"),
+            ("backend_reason", "cpu:1 was asked for"),
             ("seed", "9"),
             ("problem", "toy problem"),
             ("dimension", "3"),
@@ -390,11 +438,15 @@ mod tests {
     }
 
     #[test]
-    fn an_auto_run_takes_the_resolved_backend_and_records_device_and_profile() {
+    fn an_auto_run_takes_the_present_device_and_records_why_with_device_and_profile() {
         let report = toy().termination(five_generations()).run().unwrap();
         assert_eq!(report.best, "cuda engine on 2");
         let expected = [
             ("backend", "cuda:2"),
+            (
+                "backend_reason",
+                "Backend::Auto: CUDA device 2 is present and the CUDA engine evaluates the problem",
+            ),
             ("seed", "9"),
             ("problem", "toy problem"),
             ("dimension", "3"),
@@ -402,6 +454,41 @@ mod tests {
             ("profile", "exact"),
         ];
         assert_eq!(report.metadata, metadata(&expected));
+    }
+
+    #[test]
+    fn an_auto_run_of_a_problem_without_a_device_evaluation_runs_on_every_core_and_says_why() {
+        let report = RunBuilder::<Toy>::new((), CPU_ONLY, 9)
+            .termination(five_generations())
+            .run()
+            .unwrap();
+        assert_eq!(report.best, "cpu engine for cpu");
+        assert_eq!(report.metadata["backend"], "cpu");
+        assert_eq!(
+            report.metadata["backend_reason"],
+            "Backend::Auto: the problem `cpu-only problem` has no device evaluation for toy::Run \
+             (to run it on the GPU, implement `toy::DeviceToy`)"
+        );
+    }
+
+    #[test]
+    fn a_cuda_run_of_a_problem_without_a_device_evaluation_is_refused_naming_problem_and_trait() {
+        let error = RunBuilder::<Toy>::new((), CPU_ONLY, 9)
+            .backend(Backend::cuda(0))
+            .termination(five_generations())
+            .run()
+            .unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                Error::NoDeviceEvaluation {
+                    algorithm: "toy::Run",
+                    problem,
+                    remedy: "implement `toy::DeviceToy`",
+                } if problem == CPU_ONLY
+            ),
+            "{error}"
+        );
     }
 
     #[test]

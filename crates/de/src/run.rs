@@ -7,12 +7,17 @@ use crate::cpu::DeCpu;
 use crate::cuda::DeCuda;
 use crate::params::DeParams;
 use crate::problem::DeviceProblem;
-use evo_core::{Backend, OnDevice, Report, Result, RunAlgorithm, RunBuilder, Termination};
-use evo_gpu_runtime::{Gpu, resolve_backend};
+use evo_core::{
+    Backend, GpuPresence, OnDevice, Report, Result, RunAlgorithm, RunBuilder, Termination,
+};
+use evo_gpu_runtime::{Gpu, device_count};
 
 /// Runs DE on `problem` from `seed` on `backend` until `termination` holds (the paper: 30 s of wall time,
-/// `Termination::new().with_max_wall_time(Duration::from_secs(30))?`). `Backend::Auto` picks the GPU when
-/// there is one. The report's metadata records the backend, device, seed and problem. The same as
+/// `Termination::new().with_max_wall_time(Duration::from_secs(30))?`). Every [`DeviceProblem`] runs on
+/// either backend (a [`HostEvaluated`](crate::HostEvaluated) or [`FnProblem`](crate::FnProblem) through a
+/// host evaluation on the GPU), so `Backend::Auto` takes the GPU whenever there is one, and the CPU on all
+/// cores otherwise; the report's metadata records the backend, why it was taken (`backend_reason`, see
+/// [`RunBuilder`]'s "The backend"), the device, seed and problem. The same as
 /// `Run::new(params, problem, seed).backend(backend).termination(termination).run()`; [`Run`] also
 /// attaches observers, checkpoints, Ctrl-C and the history cadence.
 ///
@@ -21,7 +26,8 @@ use evo_gpu_runtime::{Gpu, resolve_backend};
 ///
 /// # Errors
 /// Parameter and problem errors; [`evo_core::Error::NoGpu`] or
-/// [`evo_core::Error::NoSuchDevice`] for a CUDA backend that does not exist; GPU errors;
+/// [`evo_core::Error::NoSuchDevice`] for a CUDA backend that does not exist (never a CPU run instead); GPU
+/// errors;
 /// [`evo_core::Error::ProblemPanicked`] when the problem's `evaluate` panics (the panic does not unwind out
 /// of `run`); an invalid `Backend::Cpu` thread count ([`evo_core::Backend::validate`]).
 pub fn run<P: DeviceProblem>(
@@ -61,9 +67,9 @@ pub fn run<P: DeviceProblem>(
 /// speed.
 pub type Run<P> = RunBuilder<DeRun<P>>;
 
-/// DE as [`Run`] runs it: `Backend::Auto` resolved by [`resolve_backend`], [`DeCpu`] or [`DeCuda`]
-/// (Exact profile) built from the parameters, problem and seed, and no default termination. A marker type,
-/// never built.
+/// DE as [`Run`] runs it: every [`DeviceProblem`] evaluated by the CUDA engine (so `Backend::Auto` takes
+/// the GPU whenever the driver has one), [`DeCpu`] or [`DeCuda`] (Exact profile) built from the parameters,
+/// problem and seed, and no default termination. A marker type, never built.
 pub struct DeRun<P>(PhantomData<P>);
 
 impl<P: DeviceProblem> RunAlgorithm for DeRun<P> {
@@ -74,8 +80,8 @@ impl<P: DeviceProblem> RunAlgorithm for DeRun<P> {
     type CpuEngine = DeCpu<P>;
     type CudaEngine = DeCuda<P>;
 
-    fn resolve_backend(backend: Backend, _problem: &P) -> Result<Backend> {
-        resolve_backend(backend)
+    fn gpu_presence() -> Result<GpuPresence> {
+        GpuPresence::from_device_count(device_count())
     }
 
     fn problem_name(problem: &P) -> String {
@@ -103,8 +109,9 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use crate::FnProblem;
     use evo_benchmarks::DeRastrigin;
-    use evo_core::{Cadence, Checkpointing, Observer, Progress};
+    use evo_core::{Bounds, Cadence, Checkpointing, Error, Observer, Progress};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;
@@ -253,5 +260,83 @@ mod tests {
             .run()
             .unwrap_err();
         assert!(checks.to_string().contains("check_every"), "{checks}");
+    }
+
+    /// A user's own sphere as a Rust function, which the CUDA engine evaluates on the host.
+    fn user_sphere() -> FnProblem<fn(&[f32]) -> f64> {
+        fn sphere(x: &[f32]) -> f64 {
+            x.iter().map(|&v| f64::from(v) * f64::from(v)).sum()
+        }
+        FnProblem::new(
+            "user sphere",
+            Bounds::uniform(6, -5.0, 5.0).unwrap(),
+            sphere as fn(&[f32]) -> f64,
+        )
+    }
+
+    /// Whether `EVO_REQUIRE_GPU=1` is set (the GPU machine), so that a missing device fails the test.
+    fn gpu_required() -> bool {
+        std::env::var("EVO_REQUIRE_GPU").is_ok_and(|value| value == "1")
+    }
+
+    /// The positive GPU path where the driver has a device (required under `EVO_REQUIRE_GPU=1`): a user's
+    /// problem reaches `DeCuda`, and the report says why; the CPU path with the driver's reason otherwise.
+    #[test]
+    fn auto_runs_a_users_problem_on_the_device_when_there_is_one_and_records_why() {
+        let termination = Termination::new().with_max_generations(40);
+        let auto = run(
+            params(),
+            user_sphere(),
+            4,
+            Backend::auto(),
+            termination.clone(),
+        )
+        .unwrap();
+        let cpu = run(params(), user_sphere(), 4, Backend::cpu(), termination).unwrap();
+        let reason = &auto.metadata["backend_reason"];
+        match device_count() {
+            Ok(count) if count > 0 => {
+                assert_eq!(auto.metadata["backend"], "cuda:0");
+                assert_eq!(
+                    reason,
+                    "Backend::Auto: CUDA device 0 is present and the CUDA engine evaluates the problem"
+                );
+            }
+            absent => {
+                assert!(
+                    !gpu_required(),
+                    "EVO_REQUIRE_GPU=1 but no CUDA device: {absent:?}"
+                );
+                assert_eq!(auto.metadata["backend"], "cpu");
+                assert!(
+                    reason.starts_with("Backend::Auto: no CUDA device ("),
+                    "{reason}"
+                );
+                if let Err(Error::NoGpu { reason: driver }) = &absent {
+                    assert!(reason.contains(driver.as_str()), "{reason}");
+                }
+            }
+        }
+        // Under the Exact profile the CUDA engine runs the CPU engine's run.
+        assert_eq!(auto.best, cpu.best);
+        assert_eq!(auto.best_fitness.to_bits(), cpu.best_fitness.to_bits());
+    }
+
+    #[test]
+    fn a_cuda_device_that_does_not_exist_is_an_error_not_a_cpu_run() {
+        // One past the last device: `NoSuchDevice` on a GPU machine, `NoGpu` without a driver.
+        let past_the_last = device_count().unwrap_or(0);
+        let error = run(
+            params(),
+            rastrigin(),
+            1,
+            Backend::cuda(past_the_last),
+            Termination::new().with_max_generations(3),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(error, Error::NoGpu { .. } | Error::NoSuchDevice { .. }),
+            "{error}"
+        );
     }
 }

@@ -82,7 +82,7 @@ fn the_cuda_backend_refuses_a_problem_that_is_not_cec_2006() {
         termination,
     )
     .unwrap_err();
-    assert!(matches!(error, Error::InvalidParameter { .. }), "{error}");
+    assert!(matches!(error, Error::NoDeviceEvaluation { .. }), "{error}");
     assert!(error.to_string().contains("CEC 2006"), "{error}");
 }
 

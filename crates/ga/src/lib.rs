@@ -165,8 +165,9 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 //!
-//! [`run`] and [`Run`] pick the CUDA engine for [`PaperFunction`]s only; build [`GaCuda`] yourself (as
-//! above) for the other problems.
+//! [`run`] and [`Run`] take any [`DeviceBitProblem`] (a [`BinaryProblem`](evo_core::BinaryProblem) without a
+//! kernel goes in [`HostEvaluated`]) and run it on [`GaCuda`] when `Backend::Auto` finds a GPU; the report's
+//! `backend_reason` says which backend ran and why.
 //!
 //! ## Examples
 //!

@@ -1,34 +1,37 @@
 //! [`run`] and [`Run`]: one GA run to its generation budget on a chosen backend; [`GaRun`] is what the
 //! generic [`RunBuilder`] needs to know about the GA.
 
-use std::any::Any;
 use std::marker::PhantomData;
 
+use evo_benchmarks::cuda::DeviceBitProblem;
 use evo_core::{
-    Backend, BinaryProblem, Bits, Error, OnDevice, Report, Result, RunAlgorithm, RunBuilder,
-    Termination,
+    Backend, Bits, GpuPresence, OnDevice, Report, Result, RunAlgorithm, RunBuilder, Termination,
 };
-use evo_gpu_runtime::{Gpu, resolve_backend};
+use evo_gpu_runtime::{Gpu, device_count};
 
 use crate::cpu::GaCpu;
 use crate::cuda::GaCuda;
-use crate::params::{COMPONENT, GaParams};
-use crate::problem::PaperFunction;
+use crate::params::GaParams;
 
 /// Runs the GA on `problem` for `params.generations()` generations from `seed` on `backend`.
 ///
 /// The same as `Run::new(params, problem, seed).backend(backend).run()`; [`Run`] also attaches observers,
 /// checkpoints, Ctrl-C and the history cadence.
 ///
-/// `Backend::Auto` picks the GPU when there is one and the problem is a [`PaperFunction`] (the CUDA engine
-/// decodes and evaluates the paper's functions on the device), the CPU otherwise.
+/// `problem` is any [`DeviceBitProblem`], so it runs on either engine: the paper's functions
+/// ([`PaperFunction`](crate::PaperFunction)), your CUDA source ([`UserBits`](crate::UserBits)), your own
+/// kernels, or any [`BinaryProblem`](evo_core::BinaryProblem) evaluated on the host by the CUDA engine
+/// ([`HostEvaluated`](crate::HostEvaluated)). `Backend::Auto` takes the GPU whenever the driver has one and
+/// the CPU on all cores otherwise, and the report says which and why (`backend_reason`, see
+/// [`RunBuilder`]'s "The backend").
 ///
 /// # Errors
-/// Parameter errors; [`Error::InvalidParameter`] for `Backend::Cuda` with a problem other than a
-/// [`PaperFunction`]; GPU errors; [`Error::ProblemPanicked`] when the problem's `evaluate` panics (the
-/// panic does not unwind out of `run`); an invalid `Backend::Cpu` thread count
-/// ([`Backend::validate`]).
-pub fn run<P: BinaryProblem + Send + 'static>(
+/// Parameter errors; [`evo_core::Error::NoGpu`] or [`evo_core::Error::NoSuchDevice`] for a CUDA backend
+/// that does not exist (never a CPU run instead); the errors of the problem's
+/// [`bit_evaluator`](DeviceBitProblem::bit_evaluator) (user source that does not compile); GPU errors;
+/// [`evo_core::Error::ProblemPanicked`] when the problem's `evaluate` panics (the panic does not unwind out
+/// of `run`); an invalid `Backend::Cpu` thread count ([`Backend::validate`]).
+pub fn run<P: DeviceBitProblem + Send + 'static>(
     params: GaParams,
     problem: P,
     seed: u64,
@@ -51,6 +54,7 @@ pub fn run<P: BinaryProblem + Send + 'static>(
 ///     .history_every(100)
 ///     .ctrl_c(true)
 ///     .run()?;
+/// println!("ran on {}: {}", report.metadata["backend"], report.metadata["backend_reason"]);
 /// # Ok(()) }
 /// ```
 ///
@@ -59,12 +63,13 @@ pub fn run<P: BinaryProblem + Send + 'static>(
 /// the host every step, so set [`history_every`](RunBuilder::history_every) for runs at the engine's speed.
 pub type Run<P> = RunBuilder<GaRun<P>>;
 
-/// The GA as [`Run`] runs it: `Backend::Auto` on the GPU only for a [`PaperFunction`], [`GaCpu`] or
-/// [`GaCuda`] built from the parameters, problem and seed, and `params.generations()` generations unless
-/// another termination is set. A marker type, never built.
+/// The GA as [`Run`] runs it: every [`DeviceBitProblem`] evaluated by the CUDA engine (so `Backend::Auto`
+/// takes the GPU whenever the driver has one), [`GaCpu`] or [`GaCuda`] (Exact profile) built from the
+/// parameters, problem and seed, and `params.generations()` generations unless another termination is set.
+/// A marker type, never built.
 pub struct GaRun<P>(PhantomData<P>);
 
-impl<P: BinaryProblem + Send + 'static> RunAlgorithm for GaRun<P> {
+impl<P: DeviceBitProblem + Send + 'static> RunAlgorithm for GaRun<P> {
     const NAME: &'static str = "evo_ga::Run";
     type Params = GaParams;
     type Problem = P;
@@ -76,12 +81,8 @@ impl<P: BinaryProblem + Send + 'static> RunAlgorithm for GaRun<P> {
         Ok(chosen.unwrap_or_else(|| Termination::new().with_max_generations(params.generations())))
     }
 
-    fn resolve_backend(backend: Backend, problem: &P) -> Result<Backend> {
-        match (backend, paper_function(problem)) {
-            (Backend::Auto, None) => Ok(Backend::cpu()),
-            (Backend::Auto, Some(_)) => resolve_backend(Backend::Auto),
-            (other, _) => Ok(other),
-        }
+    fn gpu_presence() -> Result<GpuPresence> {
+        GpuPresence::from_device_count(device_count())
     }
 
     fn problem_name(problem: &P) -> String {
@@ -98,23 +99,10 @@ impl<P: BinaryProblem + Send + 'static> RunAlgorithm for GaRun<P> {
         seed: u64,
         device: usize,
     ) -> Result<OnDevice<GaCuda>> {
-        let paper = paper_function(&problem).ok_or_else(|| {
-            Error::invalid_parameter(
-                COMPONENT,
-                "problem for the CUDA backend",
-                format!("`{}`", problem.name()),
-                "one of the paper's functions (evo_ga::PaperFunction); run other problems on the CPU",
-            )
-        })?;
         let gpu = Gpu::open(device)?;
-        let engine = GaCuda::new(params, paper, seed, &gpu)?;
-        Ok(OnDevice::new(engine, &gpu.info().name))
+        let engine = GaCuda::new(params, &problem, seed, &gpu)?;
+        Ok(OnDevice::new(engine, &gpu.info().name).with_profile("exact"))
     }
-}
-
-/// `problem` as a [`PaperFunction`], the only problem the CUDA engine evaluates on the device.
-fn paper_function<P: 'static>(problem: &P) -> Option<&PaperFunction> {
-    (problem as &dyn Any).downcast_ref::<PaperFunction>()
 }
 
 #[cfg(test)]
@@ -122,8 +110,9 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use crate::{HostEvaluated, PaperFunction};
     use evo_benchmarks::ga_functions::GaFunction;
-    use evo_core::{Cadence, Observer, Progress};
+    use evo_core::{BinaryProblem, Cadence, Error, Observer, Progress};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;
@@ -197,5 +186,87 @@ mod tests {
         let report = run(params.clone(), problem(), 2, CPU).unwrap();
         let built = Run::new(params, problem(), 2).backend(CPU).run().unwrap();
         assert_eq!(timeless(report), timeless(built));
+    }
+
+    /// A user's own problem (OneMax, negated), which either engine runs through [`HostEvaluated`].
+    struct Ones;
+
+    impl BinaryProblem for Ones {
+        fn name(&self) -> &str {
+            "ones"
+        }
+        fn bit_count(&self) -> usize {
+            16
+        }
+        fn evaluate(&self, bits: &Bits) -> f64 {
+            -(bits.count_ones() as f64)
+        }
+    }
+
+    fn ones_params() -> GaParams {
+        GaParams::new()
+            .with_population(16)
+            .unwrap()
+            .with_generations(40)
+            .unwrap()
+    }
+
+    /// Whether `EVO_REQUIRE_GPU=1` is set (the GPU machine), so that a missing device fails the test.
+    fn gpu_required() -> bool {
+        std::env::var("EVO_REQUIRE_GPU").is_ok_and(|value| value == "1")
+    }
+
+    /// The positive GPU path where the driver has a device (required under `EVO_REQUIRE_GPU=1`): a user's
+    /// problem reaches `GaCuda`, and the report says why; the CPU path with the driver's reason otherwise.
+    #[test]
+    fn auto_runs_a_users_problem_on_the_device_when_there_is_one_and_records_why() {
+        let auto = run(ones_params(), HostEvaluated::new(Ones), 1, Backend::auto()).unwrap();
+        let cpu = run(ones_params(), HostEvaluated::new(Ones), 1, Backend::cpu()).unwrap();
+        let reason = &auto.metadata["backend_reason"];
+        match device_count() {
+            Ok(count) if count > 0 => {
+                assert_eq!(auto.metadata["backend"], "cuda:0");
+                assert_eq!(
+                    reason,
+                    "Backend::Auto: CUDA device 0 is present and the CUDA engine evaluates the problem"
+                );
+                assert_eq!(auto.metadata["profile"], "exact");
+            }
+            absent => {
+                assert!(
+                    !gpu_required(),
+                    "EVO_REQUIRE_GPU=1 but no CUDA device: {absent:?}"
+                );
+                assert_eq!(auto.metadata["backend"], "cpu");
+                assert!(
+                    reason.starts_with("Backend::Auto: no CUDA device ("),
+                    "{reason}"
+                );
+                if let Err(Error::NoGpu { reason: driver }) = &absent {
+                    assert!(reason.contains(driver.as_str()), "{reason}");
+                }
+            }
+        }
+        assert_eq!(cpu.metadata["backend_reason"], "cpu was asked for");
+        // Under the Exact profile the CUDA engine runs the CPU engine's run.
+        assert_eq!(auto.best, cpu.best);
+        assert_eq!(auto.best_fitness.to_bits(), cpu.best_fitness.to_bits());
+    }
+
+    #[test]
+    fn a_cuda_device_that_does_not_exist_is_an_error_not_a_cpu_run() {
+        // One past the last device: `NoSuchDevice` on a GPU machine, `NoGpu` without a driver.
+        let past_the_last = device_count().unwrap_or(0);
+        let error = run(
+            ones_params(),
+            HostEvaluated::new(Ones),
+            1,
+            Backend::cuda(past_the_last),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(error, Error::NoGpu { .. } | Error::NoSuchDevice { .. }),
+            "{error}"
+        );
     }
 }

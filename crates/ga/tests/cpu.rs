@@ -150,37 +150,6 @@ fn parameters_other_than_the_paper_work_too() {
 }
 
 #[test]
-fn the_cuda_backend_refuses_problems_it_cannot_evaluate() {
-    struct Ones;
-    impl BinaryProblem for Ones {
-        fn name(&self) -> &str {
-            "ones"
-        }
-        fn bit_count(&self) -> usize {
-            16
-        }
-        fn evaluate(&self, bits: &Bits) -> f64 {
-            -(bits.count_ones() as f64)
-        }
-    }
-    let error = evo_ga::run(GaParams::new(), Ones, 1, Backend::cuda(0)).unwrap_err();
-    assert!(error.to_string().contains("PaperFunction"), "{error}");
-    let report = evo_ga::run(
-        GaParams::new()
-            .with_population(16)
-            .unwrap()
-            .with_generations(40)
-            .unwrap(),
-        Ones,
-        1,
-        Backend::auto(),
-    )
-    .unwrap();
-    assert_eq!(report.best_fitness, -16.0);
-    assert_eq!(report.metadata["backend"], "cpu");
-}
-
-#[test]
 fn paper_rng_mode_runs_restores_and_is_thread_independent() {
     let problem = PaperFunction::new(GaFunction::Rastrigin, 4).unwrap();
     let params = small_params().with_paper_rng(100).unwrap();

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use evo_core::{Backend, BinaryProblem, Bits, Engine, Error};
-use evo_ga::{GaCpu, GaParams};
+use evo_ga::{GaCpu, GaParams, HostEvaluated};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// OneMax (negated, to minimise) that panics from its `calls`-th evaluation on (counted over every thread);
@@ -60,10 +60,10 @@ fn a_panic_in_the_initial_or_a_later_evaluation_is_an_error_and_the_next_run_wor
     let cpu = Backend::Cpu { threads: 3 };
     // The initial population's evaluation (16 calls) and the first generation's offspring.
     for calls in [0, 5, 16, 20] {
-        let error = evo_ga::run(params(), one_max(calls), 3, cpu).unwrap_err();
+        let error = evo_ga::run(params(), HostEvaluated::new(one_max(calls)), 3, cpu).unwrap_err();
         assert_panicked(&error);
     }
-    let report = evo_ga::run(params(), one_max(usize::MAX), 3, cpu).unwrap();
+    let report = evo_ga::run(params(), HostEvaluated::new(one_max(usize::MAX)), 3, cpu).unwrap();
     assert_eq!(report.generations, 5);
     // The engine itself, on the current pool and on its own.
     let mut engine = GaCpu::new(params(), one_max(20), 3).unwrap();

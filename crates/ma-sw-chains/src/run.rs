@@ -4,8 +4,10 @@
 use evo_benchmarks::cuda::DeviceRealProblem;
 use std::marker::PhantomData;
 
-use evo_core::{Backend, OnDevice, Report, Result, RunAlgorithm, RunBuilder, Termination};
-use evo_gpu_runtime::{Gpu, resolve_backend};
+use evo_core::{
+    Backend, GpuPresence, OnDevice, Report, Result, RunAlgorithm, RunBuilder, Termination,
+};
+use evo_gpu_runtime::{Gpu, device_count};
 
 use crate::cpu::MaCpu;
 use crate::cuda::MaCuda;
@@ -15,8 +17,10 @@ use crate::params::MaParams;
 /// same as `Run::new(params, problem, seed).backend(backend).run()`; [`Run`] also attaches observers,
 /// checkpoints, Ctrl-C and the history cadence.
 ///
-/// `Backend::Auto` picks the first GPU when there is one, the CPU otherwise. On a GPU the memory need is
-/// checked first ([`crate::memory::device_bytes`]).
+/// Every [`DeviceRealProblem`] has a device evaluation, so `Backend::Auto` takes the first GPU whenever the
+/// driver has one and the CPU on all cores otherwise, and the report says which and why (`backend_reason`,
+/// see [`RunBuilder`]'s "The backend"). On a GPU the memory need is checked first
+/// ([`crate::memory::device_bytes`]); a problem that does not fit is an error, never a CPU run instead.
 ///
 /// # Errors
 /// Parameter errors (D = 0), [`evo_core::Error::GpuOutOfMemory`] when the problem does not fit the device,
@@ -43,7 +47,7 @@ pub fn run<P: DeviceRealProblem + ?Sized>(
 /// (the run may then overshoot the budget by up to that many steps); see the executor's "Batching".
 pub type Run<'a, P> = RunBuilder<MaRun<'a, P>>;
 
-/// MA-SW-Chains as [`Run`] runs it: `Backend::Auto` resolved by [`resolve_backend`], [`MaCpu`] or
+/// MA-SW-Chains as [`Run`] runs it: every [`DeviceRealProblem`] evaluated by the CUDA engine, [`MaCpu`] or
 /// [`MaCuda`] (Exact profile) built from the parameters, the borrowed problem and the seed,
 /// `params.max_evaluations()` as the evaluation limit, and the problem's dimension in the report. A marker
 /// type, never built.
@@ -66,8 +70,8 @@ impl<'a, P: DeviceRealProblem + ?Sized> RunAlgorithm for MaRun<'a, P> {
         })
     }
 
-    fn resolve_backend(backend: Backend, _problem: &&'a P) -> Result<Backend> {
-        resolve_backend(backend)
+    fn gpu_presence() -> Result<GpuPresence> {
+        GpuPresence::from_device_count(device_count())
     }
 
     fn problem_name(problem: &&'a P) -> String {
