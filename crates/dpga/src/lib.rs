@@ -190,14 +190,18 @@
 pub mod cpu;
 #[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
+mod host;
 pub mod ops;
 pub mod params;
 mod run;
 pub mod snapshot;
+mod user;
 
 pub use cpu::DpgaCpu;
 pub use cuda::{DpgaBatchCuda, DpgaCuda};
+pub use host::HostConstrained;
 pub use ops::Evaluation;
 pub use params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Encoding, Initialisation};
 pub use run::{DpgaRun, Run, run};
 pub use snapshot::DpgaSnapshot;
+pub use user::{MAX_USER_CONSTRAINED_SIZE, USER_CONSTRAINED_FUNCTION, UserConstrained};

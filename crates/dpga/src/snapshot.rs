@@ -3,7 +3,7 @@
 use crate::ops::Evaluation;
 use crate::params::{ALGORITHM, DpgaParams, Encoding};
 use evo_core::{
-    ConstrainedProblem, Error, ProblemIdentity, Result, RunFingerprint, snapshot_checks,
+    Bounds, ConstrainedProblem, Error, ProblemIdentity, Result, RunFingerprint, snapshot_checks,
 };
 use serde::{Deserialize, Serialize};
 
@@ -14,11 +14,17 @@ pub(crate) fn fingerprint<P: ConstrainedProblem + ?Sized>(
     params: &DpgaParams,
     problem: &P,
 ) -> Result<RunFingerprint> {
-    RunFingerprint::new(
-        seed,
-        params,
-        ProblemIdentity::continuous(problem.name(), problem.bounds()),
-    )
+    fingerprint_of(seed, params, problem.name(), problem.bounds())
+}
+
+/// [`fingerprint`] from the problem's name and box (what a CUDA engine keeps of its problem).
+pub(crate) fn fingerprint_of(
+    seed: u64,
+    params: &DpgaParams,
+    name: &str,
+    bounds: &Bounds,
+) -> Result<RunFingerprint> {
+    RunFingerprint::new(seed, params, ProblemIdentity::continuous(name, bounds))
 }
 
 /// A DPGA run's state after a generation; restoring it continues the run bit for bit, on either backend,

@@ -1,7 +1,7 @@
 //! One generation of a batch (spec §2 items 4–9) as the launch sequence of the module's table, and the
 //! end of a generation: δ, the best so far and the one read-back.
 
-use evo_core::{ConstrainedProblem, Error, Result};
+use evo_core::{Error, Result};
 
 use super::DpgaBatchCuda;
 use super::launch::{self, DpgaKernelParams, MainSet, SurvivalSets};
@@ -39,13 +39,15 @@ impl DpgaBatchCuda {
             self.block,
         )?;
         let report = self.scratch.report.to_vec()?;
+        // The read-back ran every queued evaluation: a stream-ordered evaluator reports what it found.
+        self.evaluation.check()?;
         if let Some(row) = report
             .chunks_exact(4)
             .map(|r| report_count(r[3]))
             .find(|&s| s != u32::MAX)
         {
             return Err(Error::NonFiniteFitness {
-                problem: self.problem.name().to_string(),
+                problem: self.problem.clone(),
                 individual: row as usize,
                 value: f64::NAN,
             });
@@ -115,7 +117,7 @@ impl DpgaBatchCuda {
             &base,
             block,
         )?;
-        launch::evaluate(
+        self.evaluation.evaluate(
             gpu,
             &s.offspring_main,
             &self.bounds,
@@ -170,7 +172,7 @@ impl DpgaBatchCuda {
             &base,
             block,
         )?;
-        launch::evaluate(
+        self.evaluation.evaluate(
             gpu,
             &s.crossbred,
             &self.bounds,

@@ -1,7 +1,7 @@
 //! The initialisation of a batch (spec §2 item 2): M0 drawn by batches until every run has `m` candidates
 //! (feasible ones under the feasible initialisation) or its draw budget is spent, then R0 uniform.
 
-use evo_core::{ConstrainedProblem, Error, Result};
+use evo_core::{Error, Result};
 
 use super::DpgaBatchCuda;
 use super::launch::{self, DeviceValues, DpgaKernelParams, InitPool};
@@ -37,7 +37,7 @@ impl DpgaBatchCuda {
         };
         loop {
             launch::draw_rows(gpu, &mut candidates, &draws, &count, &p, block)?;
-            launch::evaluate(
+            self.evaluation.evaluate(
                 gpu,
                 &candidates,
                 &self.bounds,
@@ -92,7 +92,7 @@ impl DpgaBatchCuda {
         let status = self.status.to_vec()?;
         match status.iter().find(|&&s| s != u32::MAX) {
             Some(&row) => Err(Error::NonFiniteFitness {
-                problem: self.problem.name().to_string(),
+                problem: self.problem.clone(),
                 individual: row as usize,
                 value: f64::NAN,
             }),

@@ -13,11 +13,13 @@ use evo_kernels::EntryPoint;
 use crate::params::ALGORITHM;
 
 mod breed;
+mod contract;
 mod fitness;
 mod init;
 mod survival;
 
 pub use breed::{breed_main, breed_reserve, crossbreed};
+pub use contract::{ContractEvaluation, ContractParams, DECODE_ENTRY, SUMMARISE_ENTRY};
 pub use fitness::{SurvivalSets, mean_vector, reserve_fitness, reserve_fitness_survival};
 pub use init::{DeviceBounds, InitPool, draw_rows, evaluate, init_merge};
 pub use survival::{

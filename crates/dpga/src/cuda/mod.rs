@@ -31,15 +31,17 @@ mod init;
 pub mod launch;
 mod sizes;
 mod snapshots;
+pub(crate) mod user_eval;
 
 use evo_benchmarks::Cec2006Problem;
-use evo_core::{ConstrainedProblem, Engine, Error, Progress, Result, RunFingerprint};
+use evo_benchmarks::cuda::{DeviceConstrainedProblem, check_evaluator_shape};
+use evo_core::{Bounds, ConstrainedProblem, Engine, Error, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, check_block_size};
 
 use crate::ops::{self, Evaluation};
 use crate::params::{ALGORITHM, DpgaParams};
 use crate::snapshot::DpgaSnapshot;
-use launch::{DeviceBest, DeviceBounds, DeviceValues, DpgaKernelParams};
+use launch::{ContractEvaluation, DeviceBest, DeviceBounds, DeviceValues, DpgaKernelParams};
 
 /// The default threads per block.
 pub const DEFAULT_BLOCK: u32 = 128;
@@ -73,11 +75,56 @@ struct Scratch {
     report: DeviceBuffer<f64>,
 }
 
-/// K independent DPGA runs of one CEC 2006 problem on one GPU (Exact profile).
+/// How a batch evaluates its rows.
+enum RowEvaluation {
+    /// CEC 2006's formulas fused into `dpga_evaluate` (decode, formula, constraints in one launch).
+    Cec2006Fused,
+    /// Any [`DeviceConstrainedProblem`]: decode, the problem's evaluator, summary.
+    Contract(Box<ContractEvaluation>),
+}
+
+impl RowEvaluation {
+    /// Rows `i < count[r]` of `p.rows` per run into `values` (`launch::evaluate`'s contract).
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate(
+        &mut self,
+        gpu: &Gpu,
+        rows: &DeviceBuffer<u8>,
+        bounds: &DeviceBounds,
+        values: &mut DeviceValues,
+        status: &mut DeviceBuffer<u32>,
+        count: &DeviceBuffer<u32>,
+        p: &DpgaKernelParams,
+        block: u32,
+    ) -> Result<()> {
+        match self {
+            Self::Cec2006Fused => {
+                launch::evaluate(gpu, rows, bounds, values, status, count, p, block)
+            }
+            Self::Contract(contract) => {
+                contract.evaluate(rows, bounds, values, status, count, p, block)
+            }
+        }
+    }
+
+    /// What a stream-ordered evaluator found since the last read-back.
+    fn check(&mut self) -> Result<()> {
+        match self {
+            Self::Cec2006Fused => Ok(()),
+            Self::Contract(contract) => contract.check(),
+        }
+    }
+}
+
+/// K independent DPGA runs of one constrained problem on one GPU (Exact profile).
 pub struct DpgaBatchCuda {
     gpu: Gpu,
     params: DpgaParams,
-    problem: Cec2006Problem,
+    /// The problem's name, for reports and errors.
+    problem: String,
+    /// The problem's box (the snapshot fingerprint and the decoding of the best row).
+    host_bounds: Bounds,
+    evaluation: RowEvaluation,
     kernel: DpgaKernelParams,
     block: u32,
     runs: usize,
@@ -129,6 +176,65 @@ impl DpgaBatchCuda {
         gpu: &Gpu,
         block: u32,
     ) -> Result<Self> {
+        Self::build(
+            params,
+            problem,
+            problem.number(),
+            RowEvaluation::Cec2006Fused,
+            seed,
+            runs,
+            gpu,
+            block,
+        )
+    }
+
+    /// `runs` runs of any problem with a device evaluation ([`DeviceConstrainedProblem`]: user CUDA source,
+    /// a user's own kernels, a host callback, or CEC 2006 through the contract), run `r` from seed
+    /// `seed + r`: every generation decodes the rows, calls the problem's evaluator and summarises its
+    /// objective and constraint values on the device (three launches where [`new`](Self::new) fuses one).
+    ///
+    /// # Errors
+    /// As [`with_block`](Self::with_block); the problem's [`constrained_evaluator`] errors (user source
+    /// that does not compile, a missing entry point); [`Error::InvalidParameter`] when the evaluator's
+    /// dimension or constraint counts differ from the problem's.
+    ///
+    /// [`constrained_evaluator`]: DeviceConstrainedProblem::constrained_evaluator
+    pub fn for_problem<P: DeviceConstrainedProblem + ?Sized>(
+        params: DpgaParams,
+        problem: &P,
+        seed: u64,
+        runs: usize,
+        gpu: &Gpu,
+        block: u32,
+    ) -> Result<Self> {
+        params.check_relations()?;
+        check_block_size(ALGORITHM, block)?;
+        let evaluator = problem.constrained_evaluator(gpu)?;
+        check_evaluator_shape(problem, evaluator.as_ref())?;
+        let contract = ContractEvaluation::new(gpu, problem.name(), evaluator)?;
+        Self::build(
+            params,
+            problem,
+            0,
+            RowEvaluation::Contract(Box::new(contract)),
+            seed,
+            runs,
+            gpu,
+            block,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build<P: ConstrainedProblem + ?Sized>(
+        params: DpgaParams,
+        problem: &P,
+        number: u32,
+        evaluation: RowEvaluation,
+        seed: u64,
+        runs: usize,
+        gpu: &Gpu,
+        block: u32,
+    ) -> Result<Self> {
         params.check_relations()?;
         check_block_size(ALGORITHM, block)?;
         if runs == 0 || runs > MAX_RUNS {
@@ -143,7 +249,7 @@ impl DpgaBatchCuda {
         let dimension = problem.dimension();
         let length = dimension * params.bits_per_variable() as usize;
         let crossbreed = params.crossbreed_size();
-        let kernel = DpgaKernelParams::new(&params, problem, seed, runs)?;
+        let kernel = DpgaKernelParams::new(&params, problem, number, seed, runs)?;
         let bits = |rows: usize| gpu.alloc_zeroed::<u8>(runs * rows * length);
         let scratch = Scratch {
             mean: gpu.alloc_zeroed(runs * length)?,
@@ -171,7 +277,9 @@ impl DpgaBatchCuda {
         let bounds = problem.bounds();
         let mut engine = Self {
             gpu: gpu.clone(),
-            problem: problem.clone(),
+            problem: problem.name().to_string(),
+            host_bounds: bounds.clone(),
+            evaluation,
             kernel,
             block,
             runs,
@@ -218,9 +326,14 @@ impl DpgaBatchCuda {
         &self.params
     }
 
-    /// The problem.
-    pub fn problem(&self) -> &Cec2006Problem {
+    /// The problem's name.
+    pub fn problem_name(&self) -> &str {
         &self.problem
+    }
+
+    /// The problem's box.
+    pub fn bounds(&self) -> &Bounds {
+        &self.host_bounds
     }
 
     /// The GPU.
@@ -261,7 +374,7 @@ impl DpgaBatchCuda {
 
     /// The decoded variables of a bit string.
     pub fn decode(&self, bits: &[u8]) -> Vec<f32> {
-        let bounds = self.problem.bounds();
+        let bounds = &self.host_bounds;
         ops::decode(
             bits,
             self.params.bits_per_variable() as usize,
@@ -303,6 +416,22 @@ impl DpgaCuda {
         })
     }
 
+    /// One run of any problem with a device evaluation, as [`DpgaBatchCuda::for_problem`] with
+    /// [`DEFAULT_BLOCK`] threads per block.
+    ///
+    /// # Errors
+    /// As [`DpgaBatchCuda::for_problem`].
+    pub fn for_problem<P: DeviceConstrainedProblem + ?Sized>(
+        params: DpgaParams,
+        problem: &P,
+        seed: u64,
+        gpu: &Gpu,
+    ) -> Result<Self> {
+        Ok(Self {
+            batch: DpgaBatchCuda::for_problem(params, problem, seed, 1, gpu, DEFAULT_BLOCK)?,
+        })
+    }
+
     /// The evaluation of the best individual so far.
     pub fn best_evaluation(&self) -> Evaluation {
         self.batch.best_evaluation(0)
@@ -323,10 +452,11 @@ impl Engine for DpgaCuda {
     }
 
     fn fingerprint(&self) -> Result<RunFingerprint> {
-        crate::snapshot::fingerprint(
+        crate::snapshot::fingerprint_of(
             self.batch.kernel.seed,
             &self.batch.params,
             &self.batch.problem,
+            &self.batch.host_bounds,
         )
     }
 

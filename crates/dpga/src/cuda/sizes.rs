@@ -2,7 +2,6 @@
 //! built: every size converted to the `u32` the kernels take once, with a typed error instead of a cast,
 //! and every enum to the code `kernels/cuda/dpga.cu` switches on.
 
-use evo_benchmarks::Cec2006Problem;
 use evo_core::{ConstrainedProblem, Error, Result};
 use evo_rng::Stream;
 
@@ -45,13 +44,16 @@ fn crossover_code(crossover: Crossover) -> u32 {
 
 impl DpgaKernelParams {
     /// The parameters of `runs` runs of `problem` from `seed` (run `r` from `seed + r`), before any
-    /// generation: the per-launch fields (step, phase, rows, selection sizes) 0.
+    /// generation: the per-launch fields (step, phase, rows, selection sizes) 0. `number` is the CEC 2006
+    /// problem number that `dpga_evaluate` switches on (0 for a problem evaluated through the contract,
+    /// whose kernels do not read it).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] when a size exceeds `u32::MAX`.
-    pub(crate) fn new(
+    pub(crate) fn new<P: ConstrainedProblem + ?Sized>(
         params: &DpgaParams,
-        problem: &Cec2006Problem,
+        problem: &P,
+        number: u32,
         seed: u64,
         runs: usize,
     ) -> Result<Self> {
@@ -73,7 +75,7 @@ impl DpgaKernelParams {
             length: to_u32("bits per individual", length)?,
             bits: params.bits_per_variable(),
             dimension: to_u32("dimension", dimension)?,
-            number: problem.number(),
+            number,
             inequalities: to_u32("inequalities", problem.inequality_count())?,
             equalities: to_u32("equalities", problem.equality_count())?,
             crossbreed: to_u32("crossbreed size", params.crossbreed_size())?,
@@ -99,6 +101,7 @@ impl DpgaKernelParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use evo_benchmarks::Cec2006Problem;
 
     #[test]
     fn the_parameters_carry_the_sizes_and_the_codes_of_the_kernels() {
@@ -108,7 +111,7 @@ mod tests {
             .with_constraint_handling(ConstraintHandling::Deb)
             .with_initialisation(Initialisation::Random);
         let problem = Cec2006Problem::new(1).unwrap();
-        let p = DpgaKernelParams::new(&params, &problem, 7, 3).unwrap();
+        let p = DpgaKernelParams::new(&params, &problem, 1, 7, 3).unwrap();
         let length = 13 * params.bits_per_variable();
         assert_eq!((p.seed, p.runs, p.dimension, p.length), (7, 3, 13, length));
         assert_eq!((p.crossover, p.encoding, p.handling), (2, 1, 1));
@@ -122,7 +125,8 @@ mod tests {
     #[test]
     fn runs_beyond_u32_are_refused_by_name() {
         let problem = Cec2006Problem::new(1).unwrap();
-        let e = DpgaKernelParams::new(&DpgaParams::default(), &problem, 0, usize::MAX).unwrap_err();
+        let e =
+            DpgaKernelParams::new(&DpgaParams::default(), &problem, 1, 0, usize::MAX).unwrap_err();
         assert!(e.to_string().contains("runs"), "{e}");
     }
 }
