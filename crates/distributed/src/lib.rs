@@ -1,8 +1,8 @@
 //! # evo-distributed
 //!
 //! Runs evo-gpu's engines beyond one device. This version has the **island model** in one process: `K`
-//! islands, each an engine of one algorithm (DE, GA or MA-SW-Chains) with its own seed, placed on several CPU thread pools and
-//! CUDA devices. The islands are logical: the result depends only on the seed, `K`, `m`, `k` and the
+//! islands, each an engine of one algorithm (DE, GA or MA-SW-Chains) with its own seed, placed on several
+//! CPU thread pools and CUDA devices. The islands are logical: the result depends only on the seed, `K`, `m`, `k` and the
 //! algorithm's parameters and problem, never on the placement, and it is the same with CPU and CUDA engines
 //! (bit for bit under the Exact profile, as the engines themselves are).
 //!
@@ -69,7 +69,7 @@
 //! use evo_benchmarks::DeRastrigin;
 //! use evo_core::{Executor, Termination};
 //! use evo_de::DeParams;
-//! use evo_distributed::{IslandParams, Placement, de};
+//! use evo_distributed::{IslandParams, de};
 //!
 //! let problem = DeRastrigin::new(10)?;
 //! let params = DeParams::default().with_population(32)?;
