@@ -73,12 +73,19 @@ fn sigkill_during_checkpoint_writes_then_resume_gives_the_uninterrupted_result()
     let path = temp_path("killed.ckpt");
     let report_path = temp_path("killed.ckpt.report.json");
     let expected = executor(SphereEngine::new(DIMENSION, SEED)).run().unwrap();
-    // Kill moments are fractions of one uninterrupted child's wall time, so the test kills mid-run on a fast
-    // machine as on a slow one (a fixed delay outlived the whole run on a fast one).
-    let started = Instant::now();
-    let status = spawn_child(&temp_path("timing.ckpt")).wait().unwrap();
-    assert!(status.success(), "the timing child failed: {status}");
-    let full_run = started.elapsed();
+    // Kill moments are fractions of an uninterrupted child's wall time (the fastest of three, since the first
+    // start of a freshly copied binary is slow), so the test kills mid-run on a fast machine as on a slow one.
+    let full_run = (0..3)
+        .map(|run| {
+            let started = Instant::now();
+            let status = spawn_child(&temp_path(&format!("timing-{run}.ckpt")))
+                .wait()
+                .unwrap();
+            assert!(status.success(), "the timing child failed: {status}");
+            started.elapsed()
+        })
+        .min()
+        .unwrap();
     // A fixed sequence of kill delays (SplitMix-like), so a failure reproduces.
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut kills = 0;
@@ -87,10 +94,22 @@ fn sigkill_during_checkpoint_writes_then_resume_gives_the_uninterrupted_result()
         state = state
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        // Early attempts are killed at random moments; later ones run to the end.
+        // The first attempt dies as soon as its first checkpoint lands (so at least one kill happens mid-run
+        // whatever the machine's speed); the next ones at random moments; later ones run to the end.
+        if attempt == 0 {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while !path.exists()
+                && process.try_wait().unwrap().is_none()
+                && Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
         if attempt < 12 {
-            let fraction = 0.05 + 0.9 * ((state >> 33) % 1000) as f64 / 1000.0;
-            std::thread::sleep(Duration::from_secs_f64(full_run.as_secs_f64() * fraction));
+            if attempt > 0 {
+                let fraction = 0.05 + 0.9 * ((state >> 33) % 1000) as f64 / 1000.0;
+                std::thread::sleep(Duration::from_secs_f64(full_run.as_secs_f64() * fraction));
+            }
             if process.try_wait().unwrap().is_none() {
                 process.kill().unwrap();
                 kills += 1;
