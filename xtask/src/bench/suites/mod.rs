@@ -2,6 +2,7 @@
 
 mod core;
 pub mod de;
+mod doors;
 pub mod dpga;
 pub mod eval;
 mod ga;
@@ -24,5 +25,6 @@ pub fn suites() -> Vec<Box<dyn Suite>> {
         Box::new(ga::Ga),
         Box::new(ma::Ma),
         Box::new(dpga::Dpga),
+        Box::new(doors::Doors),
     ]
 }
