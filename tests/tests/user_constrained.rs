@@ -1,13 +1,14 @@
-//! User constrained problems in evo-dpga (issue 29, ARCHITECTURE §5): CUDA source compiled by NVRTC (way 1),
-//! a host callback (way 3) and CEC 2006 itself through the `ConstrainedEvaluator` contract, each with a CPU
-//! twin that `DpgaCpu` runs. CPU-side checks (the twins, NVRTC compiles, bad input) run anywhere; GPU checks
-//! skip without a device and fail under `EVO_REQUIRE_GPU=1`.
+//! User constrained problems in evo-dpga (issue 29, ARCHITECTURE §5) through the `ConstrainedEvaluator`
+//! contract: CUDA source compiled by NVRTC (way 1), a user's own kernel (way 2), a host callback (way 3) and
+//! CEC 2006 itself, each with a CPU twin that `DpgaCpu` runs. CPU-side checks (the twins, NVRTC compiles, bad
+//! input) run anywhere; GPU checks skip without a device and fail under `EVO_REQUIRE_GPU=1`.
 
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{Bounds, ConstrainedProblem, Engine, Error, Result};
+use evo_dpga::{ConstrainedEvaluator, DeviceConstrainedProblem, EvalSettings};
 use evo_dpga::{DpgaCpu, DpgaCuda, DpgaParams, HostConstrained, UserConstrained};
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
-use evo_gpu_runtime::Profile;
+use evo_gpu_runtime::{Gpu, Profile};
 
 /// Any architecture NVRTC knows compiles the modules; sm_80 is the oldest the project targets.
 const ARCH: &str = "sm_80";
@@ -463,11 +464,8 @@ impl ConstrainedProblem for WrongCount {
     }
 }
 
-impl evo_benchmarks::cuda::DeviceConstrainedProblem for WrongCount {
-    fn constrained_evaluator(
-        &self,
-        gpu: &evo_gpu_runtime::Gpu,
-    ) -> Result<Box<dyn evo_benchmarks::cuda::ConstrainedEvaluator>> {
+impl DeviceConstrainedProblem for WrongCount {
+    fn constrained_evaluator(&self, gpu: &Gpu) -> Result<Box<dyn ConstrainedEvaluator>> {
         self.0.constrained_evaluator(gpu)
     }
 }
@@ -492,4 +490,125 @@ fn an_evaluator_with_the_wrong_constraint_count_should_be_refused() {
         "{:?}",
         result.err()
     );
+}
+
+/// Way 2: the user's own kernel over the device points, launched from a Rust `ConstrainedEvaluator`.
+const VESSEL_KERNEL: &str = r#"
+struct VesselRows { unsigned long long rows; };
+extern "C" __global__ void my_vessel(const float* points, double* objective, double* constraints, VesselRows p) {
+    const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= p.rows) return;
+    const double pi = 3.141592653589793;
+    const double ts = points[4 * r], th = points[4 * r + 1], rad = points[4 * r + 2], l = points[4 * r + 3];
+    double* g = constraints + 4 * r;
+    g[0] = -ts + 0.0193 * rad;
+    g[1] = -th + 0.00954 * rad;
+    g[2] = -pi * rad * rad * l - 4.0 / 3.0 * pi * rad * rad * rad + 1296000.0;
+    g[3] = l - 240.0;
+    objective[r] = 0.6224 * ts * rad * l + 1.7781 * th * rad * rad + 3.1661 * ts * ts * l + 19.84 * ts * ts * rad;
+}
+"#;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct VesselRows {
+    rows: u64,
+}
+// SAFETY: repr(C), one integer, the layout of the kernel's `VesselRows`.
+unsafe impl evo_gpu_runtime::KernelParams for VesselRows {}
+
+struct MyVesselEvaluator {
+    kernel: evo_gpu_runtime::Kernel,
+}
+
+impl ConstrainedEvaluator for MyVesselEvaluator {
+    fn dimension(&self) -> usize {
+        4
+    }
+    fn inequality_count(&self) -> usize {
+        4
+    }
+    fn equality_count(&self) -> usize {
+        0
+    }
+    fn evaluate(
+        &mut self,
+        points: &evo_gpu_runtime::DeviceBuffer<f32>,
+        objective: &mut evo_gpu_runtime::DeviceBuffer<f64>,
+        constraints: &mut evo_gpu_runtime::DeviceBuffer<f64>,
+        _settings: EvalSettings,
+    ) -> Result<()> {
+        let rows = objective.len();
+        assert_eq!((points.len(), constraints.len()), (4 * rows, 4 * rows));
+        let grid = u32::try_from(rows.div_ceil(64)).unwrap();
+        // SAFETY: thread r < rows reads points[4r..4r+4] and writes objective[r] and constraints[4r..4r+4]
+        // (lengths asserted above); the scalars are one `VesselRows`.
+        unsafe {
+            self.kernel
+                .launch()
+                .input(points)
+                .output(objective)
+                .output(constraints)
+                .params(&VesselRows { rows: rows as u64 })
+                .run(evo_gpu_runtime::LaunchConfig::linear(grid, 64, 0))
+        }
+    }
+    fn stream_ordered(&self) -> bool {
+        true
+    }
+}
+
+/// The Rust vessel with its own kernel as the device evaluation.
+struct KernelVessel(Bounds);
+
+impl ConstrainedProblem for KernelVessel {
+    fn name(&self) -> &str {
+        "pressure-vessel-kernel"
+    }
+    fn dimension(&self) -> usize {
+        4
+    }
+    fn bounds(&self) -> &Bounds {
+        &self.0
+    }
+    fn inequality_count(&self) -> usize {
+        4
+    }
+    fn equality_count(&self) -> usize {
+        0
+    }
+    fn evaluate(&self, x: &[f32], g: &mut [f64], h: &mut [f64]) -> f64 {
+        let wide: Vec<f64> = x.iter().copied().map(f64::from).collect();
+        vessel(&wide, g, h)
+    }
+}
+
+impl DeviceConstrainedProblem for KernelVessel {
+    fn constrained_evaluator(&self, gpu: &Gpu) -> Result<Box<dyn ConstrainedEvaluator>> {
+        let kernel = gpu.user_kernel("my_vessel", VESSEL_KERNEL, "my_vessel", Profile::Exact)?;
+        Ok(Box::new(MyVesselEvaluator { kernel }))
+    }
+}
+
+#[test]
+fn the_users_own_kernel_should_compile_with_nvrtc() {
+    if !nvrtc_or_skip("the_users_own_kernel_should_compile_with_nvrtc") {
+        return;
+    }
+    let ptx =
+        evo_gpu_runtime::compile_to_ptx("my_vessel", VESSEL_KERNEL, Profile::Exact, ARCH).unwrap();
+    assert!(ptx.contains(".entry my_vessel"), "{ptx}");
+}
+
+#[test]
+fn a_users_own_kernel_on_the_gpu_should_match_cpu_for_200_generations() {
+    let Some(gpu) =
+        gpu_or_skip("a_users_own_kernel_on_the_gpu_should_match_cpu_for_200_generations")
+    else {
+        return;
+    };
+    let mut cpu = DpgaCpu::new(params(), KernelVessel(vessel_bounds()), 35, 1).unwrap();
+    let mut cuda =
+        DpgaCuda::for_problem(params(), &KernelVessel(vessel_bounds()), 35, &gpu).unwrap();
+    assert_same_runs("pressure vessel (way 2)", &mut cpu, &mut cuda);
 }

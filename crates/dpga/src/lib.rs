@@ -59,8 +59,8 @@
 //! | engine | backend | problems | runs | state |
 //! | --- | --- | --- | --- | --- |
 //! | [`DpgaCpu`] | CPU, one thread or a rayon pool | any [`evo_core::ConstrainedProblem`] | one | host |
-//! | [`DpgaCuda`] | one CUDA device, Exact profile | the built-in CEC 2006 g01–g24 ([`evo_benchmarks::Cec2006Problem`]) | one | device |
-//! | [`DpgaBatchCuda`] | one CUDA device, Exact profile | CEC 2006 | K ≤ 65 535 (run `r` from seed `seed + r`) | device |
+//! | [`DpgaCuda`] | one CUDA device, Exact profile | `new`: CEC 2006 g01–g24 ([`evo_benchmarks::Cec2006Problem`], fused); `for_problem`: any [`DeviceConstrainedProblem`] | one | device |
+//! | [`DpgaBatchCuda`] | one CUDA device, Exact profile | as [`DpgaCuda`] | K ≤ 65 535 (run `r` from seed `seed + r`) | device |
 //!
 //! Every draw is addressed by (seed, stream, generation, individual, word) (table in [`cpu::DpgaCpu`]), so
 //! neither the thread count nor the launch shape changes a bit: under the Exact profile the CUDA engines'
@@ -103,6 +103,31 @@
 //!     .collect();
 //! # Ok::<(), evo_core::Error>(())
 //! ```
+//!
+//! ## Your own problem on the GPU
+//!
+//! The CUDA engines evaluate through evo-benchmarks' constrained contract
+//! ([`ConstrainedEvaluator`]): the engine decodes its bit strings
+//! into `f32` points on the device, the problem's evaluator writes each point's objective and `m + q`
+//! constraint values, and the engine ranks them (violation, satisfied count, the comparator) exactly as
+//! [`DpgaCpu`] ranks the same values. A [`DeviceConstrainedProblem`] gives the evaluator, in three ways:
+//!
+//! | way | type | the evaluation |
+//! | --- | --- | --- |
+//! | 1, CUDA source | [`UserConstrained`] | your `__device__ double evo_user_constrained(const double* x, double* g, double* h)`, compiled by NVRTC, a thread per point; a Rust twin for the CPU |
+//! | 2, your kernels | your `impl DeviceConstrainedProblem` | your launches on the runtime's stream over the device points (evo-benchmarks' `cuda::constrained` docs) |
+//! | 3, host callback | [`HostConstrained`] | any [`evo_core::ConstrainedProblem`]'s Rust `evaluate`, on the host over the whole population (rayon) |
+//!
+//! [`Cec2006Problem`](evo_benchmarks::Cec2006Problem) implements the contract too; [`DpgaCuda::new`] keeps its
+//! formulas fused into the engine's evaluation launch, and [`DpgaCuda::for_problem`] gives the same bits
+//! through the contract. Under the Exact profile a twin computing the same IEEE operations in the same order
+//! gives identical CPU and CUDA snapshots (`tests/tests/user_constrained.rs` of evo-equivalence: the pressure
+//! vessel and the welded beam, 200 generations). Bad input is a typed error: source that does not compile
+//! ([`evo_core::Error::KernelCompile`], NVRTC's log with your line numbers), no `evo_user_constrained`
+//! ([`evo_core::Error::MissingEntryPoint`]), an evaluator whose dimension or constraint counts differ from the
+//! problem's ([`evo_core::Error::InvalidParameter`]), a NaN or infinite value from your CUDA source
+//! ([`evo_core::Error::NonFiniteFitness`] naming the problem and the row). The example
+//! `cargo run --release -p evo-dpga --example user_constrained` runs the pressure vessel all three ways.
 //!
 //! ## Parameters ([`DpgaParams`])
 //!
@@ -173,8 +198,11 @@
 //!
 //! ## Not implemented
 //!
-//! - CUDA for user problems: the CUDA engines evaluate only the built-in CEC 2006 problems (a user's
-//!   [`evo_core::ConstrainedProblem`] runs on the CPU);
+//! - fusing a user's evaluation into the decoding: [`DpgaCuda::for_problem`] launches decode, evaluation and
+//!   summary separately (three launches where CEC 2006's `new` has one), and the host path's copies are not
+//!   overlapped with the device's work;
+//! - [`run()`] with `Backend::Auto` takes the GPU for CEC 2006 only (other problems, even with a device
+//!   evaluation, run on the CPU there; build a [`DpgaCuda::for_problem`] for them);
 //! - the Fast profile: the CUDA engines compile under Exact only (the CEC 2006 formulas under Fast would
 //!   differ from the CPU's in the last bits and break the equivalence);
 //! - spec §5's warp-per-individual evaluation with lanes over the constraints and its per-run bitonic sort:
@@ -199,6 +227,7 @@ mod user;
 
 pub use cpu::DpgaCpu;
 pub use cuda::{DpgaBatchCuda, DpgaCuda};
+pub use evo_benchmarks::cuda::{ConstrainedEvaluator, DeviceConstrainedProblem, EvalSettings};
 pub use host::HostConstrained;
 pub use ops::Evaluation;
 pub use params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Encoding, Initialisation};

@@ -1,5 +1,8 @@
-//! The CUDA engines: [`DpgaBatchCuda`] runs K independent DPGA runs of one CEC 2006 problem in the same
-//! launches (run `r` from seed `seed + r`), both populations of every run resident on the device;
+//! The CUDA engines: [`DpgaBatchCuda`] runs K independent DPGA runs of one problem in the same launches (run
+//! `r` from seed `seed + r`), both populations of every run resident on the device: a CEC 2006 problem with
+//! its formulas fused into `dpga_evaluate` (`new`), or any [`DeviceConstrainedProblem`] (`for_problem`: the
+//! rows decoded by `evo_dpga_contract_decode`, the problem's evaluator, `evo_dpga_contract_summarise`, see
+//! `launch/contract.rs`);
 //! [`DpgaCuda`] is the one-run [`Engine`] over it. Under the Exact profile every snapshot equals
 //! [`crate::DpgaCpu`]'s bit for bit (`tests/tests/dpga.rs` of evo-equivalence).
 //!
@@ -9,7 +12,7 @@
 //! | --- | --- | --- |
 //! | mean vector of M (after the initialisation or a restore only: step 8 leaves it), `f_r` of R | `dpga_mean_vector`, `dpga_reserve_fitness` | thread per (run, bit), per (run, row) |
 //! | 4 inbreeding of M | `dpga_breed_main` | block per (pair, run), threads over the bits |
-//! | evaluation of O_m and C | `dpga_evaluate` | thread per (run, row): decode, CEC 2006 formula, constraints |
+//! | evaluation of O_m and C | `dpga_evaluate` (or the contract's three launches) | thread per (run, row): decode, CEC 2006 formula, constraints |
 //! | 5 inbreeding of R | `dpga_breed_reserve` | block per (pair, run) |
 //! | 6 best of O_m, O_r; crossbreeding | `dpga_select_main`, `dpga_select_reserve`, `dpga_crossbreed` | warp per (candidate, run) (ranks); block per (pair, run) |
 //! | 7 survival of M | `dpga_select_main` ×2, `dpga_gather_main` | warp per (candidate, run); block per (row, run) |
