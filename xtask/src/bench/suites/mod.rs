@@ -10,6 +10,7 @@ pub mod ma;
 mod qiga;
 mod rng;
 mod sort;
+mod user;
 
 use super::Suite;
 
@@ -26,5 +27,6 @@ pub fn suites() -> Vec<Box<dyn Suite>> {
         Box::new(ma::Ma),
         Box::new(dpga::Dpga),
         Box::new(doors::Doors),
+        Box::new(user::User),
     ]
 }

@@ -1,0 +1,372 @@
+//! DE, Rastrigin three ways at the `de` suite's per-generation sizes (module docs of [`super`]).
+//!
+//! On the GPU, per size: GPU events around `step_many(k)` after warm-up, the median divided by `k`, for the
+//! built-in (one launch per generation), the user source (trials, user evaluation, merge and best: four
+//! launches) and the host closure (the trials copied down, the closure run on the host with rayon, the
+//! fitness copied up), beside the host path's copies alone (the same bytes, timed the same way) and the
+//! closure's own time on a population of the same size (wall clock). On the CPU, the CPU engine (rayon) on
+//! the built-in and on the user problem's Rust twin.
+
+use evo_benchmarks::DeRastrigin;
+use evo_core::{Bounds, ContinuousProblem, Engine};
+use evo_de::{DeCpu, DeCuda, DeParams, DeviceProblem, FnProblem, HostEvaluated};
+use evo_gpu_runtime::Gpu;
+
+use super::{
+    PerStep, RASTRIGIN_LIMIT, SEED, cell, no_gpu_note, rastrigin_term, ratio, step_row,
+    user_rastrigin,
+};
+use crate::bench::{Backend, BenchContext, SuiteResult};
+
+/// The `de` suite's per-generation sizes (M, D).
+const SIZES: [(usize, usize); 7] = [
+    (64, 128),
+    (64, 512),
+    (512, 128),
+    (512, 512),
+    (1024, 128),
+    (1024, 512),
+    (100, 1_000_000),
+];
+
+/// The sizes of a `--quick` run: the smallest and the largest of the small ones.
+const QUICK_SIZES: [(usize, usize); 2] = [(64, 128), (1024, 512)];
+
+/// The crossover rate of the timing, the `de` suite's default one.
+const CROSSOVER_RATE: f32 = 0.9;
+
+/// A large size: 10^7 coordinates or more.
+fn large(population: usize, dimension: usize) -> bool {
+    population * dimension >= 10_000_000
+}
+
+/// Generations per sample on the GPU, as the `de` suite: 200 (10 at 10^8 coordinates; `--quick`: 20 and 2).
+fn gpu_generations(quick: bool, population: usize, dimension: usize) -> u64 {
+    match (quick, large(population, dimension)) {
+        (false, false) => 200,
+        (false, true) => 10,
+        (true, false) => 20,
+        (true, true) => 2,
+    }
+}
+
+/// Generations per sample of the CPU engine: 20 (`--quick`: 3).
+fn cpu_generations(quick: bool) -> u64 {
+    if quick { 3 } else { 20 }
+}
+
+/// The parameters of the timing at `population`.
+fn params(population: usize) -> anyhow::Result<DeParams> {
+    Ok(DeParams::default()
+        .with_population(population)?
+        .with_crossover_rate(CROSSOVER_RATE)?
+        .with_block_size(1024)?)
+}
+
+/// The host path's problem: a Rust function of one row, evaluated on the host.
+type HostRastrigin = HostEvaluated<FnProblem<fn(&[f32]) -> f64>>;
+
+/// Rastrigin as a Rust closure over one row, as a user would write it for the host path.
+fn host_rastrigin(dimension: usize) -> anyhow::Result<HostRastrigin> {
+    let closure: fn(&[f32]) -> f64 = |x| x.iter().map(|&v| rastrigin_term(v)).sum();
+    Ok(HostEvaluated(FnProblem::new(
+        "rastrigin-closure",
+        Bounds::uniform(dimension, -RASTRIGIN_LIMIT, RASTRIGIN_LIMIT)?,
+        closure,
+    )))
+}
+
+/// The bytes the host path copies per generation: the trials down (4·M·D) and the fitness up (8·M).
+fn host_bytes(population: usize, dimension: usize) -> (u64, u64) {
+    let down = 4 * (population * dimension) as u64;
+    let up = 8 * population as u64;
+    (down, up)
+}
+
+/// One size's figures, µs per generation (NaN where not measured).
+struct Figures {
+    builtin: PerStep,
+    user: PerStep,
+    host: PerStep,
+    copies: PerStep,
+    closure: PerStep,
+    cpu_builtin: PerStep,
+    cpu_user: PerStep,
+}
+
+/// The DE rows and table.
+pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Result<()> {
+    let sizes: &[(usize, usize)] = if ctx.quick() { &QUICK_SIZES } else { &SIZES };
+    let mut table = vec![
+        "| M | D | built-in µs/gen | user source µs/gen | user / built-in | host closure µs/gen | host / built-in | bytes down + up per gen | copies alone µs | closure alone µs | host ≤ copies + closure | CPU built-in µs/gen | CPU user twin µs/gen |"
+            .to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+    ];
+    let bar = ctx.progress(sizes.len() as u64, "user de");
+    for &(population, dimension) in sizes {
+        bar.set_message(format!("M {population} D {dimension}"));
+        let figures = measure(ctx, population, dimension)?;
+        push_rows(ctx, result, population, dimension, &figures);
+        let (down, up) = host_bytes(population, dimension);
+        let bound = figures.copies.us() + figures.closure.us();
+        let within = if figures.host.us().is_finite() && bound.is_finite() {
+            if figures.host.us() <= bound {
+                "yes"
+            } else {
+                "no"
+            }
+        } else {
+            "-"
+        };
+        table.push(format!(
+            "| {population} | {dimension} | {} | {} | {} | {} | {} | {down} + {up} | {} | {} | {within} | {} | {} |",
+            cell(figures.builtin.us()),
+            cell(figures.user.us()),
+            ratio(figures.user.us(), figures.builtin.us()),
+            cell(figures.host.us()),
+            ratio(figures.host.us(), figures.builtin.us()),
+            cell(figures.copies.us()),
+            cell(figures.closure.us()),
+            cell(figures.cpu_builtin.us()),
+            cell(figures.cpu_user.us()),
+        ));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let mut note = format!(
+        "DE per generation (DE/rand/1/bin, F = 0.5, CR = {CROSSOVER_RATE}, seed {SEED}): built-in \
+         `DeRastrigin` (fused into the one-launch generation), the same function as user CUDA source \
+         (`UserProblem`, x² + 10 − 10·evo_cos_f64(2πx), Exact profile; trials, evaluation, merge and best \
+         in four launches) and as a Rust closure on the host (`HostEvaluated(FnProblem)`, rayon over the \
+         rows). GPU: CUDA events around `step_many(k)`, k = 200 (10 at 10^8 coordinates; `--quick`: 20 and \
+         2), median of the samples divided by k. Host path bytes per generation: 4·M·D down (the trials), \
+         8·M up (the fitness); \"copies alone\" times the same two copies on the stream, \"closure alone\" \
+         the closure on a population of the same size (wall clock, rayon); the target is host ≤ copies + \
+         closure. CPU: the CPU engine (rayon) on the built-in and on the user problem's Rust twin, {} \
+         generations per sample, up to 10^6 coordinates.",
+        cpu_generations(ctx.quick())
+    );
+    if ctx.gpu().is_none() {
+        note.push(' ');
+        note.push_str(&no_gpu_note("DE"));
+    }
+    result.notes.push(format!("{note}\n\n{}", table.join("\n")));
+    Ok(())
+}
+
+/// Every figure of one size.
+fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::Result<Figures> {
+    let mut figures = Figures {
+        builtin: PerStep::missing(),
+        user: PerStep::missing(),
+        host: PerStep::missing(),
+        copies: PerStep::missing(),
+        closure: closure_time(ctx, population, dimension)?,
+        cpu_builtin: PerStep::missing(),
+        cpu_user: PerStep::missing(),
+    };
+    if let Some(gpu) = ctx.gpu() {
+        let generations = gpu_generations(ctx.quick(), population, dimension);
+        let builtin = DeCuda::new(params(population)?, DeRastrigin::new(dimension)?, SEED, gpu)?;
+        anyhow::ensure!(
+            builtin.is_fused(),
+            "the built-in Rastrigin must take the one-launch generation"
+        );
+        figures.builtin = gpu_time(ctx, gpu, builtin, generations)?;
+        let user = DeCuda::new(params(population)?, user_rastrigin(dimension)?, SEED, gpu)?;
+        figures.user = gpu_time(ctx, gpu, user, generations)?;
+        let host = DeCuda::new(params(population)?, host_rastrigin(dimension)?, SEED, gpu)?;
+        figures.host = gpu_time(ctx, gpu, host, generations)?;
+        figures.copies = copy_time(ctx, gpu, population, dimension)?;
+    }
+    if ctx.cpu() && !large(population, dimension) {
+        let generations = cpu_generations(ctx.quick());
+        let builtin = DeCpu::new(params(population)?, DeRastrigin::new(dimension)?, SEED, 0)?;
+        figures.cpu_builtin = cpu_time(ctx, builtin, generations)?;
+        let user = DeCpu::new(params(population)?, user_rastrigin(dimension)?, SEED, 0)?;
+        figures.cpu_user = cpu_time(ctx, user, generations)?;
+    }
+    Ok(figures)
+}
+
+/// GPU events around `step_many(generations)`.
+fn gpu_time<P: DeviceProblem>(
+    ctx: &BenchContext,
+    gpu: &Gpu,
+    mut engine: DeCuda<P>,
+    generations: u64,
+) -> anyhow::Result<PerStep> {
+    let (timing, ()) = ctx.time_gpu(gpu, || Ok(engine.step_many(generations)?))?;
+    Ok(PerStep::measured(timing, generations))
+}
+
+/// Wall clock around `generations` steps of a CPU engine.
+fn cpu_time<E: Engine>(
+    ctx: &BenchContext,
+    mut engine: E,
+    generations: u64,
+) -> anyhow::Result<PerStep> {
+    let (timing, ()) = ctx.time_cpu(|| {
+        for _ in 0..generations {
+            engine.step()?;
+        }
+        Ok(())
+    })?;
+    Ok(PerStep::measured(timing, generations))
+}
+
+/// The host path's copies alone: M·D f32 to the host and M f64 back, on the stream, timed with events.
+fn copy_time(
+    ctx: &BenchContext,
+    gpu: &Gpu,
+    population: usize,
+    dimension: usize,
+) -> anyhow::Result<PerStep> {
+    let trials = gpu.alloc_zeroed::<f32>(population * dimension)?;
+    let mut fitness = gpu.alloc_zeroed::<f64>(population)?;
+    let mut host_trials = vec![0.0f32; population * dimension];
+    let host_fitness = vec![0.0f64; population];
+    let (timing, ()) = ctx.time_gpu(gpu, || {
+        trials.copy_to_host(&mut host_trials)?;
+        fitness.copy_from_host(&host_fitness)?;
+        Ok(())
+    })?;
+    Ok(PerStep::measured(timing, 1))
+}
+
+/// The closure's own time on a population of M rows of D coordinates spread over the domain (wall clock,
+/// the problem's `evaluate_batch`: rayon over the rows).
+fn closure_time(
+    ctx: &BenchContext,
+    population: usize,
+    dimension: usize,
+) -> anyhow::Result<PerStep> {
+    let problem = host_rastrigin(dimension)?;
+    let span = 2.0 * RASTRIGIN_LIMIT;
+    let rows: Vec<f32> = (0..population * dimension)
+        .map(|i| -RASTRIGIN_LIMIT + span * ((i * 7919) % 1000) as f32 / 1000.0)
+        .collect();
+    let mut fitness = vec![0.0f64; population];
+    let (timing, ()) = ctx.time_cpu(|| {
+        problem.evaluate_batch(&rows, &mut fitness);
+        Ok(())
+    })?;
+    Ok(PerStep::measured(timing, 1))
+}
+
+/// The rows of one size.
+fn push_rows(
+    ctx: &BenchContext,
+    result: &mut SuiteResult,
+    population: usize,
+    dimension: usize,
+    figures: &Figures,
+) {
+    let unit = "µs/generation";
+    let size = (population * dimension) as u64;
+    let gpu = || (Backend::Cuda, ctx.gpu_device());
+    let cpu = || (Backend::Cpu, ctx.cpu_device().to_string());
+    let case = |what: &str| (format!("DE {what} p{population} d{dimension}"), unit);
+    let builtin = Some(("built-in", figures.builtin.us()));
+    let (down, up) = host_bytes(population, dimension);
+    let not_measured = ctx
+        .gpu()
+        .is_none()
+        .then(|| "not measured (no GPU)".to_string());
+    result.rows.extend([
+        step_row(
+            case("built-in Rastrigin"),
+            gpu(),
+            size,
+            &figures.builtin,
+            None,
+            not_measured.clone(),
+        ),
+        step_row(
+            case("user source Rastrigin"),
+            gpu(),
+            size,
+            &figures.user,
+            builtin,
+            not_measured.clone(),
+        ),
+        step_row(
+            case("host closure Rastrigin"),
+            gpu(),
+            size,
+            &figures.host,
+            builtin,
+            Some(format!("{down} B down + {up} B up per generation")),
+        ),
+        step_row(
+            (
+                format!("DE host copies alone p{population} d{dimension}"),
+                "µs",
+            ),
+            gpu(),
+            size,
+            &figures.copies,
+            None,
+            Some(format!("{down} B down + {up} B up")),
+        ),
+        step_row(
+            (
+                format!("DE host closure alone p{population} d{dimension}"),
+                "µs",
+            ),
+            cpu(),
+            size,
+            &figures.closure,
+            None,
+            Some("evaluate_batch, rayon".to_string()),
+        ),
+    ]);
+    if !large(population, dimension) {
+        let cpu_builtin = Some(("CPU built-in", figures.cpu_builtin.us()));
+        result.rows.extend([
+            step_row(
+                case("CPU built-in Rastrigin"),
+                cpu(),
+                size,
+                &figures.cpu_builtin,
+                None,
+                None,
+            ),
+            step_row(
+                case("CPU user twin Rastrigin"),
+                cpu(),
+                size,
+                &figures.cpu_user,
+                cpu_builtin,
+                None,
+            ),
+        ]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_bytes_are_the_trials_down_and_the_fitness_up() {
+        assert_eq!(host_bytes(64, 128), (4 * 64 * 128, 8 * 64));
+        assert_eq!(host_bytes(100, 1_000_000), (400_000_000, 800));
+    }
+
+    #[test]
+    fn the_host_closure_is_rastrigin() {
+        let problem = host_rastrigin(4).expect("valid");
+        assert_eq!(problem.evaluate(&[0.0; 4]), 0.0);
+        let x = [0.5f32, 1.0, -2.0, 3.5];
+        let builtin = DeRastrigin::new(4).expect("valid").evaluate(&x);
+        assert!((problem.evaluate(&x) - builtin).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_quick_sizes_are_the_de_suites() {
+        assert!(QUICK_SIZES.iter().all(|size| SIZES.contains(size)));
+        assert_eq!(gpu_generations(false, 100, 1_000_000), 10);
+        assert_eq!(gpu_generations(false, 64, 128), 200);
+    }
+}
