@@ -67,8 +67,7 @@
 //! snapshots equal the CPU engine's at every generation, run `r` of a batch equals a [`DpgaCpu`] of seed
 //! `seed + r`, and a [`DpgaSnapshot`] (which holds the run's seed) restores on either backend, into an engine
 //! created from any seed (evo-equivalence `tests/tests/dpga.rs`).
-//! [`run()`] picks the engine from a [`evo_core::Backend`]: `Auto` takes the GPU when there is one and the
-//! problem is a [`evo_benchmarks::Cec2006Problem`], the CPU otherwise.
+//! [`run()`] picks the engine from a [`evo_core::Backend`] (its docs say what `Auto` takes and why).
 //!
 //! **The CUDA engine** ([`cuda`]; kernels in `kernels/cuda/dpga.cu`, each operator the twin of the function
 //! of [`ops`] with the same name): both populations, their offspring, the crossbred children, δ and the best
@@ -201,8 +200,6 @@
 //! - fusing a user's evaluation into the decoding: [`DpgaCuda::for_problem`] launches decode, evaluation and
 //!   summary separately (three launches where CEC 2006's `new` has one), and the host path's copies are not
 //!   overlapped with the device's work;
-//! - [`run()`] with `Backend::Auto` takes the GPU for CEC 2006 only (other problems, even with a device
-//!   evaluation, run on the CPU there; build a [`DpgaCuda::for_problem`] for them);
 //! - the Fast profile: the CUDA engines compile under Exact only (the CEC 2006 formulas under Fast would
 //!   differ from the CPU's in the last bits and break the equivalence);
 //! - spec §5's warp-per-individual evaluation with lanes over the constraints and its per-run bitonic sort:
