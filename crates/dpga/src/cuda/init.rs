@@ -61,7 +61,11 @@ impl DpgaBatchCuda {
             std::mem::swap(&mut kept, &mut next);
             p.phase = 0;
             self.check_status()?;
-            if count.to_vec()?.iter().all(|&c| c == 0) {
+            let done = count.to_vec()?.iter().all(|&c| c == 0);
+            // The read-back ran the batch's evaluation: a user evaluation's non-finite value stops the
+            // initialisation here rather than after the whole draw budget.
+            self.evaluation.check()?;
+            if done {
                 break;
             }
         }
