@@ -152,9 +152,9 @@ impl<E> OnDevice<E> {
 /// takes CUDA device 0 when the driver has a device and the problem has a device evaluation, the CPU on
 /// all cores otherwise, and the report's `backend_reason` says which held: "Backend::Auto: CUDA device 0
 /// is present and the CUDA engine evaluates the problem", "Backend::Auto: no CUDA device (the CUDA driver
-/// library (libcuda) was not found)", or "Backend::Auto: the problem `pressure-vessel` has no device
-/// evaluation for evo_dpga::Run (to run it on the GPU, …)". A driver that is present but fails is an
-/// error, not a CPU run.
+/// library (libcuda) was not found)", or, for an algorithm that also accepts problems without a device
+/// evaluation, "Backend::Auto: the problem `knapsack` has no device evaluation for … (to run it on the GPU,
+/// implement …)". A driver that is present but fails is an error, not a CPU run.
 pub struct RunBuilder<A: RunAlgorithm> {
     params: A::Params,
     problem: A::Problem,

@@ -5,9 +5,9 @@ use std::any::Any;
 use std::marker::PhantomData;
 
 use evo_benchmarks::Cec2006Problem;
+use evo_benchmarks::cuda::DeviceConstrainedProblem;
 use evo_core::{
-    Backend, ConstrainedProblem, DeviceSupport, Error, GpuPresence, OnDevice, Report, Result,
-    RunAlgorithm, RunBuilder, Termination,
+    Backend, GpuPresence, OnDevice, Report, Result, RunAlgorithm, RunBuilder, Termination,
 };
 use evo_gpu_runtime::{Gpu, device_count};
 
@@ -21,18 +21,22 @@ use crate::params::DpgaParams;
 /// The same as `Run::new(params, problem, seed).backend(backend).termination(termination).run()`; [`Run`]
 /// also attaches observers, checkpoints, Ctrl-C and the history cadence.
 ///
-/// The CUDA engine evaluates the built-in CEC 2006 problems ([`Cec2006Problem`]: their formulas on the
-/// device) and no other problem yet. `Backend::Auto` takes the GPU when the driver has one and the problem
-/// is a [`Cec2006Problem`], the CPU on all cores otherwise, and the report says which and why
-/// (`backend_reason`, see [`RunBuilder`]'s "The backend").
+/// `problem` is any [`DeviceConstrainedProblem`], so it runs on either engine: the built-in CEC 2006
+/// problems ([`Cec2006Problem`], fused into the CUDA engine's generation), your CUDA source
+/// ([`UserConstrained`](crate::UserConstrained)), your own kernels, or any
+/// [`ConstrainedProblem`](evo_core::ConstrainedProblem) evaluated on the host by the CUDA engine
+/// ([`HostConstrained`](crate::HostConstrained)). `Backend::Auto` takes the GPU whenever the driver has
+/// one and the CPU on all cores otherwise, and the report says which and why (`backend_reason`, see
+/// [`RunBuilder`]'s "The backend").
 ///
 /// # Errors
-/// Parameter errors; [`Error::NoDeviceEvaluation`] for `Backend::Cuda` with a problem other than a
-/// [`Cec2006Problem`] (never a CPU run instead); GPU errors; the engine's errors, among them
-/// [`Error::ProblemPanicked`] when the
+/// Parameter errors; [`evo_core::Error::NoGpu`] or [`evo_core::Error::NoSuchDevice`] for a CUDA backend
+/// that does not exist (never a CPU run instead); the errors of the problem's
+/// [`constrained_evaluator`](DeviceConstrainedProblem::constrained_evaluator) (user source that does not
+/// compile); GPU errors; the engine's errors, among them [`evo_core::Error::ProblemPanicked`] when the
 /// problem's `evaluate` panics (the panic does not unwind out of `run`) and an invalid `Backend::Cpu`
 /// thread count ([`Backend::validate`]).
-pub fn run<P: ConstrainedProblem + 'static>(
+pub fn run<P: DeviceConstrainedProblem + 'static>(
     params: DpgaParams,
     problem: P,
     seed: u64,
@@ -51,27 +55,18 @@ pub fn run<P: ConstrainedProblem + 'static>(
 /// batch generations (a history point every step, the default, needs the host every step).
 pub type Run<P> = RunBuilder<DpgaRun<P>>;
 
-/// The DPGA as [`Run`] runs it: the CUDA engine only for a [`Cec2006Problem`], [`DpgaCpu`] or
-/// [`DpgaCuda`] (Exact profile) built from the parameters, problem and seed, and no default termination. A
-/// marker type, never built.
+/// The DPGA as [`Run`] runs it: every [`DeviceConstrainedProblem`] evaluated by the CUDA engine (so
+/// `Backend::Auto` takes the GPU whenever the driver has one), [`DpgaCpu`] or [`DpgaCuda`] (Exact profile)
+/// built from the parameters, problem and seed, and no default termination. A marker type, never built.
 pub struct DpgaRun<P>(PhantomData<P>);
 
-impl<P: ConstrainedProblem + 'static> RunAlgorithm for DpgaRun<P> {
+impl<P: DeviceConstrainedProblem + 'static> RunAlgorithm for DpgaRun<P> {
     const NAME: &'static str = "evo_dpga::Run";
     type Params = DpgaParams;
     type Problem = P;
     type Solution = Vec<f32>;
     type CpuEngine = DpgaCpu<P>;
     type CudaEngine = DpgaCuda;
-
-    fn device_support(problem: &P) -> DeviceSupport {
-        match cec_problem(problem) {
-            Some(_) => DeviceSupport::Evaluated,
-            None => DeviceSupport::Missing {
-                remedy: DEVICE_PROBLEMS,
-            },
-        }
-    }
 
     fn gpu_presence() -> Result<GpuPresence> {
         GpuPresence::from_device_count(device_count())
@@ -96,27 +91,15 @@ impl<P: ConstrainedProblem + 'static> RunAlgorithm for DpgaRun<P> {
         seed: u64,
         device: usize,
     ) -> Result<OnDevice<DpgaCuda>> {
-        // The builder refuses `Backend::Cuda` for other problems before asking for the engine; this keeps
-        // the engine's own check for a caller of the trait.
-        let cec = cec_problem(&problem).ok_or_else(|| Error::NoDeviceEvaluation {
-            algorithm: Self::NAME,
-            problem: problem.name().to_string(),
-            remedy: DEVICE_PROBLEMS,
-        })?;
         let gpu = Gpu::open(device)?;
-        let engine = DpgaCuda::new(params, cec, seed, &gpu)?;
+        // A CEC 2006 problem takes the engine that fuses its formulas into the generation's launch (one
+        // launch where the contract's path takes three); both give the CPU engine's bits.
+        let engine = match (&problem as &dyn Any).downcast_ref::<Cec2006Problem>() {
+            Some(cec) => DpgaCuda::new(params, cec, seed, &gpu)?,
+            None => DpgaCuda::for_problem(params, &problem, seed, &gpu)?,
+        };
         Ok(OnDevice::new(engine, &gpu.info().name).with_profile("exact"))
     }
-}
-
-/// What a problem must be for [`DpgaCuda`], as [`Error::NoDeviceEvaluation`] says it: constrained
-/// problems have no device-evaluation contract for users yet.
-const DEVICE_PROBLEMS: &str = "give it as a built-in CEC 2006 problem (evo_benchmarks::Cec2006Problem): \
-     the CUDA engine evaluates no other constrained problem yet";
-
-/// `problem` as a [`Cec2006Problem`], the only problem the CUDA engine evaluates on the device.
-fn cec_problem<P: 'static>(problem: &P) -> Option<&Cec2006Problem> {
-    (problem as &dyn Any).downcast_ref::<Cec2006Problem>()
 }
 
 #[cfg(test)]
@@ -124,7 +107,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use evo_core::{Bounds, Cadence, Observer, Progress};
+    use crate::HostConstrained;
+    use evo_core::{Bounds, Cadence, ConstrainedProblem, Error, Observer, Progress};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;
@@ -185,8 +169,8 @@ mod tests {
         assert!(error.to_string().contains("termination"), "{error}");
     }
 
-    /// A user's own constrained problem (minimise `x0 + x1` subject to `x0 · x1 >= 1`), which the CUDA engine
-    /// cannot evaluate.
+    /// A user's own constrained problem (minimise `x0 + x1` subject to `x0 · x1 >= 1`), which either engine
+    /// runs through [`HostConstrained`].
     struct Hyperbola(Bounds);
 
     impl Hyperbola {
@@ -230,82 +214,31 @@ mod tests {
         Termination::new().with_max_generations(10)
     }
 
+    /// The positive GPU path where the driver has a device (required under `EVO_REQUIRE_GPU=1`): a user's
+    /// problem reaches `DpgaCuda`, and the report says why; the CPU path with the driver's reason otherwise.
     #[test]
-    fn auto_runs_a_problem_without_a_device_evaluation_on_every_core_and_says_why() {
-        // On every machine, GPU or not: the driver is not asked for a problem the CUDA engine cannot run.
-        let report = run(
+    fn auto_runs_a_users_problem_on_the_device_when_there_is_one_and_records_why() {
+        let hyperbola = || HostConstrained::new(Hyperbola::new());
+        let auto = run(
             small_params(),
-            Hyperbola::new(),
+            hyperbola(),
             2,
             Backend::auto(),
             ten_generations(),
         )
         .unwrap();
-        assert_eq!(report.metadata["backend"], "cpu");
-        assert_eq!(
-            report.metadata["backend_reason"],
-            format!(
-                "Backend::Auto: the problem `hyperbola` has no device evaluation for evo_dpga::Run \
-                 (to run it on the GPU, {DEVICE_PROBLEMS})"
-            )
-        );
         let cpu = run(
             small_params(),
-            Hyperbola::new(),
+            hyperbola(),
             2,
             Backend::cpu(),
             ten_generations(),
         )
         .unwrap();
-        assert_eq!(report.best, cpu.best);
-    }
-
-    #[test]
-    fn cuda_for_a_problem_without_a_device_evaluation_is_refused_naming_it_and_the_remedy() {
-        // The same error with or without a GPU: the problem is checked before any device is opened.
-        let error = run(
-            small_params(),
-            Hyperbola::new(),
-            2,
-            Backend::cuda(0),
-            ten_generations(),
-        )
-        .unwrap_err();
-        let message = error.to_string();
-        assert!(
-            matches!(
-                &error,
-                Error::NoDeviceEvaluation {
-                    algorithm: "evo_dpga::Run",
-                    problem,
-                    remedy: DEVICE_PROBLEMS,
-                } if problem == "hyperbola"
-            ),
-            "{message}"
-        );
-        assert!(
-            message.contains("Cec2006Problem") && message.contains("CPU backend"),
-            "{message}"
-        );
-    }
-
-    /// The positive GPU path where the driver has a device (required under `EVO_REQUIRE_GPU=1`): a CEC 2006
-    /// problem runs on `DpgaCuda` under `Backend::Auto`, and the report says why.
-    #[test]
-    fn auto_runs_a_cec_2006_problem_on_the_device_when_there_is_one_and_records_why() {
-        let problem = || Cec2006Problem::new(1).unwrap();
-        let report = run(
-            small_params(),
-            problem(),
-            2,
-            Backend::auto(),
-            ten_generations(),
-        )
-        .unwrap();
-        let reason = &report.metadata["backend_reason"];
+        let reason = &auto.metadata["backend_reason"];
         match device_count() {
             Ok(count) if count > 0 => {
-                assert_eq!(report.metadata["backend"], "cuda:0");
+                assert_eq!(auto.metadata["backend"], "cuda:0");
                 assert_eq!(
                     reason,
                     "Backend::Auto: CUDA device 0 is present and the CUDA engine evaluates the problem"
@@ -316,12 +249,36 @@ mod tests {
                     std::env::var("EVO_REQUIRE_GPU").map_or(true, |value| value != "1"),
                     "EVO_REQUIRE_GPU=1 but no CUDA device: {absent:?}"
                 );
-                assert_eq!(report.metadata["backend"], "cpu");
+                assert_eq!(auto.metadata["backend"], "cpu");
                 assert!(
                     reason.starts_with("Backend::Auto: no CUDA device ("),
                     "{reason}"
                 );
+                if let Err(Error::NoGpu { reason: driver }) = &absent {
+                    assert!(reason.contains(driver.as_str()), "{reason}");
+                }
             }
         }
+        // Under the Exact profile the CUDA engine runs the CPU engine's run.
+        assert_eq!(auto.best, cpu.best);
+        assert_eq!(auto.best_fitness.to_bits(), cpu.best_fitness.to_bits());
+    }
+
+    #[test]
+    fn a_cuda_device_that_does_not_exist_is_an_error_not_a_cpu_run() {
+        // One past the last device: `NoSuchDevice` on a GPU machine, `NoGpu` without a driver.
+        let past_the_last = device_count().unwrap_or(0);
+        let error = run(
+            small_params(),
+            Cec2006Problem::new(1).unwrap(),
+            2,
+            Backend::cuda(past_the_last),
+            ten_generations(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(error, Error::NoGpu { .. } | Error::NoSuchDevice { .. }),
+            "{error}"
+        );
     }
 }

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use evo_core::{Backend, Bounds, ConstrainedProblem, Engine, Error, Termination};
-use evo_dpga::{DpgaCpu, DpgaParams, run};
+use evo_dpga::{DpgaCpu, DpgaParams, HostConstrained, run};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -80,10 +80,24 @@ fn a_panic_in_the_initial_or_a_later_evaluation_is_an_error_and_the_next_run_wor
     let termination = || Termination::new().with_max_generations(3);
     // The initial draws (at least 16 calls) and the generations after them.
     for calls in [0, 7, 16, 40] {
-        let error = run(small(), hyperbola(calls), 2, cpu, termination()).unwrap_err();
+        let error = run(
+            small(),
+            HostConstrained::new(hyperbola(calls)),
+            2,
+            cpu,
+            termination(),
+        )
+        .unwrap_err();
         assert_panicked(&error);
     }
-    let report = run(small(), hyperbola(usize::MAX), 2, cpu, termination()).unwrap();
+    let report = run(
+        small(),
+        HostConstrained::new(hyperbola(usize::MAX)),
+        2,
+        cpu,
+        termination(),
+    )
+    .unwrap();
     assert_eq!(report.generations, 3);
     // The engine itself: a step whose first evaluation panics returns the error.
     let healthy = hyperbola(usize::MAX);
