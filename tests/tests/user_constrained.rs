@@ -258,6 +258,12 @@ fn user_constrained_sources_should_compile_with_nvrtc() {
         );
         assert!(!ptx.contains(".extern .func"), "{ptx}");
     }
+    // A problem without constraints of either kind still compiles (the kernel's arrays keep one slot).
+    let bounds = Bounds::uniform(3, -1.0, 1.0).unwrap();
+    let sphere = "__device__ double evo_user_constrained(const double* x, double* g, double* h) {\n    return x[0] * x[0] + x[1] * x[1] + x[2] * x[2];\n}\n";
+    UserConstrained::new("sphere", bounds, 0, 0, sphere, vessel as Twin)
+        .and_then(|p| p.check_compiles(Profile::Exact, ARCH))
+        .unwrap();
     // DPGA's contract kernels (decode, summary) compile on their own.
     let ptx = evo_gpu_runtime::compile_to_ptx(
         "dpga_contract",
@@ -611,4 +617,42 @@ fn a_users_own_kernel_on_the_gpu_should_match_cpu_for_200_generations() {
     let mut cuda =
         DpgaCuda::for_problem(params(), &KernelVessel(vessel_bounds()), 35, &gpu).unwrap();
     assert_same_runs("pressure vessel (way 2)", &mut cpu, &mut cuda);
+}
+
+/// A problem without constraints, evaluated on the host: the host path's empty constraint buffers.
+struct HostSphere(Bounds);
+
+impl ConstrainedProblem for HostSphere {
+    fn name(&self) -> &str {
+        "sphere-host"
+    }
+    fn dimension(&self) -> usize {
+        3
+    }
+    fn bounds(&self) -> &Bounds {
+        &self.0
+    }
+    fn inequality_count(&self) -> usize {
+        0
+    }
+    fn equality_count(&self) -> usize {
+        0
+    }
+    fn evaluate(&self, x: &[f32], _g: &mut [f64], _h: &mut [f64]) -> f64 {
+        x.iter().map(|&v| f64::from(v) * f64::from(v)).sum()
+    }
+}
+
+#[test]
+fn an_unconstrained_host_problem_on_the_gpu_should_match_cpu_for_200_generations() {
+    let Some(gpu) = gpu_or_skip(
+        "an_unconstrained_host_problem_on_the_gpu_should_match_cpu_for_200_generations",
+    ) else {
+        return;
+    };
+    let bounds = Bounds::uniform(3, -1.0, 1.0).unwrap();
+    let host = HostConstrained::new(HostSphere(bounds.clone()));
+    let mut cpu = DpgaCpu::new(params(), HostSphere(bounds), 36, 1).unwrap();
+    let mut cuda = DpgaCuda::for_problem(params(), &host, 36, &gpu).unwrap();
+    assert_same_runs("sphere without constraints (way 3)", &mut cpu, &mut cuda);
 }

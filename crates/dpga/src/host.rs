@@ -183,6 +183,10 @@ impl<P: ConstrainedProblem + Send + 'static> ConstrainedEvaluator for HostEvalua
             Ok(())
         })?;
         objective.copy_from_host(&self.objective)?;
+        if self.constraints.is_empty() {
+            // An unconstrained problem: nothing to upload.
+            return Ok(());
+        }
         constraints.copy_from_host(&self.constraints)
     }
 }
