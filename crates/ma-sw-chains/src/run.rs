@@ -109,7 +109,7 @@ mod tests {
 
     use super::*;
     use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
-    use evo_core::{Cadence, Observer, Progress};
+    use evo_core::{Cadence, Error, Observer, Progress};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;
@@ -210,5 +210,47 @@ mod tests {
             evo_core::TerminationReason::MaxEvaluations
         );
         assert_eq!(report.evaluations, 1_000);
+    }
+
+    /// The positive GPU path where the driver has a device (required under `EVO_REQUIRE_GPU=1`): the run
+    /// takes `MaCuda` and the report says why; the CPU path with the driver's reason otherwise.
+    #[test]
+    fn auto_records_the_backend_it_took_and_why() {
+        let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, 8).unwrap();
+        let report = run(params(), &problem, 4, Backend::auto()).unwrap();
+        let reason = &report.metadata["backend_reason"];
+        assert_eq!(report.metadata["dimension"], "8");
+        match evo_gpu_runtime::device_count() {
+            Ok(count) if count > 0 => {
+                assert_eq!(report.metadata["backend"], "cuda:0");
+                assert_eq!(
+                    reason,
+                    "Backend::Auto: CUDA device 0 is present and the CUDA engine evaluates the problem"
+                );
+            }
+            absent => {
+                assert!(
+                    std::env::var("EVO_REQUIRE_GPU").map_or(true, |value| value != "1"),
+                    "EVO_REQUIRE_GPU=1 but no CUDA device: {absent:?}"
+                );
+                assert_eq!(report.metadata["backend"], "cpu");
+                assert!(
+                    reason.starts_with("Backend::Auto: no CUDA device ("),
+                    "{reason}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_cuda_device_that_does_not_exist_is_an_error_not_a_cpu_run() {
+        // One past the last device: `NoSuchDevice` on a GPU machine, `NoGpu` without a driver.
+        let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, 8).unwrap();
+        let past_the_last = evo_gpu_runtime::device_count().unwrap_or(0);
+        let error = run(params(), &problem, 4, Backend::cuda(past_the_last)).unwrap_err();
+        assert!(
+            matches!(error, Error::NoGpu { .. } | Error::NoSuchDevice { .. }),
+            "{error}"
+        );
     }
 }
