@@ -6,7 +6,7 @@
 use evo_benchmarks::Cec2006Problem;
 use evo_core::{Bounds, ConstrainedProblem, Engine, Error, Result};
 use evo_dpga::{ConstrainedEvaluator, DeviceConstrainedProblem, EvalSettings};
-use evo_dpga::{DpgaCpu, DpgaCuda, DpgaParams, HostConstrained, UserConstrained};
+use evo_dpga::{DpgaBatchCuda, DpgaCpu, DpgaCuda, DpgaParams, HostConstrained, UserConstrained};
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_gpu_runtime::{Gpu, Profile};
 
@@ -655,4 +655,30 @@ fn an_unconstrained_host_problem_on_the_gpu_should_match_cpu_for_200_generations
     let mut cpu = DpgaCpu::new(params(), HostSphere(bounds), 36, 1).unwrap();
     let mut cuda = DpgaCuda::for_problem(params(), &host, 36, &gpu).unwrap();
     assert_same_runs("sphere without constraints (way 3)", &mut cpu, &mut cuda);
+}
+
+#[test]
+fn a_batch_of_user_runs_should_match_one_cpu_run_per_seed() {
+    let Some(gpu) = gpu_or_skip("a_batch_of_user_runs_should_match_one_cpu_run_per_seed") else {
+        return;
+    };
+    // Run r of the batch starts from seed 50 + r; every run is a DpgaCpu of that seed.
+    let problem = vessel_problem().unwrap();
+    let runs = 3;
+    let mut batch = DpgaBatchCuda::for_problem(params(), &problem, 50, runs, &gpu, 128).unwrap();
+    let mut cpus: Vec<_> = (0..runs as u64)
+        .map(|r| DpgaCpu::new(params(), problem.clone(), 50 + r, 1).unwrap())
+        .collect();
+    for generation in 0..=50 {
+        let snapshots = batch.snapshots().unwrap();
+        for (r, cpu) in cpus.iter_mut().enumerate() {
+            assert_eq!(
+                cpu.snapshot().unwrap(),
+                snapshots[r],
+                "run {r}, generation {generation}"
+            );
+            cpu.step().unwrap();
+        }
+        batch.step().unwrap();
+    }
 }
