@@ -2,7 +2,7 @@
 // a user's constrained problem written as CUDA source (evo_dpga::UserConstrained, way 1; launcher
 // crates/dpga/src/cuda/user_eval.rs, CPU twin the closure UserConstrained is built with), and the two kernels
 // with which DPGA's CUDA engine feeds any implementation of the contract (launchers
-// crates/dpga/src/cuda/contract.rs).
+// crates/dpga/src/cuda/launch/contract.rs).
 //
 // A user module includes this header twice around the user's source (which NVRTC sees under `#line 1`, so its
 // log gives the user's line numbers): first for the helpers, then, with EVO_USER_CONSTRAINED_KERNEL defined,
@@ -33,7 +33,7 @@ struct EvoUserConstrainedParams {
 };
 static_assert(sizeof(EvoUserConstrainedParams) == 8, "EvoUserConstrainedParams must match its Rust mirror");
 
-// Scalar arguments of DPGA's contract kernels; mirrored by `ContractParams` in crates/dpga/src/cuda/contract.rs.
+// Scalar arguments of DPGA's contract kernels; mirrored by `ContractParams` in crates/dpga/src/cuda/launch/contract.rs.
 struct EvoDpgaContractParams {
     double tolerance;            // equality tolerance eps
     unsigned int runs;           // K
