@@ -107,7 +107,7 @@ pub use engine::{Engine, Progress};
 pub use error::{Error, Result};
 pub use executor::Executor;
 pub use fingerprint::{InstanceDigest, ProblemIdentity, ResumeOverrides, RunFingerprint};
-pub use history::HistoryPoint;
+pub use history::{HistoryPoint, MAX_DEFAULT_HISTORY_EVERY, default_history_every};
 pub use observers::{Cadence, Observer, ProgressBarObserver, TracingObserver};
 pub use problem::{
     BinaryProblem, Bits, Bounds, ConstrainedProblem, ConstrainedValue, ContinuousProblem,
@@ -115,7 +115,8 @@ pub use problem::{
 };
 pub use report::{Report, Summary};
 pub use run_builder::{
-    BACKEND_REASON, DeviceSupport, GpuPresence, OnDevice, RunAlgorithm, RunBuilder,
+    BACKEND_REASON, BackendChoice, DeviceSupport, GpuPresence, OnDevice, RunAlgorithm, RunBuilder,
+    choose_backend,
 };
 pub use termination::{Termination, TerminationReason};
 pub use user_code::catch_problem_panic;

@@ -4,7 +4,9 @@
 
 mod backend_choice;
 
-pub use backend_choice::{BACKEND_REASON, DeviceSupport, GpuPresence};
+pub use backend_choice::{
+    BACKEND_REASON, BackendChoice, DeviceSupport, GpuPresence, choose_backend,
+};
 
 use crate::backend::Backend;
 use crate::checkpoint::Checkpointing;
@@ -137,9 +139,10 @@ impl<E> OnDevice<E> {
 /// check cadences. Without options it runs exactly as the algorithm crate's one-call `run`.
 ///
 /// The executor batches generations between the steps where the host is needed (see [`Executor`]'s
-/// "Batching"): a history point every step (the default) needs the host every step, so set
-/// [`history_every`](Self::history_every) (and, with a target, wall-time, stagnation rule, evaluation limit
-/// or checkpoints, [`check_every`](Self::check_every)) for runs at the engine's speed.
+/// "Batching"): each history point needs the host, so the history defaults to
+/// [`default_history_every`](crate::default_history_every) (about 100 points over a generation budget, at
+/// most 100 generations apart); with a target, wall-time, stagnation rule, evaluation limit or checkpoints,
+/// set [`check_every`](Self::check_every) too for runs at the engine's speed.
 ///
 /// The report's metadata records the backend as chosen (`backend`), why ([`BACKEND_REASON`]), the seed and
 /// the problem's name; a CUDA run also records the device's name (and the profile where the algorithm
@@ -208,8 +211,9 @@ impl<A: RunAlgorithm> RunBuilder<A> {
         self
     }
 
-    /// A history point every `every` steps (default 1; 0 is refused when the run starts). The history
-    /// needs the host at every point, so a larger value lets the executor batch more steps.
+    /// A history point every `every` steps (default [`default_history_every`](crate::default_history_every)
+    /// of the generation budget; 0 is refused when the run starts). The history needs the host at every
+    /// point, so a larger value lets the executor batch more steps.
     pub fn history_every(mut self, every: u64) -> Self {
         self.options.history_every = Some(every);
         self

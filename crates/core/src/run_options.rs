@@ -4,12 +4,14 @@ use crate::checkpoint::Checkpointing;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::executor::Executor;
+use crate::history::default_history_every;
 use crate::observers::Observer;
 use crate::termination::Termination;
 
 /// The observers, checkpoints, Ctrl-C, history and batching options a [`RunBuilder`](crate::RunBuilder)
-/// collects. Unset options keep the executor's defaults (history and checks after every step, no checkpoints,
-/// Ctrl-C not watched), so a builder with no options runs exactly as the algorithm crate's one-call `run`.
+/// collects. Unset options keep the executor's defaults (checks after every step, no checkpoints, Ctrl-C not
+/// watched) except the history, which defaults to [`default_history_every`] of the generation budget, so a
+/// builder with no options runs exactly as the algorithm crate's one-call `run`.
 #[derive(Default)]
 pub(crate) struct RunOptions {
     pub(crate) observers: Vec<Box<dyn Observer + Send>>,
@@ -33,13 +35,14 @@ impl RunOptions {
         termination: Termination,
     ) -> Result<Executor<E>> {
         let ctrl_c = self.ctrl_c || termination.ctrl_c();
+        let history_every = self
+            .history_every
+            .unwrap_or_else(|| default_history_every(termination.max_generations()));
         executor = executor.with_termination(termination.with_ctrl_c(ctrl_c))?;
         for observer in self.observers {
             executor = executor.with_observer(observer);
         }
-        if let Some(every) = self.history_every {
-            executor = executor.with_history_every(every)?;
-        }
+        executor = executor.with_history_every(history_every)?;
         if let Some(every) = self.check_every {
             executor = executor.with_check_every(every)?;
         }
