@@ -1,6 +1,7 @@
 //! Which backend a [`RunBuilder`](super::RunBuilder) run takes and why: the rule `Backend::Auto` follows and
 //! the refusal of a CUDA backend for a problem the CUDA engine cannot evaluate. The choice never falls back
-//! silently: the report records the reason under the metadata key [`BACKEND_REASON`].
+//! silently: the report records the reason under the metadata key [`BACKEND_REASON`]. [`choose_backend`] is
+//! public so that a front end driving the engines itself (the `evo` command) follows the same rule.
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -56,14 +57,15 @@ impl GpuPresence {
 
 /// The backend a run takes (`Backend::Cpu` or `Backend::Cuda`, never `Auto`) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct BackendChoice {
+pub struct BackendChoice {
     /// The backend.
-    pub(crate) backend: Backend,
+    pub backend: Backend,
     /// Why, in a sentence the report records under [`BACKEND_REASON`].
-    pub(crate) reason: String,
+    pub reason: String,
 }
 
-/// The backend `algorithm` takes for `requested` on the problem named `problem` with `support`:
+/// The backend `algorithm` (the name [`Error::NoDeviceEvaluation`] quotes) takes for `requested` on the
+/// problem named `problem` with `support`:
 ///
 /// - `Cpu` and `Cuda` are taken as asked, except that `Cuda` for a problem without a device evaluation is
 ///   refused before any device is opened (the same error on every machine);
@@ -73,7 +75,7 @@ pub(crate) struct BackendChoice {
 /// # Errors
 /// [`Error::NoDeviceEvaluation`] for `Cuda` with [`DeviceSupport::Missing`]; the errors of `presence` (a
 /// driver that fails).
-pub(crate) fn choose_backend(
+pub fn choose_backend(
     algorithm: &'static str,
     requested: Backend,
     problem: &str,
