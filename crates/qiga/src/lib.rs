@@ -106,6 +106,7 @@ pub mod meta;
 pub mod ops;
 pub mod options;
 pub mod params;
+mod run;
 pub mod sga;
 pub mod snapshot;
 
@@ -114,48 +115,6 @@ pub use cuda::QigaCuda;
 pub use cuda::sga::SgaCuda;
 pub use options::{KnapsackOptions, LocalSearch, Repair};
 pub use params::{MAX_ANGLE, QigaParams, QuadrantRule, RotationAngles, SignChoice};
+pub use run::run;
 pub use sga::{SgaCpu, SgaParams, SgaSnapshot};
 pub use snapshot::{QigaSnapshot, RunConfig, RunState};
-
-use evo_benchmarks::Knapsack;
-use evo_core::{Backend, Bits, Executor, Report, Result, Termination};
-
-/// One QIGA run of `params.generations()` generations after the initial one, from Philox seed `seed`, with
-/// `params`' angles, on `backend` (`Backend::Auto` picks the GPU when there is one).
-///
-/// # Errors
-/// Whatever building or stepping the engine reports (no GPU for `Backend::Cuda`, a device failure).
-pub fn run(
-    params: &QigaParams,
-    problem: &Knapsack,
-    seed: u64,
-    backend: Backend,
-) -> Result<Report<Bits>> {
-    let termination = Termination::new().with_max_generations(params.generations());
-    match evo_gpu_runtime::resolve_backend(backend)? {
-        Backend::Cpu { threads } => {
-            let engine = QigaCpu::new(params, problem, seed, threads)?;
-            Executor::new(engine)
-                .with_termination(termination)?
-                .with_metadata("backend", Backend::Cpu { threads })
-                .with_metadata("seed", seed)
-                .with_metadata("problem", problem.instance_name())
-                .run()
-        }
-        Backend::Cuda { device } => {
-            let gpu = evo_gpu_runtime::Gpu::open(device)?;
-            let engine = QigaCuda::new(params, problem, seed, &gpu)?;
-            Executor::new(engine)
-                .with_termination(termination)?
-                .with_metadata("backend", Backend::Cuda { device })
-                .with_metadata("device", &gpu.info().name)
-                .with_metadata("profile", "exact")
-                .with_metadata("seed", seed)
-                .with_metadata("problem", problem.instance_name())
-                .run()
-        }
-        Backend::Auto => Err(evo_core::Error::NoGpu {
-            reason: "Backend::Auto was not resolved".into(),
-        }),
-    }
-}
