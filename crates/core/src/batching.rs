@@ -1,8 +1,10 @@
 //! How many steps the executor takes before it next needs the host (see the executor's "Batching" docs).
 
 use crate::checkpoint::RunState;
-use crate::engine::Progress;
+use crate::engine::{Engine, Progress};
+use crate::error::Result;
 use crate::observers::Cadence;
+use crate::termination::StagnationState;
 use std::time::Duration;
 
 /// The longest a batch should take, so that Ctrl-C and time-driven observers are served within about this.
@@ -15,8 +17,8 @@ pub(crate) struct BatchLimits {
     /// Steps until the evaluation limit (exact) when the engine's evaluations per step are known.
     pub(crate) evaluations_left: Option<u64>,
     /// Whether a rule needs the best fitness, the clock or the stagnation counter after each step (target,
-    /// wall time, stagnation, an evaluation limit the executor cannot count ahead, or checkpoints, which
-    /// store the stagnation counter).
+    /// wall time, stagnation, an evaluation limit the executor cannot count ahead, or checkpoints with a
+    /// `check_every` above 1, which store the counter as batches count it).
     pub(crate) needs_checks: bool,
     /// The user's bound on batches while `needs_checks` (1 by default: checks after every step).
     pub(crate) check_every: u64,
@@ -24,6 +26,9 @@ pub(crate) struct BatchLimits {
     pub(crate) history_every: u64,
     /// Steps between periodic checkpoints, when checkpointing.
     pub(crate) checkpoint_every: Option<u64>,
+    /// The speculative bound ([`Speculation`]) when checkpointing is the only rule that needs the
+    /// stagnation counter and the executor keeps it exact by replaying.
+    pub(crate) speculation: Option<u64>,
 }
 
 /// Steps until the next multiple of `every` after `done` (at least 1).
@@ -55,6 +60,9 @@ impl BatchLimits {
         bound(until_multiple(state.steps, self.history_every));
         if let Some(every) = self.checkpoint_every {
             bound(until_multiple(state.steps, every));
+        }
+        if let Some(speculation) = self.speculation {
+            bound(speculation);
         }
         for cadence in cadences {
             match cadence {
@@ -108,18 +116,143 @@ pub(crate) fn next_cap(cap: u64, steps: u64, took: Duration) -> u64 {
 pub(crate) fn record_batch(
     state: &mut RunState,
     progress: &Progress,
-    now: Duration,
-    min_improvement: f64,
-    history_every: u64,
+    recording: &Recording,
     steps: u64,
 ) {
     let reference = state.stagnation.reference.to_bits();
     for _ in 0..steps {
-        state.record_step(progress, now, min_improvement, history_every);
+        state.record_step(
+            progress,
+            recording.now,
+            recording.min_improvement,
+            recording.history_every,
+        );
     }
     if steps > 1 && state.stagnation.reference.to_bits() != reference {
         state.stagnation.stagnant_generations = 0;
     }
+}
+
+/// How many steps a checkpointed run takes before it learns whether the best fitness improved.
+///
+/// A batch that improves the best fitness before its last step leaves the stagnation counter (stored in
+/// checkpoints) unknown, and the executor then replays it one step at a time ([`replay`]). So the bound
+/// restarts at 1 after a batch that improved (improvements come in runs, and single steps cost no replay)
+/// and doubles after one that did not: a run that has stopped improving soon takes whole batches up to the
+/// next checkpoint, and a surprise improvement costs one replay of a batch no longer than the one before.
+pub(crate) struct Speculation {
+    steps: u64,
+}
+
+impl Speculation {
+    /// Starts with single steps.
+    pub(crate) fn new() -> Self {
+        Self { steps: 1 }
+    }
+
+    /// The bound for the next batch.
+    pub(crate) fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Updates the bound after a batch, `improved` telling whether it moved the best fitness.
+    pub(crate) fn after_batch(&mut self, improved: bool) {
+        self.steps = if improved {
+            1
+        } else {
+            self.steps.saturating_mul(2)
+        };
+    }
+}
+
+/// The parts of a [`RunState`] a batch changes, taken before the batch so that it can be replayed.
+pub(crate) struct StateMark {
+    steps: u64,
+    best_fitness: f64,
+    stagnation: StagnationState,
+    history_len: usize,
+}
+
+impl StateMark {
+    /// Marks `state` as it is now.
+    pub(crate) fn of(state: &RunState) -> Self {
+        Self {
+            steps: state.steps,
+            best_fitness: state.best_fitness,
+            stagnation: state.stagnation,
+            history_len: state.history.len(),
+        }
+    }
+
+    /// Whether the stagnation counter's reference moved since the mark, which after a batch of more than one
+    /// step means the counter is not known exactly (see [`record_batch`]).
+    pub(crate) fn reference_moved(&self, state: &RunState) -> bool {
+        self.stagnation.reference.to_bits() != state.stagnation.reference.to_bits()
+    }
+
+    /// Puts `state` back as it was at the mark.
+    pub(crate) fn rewind(&self, state: &mut RunState) {
+        state.steps = self.steps;
+        state.best_fitness = self.best_fitness;
+        state.stagnation = self.stagnation;
+        state.history.truncate(self.history_len);
+    }
+}
+
+/// How a step is accounted for in the [`RunState`]: at what time, with which improvement threshold and
+/// history cadence (the arguments of [`RunState::record_step`] besides the progress).
+pub(crate) struct Recording {
+    pub(crate) now: Duration,
+    pub(crate) min_improvement: f64,
+    pub(crate) history_every: u64,
+}
+
+/// Redoes a batch of `steps` steps that improved the best fitness, so that `state` counts it exactly as
+/// single steps would: restores the engine to `before` (its state at `mark`), takes single steps until the
+/// best fitness is the one the batch ended with (the best never gets worse, so no improvement comes after
+/// that step), then the rest of the batch at once. Engines are deterministic and `step_many` equals
+/// repeated `step`, so the engine ends in the state the batch left, having taken `steps` more steps.
+///
+/// # Errors
+/// The engine's errors restoring or stepping; `state` is then rewound to `mark`, matching `before`.
+pub(crate) fn replay<E: Engine>(
+    engine: &mut E,
+    before: &E::Snapshot,
+    mark: &StateMark,
+    state: &mut RunState,
+    steps: u64,
+    recording: &Recording,
+) -> Result<()> {
+    let final_best = engine.progress().best_fitness.to_bits();
+    let mut redo = |state: &mut RunState| -> Result<()> {
+        engine.restore(before)?;
+        mark.rewind(state);
+        let mut done = 0;
+        while done < steps {
+            engine.step_many(1)?;
+            done += 1;
+            let progress = engine.progress();
+            state.record_step(
+                &progress,
+                recording.now,
+                recording.min_improvement,
+                recording.history_every,
+            );
+            if progress.best_fitness.to_bits() == final_best {
+                break;
+            }
+        }
+        if done < steps {
+            engine.step_many(steps - done)?;
+            record_batch(state, &engine.progress(), recording, steps - done);
+        }
+        Ok(())
+    };
+    let result = redo(state);
+    if result.is_err() {
+        mark.rewind(state);
+    }
+    result
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Runs an engine to a termination, with observers, history and checkpoints.
 
 use crate::backend::Backend;
-use crate::batching::{self, BatchLimits};
+use crate::batching::{self, BatchLimits, Recording, Speculation, StateMark};
 use crate::checkpoint::{self, CheckpointHeader, CheckpointLock, Checkpointing, RunState};
 use crate::engine::{Engine, Progress};
 use crate::error::{Error, Result};
@@ -32,14 +32,24 @@ use std::time::{Duration, Instant};
 ///   [`ProgressBarObserver`](crate::ProgressBarObserver) is served after every batch,
 ///   [`TracingObserver`](crate::TracingObserver) every `every` steps);
 /// - the rules that need the best fitness, the clock or the stagnation counter after each step (target
-///   fitness, wall time, stagnation, an evaluation limit without a fixed count per step, and checkpointing,
-///   which stores the stagnation counter): while one of them is in force a batch has at most
-///   [`with_check_every`](Self::with_check_every) steps, 1 by default.
+///   fitness, wall time, stagnation, an evaluation limit without a fixed count per step): while one of them
+///   is in force a batch has at most [`with_check_every`](Self::with_check_every) steps, 1 by default.
+///
+/// Checkpoints store the stagnation counter (generations since the best fitness last improved), which a
+/// batch that improved the best before its last step cannot know. When checkpointing is the only reason to
+/// look after each step (and `check_every` is 1), batches run ahead speculatively: the first batch after
+/// one that improved the best has one step, each batch that did not improve it lets the next be twice as
+/// long (up to the next checkpoint), and a batch of several steps that did improve it is replayed from its
+/// starting state (the last good snapshot, or a snapshot taken for the purpose) one step at a time up to
+/// the step that reached its final best fitness. A run that keeps improving thus steps singly, one that has
+/// stopped improving steps from checkpoint to checkpoint, and the counter is exact. With `check_every`
+/// above 1, checkpointing bounds batches to `check_every` steps and counts them as described below.
 ///
 /// A batch is also kept to about 0.1 s (its length adapts to the measured step time), so Ctrl-C
-/// ([`Termination::with_ctrl_c`]) and time-driven observers are served within about that. With the default
-/// `check_every` of 1, the report and checkpoints are bit-identical to stepping one generation at a time
-/// (engines keep `step_many` equivalent to repeated `step`); only wall times differ. With a larger
+/// ([`Termination::with_ctrl_c`]) and time-driven observers are served within about that (a replay at most
+/// repeats that batch). With the default `check_every` of 1, the report and checkpoints (written at the
+/// same steps, with the same content) are bit-identical to stepping one generation at a time (engines keep
+/// `step_many` equivalent to repeated `step`, and `restore` exact); only wall times differ. With a larger
 /// `check_every`, a target, wall-time, stagnation or evaluation rule is noticed at the end of the batch in
 /// which it came to hold (up to `check_every - 1` steps late), and a batch that improved the best fitness
 /// counts the improvement at its last step for the stagnation counter. Checkpointing's last-good snapshot
@@ -167,9 +177,10 @@ impl<E: Engine> Executor<E> {
     }
 
     /// Lets the rules that need the host after each step (target fitness, wall time, stagnation, an
-    /// evaluation limit the engine cannot count ahead, checkpointing's stagnation counter) be checked only
-    /// every `every` steps, so that the engine can run up to `every` generations per batch (see "Batching"
-    /// above for what changes). Default 1: checked after every step, results as with single steps.
+    /// evaluation limit the engine cannot count ahead) be checked only every `every` steps, so that the
+    /// engine can run up to `every` generations per batch; checkpointing then counts the stagnation counter
+    /// per batch instead of replaying batches that improved (see "Batching" above for what changes).
+    /// Default 1: checked after every step, results as with single steps.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] when `every` is 0.
@@ -329,32 +340,63 @@ impl<E: Engine> Executor<E> {
         let mut saved_at_step = None;
         let mut session_steps = 0;
         let mut cap = 1;
+        let replays = self.replays_improving_batches(&termination);
+        let mut speculation = Speculation::new();
         let reason = loop {
             if let Some(reason) = termination.check(&progress, elapsed(), &state.stagnation) {
                 break reason;
             }
-            let steps = self.batch_limits(&termination, &progress).steps(
-                &state,
-                session_steps,
-                self.observers.iter().map(|observer| observer.cadence()),
-                cap,
-            );
+            let steps = self
+                .batch_limits(
+                    &termination,
+                    &progress,
+                    replays.then(|| speculation.steps()),
+                )
+                .steps(
+                    &state,
+                    session_steps,
+                    self.observers.iter().map(|observer| observer.cadence()),
+                    cap,
+                );
+            // What a replay of this batch starts from; the last good snapshot is that state when kept.
+            let mark = (replays && steps > 1).then(|| StateMark::of(&state));
+            let before = match &mark {
+                Some(_) if !keep_last_good => Some(self.engine.snapshot()?),
+                _ => None,
+            };
             let batch_start = Instant::now();
             if let Err(error) = self.engine.step_many(steps) {
                 self.save_last_good(last_good.as_ref(), &mut state, elapsed());
                 return Err(error);
             }
             cap = batching::next_cap(cap, steps, batch_start.elapsed());
+            let best_before = progress.best_fitness.to_bits();
             progress = self.engine.progress();
-            let now = elapsed();
-            batching::record_batch(
-                &mut state,
-                &progress,
-                now,
-                termination.min_improvement(),
-                self.history_every,
-                steps,
-            );
+            let recording = Recording {
+                now: elapsed(),
+                min_improvement: termination.min_improvement(),
+                history_every: self.history_every,
+            };
+            batching::record_batch(&mut state, &progress, &recording, steps);
+            if let Some(mark) = mark.filter(|mark| mark.reference_moved(&state)) {
+                let before = before.as_ref().or(last_good.as_ref());
+                if let Some(before) = before {
+                    let replayed = batching::replay(
+                        &mut self.engine,
+                        before,
+                        &mark,
+                        &mut state,
+                        steps,
+                        &recording,
+                    );
+                    if let Err(error) = replayed {
+                        self.save_last_good(last_good.as_ref(), &mut state, elapsed());
+                        return Err(error);
+                    }
+                }
+            }
+            speculation.after_batch(progress.best_fitness.to_bits() != best_before);
+            let now = recording.now;
             session_steps += steps;
             for observer in &mut self.observers {
                 if batching::observer_due(observer.cadence(), session_steps) {
@@ -398,28 +440,53 @@ impl<E: Engine> Executor<E> {
         Ok(report)
     }
 
-    /// What bounds the next batch at `progress` (see "Batching" in the type docs).
-    fn batch_limits(&self, termination: &Termination, progress: &Progress) -> BatchLimits {
+    /// Whether checkpointing is the only rule that needs the stagnation counter after each step and the
+    /// counter is kept exact (`check_every` 1), so that batches run speculatively and a batch that improved
+    /// the best fitness is replayed (see "Batching" in the type docs).
+    fn replays_improving_batches(&self, termination: &Termination) -> bool {
+        self.checkpointing.is_some()
+            && self.check_every == 1
+            && !self.rules_need_checks(termination)
+    }
+
+    /// Whether a termination rule needs the best fitness, the clock or the stagnation counter after each
+    /// step: target, wall time, stagnation, or an evaluation limit the engine cannot count ahead.
+    fn rules_need_checks(&self, termination: &Termination) -> bool {
+        let evaluations_unbounded = termination.max_evaluations().is_some()
+            && self
+                .engine
+                .evaluations_per_step()
+                .is_none_or(|per_step| per_step == 0);
+        termination.target_fitness().is_some()
+            || termination.max_wall_time().is_some()
+            || termination.stagnation().is_some()
+            || evaluations_unbounded
+    }
+
+    /// What bounds the next batch at `progress` (see "Batching" in the type docs), with the speculative
+    /// bound of a run that replays improving batches.
+    fn batch_limits(
+        &self,
+        termination: &Termination,
+        progress: &Progress,
+        speculation: Option<u64>,
+    ) -> BatchLimits {
         let evaluations_left = termination.max_evaluations().and_then(|max| {
             self.engine
                 .evaluations_per_step()
                 .and_then(|per_step| batching::steps_to_evaluations(progress, max, per_step))
         });
-        let evaluations_unbounded =
-            termination.max_evaluations().is_some() && evaluations_left.is_none();
         BatchLimits {
             generations_left: termination
                 .max_generations()
                 .map(|max| max.saturating_sub(progress.generation)),
             evaluations_left,
-            needs_checks: termination.target_fitness().is_some()
-                || termination.max_wall_time().is_some()
-                || termination.stagnation().is_some()
-                || evaluations_unbounded
-                || self.checkpointing.is_some(),
+            needs_checks: self.rules_need_checks(termination)
+                || (self.checkpointing.is_some() && self.check_every > 1),
             check_every: self.check_every,
             history_every: self.history_every,
             checkpoint_every: self.checkpointing.as_ref().map(Checkpointing::every),
+            speculation,
         }
     }
 

@@ -436,3 +436,113 @@ fn a_failing_batch_saves_the_state_after_the_last_successful_batch() {
         .unwrap();
     assert_eq!(resumed.engine().progress().generation, good);
 }
+
+/// The checkpoint at `path` as exported JSON, without the wall time it records.
+fn exported_without_time(
+    path: &std::path::Path,
+    export: fn(&std::path::Path) -> String,
+) -> serde_json::Value {
+    let mut value: serde_json::Value = serde_json::from_str(&export(path)).unwrap();
+    value["executor"]["elapsed"] = serde_json::Value::Null;
+    value
+}
+
+fn export_sphere(path: &std::path::Path) -> String {
+    evo_core::checkpoint::export_json::<common::SphereSnapshot>(path).unwrap()
+}
+
+fn export_scripted(path: &std::path::Path) -> String {
+    evo_core::checkpoint::export_json::<u64>(path).unwrap()
+}
+
+/// The generations at which the batches of `batches` end.
+fn batch_ends(batches: &[u64]) -> Vec<u64> {
+    batches
+        .iter()
+        .scan(0, |done, &steps| {
+            *done += steps;
+            Some(*done)
+        })
+        .collect()
+}
+
+#[test]
+fn a_checkpointed_run_that_stopped_improving_steps_from_checkpoint_to_checkpoint() {
+    let run = |name: &str, single_steps: bool| {
+        let path = temp_path(name);
+        let mut engine = SphereEngine::new(5, 9);
+        engine.frozen = true;
+        let mut executor = Executor::new(Counting::new(engine))
+            .with_checkpointing(Checkpointing::new(&path, 10).unwrap())
+            .with_history_every(1_000_000)
+            .unwrap()
+            .with_termination(Termination::new().with_max_generations(1000))
+            .unwrap();
+        if single_steps {
+            executor = executor.with_observer(EveryStep);
+        }
+        let report = timeless(executor.run().unwrap());
+        let batches = executor.engine().batches.clone();
+        (report, batches, exported_without_time(&path, export_sphere))
+    };
+    let (report, batches, checkpoint) = run("frozen-batched.ckpt", false);
+    let (reference, single, reference_checkpoint) = run("frozen-single.ckpt", true);
+    assert_eq!(single.len(), 1000);
+    // A few growing batches up to the first checkpoint, then one batch per checkpoint period.
+    assert!(batches.len() <= 1000 / 10 + 4, "batches: {batches:?}");
+    let ends = batch_ends(&batches);
+    for checkpoint in (10..=1000).step_by(10) {
+        assert!(ends.contains(&checkpoint), "no batch ends at {checkpoint}");
+    }
+    assert!(batches.iter().all(|&steps| steps <= 10));
+    assert_eq!(report, reference);
+    assert_eq!(checkpoint, reference_checkpoint);
+}
+
+#[test]
+fn a_batch_that_improved_before_its_last_step_is_replayed_for_an_exact_checkpoint() {
+    // The best improves at generation 8, inside the batch 7..10 that a run stepping 1, 2, 4, ... takes.
+    let script = [10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 9.0];
+    for last_good in [true, false] {
+        for stop in [10, 20] {
+            let run = |name: String, single_steps: bool| {
+                let path = temp_path(&name);
+                let checkpointing = Checkpointing::new(&path, 10)
+                    .unwrap()
+                    .with_last_good_snapshot(last_good);
+                let mut executor = Executor::new(Counting::new(ScriptedEngine::new(&script)))
+                    .with_checkpointing(checkpointing)
+                    .with_history_every(1_000_000)
+                    .unwrap()
+                    .with_termination(Termination::new().with_max_generations(stop))
+                    .unwrap();
+                if single_steps {
+                    executor = executor.with_observer(EveryStep);
+                }
+                let report = timeless(executor.run().unwrap());
+                let batches = executor.engine().batches.clone();
+                (
+                    report,
+                    batches,
+                    exported_without_time(&path, export_scripted),
+                )
+            };
+            let (report, batches, checkpoint) =
+                run(format!("replayed-{last_good}-{stop}.ckpt"), false);
+            let (reference, _, reference_checkpoint) =
+                run(format!("replayed-single-{last_good}-{stop}.ckpt"), true);
+            assert!(
+                batches.iter().any(|&steps| steps > 1),
+                "batches: {batches:?}"
+            );
+            // The replay re-took the improving batch's steps.
+            assert!(batches.iter().sum::<u64>() > stop, "batches: {batches:?}");
+            assert_eq!(report, reference);
+            assert_eq!(checkpoint, reference_checkpoint);
+            assert_eq!(
+                checkpoint["executor"]["stagnation"]["stagnant_generations"],
+                stop - 8
+            );
+        }
+    }
+}
