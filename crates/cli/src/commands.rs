@@ -1,7 +1,7 @@
 //! `evo run` and `evo resume`: configuration in, result files out.
 
 use anyhow::{Context, Result, bail};
-use evo_core::{Backend, Checkpointing, Report, TerminationReason};
+use evo_core::{BACKEND_REASON, Backend, Checkpointing, Report, TerminationReason};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -149,15 +149,19 @@ fn finish(config: &RunConfig, display: &DisplayArgs, start: Start) -> Result<End
 }
 
 fn print_summary(config: &RunConfig, report: &Report<Value>) {
+    // `drive` records both keys on every run.
+    let metadata = |key| report.metadata.get(key).map_or("", String::as_str);
     println!(
-        "{} on {}: best fitness {} after {} generations ({} evaluations, {:.3} s; {})",
+        "{} on {}: best fitness {} after {} generations ({} evaluations, {:.3} s; {}); backend {}: {}",
         report.algorithm,
         config.problem,
         report.best_fitness,
         report.generations,
         report.evaluations,
         report.wall_time_s,
-        report.termination
+        report.termination,
+        metadata("backend"),
+        metadata(BACKEND_REASON)
     );
     println!("results in {}", config.out.display());
     if report.termination == TerminationReason::Interrupted

@@ -1,7 +1,7 @@
 //! The files a run leaves in its output folder: result.json, history.csv, convergence.svg.
 
 use anyhow::{Context, Result};
-use evo_core::{HistoryPoint, Report, TerminationReason};
+use evo_core::{BACKEND_REASON, HistoryPoint, Report, TerminationReason};
 use plotters::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -30,6 +30,9 @@ pub struct ResultFile<'a> {
     pub termination: TerminationReason,
     /// The backend the run ended on, resolved (`cpu:0`, `cuda:1`).
     pub backend: String,
+    /// Why the run took that backend (`Backend::Auto`'s finding, or "cpu was asked for"), from the report's
+    /// metadata key [`BACKEND_REASON`]; every `evo run` and `evo resume` records it.
+    pub backend_reason: Option<&'a str>,
     /// The GPU's name on a CUDA backend.
     pub device: Option<&'a str>,
     /// The seed.
@@ -60,6 +63,7 @@ pub fn write_all(config: &RunConfig, report: &Report<Value>) -> Result<()> {
             .get("backend")
             .cloned()
             .unwrap_or_else(|| config.backend.to_string()),
+        backend_reason: report.metadata.get(BACKEND_REASON).map(String::as_str),
         device: report.metadata.get("device").map(String::as_str),
         seed: config.seed,
         problem: &config.problem,

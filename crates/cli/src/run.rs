@@ -3,8 +3,8 @@
 use anyhow::{Context, Result, bail};
 use evo_benchmarks::{GaProblem, Knapsack};
 use evo_core::{
-    Backend, Checkpointing, Engine, Executor, ProgressBarObserver, Report, Termination,
-    TracingObserver,
+    BACKEND_REASON, Backend, BackendChoice, Checkpointing, DeviceSupport, Engine, Executor,
+    GpuPresence, ProgressBarObserver, Report, Termination, TracingObserver, choose_backend,
 };
 use evo_gpu_runtime::Gpu;
 use serde_json::Value;
@@ -33,6 +33,8 @@ struct Session<'a> {
     display: &'a DisplayArgs,
     start: Start,
     backend: Backend,
+    /// Why the run takes `backend` (result.json's `backend_reason`).
+    backend_reason: String,
     device: Option<String>,
 }
 
@@ -46,13 +48,14 @@ pub fn execute(config: &RunConfig, display: &DisplayArgs, start: Start) -> Resul
     let params = AlgorithmParams::from_value(config.algorithm, config.params.clone())?;
     let termination = config.budget.termination()?;
     let problem = problem::load(&spec)?;
-    let backend = resolve_backend(config, &problem)?;
+    let choice = resolve_backend(config, &problem)?;
     let mut session = Session {
         config,
         termination,
         display,
         start,
-        backend,
+        backend: choice.backend,
+        backend_reason: choice.reason,
         device: None,
     };
     match params {
@@ -65,29 +68,36 @@ pub fn execute(config: &RunConfig, display: &DisplayArgs, start: Start) -> Resul
     }
 }
 
-/// Whether the algorithm has a CUDA engine for this problem.
-fn runs_on_gpu(algorithm: Algorithm, problem: &Problem) -> bool {
-    match algorithm {
-        Algorithm::Ga => matches!(problem, Problem::GaFunction { .. }),
-        _ => true,
+/// What the GA's CUDA engine needs that the command's problems other than `ga:fN:n` lack, quoted by
+/// [`evo_core::Error::NoDeviceEvaluation`] and by `Backend::Auto`'s reason.
+const GA_DEVICE_REMEDY: &str = "use a `ga:fN:n` problem (the command's GA evaluates only the GA paper's \
+     functions on the device; from Rust, `evo_ga::HostEvaluated` gives any BinaryProblem to `evo_ga::Run`)";
+
+/// Whether the CUDA engine the command builds for `algorithm` evaluates `problem`: every engine does for
+/// every problem the command accepts, except the GA, which the command gives only the paper's functions.
+fn device_support(algorithm: Algorithm, problem: &Problem) -> DeviceSupport {
+    if algorithm == Algorithm::Ga && !matches!(problem, Problem::GaFunction { .. }) {
+        DeviceSupport::Missing {
+            remedy: GA_DEVICE_REMEDY,
+        }
+    } else {
+        DeviceSupport::Evaluated
     }
 }
 
-/// `auto` becomes the GPU when there is one and the engine has a CUDA twin for this problem, the CPU
-/// otherwise; an explicit CUDA backend without a CUDA engine for the problem is an error.
-fn resolve_backend(config: &RunConfig, problem: &Problem) -> Result<Backend> {
+/// The backend and the reason result.json records, by the rule of evo-core's `Run` builders
+/// ([`choose_backend`]): `auto` takes the CPU for a problem without a device evaluation, else CUDA device 0
+/// when the driver finds one, else the CPU on all cores; an explicit CUDA backend for a problem without a
+/// device evaluation is [`evo_core::Error::NoDeviceEvaluation`] on every machine.
+fn resolve_backend(config: &RunConfig, problem: &Problem) -> Result<BackendChoice> {
     config.backend.validate()?;
-    let gpu_capable = runs_on_gpu(config.algorithm, problem);
-    match config.backend {
-        Backend::Auto if !gpu_capable => Ok(Backend::cpu()),
-        Backend::Cuda { .. } if !gpu_capable => bail!(
-            "{} has no CUDA engine for `{}` (the GA's CUDA engine runs the paper's functions ga:fN:n); use \
-             --backend cpu",
-            config.algorithm,
-            config.problem
-        ),
-        backend => Ok(evo_gpu_runtime::resolve_backend(backend)?),
-    }
+    Ok(choose_backend(
+        config.algorithm.name(),
+        config.backend,
+        &config.problem,
+        device_support(config.algorithm, problem),
+        || GpuPresence::from_device_count(evo_gpu_runtime::device_count()),
+    )?)
 }
 
 fn knapsack(problem: Problem) -> Result<Knapsack> {
@@ -283,7 +293,8 @@ fn drive<E: Engine>(engine: E, session: &Session<'_>) -> Result<Report<Value>> {
         .with_termination(session.termination.clone())?
         .with_history_every(config.history_every)
         .context("--history-every")?
-        .with_run_metadata(session.backend, config.seed, &config.problem);
+        .with_run_metadata(session.backend, config.seed, &config.problem)
+        .with_metadata(BACKEND_REASON, &session.backend_reason);
     if let Some(device) = &session.device {
         executor = executor.with_metadata("device", device);
     }

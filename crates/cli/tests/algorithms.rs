@@ -36,6 +36,7 @@ fn check_run(dir: &Path, out: &str, args: &[&str], algorithm: &str, problem: &st
         "wall_time_s",
         "termination",
         "backend",
+        "backend_reason",
         "seed",
         "problem",
         "params",
@@ -47,6 +48,11 @@ fn check_run(dir: &Path, out: &str, args: &[&str], algorithm: &str, problem: &st
         );
     }
     assert_eq!(result["backend"], "cpu", "{algorithm}");
+    assert_eq!(result["backend_reason"], "cpu was asked for", "{algorithm}");
+    assert!(
+        stdout.contains("; backend cpu: cpu was asked for"),
+        "{algorithm}: {stdout}"
+    );
     assert!(
         result["generations"].as_u64().unwrap() > 0,
         "{algorithm}: {result}"

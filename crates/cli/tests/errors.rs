@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::fails_in;
+use common::{fails_in, knapsack_file};
 
 fn refused(args: &[&str], needles: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
@@ -173,22 +173,42 @@ fn bad_stopping_rules_and_backends_are_refused() {
         stderr.contains("--backend gpu") && stderr.contains("cpu:<threads>"),
         "{stderr}"
     );
+}
+
+/// A CUDA backend for a problem the command's CUDA engine cannot evaluate is refused on every machine, before
+/// any device is asked, naming the problem and what would run on the GPU; it never becomes a CPU run.
+#[test]
+fn cuda_for_a_problem_without_a_device_evaluation_is_refused_with_the_remedy() {
+    let dir = tempfile::tempdir().unwrap();
+    let knapsack = knapsack_file(dir.path());
+    let problem = format!("knapsack:{}", knapsack.display());
     let stderr = fails_in(
         dir.path(),
         &[
             "run",
             "ga",
             "--problem",
-            "knapsack:x",
+            &problem,
             "--generations",
             "2",
             "--backend",
             "cuda",
+            "--out",
+            "o",
+            "-q",
         ],
     );
+    for needle in [
+        "ga: problem `knapsack:",
+        "has no device evaluation, so it cannot run on the CUDA backend",
+        "use a `ga:fN:n` problem",
+        "otherwise choose the CPU backend",
+    ] {
+        assert!(stderr.contains(needle), "`{needle}` not in:\n{stderr}");
+    }
     assert!(
-        stderr.contains("no such file") || stderr.contains("no CUDA engine"),
-        "{stderr}"
+        !dir.path().join("o").exists(),
+        "the refused run wrote results"
     );
 }
 

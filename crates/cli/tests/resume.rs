@@ -74,6 +74,7 @@ fn a_run_resumed_with_another_backend_ends_as_uninterrupted_and_records_it() {
     resumed_at(&resumed, 2000);
     let parts = result(&dir.join("parts"));
     assert_eq!(parts["backend"], "cpu:2");
+    assert_eq!(parts["backend_reason"], "cpu:2 was asked for");
     assert_eq!(outcome(&parts), outcome(&result(&dir.join("whole"))));
     let run_file = std::fs::read_to_string(dir.join("run.ckpt.run.json")).unwrap();
     assert!(run_file.contains("cpu:2"), "{run_file}");
