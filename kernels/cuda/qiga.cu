@@ -143,83 +143,9 @@ __device__ double qiga_repair_evaluate(unsigned char* x, const float* weights, c
     return profit;
 }
 
-// Generations first_generation .. first_generation + generations - 1 of every run (block = run). Generation 0
-// is the initial observation (no update). Twin: cpu::run_generation, step numbers of the crate docs.
-extern "C" __global__ void qiga_run_generations(const float* weights, const float* profits, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, QigaRunParams p)
-{
-    __shared__ unsigned int leader;
-    __shared__ bool improved;
-    const unsigned int run = blockIdx.x;
-    if (run >= p.runs) {
-        return;
-    }
-    const unsigned int n = p.items;
-    const unsigned int genes = p.population * n;
-    float* th = theta + (size_t)run * genes;
-    unsigned char* x = observed + (size_t)run * genes;
-    double* f = fitness + (size_t)run * p.population;
-    unsigned char* b = best + (size_t)run * n;
-    const unsigned long long seed = seeds[run];
-    float lut[5];
-    for (int k = 0; k < 5; ++k) {
-        lut[k] = angles[run * 5u + k];
-    }
-    for (unsigned int g = p.first_generation; g < p.first_generation + p.generations; ++g) {
-        // Step 2: observe every qubit.
-        for (unsigned int idx = threadIdx.x; idx < genes; idx += blockDim.x) {
-            const unsigned int i = idx / n;
-            const unsigned int j = idx - i * n;
-            const EvoSequence s = evo_sequence(seed, p.observe_stream, g, i);
-            x[idx] = qiga_observe(th[idx], evo_sequence_uniform_f32(s, j)) ? 1 : 0;
-        }
-        __syncthreads();
-        // Steps 3-4: repair and evaluate, one thread per individual.
-        if (threadIdx.x < p.population) {
-            f[threadIdx.x] = qiga_repair_evaluate(x + (size_t)threadIdx.x * n, weights, profits, n, p.capacity);
-        }
-        __syncthreads();
-        // Step 7: rotate towards b, judged against the best of the previous generations.
-        if (g > 0u) {
-            const double previous = best_profit[run];
-            for (unsigned int idx = threadIdx.x; idx < genes; idx += blockDim.x) {
-                const unsigned int i = idx / n;
-                const unsigned int j = idx - i * n;
-                const bool flag = f[i] >= previous;
-                unsigned int sign_word = 0u;
-                if (p.sign_choice == 1u) {
-                    sign_word = evo_sequence_word(evo_sequence(seed, p.sign_stream, g, i), j);
-                }
-                th[idx] = qiga_rotate(th[idx], x[idx] != 0, b[j] != 0, flag, lut, sign_word, p.sign_choice, p.quadrant_rule);
-            }
-        }
-        __syncthreads();
-        // Step 5: the generation's best (first on ties) replaces b when strictly better.
-        if (threadIdx.x == 0) {
-            unsigned int l = 0;
-            for (unsigned int i = 1; i < p.population; ++i) {
-                if (f[i] > f[l]) {
-                    l = i;
-                }
-            }
-            leader = l;
-            improved = f[l] > best_profit[run];
-            if (improved) {
-                best_profit[run] = f[l];
-            }
-        }
-        __syncthreads();
-        if (improved) {
-            for (unsigned int j = threadIdx.x; j < n; j += blockDim.x) {
-                b[j] = x[(size_t)leader * n + j];
-            }
-        }
-        __syncthreads();
-    }
-}
-
 // ---- The knapsack options of issue 33 (Rust twins: crates/qiga/src/options.rs and local_search.rs,
-// evo_benchmarks' knapsack/greedy.rs). A separate kernel, so the paper's `qiga_run_generations` above keeps
-// its code; with every option off the Rust engines launch that one.
+// evo_benchmarks' knapsack/greedy.rs). Both kernels below share qiga_generations; with every
+// option off the Rust engines launch the paper's `qiga_run_generations`.
 
 // Scalar arguments; mirrored by `OptionParams` in crates/qiga/src/cuda/launch.rs.
 struct QigaOptionParams {
@@ -338,14 +264,15 @@ __device__ double qiga_local_search(unsigned char* b, const float* weights, cons
     return profit;
 }
 
-// qiga_run_generations with the options: the repair of steps 3-4 by `repair`, and step 5' (the local search
-// of b, on thread 0) whenever step 5 replaces b. The initial b (the greedy seed) is uploaded by the host.
-// Twin: cpu::run_generation.
-extern "C" __global__ void qiga_run_generations_options(const float* weights, const float* profits, const unsigned int* order, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, QigaOptionParams o)
+// Generations first_generation .. first_generation + generations - 1 of one run (block = run). Generation 0
+// is the initial observation (no update). Steps 3-4 repair by `repair` (0: the paper's index order, 1: the
+// greedy order of `order`), and step 5' (the local search of b, on thread 0) runs when `local_search` is 1 and
+// step 5 replaced b. Inlined into both kernels, whose constant arguments fold the option branches away, so the
+// paper kernel's code is that of the paper's steps alone. Twin: cpu::run_generation, step numbers of the crate docs.
+__device__ __forceinline__ void qiga_generations(const float* weights, const float* profits, const unsigned int* order, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, const QigaRunParams& p, unsigned int repair, unsigned int local_search)
 {
     __shared__ unsigned int leader;
     __shared__ bool improved;
-    const QigaRunParams p = o.run;
     const unsigned int run = blockIdx.x;
     if (run >= p.runs) {
         return;
@@ -362,7 +289,7 @@ extern "C" __global__ void qiga_run_generations_options(const float* weights, co
         lut[k] = angles[run * 5u + k];
     }
     for (unsigned int g = p.first_generation; g < p.first_generation + p.generations; ++g) {
-        // Step 2.
+        // Step 2: observe every qubit.
         for (unsigned int idx = threadIdx.x; idx < genes; idx += blockDim.x) {
             const unsigned int i = idx / n;
             const unsigned int j = idx - i * n;
@@ -370,14 +297,14 @@ extern "C" __global__ void qiga_run_generations_options(const float* weights, co
             x[idx] = qiga_observe(th[idx], evo_sequence_uniform_f32(s, j)) ? 1 : 0;
         }
         __syncthreads();
-        // Steps 3-4 by the chosen repair.
+        // Steps 3-4: repair and evaluate, one thread per individual.
         if (threadIdx.x < p.population) {
             unsigned char* xi = x + (size_t)threadIdx.x * n;
-            f[threadIdx.x] = o.repair == 1u ? qiga_greedy_repair_evaluate(xi, weights, profits, order, n, p.capacity)
-                                            : qiga_repair_evaluate(xi, weights, profits, n, p.capacity);
+            f[threadIdx.x] = repair == 1u ? qiga_greedy_repair_evaluate(xi, weights, profits, order, n, p.capacity)
+                                          : qiga_repair_evaluate(xi, weights, profits, n, p.capacity);
         }
         __syncthreads();
-        // Step 7.
+        // Step 7: rotate towards b, judged against the best of the previous generations.
         if (g > 0u) {
             const double previous = best_profit[run];
             for (unsigned int idx = threadIdx.x; idx < genes; idx += blockDim.x) {
@@ -392,7 +319,7 @@ extern "C" __global__ void qiga_run_generations_options(const float* weights, co
             }
         }
         __syncthreads();
-        // Step 5.
+        // Step 5: the generation's best (first on ties) replaces b when strictly better.
         if (threadIdx.x == 0) {
             unsigned int l = 0;
             for (unsigned int i = 1; i < p.population; ++i) {
@@ -413,12 +340,28 @@ extern "C" __global__ void qiga_run_generations_options(const float* weights, co
             }
         }
         __syncthreads();
-        // Step 5': improve the new b.
-        if (improved && o.local_search == 1u && threadIdx.x == 0) {
-            best_profit[run] = qiga_local_search(b, weights, profits, order, n, p.capacity);
+        if (local_search == 1u) {
+            // Step 5': improve the new b.
+            if (improved && threadIdx.x == 0) {
+                best_profit[run] = qiga_local_search(b, weights, profits, order, n, p.capacity);
+            }
+            __syncthreads();
         }
-        __syncthreads();
     }
+}
+
+// The paper's generations of every run (block = run): qiga_generations with every option off.
+extern "C" __global__ void qiga_run_generations(const float* weights, const float* profits, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, QigaRunParams p)
+{
+    qiga_generations(weights, profits, nullptr, seeds, angles, theta, observed, fitness, best, best_profit, p, 0u, 0u);
+}
+
+// qiga_run_generations with the options: the repair of steps 3-4 by `repair`, and step 5' (the local search
+// of b, on thread 0) whenever step 5 replaces b. The initial b (the greedy seed) is uploaded by the host.
+// Twin: cpu::run_generation.
+extern "C" __global__ void qiga_run_generations_options(const float* weights, const float* profits, const unsigned int* order, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, QigaOptionParams o)
+{
+    qiga_generations(weights, profits, order, seeds, angles, theta, observed, fitness, best, best_profit, o.run, o.repair, o.local_search);
 }
 
 // ---- The SGA baseline (Rust twin: crates/qiga/src/sga/mod.rs, steps numbered there). One block = one run;
