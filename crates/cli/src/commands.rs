@@ -17,25 +17,12 @@ use crate::spec::ProblemSpec;
 /// Generations between checkpoints when `--checkpoint` comes without `--every`.
 pub const DEFAULT_CHECKPOINT_EVERY: u64 = 100;
 
-/// The most generations between two history points when `--history-every` is not given.
-///
-/// A history point reads the best fitness, which on a CUDA engine waits for the device: with a point every
-/// generation, a small generation costs several times its kernels' time (the `doors` bench of `cargo xtask
-/// bench`). Every 100 generations that read is spread thin, and a long run's history (which every
-/// checkpoint carries) stays small.
-pub const MAX_DEFAULT_HISTORY_EVERY: u64 = 100;
-
-/// About this many history points for a run with a generation budget, so a short run still draws a curve.
-const DEFAULT_HISTORY_POINTS: u64 = 100;
-
-/// `--history-every` when not given: a hundredth of a generation budget, between 1 and
-/// [`MAX_DEFAULT_HISTORY_EVERY`]; [`MAX_DEFAULT_HISTORY_EVERY`] when the run has no generation budget.
+/// `--history-every` when not given: evo-core's [`evo_core::default_history_every`] of the generation budget
+/// (a hundredth of it, between 1 and 100; 100 without one), the rule of the `Run` builders. A history point
+/// reads the best fitness, which on a CUDA engine waits for the device (the `doors` bench of `cargo xtask
+/// bench`), and every checkpoint carries the history, so a long run's stays small.
 pub fn default_history_every(budget: &Budget) -> u64 {
-    budget
-        .generations
-        .map_or(MAX_DEFAULT_HISTORY_EVERY, |generations| {
-            (generations / DEFAULT_HISTORY_POINTS).clamp(1, MAX_DEFAULT_HISTORY_EVERY)
-        })
+    evo_core::default_history_every(budget.generations)
 }
 
 /// How a command ended, for the exit status.

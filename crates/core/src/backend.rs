@@ -14,9 +14,10 @@ const ALLOWED_FORMS: &str =
 /// Written and parsed as `auto`, `cpu`, `cpu:<threads>`, `cuda` or `cuda:<device>` (case-insensitive);
 /// serde uses the same strings, so a report or a configuration file says `"backend": "cuda:1"`.
 ///
-/// evo-core has no GPU access, so it cannot decide what [`Backend::Auto`] means on this machine:
-/// `evo_gpu_runtime::resolve_backend` turns it into `Cuda { device: 0 }` when a driver and a device exist and
-/// into `Cpu { threads: 0 }` otherwise. Algorithm crates resolve before building an engine.
+/// evo-core has no GPU access, so it cannot tell by itself what [`Backend::Auto`] means on this machine:
+/// [`choose_backend`](crate::choose_backend) decides it from the driver's answer (given by evo-gpu-runtime)
+/// and the problem's device support, and gives the reason the report records (`backend_reason`): CUDA device
+/// 0 when a device exists and the problem has a device evaluation, the CPU on all cores otherwise.
 ///
 /// ```
 /// use evo_core::Backend;
@@ -40,8 +41,8 @@ pub enum Backend {
         /// The device index, as the driver numbers devices (after `CUDA_VISIBLE_DEVICES`).
         device: usize,
     },
-    /// The first CUDA device when there is one, the CPU otherwise; resolved by
-    /// `evo_gpu_runtime::resolve_backend`.
+    /// The first CUDA device when there is one and the problem can run there, the CPU otherwise; resolved
+    /// by [`choose_backend`](crate::choose_backend), which also says why.
     #[default]
     Auto,
 }
