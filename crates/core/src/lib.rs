@@ -108,7 +108,7 @@ pub use error::{Error, Result};
 pub use executor::Executor;
 pub use fingerprint::{InstanceDigest, ProblemIdentity, ResumeOverrides, RunFingerprint};
 pub use history::{HistoryPoint, MAX_DEFAULT_HISTORY_EVERY, default_history_every};
-pub use observers::{Cadence, Observer, ProgressBarObserver, TracingObserver};
+pub use observers::{Cadence, Observer, ProgressBarObserver, StepCounter, TracingObserver};
 pub use problem::{
     BinaryProblem, Bits, Bounds, ConstrainedProblem, ConstrainedValue, ContinuousProblem,
     check_fitness,

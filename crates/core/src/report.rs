@@ -66,6 +66,16 @@ impl<S> Report<S> {
             termination: self.termination,
         }
     }
+
+    /// The report with its wall times (the run's and every history point's) set to zero: what two runs of
+    /// the same seed must agree on bit for bit, whatever their timing.
+    pub fn without_wall_times(mut self) -> Self {
+        self.wall_time_s = 0.0;
+        for point in &mut self.history {
+            point.elapsed_s = 0.0;
+        }
+        self
+    }
 }
 
 impl<S: Serialize> Report<S> {

@@ -111,25 +111,9 @@ mod tests {
     use super::*;
     use crate::FnProblem;
     use evo_benchmarks::DeRastrigin;
-    use evo_core::{Bounds, Cadence, Checkpointing, Error, Observer, Progress};
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::Duration;
+    use evo_core::{Bounds, Cadence, Checkpointing, Error, StepCounter};
 
     const CPU: Backend = Backend::Cpu { threads: 1 };
-
-    /// Counts its `on_step` calls; with `Cadence::EveryStep` it makes the executor step one at a time.
-    #[derive(Clone)]
-    struct Calls(Cadence, Arc<AtomicU64>);
-
-    impl Observer for Calls {
-        fn cadence(&self) -> Cadence {
-            self.0
-        }
-        fn on_step(&mut self, _progress: &Progress, _elapsed: Duration) {
-            self.1.fetch_add(1, Ordering::Relaxed);
-        }
-    }
 
     fn rastrigin() -> DeRastrigin {
         DeRastrigin::new(8).unwrap()
@@ -139,21 +123,12 @@ mod tests {
         DeParams::default().with_population(16).unwrap()
     }
 
-    /// The report without its wall times.
-    fn timeless(mut report: Report<Vec<f32>>) -> Report<Vec<f32>> {
-        report.wall_time_s = 0.0;
-        for point in &mut report.history {
-            point.elapsed_s = 0.0;
-        }
-        report
-    }
-
     /// The run batched (counting the batches) and one step at a time; returns both reports.
     fn both_ways(
         termination: Termination,
         history_every: u64,
     ) -> (Report<Vec<f32>>, Report<Vec<f32>>, u64) {
-        let batches = Calls(Cadence::Batches, Arc::new(AtomicU64::new(0)));
+        let batches = StepCounter::new(Cadence::Batches);
         let batched = Run::new(params(), rastrigin(), 5)
             .backend(CPU)
             .termination(termination.clone())
@@ -165,13 +140,13 @@ mod tests {
             .backend(CPU)
             .termination(termination)
             .history_every(history_every)
-            .observer(Calls(Cadence::EveryStep, Arc::new(AtomicU64::new(0))))
+            .observer(StepCounter::new(Cadence::EveryStep))
             .run()
             .unwrap();
         (
-            timeless(batched),
-            timeless(single),
-            batches.1.load(Ordering::Relaxed),
+            batched.without_wall_times(),
+            single.without_wall_times(),
+            batches.count(),
         )
     }
 
@@ -204,7 +179,7 @@ mod tests {
             .termination(termination)
             .run()
             .unwrap();
-        assert_eq!(timeless(report), timeless(built));
+        assert_eq!(report.without_wall_times(), built.without_wall_times());
     }
 
     #[test]
@@ -235,7 +210,10 @@ mod tests {
             .history_every(5)
             .run()
             .unwrap();
-        assert_eq!(timeless(resumed), timeless(uninterrupted));
+        assert_eq!(
+            resumed.without_wall_times(),
+            uninterrupted.without_wall_times()
+        );
     }
 
     #[test]

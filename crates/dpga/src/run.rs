@@ -108,35 +108,11 @@ mod tests {
 
     use super::*;
     use crate::HostConstrained;
-    use evo_core::{Bounds, Cadence, ConstrainedProblem, Error, Observer, Progress};
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::Duration;
+    use evo_core::{Bounds, Cadence, ConstrainedProblem, Error, StepCounter};
 
     const CPU: Backend = Backend::Cpu { threads: 1 };
 
-    /// Counts its `on_step` calls; with `Cadence::EveryStep` it makes the executor step one at a time.
-    #[derive(Clone)]
-    struct Calls(Cadence, Arc<AtomicU64>);
-
-    impl Observer for Calls {
-        fn cadence(&self) -> Cadence {
-            self.0
-        }
-        fn on_step(&mut self, _progress: &Progress, _elapsed: Duration) {
-            self.1.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    fn timeless(mut report: Report<Vec<f32>>) -> Report<Vec<f32>> {
-        report.wall_time_s = 0.0;
-        for point in &mut report.history {
-            point.elapsed_s = 0.0;
-        }
-        report
-    }
-
-    fn start(observer: Calls) -> Run<Cec2006Problem> {
+    fn start(observer: StepCounter) -> Run<Cec2006Problem> {
         let params = DpgaParams::default()
             .with_main_size(16)
             .unwrap()
@@ -151,13 +127,11 @@ mod tests {
 
     #[test]
     fn batched_runs_report_as_single_steps() {
-        let batches = Calls(Cadence::Batches, Arc::new(AtomicU64::new(0)));
+        let batches = StepCounter::new(Cadence::Batches);
         let batched = start(batches.clone()).run().unwrap();
-        let single = start(Calls(Cadence::EveryStep, Arc::new(AtomicU64::new(0))))
-            .run()
-            .unwrap();
-        assert!(batches.1.load(Ordering::Relaxed) < 40);
-        assert_eq!(timeless(batched), timeless(single));
+        let single = start(StepCounter::new(Cadence::EveryStep)).run().unwrap();
+        assert!(batches.count() < 40);
+        assert_eq!(batched.without_wall_times(), single.without_wall_times());
     }
 
     #[test]

@@ -112,33 +112,9 @@ mod tests {
     use super::*;
     use crate::{HostEvaluated, PaperFunction};
     use evo_benchmarks::ga_functions::GaFunction;
-    use evo_core::{BinaryProblem, Cadence, Error, Observer, Progress};
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::Duration;
+    use evo_core::{BinaryProblem, Cadence, Error, StepCounter};
 
     const CPU: Backend = Backend::Cpu { threads: 1 };
-
-    /// Counts its `on_step` calls; with `Cadence::EveryStep` it makes the executor step one at a time.
-    #[derive(Clone)]
-    struct Calls(Cadence, Arc<AtomicU64>);
-
-    impl Observer for Calls {
-        fn cadence(&self) -> Cadence {
-            self.0
-        }
-        fn on_step(&mut self, _progress: &Progress, _elapsed: Duration) {
-            self.1.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    fn timeless(mut report: Report<Bits>) -> Report<Bits> {
-        report.wall_time_s = 0.0;
-        for point in &mut report.history {
-            point.elapsed_s = 0.0;
-        }
-        report
-    }
 
     fn start() -> Run<PaperFunction> {
         let params = GaParams::new()
@@ -152,15 +128,15 @@ mod tests {
 
     #[test]
     fn batched_runs_report_as_single_steps() {
-        let batches = Calls(Cadence::Batches, Arc::new(AtomicU64::new(0)));
+        let batches = StepCounter::new(Cadence::Batches);
         let batched = start().observer(batches.clone()).run().unwrap();
         let single = start()
-            .observer(Calls(Cadence::EveryStep, Arc::new(AtomicU64::new(0))))
+            .observer(StepCounter::new(Cadence::EveryStep))
             .run()
             .unwrap();
         assert_eq!(batched.generations, 120);
-        assert_eq!(timeless(batched), timeless(single));
-        assert!(batches.1.load(Ordering::Relaxed) < 120);
+        assert_eq!(batched.without_wall_times(), single.without_wall_times());
+        assert!(batches.count() < 120);
     }
 
     #[test]
@@ -169,10 +145,10 @@ mod tests {
         let batched = start().termination(termination.clone()).run().unwrap();
         let single = start()
             .termination(termination)
-            .observer(Calls(Cadence::EveryStep, Arc::new(AtomicU64::new(0))))
+            .observer(StepCounter::new(Cadence::EveryStep))
             .run()
             .unwrap();
-        assert_eq!(timeless(batched), timeless(single));
+        assert_eq!(batched.without_wall_times(), single.without_wall_times());
     }
 
     #[test]
@@ -185,7 +161,7 @@ mod tests {
         let problem = || PaperFunction::new(GaFunction::Rastrigin, 3).unwrap();
         let report = run(params.clone(), problem(), 2, CPU).unwrap();
         let built = Run::new(params, problem(), 2).backend(CPU).run().unwrap();
-        assert_eq!(timeless(report), timeless(built));
+        assert_eq!(report.without_wall_times(), built.without_wall_times());
     }
 
     /// A user's own problem (OneMax, negated), which either engine runs through [`HostEvaluated`].

@@ -109,33 +109,9 @@ mod tests {
 
     use super::*;
     use evo_benchmarks::{ShiftedFunction, ShiftedProblem};
-    use evo_core::{Cadence, Error, Observer, Progress};
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::Duration;
+    use evo_core::{Cadence, Error, StepCounter};
 
     const CPU: Backend = Backend::Cpu { threads: 1 };
-
-    /// Counts its `on_step` calls; with `Cadence::EveryStep` it makes the executor step one at a time.
-    #[derive(Clone)]
-    struct Calls(Cadence, Arc<AtomicU64>);
-
-    impl Observer for Calls {
-        fn cadence(&self) -> Cadence {
-            self.0
-        }
-        fn on_step(&mut self, _progress: &Progress, _elapsed: Duration) {
-            self.1.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    fn timeless(mut report: Report<Vec<f32>>) -> Report<Vec<f32>> {
-        report.wall_time_s = 0.0;
-        for point in &mut report.history {
-            point.elapsed_s = 0.0;
-        }
-        report
-    }
 
     fn params() -> MaParams {
         MaParams::new()
@@ -148,16 +124,18 @@ mod tests {
     #[test]
     fn the_default_budget_is_checked_after_every_step() {
         let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, 8).unwrap();
-        let calls = Calls(Cadence::Batches, Arc::new(AtomicU64::new(0)));
+        let calls = StepCounter::new(Cadence::Batches);
         let report = Run::new(params(), &problem, 4)
             .backend(CPU)
             .observer(calls.clone())
             .run()
             .unwrap();
-        assert_eq!(calls.1.load(Ordering::Relaxed), report.generations);
+        assert_eq!(calls.count(), report.generations);
         assert_eq!(
-            timeless(report),
-            timeless(run(params(), &problem, 4, CPU).unwrap())
+            report.without_wall_times(),
+            run(params(), &problem, 4, CPU)
+                .unwrap()
+                .without_wall_times()
         );
     }
 
@@ -167,7 +145,7 @@ mod tests {
         // the budget, the report is the same.
         let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, 8).unwrap();
         let termination = Termination::new().with_max_generations(12);
-        let calls = Calls(Cadence::Batches, Arc::new(AtomicU64::new(0)));
+        let calls = StepCounter::new(Cadence::Batches);
         let batched = Run::new(params(), &problem, 4)
             .backend(CPU)
             .termination(termination.clone())
@@ -180,15 +158,15 @@ mod tests {
             .backend(CPU)
             .termination(termination)
             .history_every(6)
-            .observer(Calls(Cadence::EveryStep, Arc::new(AtomicU64::new(0))))
+            .observer(StepCounter::new(Cadence::EveryStep))
             .run()
             .unwrap();
-        assert!(calls.1.load(Ordering::Relaxed) < 12);
+        assert!(calls.count() < 12);
         assert_eq!(
             batched.termination,
             evo_core::TerminationReason::MaxGenerations
         );
-        assert_eq!(timeless(batched), timeless(single));
+        assert_eq!(batched.without_wall_times(), single.without_wall_times());
     }
 
     #[test]

@@ -7,9 +7,11 @@
 //! and resume.
 
 mod progress_bar;
+mod step_counter;
 mod tracing_observer;
 
 pub use progress_bar::ProgressBarObserver;
+pub use step_counter::StepCounter;
 pub use tracing_observer::TracingObserver;
 
 use crate::engine::Progress;
