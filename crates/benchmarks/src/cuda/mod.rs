@@ -48,6 +48,7 @@ pub mod scheduling;
 mod user;
 mod user_data;
 mod user_launch;
+mod user_module;
 mod user_problem;
 
 pub use binary::CudaBinaryEvaluator;
@@ -57,6 +58,7 @@ pub use real::{DeviceRealProblem, EvalSettings, RealEvaluator};
 pub use user::{USER_ENTRY, UserFunction};
 pub use user_data::{DataLength, DataValues, UserData};
 pub use user_launch::{USER_REAL_FINISH, USER_REAL_TILES, UserRealParams};
+pub use user_module::{NonFiniteWatch, UserModuleKernels, row_grid};
 pub use user_problem::{MAX_USER_SUMS, Terms, UserProblem, UserTwin};
 
 use crate::cec2010::{Base, Cec2010Problem, Structure};

@@ -2,16 +2,16 @@
 //! `evo_user_constrained_evaluate` (kernels/common/problems/user_constrained.cuh) in the user's module, and the
 //! deferred report of a non-finite value.
 
-use evo_benchmarks::cuda::{ConstrainedEvaluator, EvalSettings};
+use evo_benchmarks::cuda::{
+    ConstrainedEvaluator, EvalSettings, NonFiniteWatch, UserModuleKernels, row_grid,
+};
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig};
 
 /// Entry point of the evaluation kernel of a user constrained module.
 pub const USER_CONSTRAINED_ENTRY: &str = "evo_user_constrained_evaluate";
 /// Threads per block: one point per thread, few per block, since a whole-point function may keep much state.
 const THREADS: u32 = 128;
-/// The status word when no row was bad.
-const NO_ROW: u32 = u32::MAX;
 
 /// Scalar arguments of `evo_user_constrained_evaluate`; mirrors `EvoUserConstrainedParams`.
 #[repr(C)]
@@ -34,17 +34,10 @@ pub(crate) struct UserShape {
 
 /// The evaluator of a user module (see [`ConstrainedEvaluator`]).
 pub(crate) struct UserConstrainedEvaluator {
-    gpu: Gpu,
     problem: String,
-    module: String,
-    source: String,
     shape: UserShape,
-    /// The kernel of each profile used so far (the Exact one compiled when the evaluator is built).
-    kernels: Vec<(Profile, Kernel)>,
-    /// The lowest row with a non-finite value since the last check, or [`NO_ROW`].
-    status: DeviceBuffer<u32>,
-    /// The first non-finite value of each bad row (sized to the last population evaluated).
-    bad: DeviceBuffer<f64>,
+    kernels: UserModuleKernels,
+    watch: NonFiniteWatch,
 }
 
 impl UserConstrainedEvaluator {
@@ -56,28 +49,12 @@ impl UserConstrainedEvaluator {
         source: String,
         shape: UserShape,
     ) -> Result<Self> {
-        let exact = gpu.user_kernel(&module, &source, USER_CONSTRAINED_ENTRY, Profile::Exact)?;
         Ok(Self {
-            gpu: gpu.clone(),
             problem: problem.to_string(),
-            module,
-            source,
             shape,
-            kernels: vec![(Profile::Exact, exact)],
-            status: gpu.upload(&[NO_ROW])?,
-            bad: gpu.alloc_zeroed(1)?,
+            kernels: UserModuleKernels::new(gpu, module, source, USER_CONSTRAINED_ENTRY)?,
+            watch: NonFiniteWatch::new(gpu)?,
         })
-    }
-
-    fn kernel(&mut self, profile: Profile) -> Result<Kernel> {
-        if let Some((_, kernel)) = self.kernels.iter().find(|(p, _)| *p == profile) {
-            return Ok(kernel.clone());
-        }
-        let kernel =
-            self.gpu
-                .user_kernel(&self.module, &self.source, USER_CONSTRAINED_ENTRY, profile)?;
-        self.kernels.push((profile, kernel.clone()));
-        Ok(kernel)
     }
 
     fn check_len(&self, what: &'static str, got: usize, want: usize) -> Result<()> {
@@ -129,21 +106,15 @@ impl ConstrainedEvaluator for UserConstrainedEvaluator {
         if rows == 0 {
             return Ok(());
         }
-        let grid = u32::try_from(rows.div_ceil(THREADS as usize))
-            .ok()
-            .filter(|&g| g <= i32::MAX as u32)
-            .ok_or_else(|| {
-                Error::invalid_parameter(
-                    "UserConstrained",
-                    "points per evaluation",
-                    format!("{rows} (problem `{}`)", self.problem),
-                    format!("below {}", (i32::MAX as u64) * u64::from(THREADS)),
-                )
-            })?;
-        if self.bad.len() != rows {
-            self.bad = self.gpu.alloc_zeroed(rows)?;
-        }
-        let kernel = self.kernel(settings.profile)?;
+        let grid = row_grid(
+            "UserConstrained",
+            "points per evaluation",
+            &self.problem,
+            rows,
+            THREADS,
+        )?;
+        let kernel = self.kernels.kernel(settings.profile)?;
+        let (bad, status) = self.watch.buffers(self.kernels.gpu(), rows)?;
         let params = UserConstrainedParams { rows: rows as u64 };
         // SAFETY: the arguments follow `(const float* variables, double* objective, double* constraints,
         // double* bad, unsigned int* status, EvoUserConstrainedParams)`; thread r < rows reads the D values of
@@ -157,8 +128,8 @@ impl ConstrainedEvaluator for UserConstrainedEvaluator {
                 .input(points)
                 .output(objective)
                 .output(constraints)
-                .output(&mut self.bad)
-                .output(&mut self.status)
+                .output(bad)
+                .output(status)
                 .params(&params)
                 .run(LaunchConfig::linear(grid, THREADS, 0))
         }
@@ -170,17 +141,6 @@ impl ConstrainedEvaluator for UserConstrainedEvaluator {
 
     /// Reads the status word (and, after a bad row, its value) and clears it.
     fn check(&mut self) -> Result<()> {
-        let row = self.status.to_vec()?.first().copied().unwrap_or(NO_ROW);
-        if row == NO_ROW {
-            return Ok(());
-        }
-        let values = self.bad.to_vec()?;
-        self.status.copy_from_host(&[NO_ROW])?;
-        let individual = row as usize;
-        Err(Error::NonFiniteFitness {
-            problem: self.problem.clone(),
-            individual,
-            value: values.get(individual).copied().unwrap_or(f64::NAN),
-        })
+        self.watch.check(&self.problem)
     }
 }

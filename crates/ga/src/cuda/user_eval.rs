@@ -2,17 +2,17 @@
 //! (kernels/common/problems/user_bits.cuh) in the user's module, and the deferred report of a non-finite
 //! fitness.
 
-use evo_benchmarks::cuda::{BitEvaluator, EvalSettings};
+use evo_benchmarks::cuda::{
+    BitEvaluator, EvalSettings, NonFiniteWatch, UserModuleKernels, row_grid,
+};
 use evo_core::{Bits, Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig};
 
 /// Entry point of the evaluation kernel of a user bit-string module.
 pub const USER_BITS_ENTRY: &str = "evo_user_bits_fitness";
 /// Threads per block: one individual per thread, few per block, since a whole-individual function may
 /// keep much state per thread.
 const THREADS: u32 = 128;
-/// The status word when no row was bad.
-const NO_ROW: u32 = u32::MAX;
 
 /// Scalar arguments of `evo_user_bits_fitness`; mirrors `EvoUserBitsParams`.
 #[repr(C)]
@@ -31,17 +31,10 @@ unsafe impl KernelParams for UserBitsParams {}
 
 /// The evaluator of a user module (see [`BitEvaluator`]).
 pub(crate) struct UserBitsEvaluator {
-    gpu: Gpu,
     problem: String,
-    module: String,
-    source: String,
     bits: usize,
-    /// The kernel of each profile used so far (the Exact one compiled when the evaluator is built).
-    kernels: Vec<(Profile, Kernel)>,
-    /// The lowest row whose fitness was not finite since the last check, or [`NO_ROW`].
-    status: DeviceBuffer<u32>,
-    /// The non-finite values, at their rows (sized to the last population evaluated).
-    bad: DeviceBuffer<f64>,
+    kernels: UserModuleKernels,
+    watch: NonFiniteWatch,
 }
 
 impl UserBitsEvaluator {
@@ -54,28 +47,12 @@ impl UserBitsEvaluator {
         source: String,
         bits: usize,
     ) -> Result<Self> {
-        let exact = gpu.user_kernel(&module, &source, USER_BITS_ENTRY, Profile::Exact)?;
         Ok(Self {
-            gpu: gpu.clone(),
             problem: problem.to_string(),
-            module,
-            source,
             bits,
-            kernels: vec![(Profile::Exact, exact)],
-            status: gpu.upload(&[NO_ROW])?,
-            bad: gpu.alloc_zeroed(1)?,
+            kernels: UserModuleKernels::new(gpu, module, source, USER_BITS_ENTRY)?,
+            watch: NonFiniteWatch::new(gpu)?,
         })
-    }
-
-    fn kernel(&mut self, profile: Profile) -> Result<Kernel> {
-        if let Some((_, kernel)) = self.kernels.iter().find(|(p, _)| *p == profile) {
-            return Ok(kernel.clone());
-        }
-        let kernel = self
-            .gpu
-            .user_kernel(&self.module, &self.source, USER_BITS_ENTRY, profile)?;
-        self.kernels.push((profile, kernel.clone()));
-        Ok(kernel)
     }
 }
 
@@ -104,21 +81,15 @@ impl BitEvaluator for UserBitsEvaluator {
         if rows == 0 {
             return Ok(());
         }
-        let grid = u32::try_from(rows.div_ceil(THREADS as usize))
-            .ok()
-            .filter(|&g| g <= i32::MAX as u32)
-            .ok_or_else(|| {
-                Error::invalid_parameter(
-                    "UserBits",
-                    "individuals per evaluation",
-                    format!("{rows} (problem `{}`)", self.problem),
-                    format!("below {}", (i32::MAX as u64) * u64::from(THREADS)),
-                )
-            })?;
-        if self.bad.len() != rows {
-            self.bad = self.gpu.alloc_zeroed(rows)?;
-        }
-        let kernel = self.kernel(settings.profile)?;
+        let grid = row_grid(
+            "UserBits",
+            "individuals per evaluation",
+            &self.problem,
+            rows,
+            THREADS,
+        )?;
+        let kernel = self.kernels.kernel(settings.profile)?;
+        let (bad, status) = self.watch.buffers(self.kernels.gpu(), rows)?;
         let params = UserBitsParams {
             rows: rows as u64,
             words: words as u64,
@@ -135,8 +106,8 @@ impl BitEvaluator for UserBitsEvaluator {
                 .overlapping_previous()
                 .input(population)
                 .output(fitness)
-                .output(&mut self.bad)
-                .output(&mut self.status)
+                .output(bad)
+                .output(status)
                 .params(&params)
                 .run(LaunchConfig::linear(grid, THREADS, 0))
         }
@@ -148,17 +119,6 @@ impl BitEvaluator for UserBitsEvaluator {
 
     /// Reads the status word (and, after a bad row, its value) and clears it.
     fn check(&mut self) -> Result<()> {
-        let row = self.status.to_vec()?.first().copied().unwrap_or(NO_ROW);
-        if row == NO_ROW {
-            return Ok(());
-        }
-        let values = self.bad.to_vec()?;
-        self.status.copy_from_host(&[NO_ROW])?;
-        let individual = row as usize;
-        Err(Error::NonFiniteFitness {
-            problem: self.problem.clone(),
-            individual,
-            value: values.get(individual).copied().unwrap_or(f64::NAN),
-        })
+        self.watch.check(&self.problem)
     }
 }
