@@ -167,8 +167,8 @@ impl UserData {
     }
 
     /// The `f32` arrays concatenated in order, and the `f64` arrays (each at least one value: the device
-    /// gets a one-value placeholder for a kind without arrays).
-    pub(crate) fn concatenated(&self) -> (Vec<f32>, Vec<f64>) {
+    /// gets a one-value placeholder for a kind without arrays): the buffers a user module's kernels take.
+    pub fn concatenated(&self) -> (Vec<f32>, Vec<f64>) {
         let mut f32s = Vec::new();
         let mut f64s = Vec::new();
         for array in &self.arrays {
@@ -187,8 +187,9 @@ impl UserData {
     }
 
     /// The CUDA declarations of the prelude: `struct EvoUserData` with a pointer and a length per array, and
-    /// `evo_user_data`, which points them into the two concatenated buffers.
-    pub(crate) fn cuda_declarations(&self) -> String {
+    /// `evo_user_data`, which points them into the two concatenated buffers; every user module's prelude
+    /// (real vectors, bit strings, constrained) declares them this way.
+    pub fn cuda_declarations(&self) -> String {
         let mut fields = String::new();
         let mut assign = String::new();
         let (mut offset32, mut offset64) = (0usize, 0usize);
