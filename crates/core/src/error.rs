@@ -275,6 +275,20 @@ pub enum Error {
         reason: String,
     },
 
+    /// Another process of a run spread over several ranks (MPI) failed an exchange: it sent nothing before
+    /// the deadline (it died or hangs), or it sent a message this rank cannot use (another generation or
+    /// exchange, so the ranks are out of step). The run's last checkpoint resumes it.
+    #[error("rank {rank} failed during the {exchange}: {reason}")]
+    RankFailed {
+        /// The rank (process index in the communicator) that failed.
+        rank: usize,
+        /// The exchange that was under way ("migration after generation 20").
+        exchange: String,
+        /// What went wrong and what to do ("no message within 5 s: the process died or hangs; resume the
+        /// run from its last checkpoint").
+        reason: String,
+    },
+
     /// Input and output errors, with the path involved.
     #[error("I/O error on {path}: {source}", path = path.display())]
     Io {
