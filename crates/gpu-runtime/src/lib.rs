@@ -15,6 +15,7 @@
 //! | calling it | [`Kernel::launch`] … [`Launch::run`], the only launch path, errors name the kernel; [`Launch::overlapping_previous`] lets a launch overlap the previous kernel's tail (Hopper's Programmatic Dependent Launch) |
 //! | `Instant::now()` | [`GpuTimer`] (events on the stream) |
 //! | a loop body run many times | a [`Graph`] from [`Gpu::record_graph`], replayed with one call |
+//! | a slice handed to another library | [`DeviceBuffer::device_address`], ordered by [`Gpu::order_after_main`] (DLPack) |
 //! | `rayon::scope` over jobs | [`DevicePool::run`] over GPUs |
 //! | IEEE `f32`/`f64` + `evo_core::math` | [`Profile::Exact`] + `common/math.cuh` (bit-identical) |
 //!
@@ -93,6 +94,7 @@ mod device_pool;
 mod driver_error;
 mod fault;
 mod graph;
+mod interop;
 mod launch;
 mod launch_site;
 mod modules;
@@ -108,6 +110,7 @@ pub use curand::{CurandGenerator, CurandKind, curand_present};
 pub use device::{DeviceInfo, Gpu, device_count, driver_present, driver_version};
 pub use device_pool::DevicePool;
 pub use graph::Graph;
+pub use interop::{LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM};
 pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES, check_block_size};
 pub use launch_site::{LaunchSite, check_len, check_len_at_least};
 pub use modules::{Kernel, ModuleOrigin};
