@@ -16,7 +16,7 @@ use crate::executor::Executor;
 use crate::observers::Observer;
 use crate::report::Report;
 use crate::run_options::RunOptions;
-use crate::termination::Termination;
+use crate::termination::{StopToken, Termination};
 
 /// What an algorithm crate tells [`RunBuilder`]: whether its CUDA engine evaluates a problem, what the
 /// driver offers, how to build its CPU and CUDA engines, and which stopping rules a run takes.
@@ -230,6 +230,12 @@ impl<A: RunAlgorithm> RunBuilder<A> {
     /// Stops gracefully on Ctrl-C ([`Termination::with_ctrl_c`]).
     pub fn ctrl_c(mut self, enabled: bool) -> Self {
         self.options.ctrl_c = enabled;
+        self
+    }
+
+    /// Stops gracefully once `token` is stopped, this run alone ([`Termination::with_stop_token`]).
+    pub fn stop_token(mut self, token: StopToken) -> Self {
+        self.options.stop_token = Some(token);
         self
     }
 

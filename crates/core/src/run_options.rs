@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::executor::Executor;
 use crate::history::default_history_every;
 use crate::observers::Observer;
-use crate::termination::Termination;
+use crate::termination::{StopToken, Termination};
 
 /// The observers, checkpoints, Ctrl-C, history and batching options a [`RunBuilder`](crate::RunBuilder)
 /// collects. Unset options keep the executor's defaults (checks after every step, no checkpoints, Ctrl-C not
@@ -20,6 +20,7 @@ pub(crate) struct RunOptions {
     pub(crate) history_every: Option<u64>,
     pub(crate) check_every: Option<u64>,
     pub(crate) ctrl_c: bool,
+    pub(crate) stop_token: Option<StopToken>,
 }
 
 impl RunOptions {
@@ -38,6 +39,10 @@ impl RunOptions {
         let history_every = self
             .history_every
             .unwrap_or_else(|| default_history_every(termination.max_generations()));
+        let termination = match self.stop_token {
+            Some(token) => termination.with_stop_token(token),
+            None => termination,
+        };
         executor = executor.with_termination(termination.with_ctrl_c(ctrl_c))?;
         for observer in self.observers {
             executor = executor.with_observer(observer);

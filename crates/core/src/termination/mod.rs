@@ -1,9 +1,11 @@
 //! When a run stops.
 
 mod interrupt;
+mod stop_token;
 
 pub use interrupt::request_interrupt;
 pub(crate) use interrupt::{install_handler, take_interrupt};
+pub use stop_token::StopToken;
 
 use crate::engine::Progress;
 use crate::error::{Error, Result};
@@ -19,7 +21,7 @@ use std::time::Duration;
 ///
 /// The rules are checked before every step, so a run that already satisfies one (for example a restored
 /// run past its generation limit) takes no step. When several hold at once, the reason reported is the first
-/// in this order: target fitness, generations, evaluations, wall time, stagnation, Ctrl-C.
+/// in this order: target fitness, generations, evaluations, wall time, stagnation, Ctrl-C or the stop token.
 ///
 /// ```
 /// use evo_core::Termination;
@@ -41,6 +43,7 @@ pub struct Termination {
     max_wall_time: Option<Duration>,
     stagnation: Option<Stagnation>,
     ctrl_c: bool,
+    stop_token: Option<StopToken>,
 }
 
 /// The stagnation rule: stop after `generations` consecutive generations in which the best fitness did not
@@ -71,7 +74,7 @@ pub enum TerminationReason {
     WallTime,
     /// The best fitness stagnated.
     Stagnation,
-    /// Ctrl-C was pressed or [`request_interrupt`] was called.
+    /// Ctrl-C was pressed, [`request_interrupt`] was called, or the run's [`StopToken`] was stopped.
     Interrupted,
 }
 
@@ -180,6 +183,14 @@ impl Termination {
         self
     }
 
+    /// Also stops (gracefully, after the current step, as Ctrl-C does) once `token` or a clone of it is
+    /// stopped. Unlike Ctrl-C the request belongs to this run alone: runs carrying other tokens go on. A
+    /// token alone does not satisfy [`validate`](Self::validate).
+    pub fn with_stop_token(mut self, token: StopToken) -> Self {
+        self.stop_token = Some(token);
+        self
+    }
+
     /// The generation limit.
     pub fn max_generations(&self) -> Option<u64> {
         self.max_generations
@@ -208,6 +219,11 @@ impl Termination {
     /// Whether Ctrl-C stops the run.
     pub fn ctrl_c(&self) -> bool {
         self.ctrl_c
+    }
+
+    /// The run's own stop token, if any.
+    pub fn stop_token(&self) -> Option<&StopToken> {
+        self.stop_token.as_ref()
     }
 
     /// Checks that the run can end.
@@ -263,7 +279,9 @@ impl Termination {
             .is_some_and(|rule| stagnation.stagnant_generations >= rule.generations)
         {
             Some(TerminationReason::Stagnation)
-        } else if self.ctrl_c && take_interrupt() {
+        } else if self.stop_token.as_ref().is_some_and(StopToken::is_stopped)
+            || (self.ctrl_c && take_interrupt())
+        {
             Some(TerminationReason::Interrupted)
         } else {
             None
