@@ -241,16 +241,28 @@ impl<T: UserTwin> UserProblem<T> {
 
     /// The full source NVRTC compiles: the prelude, the user's source from its line 1, the kernels.
     pub fn module_source(&self) -> String {
+        self.module_source_with("#include \"common/problems/user_real.cuh\"\n")
+    }
+
+    /// The prelude and the user's source (from its line 1, as in [`module_source`](Self::module_source))
+    /// followed by `kernels` instead of this module's two kernels: how an engine that fuses the terms into
+    /// its own kernel (evo-de's one-launch generation) builds its module.
+    pub fn module_source_with(&self, kernels: &str) -> String {
         format!(
             "#line 1 \"evo_user_prelude\"\n#include \"common/math.cuh\"\n#define EVO_USER_SUMS {}\n\
-             #define EVO_USER_HAS_COMBINE {}\n{}#line 1 \"{}.cu\"\n{}\n\
-             #include \"common/problems/user_real.cuh\"\n",
+             #define EVO_USER_HAS_COMBINE {}\n{}#line 1 \"{}.cu\"\n{}\n{kernels}",
             self.sums,
             u8::from(self.combine),
             self.data.cuda_declarations(),
             self.module_name(),
             self.source,
         )
+    }
+
+    /// The data arrays as the device takes them: the `f32` arrays concatenated, then the `f64` arrays (the
+    /// `data32` and `data64` of `evo_user_data`).
+    pub fn data_buffers(&self) -> (Vec<f32>, Vec<f64>) {
+        self.data.concatenated()
     }
 
     /// Compiles the module with NVRTC for `arch` (`sm_80`, …) without a GPU.
