@@ -61,6 +61,21 @@ pub enum Error {
         remedy: &'static str,
     },
 
+    /// A problem that has only a device evaluation (CUDA source without a Rust twin) was to run on the CPU:
+    /// a CPU backend was asked for, or `Backend::Auto` found no CUDA device.
+    #[error(
+        "problem `{problem}` has only a device evaluation, so it cannot run on {backend}; {remedy}"
+    )]
+    NoHostEvaluation {
+        /// The problem's name.
+        problem: String,
+        /// The CPU backend and how it was chosen ("cpu:2, as asked", "the CPU, which Backend::Auto took
+        /// because there is no CUDA device (…)").
+        backend: String,
+        /// What would let it run: a CUDA device, or a CPU twin through the Rust API.
+        remedy: &'static str,
+    },
+
     /// A device allocation larger than what the GPU has free.
     #[error(
         "GPU {device} is out of memory: asked for {requested} bytes ({requested_mib:.1} MiB), {free} bytes ({free_mib:.1} MiB) free of {total} bytes",
