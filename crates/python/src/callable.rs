@@ -1,19 +1,27 @@
-//! A Python function over the whole population as a problem of the CPU engines.
+//! A Python function over the whole population as a problem of the engines: NumPy arrays on the CPU
+//! backend, device tensors through DLPack on the CUDA backend ([`device_fitness`](crate::device_fitness)).
 
+use evo_benchmarks::cuda::{DeviceRealProblem, RealEvaluator};
 use evo_core::{Bounds, ContinuousProblem, Result};
 use evo_de::{DeviceEvaluation, DeviceProblem};
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
+use crate::device_fitness::PythonEvaluator;
 use crate::errors::value_error;
 use crate::watch::{Stop, StopSlot};
 
-/// `function(population) -> fitness`: `population` a float64 NumPy array of shape (n, D) (the engine's f32
-/// genes, widened exactly), the answer n finite values (any sequence NumPy can read as float64).
+/// `function(population) -> fitness`: on the CPU backend `population` is a float64 NumPy array of shape
+/// (n, D) (the engine's f32 genes, widened exactly) and the answer n finite values (any sequence NumPy can
+/// read as float64); on the CUDA backend `population` is `tensors(view)` of a [`DeviceView`] of the engine's
+/// device population (or the view itself) and the answer a device tensor or a host array of n values.
+///
+/// [`DeviceView`]: crate::dlpack_export::DeviceView
 pub struct PythonFitness {
     name: String,
     bounds: Bounds,
     function: Py<PyAny>,
+    tensors: Option<Py<PyAny>>,
     stop: StopSlot,
 }
 
@@ -24,8 +32,16 @@ impl PythonFitness {
             name,
             bounds,
             function,
+            tensors: None,
             stop,
         }
+    }
+
+    /// On the CUDA backend, the function receives `tensors(view)` (`torch.from_dlpack`, say) instead of
+    /// the bare view.
+    pub fn with_tensors(mut self, tensors: Option<Py<PyAny>>) -> Self {
+        self.tensors = tensors;
+        self
     }
 
     /// Calls the function on `population` and copies its n answers into `fitness`.
@@ -86,9 +102,28 @@ impl ContinuousProblem for PythonFitness {
     }
 }
 
-/// Evaluated on the host whatever the backend (the Python function sees NumPy arrays).
+/// On the CUDA backend the function sees device tensors viewing the engine's population (DLPack).
+impl DeviceRealProblem for PythonFitness {
+    fn real_evaluator(&self, gpu: &evo_gpu_runtime::Gpu) -> Result<Box<dyn RealEvaluator>> {
+        let (function, tensors) = Python::attach(|py| {
+            (
+                self.function.clone_ref(py),
+                self.tensors.as_ref().map(|tensors| tensors.clone_ref(py)),
+            )
+        });
+        Ok(Box::new(PythonEvaluator::new(
+            gpu,
+            &self.name,
+            self.dimension(),
+            function,
+            tensors,
+            self.stop.clone(),
+        )?))
+    }
+}
+
 impl DeviceProblem for PythonFitness {
-    fn device_evaluation(&self, _gpu: &evo_gpu_runtime::Gpu) -> Result<DeviceEvaluation> {
-        Ok(DeviceEvaluation::Host)
+    fn device_evaluation(&self, gpu: &evo_gpu_runtime::Gpu) -> Result<DeviceEvaluation> {
+        Ok(DeviceEvaluation::Continuous(self.real_evaluator(gpu)?))
     }
 }

@@ -7,6 +7,10 @@
 
 mod ask_tell;
 mod callable;
+mod device_fitness;
+mod dlpack;
+mod dlpack_export;
+mod dlpack_import;
 mod errors;
 mod knapsack;
 mod params;
@@ -33,6 +37,9 @@ fn _evogpu(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(_minimize, module)?)?;
     module.add_class::<ask_tell::DeAskTell>()?;
     module.add_class::<ask_tell::GaAskTell>()?;
+    module.add_class::<dlpack_export::DeviceView>()?;
+    module.add_function(wrap_pyfunction!(dlpack_export::_host_view, module)?)?;
+    module.add_function(wrap_pyfunction!(dlpack_import::_read_dlpack, module)?)?;
     module.add("ALGORITHMS", run::ALGORITHMS)?;
     module.add("PROBLEMS", problems::SYNTAX)?;
     Ok(())
@@ -90,7 +97,7 @@ fn algorithm(name: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<Algori
 /// Runs one algorithm; see `evogpu.minimize` for the contract.
 #[pyfunction]
 #[pyo3(signature = (fitness, bounds, algorithm_name, backend, seed, max_generations, max_evaluations,
-    options, callback, checkpoint, checkpoint_every, history_every))]
+    options, callback, checkpoint, checkpoint_every, history_every, gpu_tensors=None))]
 #[allow(clippy::too_many_arguments)]
 fn _minimize<'py>(
     py: Python<'py>,
@@ -106,6 +113,7 @@ fn _minimize<'py>(
     checkpoint: Option<PathBuf>,
     checkpoint_every: u64,
     history_every: u64,
+    gpu_tensors: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let algorithm = algorithm(algorithm_name, options)?;
     let mut backend: Backend = backend.parse().map_err(to_py)?;
@@ -136,16 +144,11 @@ fn _minimize<'py>(
         let bounds = bounds.ok_or_else(|| {
             value_error("a Python fitness function needs bounds: a sequence of (low, high) pairs")
         })?;
-        backend = match backend {
-            Backend::Auto => Backend::cpu(),
-            Backend::Cpu { .. } => backend,
-            Backend::Cuda { .. } => {
-                return Err(value_error(
-                    "a Python fitness function runs on the CPU backend (backend=\"cpu\" or \"auto\"); the \
-                     GPU path for Python fitness functions is not part of this version",
-                ));
-            }
-        };
+        // On the GPU a Python function sees device tensors of the library the user chose, so the CUDA
+        // backend is taken only when asked for; "auto" stays on the CPU, where it sees NumPy arrays.
+        if matches!(backend, Backend::Auto) {
+            backend = Backend::cpu();
+        }
         let name = fitness
             .getattr("__name__")
             .and_then(|name| name.extract::<String>())
@@ -155,7 +158,8 @@ fn _minimize<'py>(
             to_bounds(&bounds)?,
             fitness.clone().unbind(),
             stop.clone(),
-        ))
+        )
+        .with_tensors(gpu_tensors))
     } else {
         return Err(value_error(format!(
             "fitness must be a problem name ({}) or a callable over the population",

@@ -17,7 +17,7 @@ pub const ALGORITHMS: &str = "de, ma-sw-chains, ga, dpga, qiga, sga";
 pub enum Fitness {
     /// A built-in problem.
     Builtin(Builtin),
-    /// A Python function on a box (DE on the CPU).
+    /// A Python function on a box (DE and MA-SW-Chains, NumPy arrays on the CPU, DLPack tensors on the GPU).
     Python(PythonFitness),
 }
 
@@ -225,10 +225,9 @@ fn ma(
         }
         with_options!(run, settings).run().map(reals).map_err(to_py)
     }
-    let Fitness::Builtin(problem) = fitness else {
-        return Err(value_error(
-            "ma-sw-chains runs built-in problems only; a Python function runs with algorithm=\"de\"",
-        ));
+    let problem = match fitness {
+        Fitness::Builtin(problem) => problem,
+        Fitness::Python(problem) => return on(params, &problem, settings),
     };
     match problem {
         Builtin::Rastrigin(problem) => on(params, &problem, settings),
@@ -278,7 +277,7 @@ fn ga(params: evo_ga::GaParams, fitness: Fitness, settings: Settings) -> PyResul
         }
         Fitness::Builtin(other) => Err(refuse("ga", other.syntax(), "ga and knapsack")),
         Fitness::Python(_) => Err(value_error(
-            "ga runs built-in problems only; a Python function runs with algorithm=\"de\"",
+            "ga runs built-in problems only; a Python function runs with algorithm=\"de\" or \"ma-sw-chains\"",
         )),
     }
 }

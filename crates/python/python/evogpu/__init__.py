@@ -11,14 +11,16 @@ function, the signal handlers), so Ctrl-C stops a run with ``KeyboardInterrupt``
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from ._evogpu import ALGORITHMS, PROBLEMS, DeAskTell, GaAskTell, _minimize
+from ._evogpu import DeviceView
 
-__all__ = ["ALGORITHMS", "PROBLEMS", "DeAskTell", "GaAskTell", "OptimizeResult", "Progress", "minimize"]
+__all__ = ["ALGORITHMS", "PROBLEMS", "DeAskTell", "DeviceView", "GaAskTell", "OptimizeResult", "Progress", "minimize"]
 
 
 class Progress(NamedTuple):
@@ -77,6 +79,27 @@ def _default_history_every(max_generations: Optional[int]) -> int:
     return min(max(max_generations // 100, 1), _MAX_DEFAULT_HISTORY_EVERY)
 
 
+
+def _tensor_function(gpu_tensors: Any, fitness: Any, backend: str) -> Any:
+    """The function that turns a :class:`DeviceView` into what a Python fitness function receives on the
+    CUDA backend (None: the view itself); the library is imported only for such a run."""
+    if not callable(fitness) or not backend.startswith("cuda"):
+        return None
+    if callable(gpu_tensors):
+        return gpu_tensors
+    if gpu_tensors == "dlpack":
+        return None
+    if gpu_tensors in ("torch", "cupy"):
+        try:
+            module = importlib.import_module(gpu_tensors)
+        except ImportError as missing:
+            raise ImportError(
+                f"gpu_tensors={gpu_tensors!r} needs {gpu_tensors} installed; or pass gpu_tensors=\"dlpack\" "
+                "for the DeviceView itself, or a function of it"
+            ) from missing
+        return module.from_dlpack
+    raise ValueError(f'gpu_tensors must be "torch", "cupy", "dlpack" or a function, got {gpu_tensors!r}')
+
 Fitness = Union[str, Callable[[np.ndarray], Any]]
 Bounds = Optional[Sequence[Tuple[float, float]]]
 
@@ -94,6 +117,7 @@ def minimize(
     checkpoint: Union[str, "os.PathLike[str]", None] = None,
     checkpoint_every: int = 100,
     history_every: Optional[int] = None,
+    gpu_tensors: Union[str, Callable[[DeviceView], Any]] = "torch",
 ) -> OptimizeResult:
     """Minimise ``fitness`` with one of evo-gpu's algorithms.
 
@@ -103,8 +127,11 @@ def minimize(
         A built-in problem by name: ``"rastrigin:D"``, ``"shifted-<function>:D"``, ``"cec2010:fN:D"``,
         ``"cec2006:gNN"``, ``"ga:fN:n"``, ``"knapsack:FILE"`` or ``"etc:FILE"`` (the names of the ``evo``
         command; the dimension may be left out of the name when ``bounds`` gives it). Or a Python function
-        of the whole population: it receives a float64 array of shape (n, D) and returns n finite fitness
-        values (DE on the CPU backend).
+        of the whole population (DE, MA-SW-Chains): on the CPU backend it receives a float64 NumPy array of
+        shape (n, D) and returns n finite fitness values; on the CUDA backend (``backend="cuda"``, never
+        chosen by ``"auto"`` for a function) it receives a float32 tensor of shape (n, D) that views the
+        engine's device population without a copy (see ``gpu_tensors``) and returns n values as a tensor
+        on that device (float64, or float32 widened on the device) or any host array.
     bounds
         ``[(low, high), ...]``, one pair per variable. Required for a Python function (rounded to float32,
         the engines' gene type); for a built-in problem leave it None, or pass the problem's own box.
@@ -138,6 +165,15 @@ def minimize(
         Default: a hundredth of ``max_generations``, between 1 and 100; 100 without a generation budget, as
         the ``evo`` command. A point reads the best fitness, which on a CUDA engine waits for the device,
         so a point every generation slows small generations down.
+    gpu_tensors
+        What a Python function receives on the CUDA backend: ``"torch"`` (``torch.from_dlpack``),
+        ``"cupy"`` (``cupy.from_dlpack``), ``"dlpack"`` (the :class:`DeviceView` itself, which has
+        ``__dlpack__``) or any function of a :class:`DeviceView`. The tensor views the engine's memory
+        through DLPack: the consumer's stream is ordered after the engine's writes (an event, no host
+        wait), the answer is read on the engine's stream after the function's work, and neither is copied
+        to the host. It is valid during the call only and must not be written: copy it (``x.clone()``) to
+        keep it; a tensor of it kept past the call ends the run with ValueError. Compute under
+        ``torch.no_grad()`` (tensors that require grad cannot be exported), on the engine's device.
 
     Raises
     ------
@@ -171,6 +207,7 @@ def minimize(
             None if checkpoint is None else os.fspath(checkpoint),
             checkpoint_every,
             history_every,
+            gpu_tensors=_tensor_function(gpu_tensors, fitness, backend),
         )
     )
     result["success"] = True

@@ -24,6 +24,7 @@ def _minimize(
     checkpoint: Optional[str],
     checkpoint_every: int,
     history_every: int,
+    gpu_tensors: Optional[Callable[[DeviceView], Any]] = None,
 ) -> dict[str, Any]:
     """Runs one algorithm and returns the fields of evogpu.OptimizeResult."""
 
@@ -99,3 +100,41 @@ class GaAskTell:
     @property
     def bits(self) -> int:
         """The bits of every string."""
+
+class DeviceView:
+    """A row-major float32 matrix of memory the engine owns, exported without a copy through DLPack
+    (``torch.from_dlpack(view)``, ``cupy.from_dlpack(view)``, ``numpy.from_dlpack(view)`` for host views).
+
+    ``__dlpack__(stream=s)`` orders the consumer's CUDA stream ``s`` after the engine's writes. A view of
+    the engine's population is valid during one fitness call: later exports raise BufferError.
+    """
+
+    def __dlpack__(
+        self,
+        *,
+        stream: Optional[int] = None,
+        max_version: Optional[Tuple[int, int]] = None,
+        dl_device: Optional[Tuple[int, int]] = None,
+        copy: Optional[bool] = None,
+    ) -> Any:
+        """A DLPack capsule ("dltensor", or "dltensor_versioned" when max_version >= (1, 0))."""
+    def __dlpack_device__(self) -> Tuple[int, int]:
+        """(2, ordinal) for CUDA memory, (1, 0) for the host."""
+    @property
+    def shape(self) -> Tuple[int, int]:
+        """(rows, columns)."""
+    @property
+    def data_ptr(self) -> int:
+        """The address of the first value (the engine's device buffer on the CUDA backend)."""
+    @property
+    def dtype(self) -> str:
+        """Always "float32"."""
+    @property
+    def exports(self) -> int:
+        """Capsules and tensors made of this view that are alive now."""
+
+def _host_view(values: Sequence[Sequence[float]]) -> DeviceView:
+    """A host DeviceView owning a float32 copy of ``values`` (tests of the DLPack protocol)."""
+
+def _read_dlpack(array: Any, n: int) -> list[float]:
+    """The n values of a host vector read through DLPack (an object with __dlpack__, or a capsule)."""

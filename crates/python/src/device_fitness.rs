@@ -1,0 +1,299 @@
+//! A Python fitness function on the CUDA backend: each evaluation hands the function the engine's device
+//! population through DLPack (no copy) and reads its answer back through DLPack on the device.
+//!
+//! One evaluation of `n` rows of `D` genes, on the engine's thread with the GIL taken:
+//!
+//! 1. A [`DeviceView`] of the engine's `n × D` `float32` buffer is made and, unless the run asked for bare
+//!    views, converted by the run's tensor function (`torch.from_dlpack`, `cupy.from_dlpack`): the
+//!    consumer's `__dlpack__(stream=s)` call orders its stream `s` after the engine's main stream.
+//! 2. The function is called with the tensor and returns `n` values: a CUDA tensor on the engine's device, or
+//!    any host array (NumPy, a CPU tensor, a list).
+//! 3. A device answer is taken over with `__dlpack__(stream=<engine's main stream>)`, so the producer orders
+//!    the engine's stream after its own work, and `evogpu_read_fitness` copies (widening `float32`) its
+//!    values into the engine's fitness buffer on that stream. A host answer is copied up.
+//! 4. The answer's memory must stay valid until that kernel has run; rather than wait for it on the host,
+//!    the answer is released at the start of the next evaluation, after step 1 has ordered the consumer's
+//!    stream (where its allocator would reuse that memory) after the kernel, or when the run ends, after a
+//!    wait for the engine's stream.
+//!
+//! The view is valid during the call only: it refuses exports afterwards, and a tensor of it still alive
+//! once the function's answer has been released (kept in a global, say) ends the run with a `ValueError`,
+//! since the engine overwrites that memory in the next generation and frees it at the end.
+//!
+//! The answers are not checked for NaN on the device (as for every device evaluation of DE: a NaN trial
+//! never replaces its parent); MA-SW-Chains checks the values it reads back.
+
+use evo_benchmarks::cuda::{EvalSettings, RealEvaluator};
+use evo_core::{Error, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::dlpack::{DEVICE_CPU, DEVICE_CUDA};
+use crate::dlpack_export::{DeviceView, ViewState};
+use crate::dlpack_import::Imported;
+use crate::watch::{Stop, StopSlot};
+
+/// `kDLCUDAHost`: pinned host memory.
+const DEVICE_CUDA_HOST: i32 = 3;
+
+/// The kernel that copies a DLPack vector of fitness values into the engine's buffer.
+const READ_FITNESS_SOURCE: &str = r#"
+struct EvogpuFitnessSource {
+    unsigned long long address;
+    long long stride;
+    unsigned long long rows;
+    unsigned int is_f64;
+    unsigned int pad;
+};
+static_assert(sizeof(EvogpuFitnessSource) == 32, "EvogpuFitnessSource mirrors FitnessSource");
+
+extern "C" __global__ void evogpu_read_fitness(double* fitness, EvogpuFitnessSource source) {
+    const unsigned long long row = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (row >= source.rows) return;
+    const long long offset = (long long)row * source.stride;
+    fitness[row] = source.is_f64 ? ((const double*)source.address)[offset]
+                                 : (double)((const float*)source.address)[offset];
+}
+"#;
+const READ_FITNESS: &str = "evogpu_read_fitness";
+/// Threads per block of `evogpu_read_fitness`.
+const READ_BLOCK: u32 = 256;
+
+/// `EvogpuFitnessSource`: where the answer's values are.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct FitnessSource {
+    address: u64,
+    stride: i64,
+    rows: u64,
+    is_f64: u32,
+    pad: u32,
+}
+const _: () = assert!(size_of::<FitnessSource>() == 32);
+// SAFETY: repr(C), plain integers (the address is a device address, not a host pointer), the layout of
+// `EvogpuFitnessSource` above, whose size both sides assert.
+unsafe impl KernelParams for FitnessSource {}
+
+/// The last answer, kept until its read has been ordered before any reuse of its memory (module docs).
+struct Pending {
+    answer: Option<Imported>,
+    view: Arc<ViewState>,
+}
+
+/// The evaluator of a Python function on the CUDA backend (module docs).
+pub struct PythonEvaluator {
+    gpu: Gpu,
+    name: String,
+    dimension: usize,
+    function: Py<PyAny>,
+    tensors: Option<Py<PyAny>>,
+    stop: StopSlot,
+    kernel: Kernel,
+    pending: Mutex<Option<Pending>>,
+}
+
+impl PythonEvaluator {
+    /// The evaluator of `function` on `gpu`, its population converted by `tensors` (or handed over as
+    /// [`DeviceView`]s when `None`); exceptions are recorded in `stop`.
+    ///
+    /// # Errors
+    /// NVRTC and driver errors of the small read-back kernel.
+    pub fn new(
+        gpu: &Gpu,
+        name: &str,
+        dimension: usize,
+        function: Py<PyAny>,
+        tensors: Option<Py<PyAny>>,
+        stop: StopSlot,
+    ) -> Result<Self> {
+        Ok(Self {
+            gpu: gpu.clone(),
+            name: name.to_string(),
+            dimension,
+            function,
+            tensors,
+            stop,
+            kernel: gpu.user_kernel(
+                READ_FITNESS,
+                READ_FITNESS_SOURCE,
+                READ_FITNESS,
+                Profile::Exact,
+            )?,
+            pending: Mutex::new(None),
+        })
+    }
+
+    /// Releases the previous answer and checks that no tensor of its population outlived it.
+    fn release_previous(&self) -> PyResult<()> {
+        let previous = self
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(previous) = previous else {
+            return Ok(());
+        };
+        drop(previous.answer);
+        kept_alive(&previous.view)
+    }
+
+    /// Steps 1–3 of the module docs for `n` rows.
+    fn call(
+        &self,
+        py: Python<'_>,
+        population: &DeviceBuffer<f32>,
+        fitness: &mut DeviceBuffer<f64>,
+    ) -> PyResult<()> {
+        let n = fitness.len();
+        let view = DeviceView::cuda(
+            self.gpu.clone(),
+            population.device_address(),
+            n,
+            self.dimension,
+        );
+        let state = view.state();
+        let view = Bound::new(py, view)?;
+        let argument = match &self.tensors {
+            Some(convert) => convert.bind(py).call1((&view,))?,
+            None => view.clone().into_any(),
+        };
+        self.release_previous()?;
+        let answer = self.function.bind(py).call1((&argument,));
+        drop(argument);
+        view.get().invalidate();
+        let answer = answer?;
+        let answer = if answer.hasattr("__dlpack_device__")? {
+            answer
+        } else {
+            py.import("numpy")?
+                .call_method1("ascontiguousarray", (answer, "float64"))?
+        };
+        let (device_type, device_id): (i32, i32) =
+            answer.call_method0("__dlpack_device__")?.extract()?;
+        let kept = match device_type {
+            DEVICE_CUDA => {
+                if usize::try_from(device_id).ok() != Some(self.gpu.index()) {
+                    return Err(PyValueError::new_err(format!(
+                        "the fitness function returned a tensor on cuda:{device_id}; the engine runs on \
+                         cuda:{} and reads its fitness from there",
+                        self.gpu.index()
+                    )));
+                }
+                let stream = i64::try_from(self.gpu.main_stream_handle()).map_err(|_| {
+                    PyValueError::new_err("the engine's stream handle does not fit in a Python int")
+                })?;
+                let imported = Imported::take(&answer, Some(stream))?;
+                let vector = imported.vector(n)?;
+                let source = FitnessSource {
+                    address: vector.address,
+                    stride: vector.stride,
+                    rows: n as u64,
+                    is_f64: u32::from(vector.is_f64),
+                    pad: 0,
+                };
+                let blocks = u32::try_from(n.div_ceil(READ_BLOCK as usize)).map_err(|_| {
+                    PyValueError::new_err(format!("{n} rows are too many for one launch"))
+                })?;
+                // SAFETY: the kernel reads `n` values at `address` with `stride` (the producer's tensor,
+                // alive until `Pending` releases it after the launch has been ordered before any reuse) and
+                // writes `fitness[0..n)`, one thread per row of `blocks × READ_BLOCK ≥ n`.
+                unsafe {
+                    self.kernel
+                        .launch()
+                        .output(fitness)
+                        .params(&source)
+                        .run(LaunchConfig::linear(blocks, READ_BLOCK, 0))
+                }
+                .map_err(crate::errors::to_py)?;
+                Some(imported)
+            }
+            DEVICE_CPU | DEVICE_CUDA_HOST => {
+                let values = Imported::take(&answer, None)?.host_values(n)?;
+                fitness
+                    .copy_from_host(&values)
+                    .map_err(crate::errors::to_py)?;
+                None
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "the fitness function returned an array on DLPack device type {other}; return a CUDA \
+                     tensor on the engine's device or a host array"
+                )));
+            }
+        };
+        *self.pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(Pending {
+            answer: kept,
+            view: state,
+        });
+        Ok(())
+    }
+}
+
+/// A `ValueError` when tensors of a population view are still alive.
+fn kept_alive(view: &ViewState) -> PyResult<()> {
+    match view.exports() {
+        0 => Ok(()),
+        alive => Err(PyValueError::new_err(format!(
+            "the fitness function kept {alive} tensor(s) of the population alive after it returned; they \
+             view the engine's device memory, which the next generation overwrites: copy what you keep \
+             (x.clone()) during the call"
+        ))),
+    }
+}
+
+impl RealEvaluator for PythonEvaluator {
+    fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    fn evaluate(
+        &self,
+        population: &DeviceBuffer<f32>,
+        fitness: &mut DeviceBuffer<f64>,
+        _settings: EvalSettings,
+    ) -> Result<()> {
+        let expected = fitness.len().checked_mul(self.dimension);
+        if expected != Some(population.len()) {
+            return Err(Error::invalid_parameter(
+                "Python fitness",
+                "population length",
+                population.len(),
+                format!("{} rows of {} genes", fitness.len(), self.dimension),
+            ));
+        }
+        Python::attach(|py| self.call(py, population, fitness)).map_err(|error| {
+            self.stop.set(Stop::Raised(error));
+            Error::ProblemPanicked {
+                problem: self.name.clone(),
+                message: "the Python fitness function raised an exception (minimize raises it)"
+                    .to_string(),
+            }
+        })
+    }
+}
+
+impl Drop for PythonEvaluator {
+    /// Releases the last answer once the engine's stream has read it (step 4 of the module docs).
+    fn drop(&mut self) {
+        let pending = self
+            .pending
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(pending) = pending else {
+            return;
+        };
+        if let Err(error) = self.gpu.stream().synchronize() {
+            // The device failed: its memory is gone with it, and the error is the run's to report.
+            self.stop.set(Stop::Raised(crate::errors::to_py(error)));
+        }
+        Python::attach(|_| {
+            drop(pending.answer);
+            if let Err(error) = kept_alive(&pending.view) {
+                self.stop.set(Stop::Raised(error));
+            }
+        });
+    }
+}
