@@ -1,7 +1,8 @@
-//! The observer every Python run carries: it calls the user's callback, looks for Ctrl-C, and stops the run
-//! when either asks.
+//! How a Python run is stopped: the observer every run carries calls the user's callback and looks for
+//! Ctrl-C, and every stop (the callback, Ctrl-C, the fitness function raising, `StopToken.stop()`) goes
+//! through the run's own [`evo_core::termination::StopToken`], so it ends that run and no other.
 
-use evo_core::termination::request_interrupt;
+use evo_core::termination::StopToken as RunToken;
 use evo_core::{Cadence, Observer, Progress, Termination};
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -16,22 +17,35 @@ pub enum Stop {
     Requested,
 }
 
-/// The first [`Stop`] of a run, shared by the observer, the Python fitness function and `minimize`.
-#[derive(Clone, Default)]
-pub struct StopSlot(Arc<Mutex<Option<Stop>>>);
+/// The first [`Stop`] of a run and the run's stop token, shared by the observer, the Python fitness
+/// function and `minimize`.
+#[derive(Clone)]
+pub struct StopSlot {
+    first: Arc<Mutex<Option<Stop>>>,
+    token: RunToken,
+}
 
 impl StopSlot {
-    /// Keeps `stop` unless an earlier one is there (the first cause is the one reported).
+    /// A slot that stops the run carrying `token`.
+    pub fn new(token: RunToken) -> Self {
+        Self {
+            first: Arc::default(),
+            token,
+        }
+    }
+
+    /// Keeps `stop` unless an earlier one is there (the first cause is the one reported) and stops the run.
     pub fn set(&self, stop: Stop) {
-        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut slot = self.first.lock().unwrap_or_else(PoisonError::into_inner);
         if slot.is_none() {
             *slot = Some(stop);
         }
+        self.token.stop();
     }
 
     /// Whether a stop is recorded.
     pub fn is_set(&self) -> bool {
-        self.0
+        self.first
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .is_some()
@@ -39,26 +53,37 @@ impl StopSlot {
 
     /// The recorded stop, taken out.
     pub fn take(&self) -> Option<Stop> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+        self.first
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// The run's stop token, for its termination.
+    pub fn token(&self) -> RunToken {
+        self.token.clone()
+    }
+
+    /// `termination` stopped by this slot's token as well.
+    pub fn stopping(&self, termination: Termination) -> Termination {
+        termination.with_stop_token(self.token())
     }
 }
 
 /// Calls `callback(generation, evaluations, best_fitness, elapsed_s)` after every generation when there is
 /// one, and checks Python's signals (Ctrl-C) after every batch of generations when there is none.
+///
+/// Python runs signal handlers in the main thread only, so Ctrl-C raises `KeyboardInterrupt` in (and stops)
+/// the run of the main thread; a run in another thread goes on, as Python code there would.
 pub struct PythonWatch {
     callback: Option<Py<PyAny>>,
     stop: StopSlot,
-    termination: Option<Termination>,
 }
 
 impl PythonWatch {
     /// A watch that records its stops in `stop`.
     pub fn new(callback: Option<Py<PyAny>>, stop: StopSlot) -> Self {
-        Self {
-            callback,
-            stop,
-            termination: None,
-        }
+        Self { callback, stop }
     }
 
     /// Runs the callback and the signal handlers; what they raise, or a truthy return, is a stop.
@@ -81,30 +106,9 @@ impl PythonWatch {
         }
         py.check_signals().err().map(Stop::Raised)
     }
-
-    /// Whether a rule of the run's termination already holds at `progress`, so the run ends without being
-    /// asked (asking would leave evo-core's process-wide interrupt flag raised for the next run).
-    fn ends_anyway(&self, progress: &Progress, elapsed: Duration) -> bool {
-        self.termination.as_ref().is_some_and(|rules| {
-            rules
-                .target_fitness()
-                .is_some_and(|target| progress.best_fitness <= target)
-                || rules
-                    .max_generations()
-                    .is_some_and(|max| progress.generation >= max)
-                || rules
-                    .max_evaluations()
-                    .is_some_and(|max| progress.evaluations >= max)
-                || rules.max_wall_time().is_some_and(|max| elapsed >= max)
-        })
-    }
 }
 
 impl Observer for PythonWatch {
-    fn on_start(&mut self, _algorithm: &str, _progress: &Progress, termination: &Termination) {
-        self.termination = Some(termination.clone());
-    }
-
     fn cadence(&self) -> Cadence {
         if self.callback.is_some() {
             Cadence::EveryStep
@@ -117,8 +121,37 @@ impl Observer for PythonWatch {
         if let Some(stop) = Python::attach(|py| self.visit(py, progress, elapsed)) {
             self.stop.set(stop);
         }
-        if self.stop.is_set() && !self.ends_anyway(progress, elapsed) {
-            request_interrupt();
-        }
+    }
+}
+
+/// `evogpu.StopToken`: stops the runs it is passed to (`minimize(..., stop_token=token)`) after their
+/// current batch of generations, from any thread, and no other run. The result is returned as for any
+/// other stopping rule, with the message "interrupted". A stopped token stays stopped: a run started with
+/// it later stops before its first generation.
+#[pyclass(module = "evogpu", frozen)]
+pub struct StopToken(pub RunToken);
+
+#[pymethods]
+impl StopToken {
+    /// A token not stopped yet.
+    #[new]
+    fn new() -> Self {
+        Self(RunToken::new())
+    }
+
+    /// Asks the runs carrying this token to stop.
+    fn stop(&self) {
+        self.0.stop();
+    }
+
+    /// Whether `stop()` was called.
+    #[getter]
+    fn stopped(&self) -> bool {
+        self.0.is_stopped()
+    }
+
+    fn __repr__(&self) -> String {
+        let stopped = if self.0.is_stopped() { "True" } else { "False" };
+        format!("StopToken(stopped={stopped})")
     }
 }
