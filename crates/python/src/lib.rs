@@ -29,7 +29,7 @@ use crate::errors::{to_py, value_error};
 use crate::knapsack::KnapsackAlgorithm;
 use crate::problems::Builtin;
 use crate::run::{Algorithm, Fitness, Outcome, Settings, Solution};
-use crate::watch::{Stop, StopSlot};
+use crate::watch::{Stop, StopSlot, StopToken};
 
 /// The Python module.
 #[pymodule]
@@ -37,6 +37,7 @@ fn _evogpu(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(_minimize, module)?)?;
     module.add_class::<ask_tell::DeAskTell>()?;
     module.add_class::<ask_tell::GaAskTell>()?;
+    module.add_class::<StopToken>()?;
     module.add_class::<dlpack_export::DeviceView>()?;
     module.add_function(wrap_pyfunction!(dlpack_export::_host_view, module)?)?;
     module.add_function(wrap_pyfunction!(dlpack_import::_read_dlpack, module)?)?;
@@ -97,7 +98,7 @@ fn algorithm(name: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<Algori
 /// Runs one algorithm; see `evogpu.minimize` for the contract.
 #[pyfunction]
 #[pyo3(signature = (fitness, bounds, algorithm_name, backend, seed, max_generations, max_evaluations,
-    options, callback, checkpoint, checkpoint_every, history_every, gpu_tensors=None))]
+    options, callback, checkpoint, checkpoint_every, history_every, stop_token=None, gpu_tensors=None))]
 #[allow(clippy::too_many_arguments)]
 fn _minimize<'py>(
     py: Python<'py>,
@@ -113,11 +114,13 @@ fn _minimize<'py>(
     checkpoint: Option<PathBuf>,
     checkpoint_every: u64,
     history_every: u64,
+    stop_token: Option<PyRef<'py, StopToken>>,
     gpu_tensors: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let algorithm = algorithm(algorithm_name, options)?;
     let mut backend: Backend = backend.parse().map_err(to_py)?;
-    let stop = StopSlot::default();
+    // The run's own token (the user's, or a fresh one): every stop of this run goes through it alone.
+    let stop = StopSlot::new(stop_token.map_or_else(Default::default, |token| token.0.clone()));
     let fitness = if let Ok(spec) = fitness.extract::<String>() {
         let problem = problems::build(&spec, bounds.as_ref().map(Vec::len))?;
         if let Some(given) = &bounds {

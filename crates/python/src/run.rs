@@ -37,7 +37,7 @@ pub struct Settings {
     pub checkpoint: Option<Checkpointing>,
     /// The user's callback.
     pub callback: Option<Py<PyAny>>,
-    /// Where the watch and the Python fitness record why they stopped the run.
+    /// Where the watch and the Python fitness record why they stopped the run, with the run's stop token.
     pub stop: StopSlot,
 }
 
@@ -119,16 +119,18 @@ pub fn bits(report: Report<Bits>) -> Outcome {
     Outcome::from_report(report, |bits| Solution::Bits(bits.to_bools()))
 }
 
-/// Attaches the watch, the history cadence, the checkpoint and Ctrl-C to any crate's `Run` builder (they
-/// share these methods through `evo_core::run_options_methods!`).
+/// Attaches the run's stop token, the watch, the history cadence and the checkpoint to any crate's `Run`
+/// builder (they are one generic `evo_core::RunBuilder`).
 macro_rules! with_options {
     ($run:expr, $settings:expr) => {{
         let settings: Settings = $settings;
+        // Ctrl-C reaches the run through Python's own handler (the watch), and every stop through the
+        // run's token, never evo-core's process-wide interrupt flag, which would stop another thread's run.
         let mut run = $run
             .backend(settings.backend)
+            .stop_token(settings.stop.token())
             .observer(PythonWatch::new(settings.callback, settings.stop))
-            .history_every(settings.history_every)
-            .ctrl_c(true);
+            .history_every(settings.history_every);
         if let Some(checkpointing) = settings.checkpoint {
             run = run.checkpoint(checkpointing).resume_if_present(true);
         }

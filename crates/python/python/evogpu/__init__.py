@@ -17,10 +17,12 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._evogpu import ALGORITHMS, PROBLEMS, DeAskTell, GaAskTell, _minimize
+from ._evogpu import ALGORITHMS, PROBLEMS, DeAskTell, GaAskTell, StopToken, _minimize
 from ._evogpu import DeviceView
 
-__all__ = ["ALGORITHMS", "PROBLEMS", "DeAskTell", "DeviceView", "GaAskTell", "OptimizeResult", "Progress", "minimize"]
+__all__ = [
+    "ALGORITHMS", "PROBLEMS", "DeAskTell", "DeviceView", "GaAskTell", "OptimizeResult", "Progress", "StopToken", "minimize",
+]
 
 
 class Progress(NamedTuple):
@@ -117,6 +119,7 @@ def minimize(
     checkpoint: Union[str, "os.PathLike[str]", None] = None,
     checkpoint_every: int = 100,
     history_every: Optional[int] = None,
+    stop_token: Optional[StopToken] = None,
     gpu_tensors: Union[str, Callable[[DeviceView], Any]] = "torch",
 ) -> OptimizeResult:
     """Minimise ``fitness`` with one of evo-gpu's algorithms.
@@ -165,6 +168,11 @@ def minimize(
         Default: a hundredth of ``max_generations``, between 1 and 100; 100 without a generation budget, as
         the ``evo`` command. A point reads the best fitness, which on a CUDA engine waits for the device,
         so a point every generation slows small generations down.
+    stop_token
+        A :class:`StopToken`: ``stop_token.stop()``, from any thread, ends this run after its current batch
+        of generations and returns its result (message ``"interrupted"``). Every stop of a run (the token,
+        the callback, Ctrl-C, an exception of the fitness function) ends that run only, so runs in other
+        Python threads go on.
     gpu_tensors
         What a Python function receives on the CUDA backend: ``"torch"`` (``torch.from_dlpack``),
         ``"cupy"`` (``cupy.from_dlpack``), ``"dlpack"`` (the :class:`DeviceView` itself, which has
@@ -182,7 +190,7 @@ def minimize(
     RuntimeError
         Device and driver failures.
     KeyboardInterrupt
-        Ctrl-C during the run.
+        Ctrl-C during the run (Python delivers it to the main thread, so it stops the main thread's run).
     """
     if history_every is None:
         history_every = _default_history_every(max_generations)
@@ -207,6 +215,7 @@ def minimize(
             None if checkpoint is None else os.fspath(checkpoint),
             checkpoint_every,
             history_every,
+            stop_token,
             gpu_tensors=_tensor_function(gpu_tensors, fitness, backend),
         )
     )

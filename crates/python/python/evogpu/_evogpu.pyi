@@ -24,9 +24,25 @@ def _minimize(
     checkpoint: Optional[str],
     checkpoint_every: int,
     history_every: int,
+    stop_token: Optional[StopToken] = None,
     gpu_tensors: Optional[Callable[[DeviceView], Any]] = None,
 ) -> dict[str, Any]:
     """Runs one algorithm and returns the fields of evogpu.OptimizeResult."""
+
+class StopToken:
+    """Stops the runs it is passed to (``minimize(..., stop_token=token)``) after their current batch of
+    generations, from any thread, and no other run.
+
+    The result is returned as for any other stopping rule, with the message ``"interrupted"``. A stopped
+    token stays stopped: a run started with it later stops before its first generation.
+    """
+
+    def __init__(self) -> None: ...
+    def stop(self) -> None:
+        """Asks the runs carrying this token to stop."""
+    @property
+    def stopped(self) -> bool:
+        """Whether ``stop()`` was called."""
 
 class DeAskTell:
     """DE driven one population at a time: ``ask()`` gives the population, ``tell(fitness)`` its fitness.
