@@ -13,14 +13,19 @@
 // canonical tree (evo_core::reduce: n terms padded with +0.0 to a power of two, adjacent pairs) of the n terms'
 // t[k]; the fitness is evo_user_combine(sums) or, without a combine, sums[0].
 //
-// Work split: block (t, r) computes tile t of row r, `leaves * items` consecutive leaves (an aligned subtree):
-// thread j the subtree of `items` adjacent leaves from j * items, sequentially with a stack (the order of
-// evo_core::reduce::subtree_sum), then the block's level-by-level tree over its `leaves` threads. Rows of one
-// tile write the fitness directly; otherwise `evo_user_real_finish` (one block per row) sums the tile sums
-// the same way (their count padded to a power of two) and writes it. Every tile and every chunk is an aligned
-// subtree of the canonical tree and `leaves * items` never exceeds the padded count, so the bits do not depend
-// on the launch shape. A fitness that is not finite records its row in `status[0]` (atomicMin), which the
-// launcher reads back.
+// Work split (the built-ins' of kernels/cuda/benchmarks_continuous.cu): block (t, g) computes tile t of the
+// rows g * segments + s, s < segments, a tile being `leaves * items` consecutive leaves (an aligned subtree) of a
+// row. Rows of at least 32 leaves take a block each (segments = 1) and their tile is `items` rounds of whole
+// warps: in round k, lane l of warp w takes the tile's leaf 32 * items * w + 32 * k + l (adjacent lanes read
+// adjacent terms), the warp's shuffle tree gives the round's aligned 32, the rounds' tree (EvoUserRounds) the warp's
+// aligned 32 * items, and after the block's one barrier the first warp's shuffle tree gives the tile. Rows of
+// fewer leaves (P < 32: one tile, one round) share a warp, `leaves` lanes each, whose shuffle tree stays within
+// each row's lanes. Rows of one tile write the fitness directly; otherwise `evo_user_real_finish` (one block
+// per row) sums the tile sums the same way as before (their count padded to a power of two) and writes it.
+// Every tile, warp share and round is an aligned subtree of the canonical tree and `leaves * items` never
+// exceeds the padded count, so the bits do not depend on the launch shape. A fitness that is not finite
+// records its row in `status[0]` (atomicMin), which the launcher reads back unless the engine checks the
+// fitness itself.
 #pragma once
 
 #include "common/launch.cuh"
@@ -31,14 +36,17 @@ struct EvoUserRealParams {
     unsigned long long terms;          // n, terms per row
     unsigned long long rows;           // individuals
     unsigned long long tiles;          // tiles per row
-    unsigned long long items;          // leaves per thread of the tiles kernel (a power of two)
-    unsigned long long leaves;         // threads (leaves of the block tree) of a tile (a power of two)
+    unsigned long long items;          // rounds per thread of the tiles kernel (a power of two, at most 8)
+    unsigned long long leaves;         // threads of one row's tile (a power of two, at most 256)
+    unsigned long long segments;       // rows per block of the tiles kernel: 32 / leaves below 32 leaves, else 1
     unsigned long long finish_items;   // tile sums per thread of the finish kernel (a power of two)
     unsigned long long finish_leaves;  // threads (leaves of the block tree) of the finish kernel
 };
-static_assert(sizeof(EvoUserRealParams) == 64, "EvoUserRealParams must match its Rust mirror");
+static_assert(sizeof(EvoUserRealParams) == 72, "EvoUserRealParams must match its Rust mirror");
 
 #define EVO_USER_MAX_THREADS 256u
+#define EVO_USER_MAX_WARPS (EVO_USER_MAX_THREADS / 32u)
+#define EVO_USER_FULL_MASK 0xffffffffu
 
 // The terms of leaf i of a row (zero beyond the n terms: the padding of the canonical tree).
 struct EvoUserTermLeaf {
@@ -136,6 +144,82 @@ __device__ __forceinline__ void evo_user_block_tree(const double* value, unsigne
     }
 }
 
+// The adjacent-pair tree over each aligned group of `width` lanes (a power of two, at most 32): the first lane
+// of a group ends with its group's tree, the left operand from the lower lanes as in evo_core::reduce (lane j
+// adds lane j + off, both aligned subtrees of `off` lanes); the other lanes end with values nobody reads. Every
+// lane of the warp calls it.
+__device__ __forceinline__ void evo_user_warp_tree(double* value, unsigned int width)
+{
+    for (unsigned int off = 1u; off < width; off <<= 1) {
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            value[k] = value[k] + __shfl_down_sync(EVO_USER_FULL_MASK, value[k], off);
+        }
+    }
+}
+
+// The adjacent-pair tree of up to 8 adjacent aligned subtrees pushed in order (round i right of round i - 1):
+// slot l holds a pending subtree of 2^l rounds, and each trailing one bit of i closes one, as evo_core::reduce's
+// subtree_sum keeps its stack. The slots are named, not indexed, so they stay in registers.
+struct EvoUserRounds {
+    double slot0[EVO_USER_SUMS];
+    double slot1[EVO_USER_SUMS];
+    double slot2[EVO_USER_SUMS];
+    double slot3[EVO_USER_SUMS];
+
+    __device__ __forceinline__ void push(unsigned int i, double* node)
+    {
+        if ((i & 1u) == 0u) {
+            evo_user_copy_sums(node, slot0);
+            return;
+        }
+        evo_user_add_left(slot0, node);
+        if ((i & 2u) == 0u) {
+            evo_user_copy_sums(node, slot1);
+            return;
+        }
+        evo_user_add_left(slot1, node);
+        if ((i & 4u) == 0u) {
+            evo_user_copy_sums(node, slot2);
+            return;
+        }
+        evo_user_add_left(slot2, node);
+        evo_user_copy_sums(node, slot3);
+    }
+
+    // The tree of `count` (1, 2, 4 or 8) pushed rounds.
+    __device__ __forceinline__ void result(unsigned long long count, double* out) const
+    {
+        // Each slot copied by name (a pointer chosen at run time would put the slots in local memory).
+        if (count == 1ull) {
+            evo_user_copy_sums(slot0, out);
+        } else if (count == 2ull) {
+            evo_user_copy_sums(slot1, out);
+        } else if (count == 4ull) {
+            evo_user_copy_sums(slot2, out);
+        } else {
+            evo_user_copy_sums(slot3, out);
+        }
+    }
+
+    static __device__ __forceinline__ void evo_user_copy_sums(const double* from, double* to)
+    {
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            to[k] = from[k];
+        }
+    }
+
+    // node = left + node, sum by sum.
+    static __device__ __forceinline__ void evo_user_add_left(const double* left, double* node)
+    {
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            node[k] = left[k] + node[k];
+        }
+    }
+};
+
 // The fitness of row r from its sums; a value that is not finite records the row in status[0].
 __device__ __forceinline__ void evo_user_write_fitness(const double* sums, unsigned long long r,
                                                        const EvoUserData& data, const EvoUserRealParams& p,
@@ -156,24 +240,59 @@ extern "C" __global__ void __launch_bounds__(EVO_USER_MAX_THREADS)
     evo_user_real_tiles(const float* x, const float* data32, const double* data64, double* partials,
                         double* fitness, unsigned int* status, EvoUserRealParams p)
 {
-    __shared__ double scratch[EVO_USER_SUMS][EVO_USER_MAX_THREADS];
+    __shared__ double scratch[EVO_USER_SUMS][EVO_USER_MAX_WARPS];
     evo_wait_previous_grid();
     const unsigned long long t = blockIdx.x;
-    const unsigned long long r = blockIdx.y;
+    // 32-bit index arithmetic: a block has at most 256 threads.
+    const unsigned int leaves = (unsigned int)p.leaves;
+    const unsigned int j = threadIdx.x % leaves;
+    const unsigned long long r = blockIdx.y * p.segments + threadIdx.x / leaves;
+    // A block's last rows may lie past the population: their lanes add zeros and write nothing.
+    const bool active = r < p.rows;
+    // Lanes of one round: a warp, or a row's `leaves` lanes below 32.
+    const unsigned int width = leaves < 32u ? leaves : 32u;
     const EvoUserData data = evo_user_data(data32, data64);
-    const EvoUserTermLeaf leaf = {x + r * p.dimension, &data, &p};
-    double value[EVO_USER_SUMS];
-    if (threadIdx.x < p.leaves) {
-        const unsigned long long first = (t * p.leaves + threadIdx.x) * p.items;
-        evo_user_subtree<8>(leaf, first, p.items, value);
-    }
-    evo_user_block_tree(value, p.leaves, scratch);
-    if (threadIdx.x == 0u) {
-        double sums[EVO_USER_SUMS];
+    const EvoUserTermLeaf leaf = {x + (active ? r : 0ull) * p.dimension, &data, &p};
+    const unsigned long long first = t * p.leaves * p.items + (unsigned long long)(j / width) * width * p.items +
+                                     j % width;
+    EvoUserRounds rounds;
+    for (unsigned int i = 0; i < p.items; ++i) {
+        double value[EVO_USER_SUMS];
+        if (active) {
+            leaf(first + i * width, value);
+        } else {
 #pragma unroll
-        for (int k = 0; k < EVO_USER_SUMS; ++k) {
-            sums[k] = scratch[k][0];
+            for (int k = 0; k < EVO_USER_SUMS; ++k) {
+                value[k] = 0.0;
+            }
         }
+        evo_user_warp_tree(value, width);
+        rounds.push(i, value);
+    }
+    double sums[EVO_USER_SUMS];
+    rounds.result(p.items, sums);
+    const bool leader = j == 0u;
+    if (leaves > 32u) {
+        // One row per block: the warps' aligned shares, then their tree in the first warp.
+        const unsigned int lane = threadIdx.x & 31u;
+        const unsigned int warp = threadIdx.x >> 5;
+        const unsigned int warps = leaves >> 5;
+        if (lane == 0u) {
+#pragma unroll
+            for (int k = 0; k < EVO_USER_SUMS; ++k) {
+                scratch[k][warp] = sums[k];
+            }
+        }
+        __syncthreads();
+        if (warp == 0u) {
+#pragma unroll
+            for (int k = 0; k < EVO_USER_SUMS; ++k) {
+                sums[k] = lane < warps ? scratch[k][lane] : 0.0;
+            }
+            evo_user_warp_tree(sums, warps);
+        }
+    }
+    if (leader && active) {
         if (p.tiles == 1ull) {
             evo_user_write_fitness(sums, r, data, p, fitness, status);
         } else {

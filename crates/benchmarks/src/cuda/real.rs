@@ -94,6 +94,12 @@ pub trait RealEvaluator: Send {
         fitness: &mut DeviceBuffer<f64>,
         settings: EvalSettings,
     ) -> Result<()>;
+
+    /// Tells the evaluator that the engine checks every fitness value it uses (a NaN or an infinity becomes
+    /// the engine's own [`evo_core::Error::NonFiniteFitness`]), so that an evaluator which waits for the
+    /// device after each evaluation to check its values may stop: its [`evaluate`](Self::evaluate) then
+    /// only queues work on the stream. By default nothing changes.
+    fn engine_checks_fitness(&mut self) {}
 }
 
 /// A problem with a device evaluation: what DE's and MA-SW-Chains' CUDA engines accept.

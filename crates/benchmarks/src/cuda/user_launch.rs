@@ -1,11 +1,18 @@
 //! The device evaluation of a [`UserProblem`](super::UserProblem): typed launches of the two kernels of
 //! `kernels/common/problems/user_real.cuh` in the user's module, and the shape that keeps every tile an
 //! aligned subtree of the canonical tree.
+//!
+//! The work split is the built-ins' (`launch.rs`): a block per row, or tiles of a row over several blocks and
+//! a finish kernel for long rows; rows of fewer than 32 terms share a warp. Under a checking engine
+//! ([`RealEvaluator::engine_checks_fitness`], MA-SW-Chains) an evaluation only queues its launches; otherwise
+//! it reads one status word back to report a non-finite fitness, which waits for the device.
 
 use super::real::{EvalSettings, RealEvaluator};
 use super::user_data::UserData;
+use super::user_module::UserModuleKernels;
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+use std::sync::{Mutex, PoisonError};
 
 /// Entry point of the tiles kernel of a user module.
 pub const USER_REAL_TILES: &str = "evo_user_real_tiles";
@@ -13,10 +20,14 @@ pub const USER_REAL_TILES: &str = "evo_user_real_tiles";
 pub const USER_REAL_FINISH: &str = "evo_user_real_finish";
 /// Threads per block at most (`EVO_USER_MAX_THREADS`).
 const MAX_THREADS: u64 = 256;
-/// Leaves per thread at most in the tiles kernel (its stack holds 8 levels).
+/// Threads of a warp: rows of fewer leaves share one.
+const WARP: u64 = 32;
+/// Rounds per thread at most in the tiles kernel (its four slots of pending subtrees hold 8).
 const MAX_ITEMS: u64 = 8;
-/// Rows per launch at most (the grid's y extent).
+/// Rows per launch at most (the grid's y extent, a block per row when rows take several tiles).
 const MAX_ROWS: u64 = 65_535;
+/// The status word when no row was bad.
+const NO_ROW: u32 = u32::MAX;
 
 /// Scalar arguments of both kernels; mirrors `EvoUserRealParams`.
 #[repr(C)]
@@ -30,25 +41,28 @@ pub struct UserRealParams {
     pub rows: u64,
     /// Tiles per row.
     pub tiles: u64,
-    /// Leaves per thread of the tiles kernel.
+    /// Rounds per thread of the tiles kernel (a tile is `leaves · items` leaves).
     pub items: u64,
-    /// Threads of a tile's block tree.
+    /// Threads of one row's tile (a power of two).
     pub leaves: u64,
+    /// Rows per block of the tiles kernel: `32 / leaves` for rows of fewer than 32 leaves, else 1.
+    pub segments: u64,
     /// Tile sums per thread of the finish kernel.
     pub finish_items: u64,
     /// Threads of the finish kernel's block tree.
     pub finish_leaves: u64,
 }
-const _: () = assert!(size_of::<UserRealParams>() == 64);
-// SAFETY: repr(C), plain integers, the layout of the CUDA struct (64 bytes, asserted on both sides).
+const _: () = assert!(size_of::<UserRealParams>() == 72);
+// SAFETY: repr(C), plain integers, the layout of the CUDA struct (72 bytes, asserted on both sides).
 unsafe impl KernelParams for UserRealParams {}
 
 impl UserRealParams {
     /// The shape for `rows` rows of `dimension` genes and `terms` terms: with `P` the terms padded to a power
-    /// of two, a row of `P ≤ 256` is one tile of `P` threads of one leaf; a longer row takes tiles of 256
-    /// threads of `min(8, P / 256)` leaves, whose sums the finish kernel reduces (their count padded to a
-    /// power of two `Q`, `Q / min(Q, 256)` per thread). A tile never spans more leaves than `P`, so every
-    /// tile and every thread's chunk is an aligned subtree of the canonical tree.
+    /// of two, a row of `P ≤ 256` is one tile of `P` threads of one round (`32 / P` rows to a warp when
+    /// `P < 32`); a longer row takes tiles of 256 threads of `min(8, P / 256)` rounds, whose sums the finish
+    /// kernel reduces (their count padded to a power of two `Q`, `Q / min(Q, 256)` per thread). A tile never
+    /// spans more leaves than `P`, so every tile, every warp's share and every round is an aligned subtree of
+    /// the canonical tree.
     pub fn new(dimension: u64, terms: u64, rows: u64) -> Self {
         let padded = terms.max(1).next_power_of_two();
         let (items, leaves) = if padded <= MAX_THREADS {
@@ -66,34 +80,59 @@ impl UserRealParams {
             tiles,
             items,
             leaves,
+            segments: (WARP / leaves).max(1),
             finish_items: padded_tiles / finish_leaves,
             finish_leaves,
         }
     }
+
+    /// Threads per block of the tiles kernel: `leaves · segments`, from 32 to 256.
+    pub fn tile_threads(&self) -> u64 {
+        self.leaves * self.segments
+    }
+
+    /// Blocks along the grid's y extent: groups of `segments` rows.
+    pub fn row_blocks(&self) -> u64 {
+        self.rows.div_ceil(self.segments)
+    }
 }
 
-/// A block of `leaves` threads, at least a warp.
-fn block_of(leaves: u64) -> Result<u32> {
-    let threads = leaves.max(32);
-    u32::try_from(threads).map_err(|_| {
-        Error::invalid_parameter(
-            "UserProblem",
-            "threads per block",
-            threads,
-            format!("at most {MAX_THREADS}"),
-        )
-    })
+/// A block of `threads` threads, at least a warp.
+fn block_of(threads: u64) -> Result<u32> {
+    let threads = threads.max(WARP);
+    u32::try_from(threads)
+        .ok()
+        .filter(|&t| u64::from(t) <= MAX_THREADS)
+        .ok_or_else(|| {
+            Error::invalid_parameter(
+                "UserProblem",
+                "threads per block",
+                threads,
+                format!("at most {MAX_THREADS}"),
+            )
+        })
+}
+
+/// The tiles and finish kernels of one profile.
+#[derive(Clone)]
+struct ProfileKernels {
+    tiles: Kernel,
+    finish: Kernel,
 }
 
 /// The evaluator of a user module (see [`RealEvaluator`]).
 pub(crate) struct UserEvaluator {
     gpu: Gpu,
     problem: String,
-    module: String,
-    source: String,
+    /// The two entry points under each profile used so far (compiled on first use, Exact up front).
+    tiles: Mutex<UserModuleKernels>,
+    finish: Mutex<UserModuleKernels>,
     dimension: usize,
     terms: usize,
     sums: usize,
+    /// Whether [`evaluate`](RealEvaluator::evaluate) reads the status word back (false once the engine
+    /// checks the fitness itself).
+    checked: bool,
     data32: DeviceBuffer<f32>,
     data64: DeviceBuffer<f64>,
 }
@@ -111,21 +150,63 @@ impl UserEvaluator {
         sums: usize,
         data: &UserData,
     ) -> Result<Self> {
-        for entry in [USER_REAL_TILES, USER_REAL_FINISH] {
-            gpu.user_kernel(&module, &source, entry, Profile::Exact)?;
-        }
+        let tiles = UserModuleKernels::new(gpu, module.clone(), source.clone(), USER_REAL_TILES)?;
+        let finish = UserModuleKernels::new(gpu, module, source, USER_REAL_FINISH)?;
         let (data32, data64) = data.concatenated();
         Ok(Self {
             gpu: gpu.clone(),
             problem: problem.to_string(),
-            module,
-            source,
+            tiles: Mutex::new(tiles),
+            finish: Mutex::new(finish),
             dimension,
             terms,
             sums,
+            checked: true,
             data32: gpu.upload(&data32)?,
             data64: gpu.upload(&data64)?,
         })
+    }
+
+    /// Both entry points under `profile`.
+    fn kernels(&self, profile: Profile) -> Result<ProfileKernels> {
+        let lock = |m: &Mutex<UserModuleKernels>| {
+            m.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .kernel(profile)
+        };
+        Ok(ProfileKernels {
+            tiles: lock(&self.tiles)?,
+            finish: lock(&self.finish)?,
+        })
+    }
+
+    /// The launch shape of `rows` rows, checked against the grid's limits.
+    fn shape(&self, rows: u64) -> Result<(UserRealParams, u32, u32)> {
+        let params = UserRealParams::new(self.dimension as u64, self.terms as u64, rows);
+        // Rows of several tiles take a block each along the grid's y extent.
+        let grid_rows = u32::try_from(params.row_blocks())
+            .ok()
+            .filter(|_| rows <= MAX_ROWS)
+            .ok_or_else(|| {
+                Error::invalid_parameter(
+                    "UserProblem",
+                    "individuals per evaluation",
+                    format!("{rows} (problem `{}`)", self.problem),
+                    format!("1..={MAX_ROWS}"),
+                )
+            })?;
+        let grid_tiles = u32::try_from(params.tiles)
+            .ok()
+            .filter(|&t| t <= i32::MAX as u32)
+            .ok_or_else(|| {
+                Error::invalid_parameter(
+                    "UserProblem",
+                    "tiles per row",
+                    format!("{} (problem `{}`)", params.tiles, self.problem),
+                    "below 2^31",
+                )
+            })?;
+        Ok((params, grid_tiles, grid_rows))
     }
 }
 
@@ -134,8 +215,9 @@ impl RealEvaluator for UserEvaluator {
         self.dimension
     }
 
-    /// The tiles kernel over a grid of (tiles, rows), then the finish kernel for rows of several tiles;
-    /// reads back one word to report a non-finite fitness.
+    /// The tiles kernel over a grid of (tiles, groups of rows), then the finish kernel for rows of several
+    /// tiles; unless the engine checks the fitness itself, reads back one word to report a non-finite
+    /// fitness.
     fn evaluate(
         &self,
         population: &DeviceBuffer<f32>,
@@ -155,36 +237,14 @@ impl RealEvaluator for UserEvaluator {
         if rows == 0 {
             return Ok(());
         }
-        let grid_rows = u32::try_from(rows)
-            .ok()
-            .filter(|&r| u64::from(r) <= MAX_ROWS)
-            .ok_or_else(|| {
-                Error::invalid_parameter(
-                    "UserProblem",
-                    "individuals per evaluation",
-                    format!("{rows} (problem `{}`)", self.problem),
-                    format!("1..={MAX_ROWS}"),
-                )
-            })?;
-        let params = UserRealParams::new(d, self.terms as u64, rows);
-        let grid_tiles = u32::try_from(params.tiles)
-            .ok()
-            .filter(|&t| t <= i32::MAX as u32)
-            .ok_or_else(|| {
-                Error::invalid_parameter(
-                    "UserProblem",
-                    "tiles per row",
-                    format!("{} (problem `{}`)", params.tiles, self.problem),
-                    "below 2^31",
-                )
-            })?;
-        let tiles_kernel = self.gpu.user_kernel(
-            &self.module,
-            &self.source,
-            USER_REAL_TILES,
-            settings.profile,
-        )?;
-        let mut status = self.gpu.upload(&[u32::MAX])?;
+        let (params, grid_tiles, grid_rows) = self.shape(rows)?;
+        let kernels = self.kernels(settings.profile)?;
+        // A checking engine never reads the word: a pooled one needs no clearing (no copy, no wait).
+        let mut status = if self.checked {
+            self.gpu.upload(&[NO_ROW])?
+        } else {
+            self.gpu.alloc::<u32>(1)?
+        };
         let mut partials = if params.tiles > 1 {
             let len = rows * params.tiles * self.sums as u64;
             let len = usize::try_from(len).map_err(|_| {
@@ -200,15 +260,17 @@ impl RealEvaluator for UserEvaluator {
             self.gpu.alloc_zeroed::<f64>(1)?
         };
         // SAFETY: the arguments follow `(const float* x, const float* data32, const double* data64,
-        // double* partials, double* fitness, unsigned int* status, EvoUserRealParams)`; block (t, r) with
-        // t < tiles and r < rows reads row r of x (rows · D genes, checked above), the data arrays at the
-        // offsets and lengths the prelude was generated from (the buffers uploaded from the same arrays), and
-        // writes partials[(r·tiles + t)·K + k] below rows·tiles·K (allocated so) when tiles > 1, else
-        // fitness[r] below rows and status[0]; its threads beyond `leaves` (block ≥ leaves) only join the
-        // barriers; the block is at most 256 threads, the kernel's bound and its shared scratch's size; the
-        // kernel touches no global memory before evo_wait_previous_grid(), as an overlapping launch requires.
+        // double* partials, double* fitness, unsigned int* status, EvoUserRealParams)`; block (t, g) with
+        // t < tiles and g < ⌈rows / segments⌉ handles rows g·segments + s for s < segments, and only those
+        // below rows (the others add zeros): it reads those rows of x (rows · D genes, checked above), the
+        // data arrays at the offsets and lengths the prelude was generated from (the buffers uploaded from
+        // the same arrays), and writes partials[(r·tiles + t)·K + k] below rows·tiles·K (allocated so) when
+        // tiles > 1, else fitness[r] below rows and status[0]; the block has leaves · segments threads, from
+        // 32 to 256 (the kernel's bound and its shared scratch's warps); the kernel touches no global memory
+        // before evo_wait_previous_grid(), as an overlapping launch requires.
         unsafe {
-            tiles_kernel
+            kernels
+                .tiles
                 .launch()
                 .overlapping_previous()
                 .input(population)
@@ -220,24 +282,19 @@ impl RealEvaluator for UserEvaluator {
                 .params(&params)
                 .run(LaunchConfig {
                     grid: (grid_tiles, grid_rows, 1),
-                    block: (block_of(params.leaves)?, 1, 1),
+                    block: (block_of(params.tile_threads())?, 1, 1),
                     shared_bytes: 0,
                 })?;
         }
         if params.tiles > 1 {
-            let finish_kernel = self.gpu.user_kernel(
-                &self.module,
-                &self.source,
-                USER_REAL_FINISH,
-                settings.profile,
-            )?;
             // SAFETY: `(const float* data32, const double* data64, const double* partials, double* fitness,
-            // unsigned int* status, EvoUserRealParams)`; block r < rows reads partials[r·tiles·K ..
-            // (r+1)·tiles·K] (written by the tiles kernel above) and the data arrays as above, and writes
-            // fitness[r] and status[0]; at most 256 threads; no global memory before
-            // evo_wait_previous_grid().
+            // unsigned int* status, EvoUserRealParams)`; block r < rows (segments is 1 for rows of several
+            // tiles, so the tiles grid covered every row) reads partials[r·tiles·K .. (r+1)·tiles·K] (written
+            // by the tiles kernel above) and the data arrays as above, and writes fitness[r] and status[0];
+            // at most 256 threads; no global memory before evo_wait_previous_grid().
             unsafe {
-                finish_kernel
+                kernels
+                    .finish
                     .launch()
                     .overlapping_previous()
                     .input(&self.data32)
@@ -253,8 +310,11 @@ impl RealEvaluator for UserEvaluator {
                     ))?;
             }
         }
-        let first_bad = status.to_vec()?.first().copied().unwrap_or(u32::MAX);
-        if first_bad != u32::MAX {
+        if !self.checked {
+            return Ok(());
+        }
+        let first_bad = status.to_vec()?.first().copied().unwrap_or(NO_ROW);
+        if first_bad != NO_ROW {
             let values = fitness.to_vec()?;
             let individual = first_bad as usize;
             return Err(Error::NonFiniteFitness {
@@ -264,6 +324,11 @@ impl RealEvaluator for UserEvaluator {
             });
         }
         Ok(())
+    }
+
+    /// From now on [`evaluate`](Self::evaluate) only queues its launches.
+    fn engine_checks_fitness(&mut self) {
+        self.checked = false;
     }
 }
 
@@ -302,7 +367,19 @@ mod tests {
                 p.tiles.next_power_of_two()
             );
             assert!(p.leaves <= 256 && p.finish_leaves <= 256 && p.items <= 8);
+            // A block is whole warps of at most 256 threads; rows share one only when a row is one tile.
+            assert!(p.segments.is_power_of_two() && p.tile_threads() <= 256);
+            assert_eq!(p.tile_threads() % 32, 0, "{terms}");
+            assert!(p.segments == 1 || (p.tiles == 1 && p.tile_threads() == 32));
         }
+        // Rows of fewer than 32 leaves share a warp: 30 terms pad to 32 (one row a warp), 5 to 8 (4 rows).
+        let p = UserRealParams::new(30, 30, 100);
+        assert_eq!((p.leaves, p.segments, p.row_blocks()), (32, 1, 100));
+        let p = UserRealParams::new(5, 5, 100);
+        assert_eq!((p.leaves, p.segments, p.tile_threads()), (8, 4, 32));
+        assert_eq!(p.row_blocks(), 25);
+        let p = UserRealParams::new(1, 1, 3);
+        assert_eq!((p.leaves, p.segments, p.row_blocks()), (1, 32, 1));
         assert_eq!(UserRealParams::new(128, 127, 4).tiles, 1);
         assert_eq!(UserRealParams::new(128, 127, 4).leaves, 128);
         // 10^5 data points: tiles of 2048, 49 tiles, 64 leaves of the finish tree.

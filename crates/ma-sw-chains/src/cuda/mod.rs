@@ -2,6 +2,10 @@
 //! device; the host keeps the N fitness values and the chain scalars and runs the same cycle as
 //! [`MaCpu`](crate::MaCpu) (`cycle.rs`), so every decision is made from the same numbers.
 //!
+//! Every evaluation goes through the problem's [`RealEvaluator`], built-ins and user problems alike (Solis–Wets
+//! moves every coordinate, so no problem has a one-coordinate delta path); the engine tells it that it checks
+//! the fitness itself ([`RealEvaluator::engine_checks_fitness`]), so an evaluation only queues its launches.
+//!
 //! Per crossover step: the NAM distances (2 kernels), the K children (one kernel over a 2D grid of lanes
 //! × children), their evaluation (evo-benchmarks' kernels), and a row copy per adopted child. Individuals
 //! never move (index-based replacement: an adopted child is copied into the evicted slot).
@@ -409,7 +413,13 @@ impl<'p, P: DeviceRealProblem + ?Sized> MaCuda<'p, P> {
         let pairs = (k * params.nam_candidates()).max(n - 1);
         let tiles = d.div_ceil(TILE_VARIABLES);
         let bounds = problem.bounds();
-        let evaluator = problem.real_evaluator(gpu)?;
+        let mut evaluator = problem.real_evaluator(gpu)?;
+        // The engine checks every fitness it uses (the initial and children rows it reads back, the probes
+        // `ma_sw_decide_one` decides on), so an evaluation need not wait for the device to check its own
+        // values: a wait per Solis–Wets group would undo the enqueued groups. The speculative probes of a
+        // branch not taken are never used, so a non-finite value there is no error (nor on the CPU, which
+        // never evaluates them).
+        evaluator.engine_checks_fitness();
         if evaluator.dimension() != d {
             return Err(Error::invalid_parameter(
                 ALGORITHM,
