@@ -224,7 +224,9 @@ mod user;
 
 pub use cpu::DpgaCpu;
 pub use cuda::{DpgaBatchCuda, DpgaCuda};
-pub use evo_benchmarks::cuda::{ConstrainedEvaluator, DeviceConstrainedProblem, EvalSettings};
+pub use evo_benchmarks::cuda::{
+    ConstrainedEvaluator, DataLength, DeviceConstrainedProblem, EvalSettings, UserData,
+};
 pub use host::HostConstrained;
 pub use ops::Evaluation;
 pub use params::{ALGORITHM, ConstraintHandling, Crossover, DpgaParams, Encoding, Initialisation};

@@ -12,7 +12,15 @@
 //!
 //! `x` holds the `D` variables (DPGA's `f32` values widened to `f64`); the function writes `g[0..m)`
 //! (`g_j ≤ 0` holds) and `h[0..q)` (`|h_j| ≤ ε` holds) and returns the objective. `EVO_USER_DIMENSION`,
-//! `EVO_USER_INEQUALITIES` and `EVO_USER_EQUALITIES` are defined for the source. The twin is a Rust
+//! `EVO_USER_INEQUALITIES` and `EVO_USER_EQUALITIES` are defined for the source. A problem with read-only
+//! data arrays ([`UserConstrained::with_data`]: tables, coefficients, uploaded once) defines instead
+//!
+//! ```text
+//! __device__ double evo_user_constrained(const double* x, double* g, double* h, const EvoUserData& data);
+//! ```
+//!
+//! reading array `<name>` as `data.<name>` (`data.<name>_len` values), while the twin captures the same
+//! values. The twin is a Rust
 //! `Fn(&[f64], &mut [f64], &mut [f64]) -> f64` computing the same values from the same widened `x`. With IEEE
 //! `+ − × ÷ sqrt` in the same order on both sides (and `common/math.cuh`'s `evo_*_f64` functions against
 //! [`evo_core::math`]), the Exact profile gives the twin's bits, so the CPU and CUDA engines hold identical
@@ -59,7 +67,9 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 
-use evo_benchmarks::cuda::{ConstrainedEvaluator, DeviceConstrainedProblem};
+use evo_benchmarks::cuda::{
+    ConstrainedEvaluator, DeviceConstrainedProblem, UserData, user_data_prelude,
+};
 use evo_core::{Bounds, ConstrainedProblem, Error, Result};
 use evo_gpu_runtime::{Gpu, Profile, compile_to_ptx};
 
@@ -83,6 +93,7 @@ pub struct UserConstrained<F> {
     tolerance: f64,
     source: String,
     twin: F,
+    data: UserData,
 }
 
 impl<F: Fn(&[f64], &mut [f64], &mut [f64]) -> f64 + Sync + Send> UserConstrained<F> {
@@ -139,6 +150,7 @@ impl<F: Fn(&[f64], &mut [f64], &mut [f64]) -> f64 + Sync + Send> UserConstrained
             tolerance: evo_core::problem::DEFAULT_EQUALITY_TOLERANCE,
             source: cuda_source.to_string(),
             twin,
+            data: UserData::new(),
         };
         if !cuda_source.contains(USER_CONSTRAINED_FUNCTION) {
             return Err(Error::MissingEntryPoint {
@@ -166,22 +178,45 @@ impl<F: Fn(&[f64], &mut [f64], &mut [f64]) -> f64 + Sync + Send> UserConstrained
         Ok(self)
     }
 
+    /// The read-only data arrays the source reads as `data.<name>` (module docs); the twin captures the same
+    /// values itself. [`DataLength::Dimension`](evo_benchmarks::cuda::DataLength::Dimension) means `D`,
+    /// [`DataLength::Terms`](evo_benchmarks::cuda::DataLength::Terms) the constraint count `m + q`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the array when its length is not the one it requires.
+    pub fn with_data(mut self, data: UserData) -> Result<Self> {
+        data.check_lengths(
+            &self.name,
+            self.bounds.dimension(),
+            self.inequalities + self.equalities,
+        )?;
+        self.data = data;
+        Ok(self)
+    }
+
+    /// The data arrays.
+    pub fn data(&self) -> &UserData {
+        &self.data
+    }
+
     /// The name of the compiled module (and of the user's file in NVRTC's log): `user_<name>`.
     pub fn module_name(&self) -> String {
         format!("user_{}", self.name)
     }
 
-    /// The full source NVRTC compiles: the sizes, the helpers, the user's source from its line 1, the kernel.
+    /// The full source NVRTC compiles: the sizes, the data declarations (with data only), the helpers, the
+    /// user's source from its line 1, the kernel.
     pub fn module_source(&self) -> String {
         format!(
             "#line 1 \"evo_user_prelude\"\n#define EVO_USER_DIMENSION {}\n#define EVO_USER_INEQUALITIES {}\n\
-             #define EVO_USER_EQUALITIES {}\n#include \"common/problems/user_constrained.cuh\"\n\
+             #define EVO_USER_EQUALITIES {}\n{}#include \"common/problems/user_constrained.cuh\"\n\
              #line 1 \"{}.cu\"\n{}\n\
              #line 1 \"evo_user_kernel\"\n#define EVO_USER_CONSTRAINED_KERNEL 1\n\
              #include \"common/problems/user_constrained.cuh\"\n",
             self.bounds.dimension(),
             self.inequalities,
             self.equalities,
+            user_data_prelude(&self.data),
             self.module_name(),
             self.source,
         )
@@ -246,6 +281,7 @@ impl<F: Fn(&[f64], &mut [f64], &mut [f64]) -> f64 + Sync + Send> DeviceConstrain
                 inequalities: self.inequalities,
                 equalities: self.equalities,
             },
+            &self.data,
         )?))
     }
 }

@@ -222,7 +222,9 @@ pub mod user;
 
 pub use cpu::GaCpu;
 pub use cuda::{GaBatchCuda, GaCuda, GaFusedBatchCuda, GaFusedCuda};
-pub use evo_benchmarks::cuda::{BitEvaluator, DeviceBitProblem, EvalSettings};
+pub use evo_benchmarks::cuda::{
+    BitEvaluator, DataLength, DeviceBitProblem, EvalSettings, UserData,
+};
 pub use host::{BatchFn, HostEvaluated};
 pub use params::{GaParams, GaRng};
 pub use problem::PaperFunction;

@@ -10,7 +10,17 @@
 //! ```
 //!
 //! `bits` holds the individual's `⌈n_bits/32⌉` words in the [`Bits`] layout (bit `i` is
-//! `(bits[i / 32] >> (i % 32)) & 1`, padding bits zero); `evo_bit(bits, i)` reads bit `i`. The twin is a
+//! `(bits[i / 32] >> (i % 32)) & 1`, padding bits zero); `evo_bit(bits, i)` reads bit `i`. A problem with
+//! read-only data arrays ([`UserBits::with_data`]: weights, a graph's edges, a data set, uploaded once)
+//! defines instead
+//!
+//! ```text
+//! __device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits,
+//!                                    const EvoUserData& data);
+//! ```
+//!
+//! reading array `<name>` as `data.<name>` (`data.<name>_len` values), while the twin captures the same
+//! values. The twin is a
 //! Rust `Fn(&Bits) -> f64` computing the same value. With integer arithmetic, or IEEE `+ − × ÷ sqrt` in the
 //! same order on both sides (and `common/math.cuh`'s `evo_*_f64` functions against [`evo_core::math`]), the
 //! Exact profile gives the twin's bits, so the CPU and CUDA engines hold identical snapshots.
@@ -46,7 +56,7 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 
-use evo_benchmarks::cuda::{BitEvaluator, DeviceBitProblem};
+use evo_benchmarks::cuda::{BitEvaluator, DeviceBitProblem, UserData, user_data_prelude};
 use evo_core::{BinaryProblem, Bits, Error, Result};
 use evo_gpu_runtime::{Gpu, Profile, compile_to_ptx};
 
@@ -63,6 +73,7 @@ pub struct UserBits<F> {
     source: String,
     twin: F,
     optimum: Option<f64>,
+    data: UserData,
 }
 
 impl<F: Fn(&Bits) -> f64 + Sync + Send> UserBits<F> {
@@ -100,6 +111,7 @@ impl<F: Fn(&Bits) -> f64 + Sync + Send> UserBits<F> {
             source: cuda_source.to_string(),
             twin,
             optimum: None,
+            data: UserData::new(),
         };
         if !cuda_source.contains(USER_BITS_FUNCTION) {
             return Err(Error::MissingEntryPoint {
@@ -127,18 +139,37 @@ impl<F: Fn(&Bits) -> f64 + Sync + Send> UserBits<F> {
         Ok(self)
     }
 
+    /// The read-only data arrays the source reads as `data.<name>` (module docs); the twin captures the same
+    /// values itself. [`DataLength::Dimension`](evo_benchmarks::cuda::DataLength::Dimension) and
+    /// [`DataLength::Terms`](evo_benchmarks::cuda::DataLength::Terms) both mean the bit count.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the array when its length is not the one it requires.
+    pub fn with_data(mut self, data: UserData) -> Result<Self> {
+        data.check_lengths(&self.name, self.bits, self.bits)?;
+        self.data = data;
+        Ok(self)
+    }
+
+    /// The data arrays.
+    pub fn data(&self) -> &UserData {
+        &self.data
+    }
+
     /// The name of the compiled module (and of the user's file in NVRTC's log): `user_<name>`.
     pub fn module_name(&self) -> String {
         format!("user_{}", self.name)
     }
 
-    /// The full source NVRTC compiles: the helpers, the user's source from its line 1, the kernel.
+    /// The full source NVRTC compiles: the data declarations (with data only), the helpers, the user's
+    /// source from its line 1, the kernel.
     pub fn module_source(&self) -> String {
         format!(
-            "#line 1 \"evo_user_prelude\"\n#include \"common/problems/user_bits.cuh\"\n\
+            "#line 1 \"evo_user_prelude\"\n{}#include \"common/problems/user_bits.cuh\"\n\
              #line 1 \"{}.cu\"\n{}\n\
              #line 1 \"evo_user_kernel\"\n#define EVO_USER_BITS_KERNEL 1\n\
              #include \"common/problems/user_bits.cuh\"\n",
+            user_data_prelude(&self.data),
             self.module_name(),
             self.source,
         )
@@ -181,6 +212,7 @@ impl<F: Fn(&Bits) -> f64 + Sync + Send> DeviceBitProblem for UserBits<F> {
             self.module_name(),
             self.module_source(),
             self.bits,
+            &self.data,
         )?))
     }
 }

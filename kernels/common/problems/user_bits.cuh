@@ -7,7 +7,12 @@
 //   __device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits);
 // the fitness (minimised) of one packed individual: bit i is (bits[i / 32] >> (i % 32)) & 1, the layout of
 // evo_core::Bits and of GA's CUDA engine; `bits` holds ceil(n_bits / 32) words whose padding bits are zero.
-// evo_bit(bits, i) reads bit i.
+// evo_bit(bits, i) reads bit i. A problem with read-only data arrays (UserBits::with_data) defines instead
+//   __device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits,
+//                                      const EvoUserData& data);
+// where data.<name> and data.<name>_len are its arrays; the prelude defines EVO_USER_DATA and struct
+// EvoUserData (evo_benchmarks::cuda::UserData::cuda_declarations) before this header. Every module's kernel
+// takes the two concatenated data buffers (one-value placeholders without data).
 //
 // Work split: thread r evaluates row r (a whole individual per thread, since the function sees the whole
 // string). A fitness that is not finite records its row in status[0] (atomicMin: the lowest such row) and its
@@ -42,11 +47,16 @@ __device__ __forceinline__ unsigned int evo_bit(const unsigned int* bits, unsign
 // arguments to (or a wrong result type would be converted silently).
 __device__ __forceinline__ void evo_user_bits_check_signature()
 {
+#ifdef EVO_USER_DATA
+    double (*const fitness)(const unsigned int*, unsigned long long, const EvoUserData&) = evo_user_fitness;
+#else
     double (*const fitness)(const unsigned int*, unsigned long long) = evo_user_fitness;
+#endif
     (void)fitness;
 }
 
-extern "C" __global__ void evo_user_bits_fitness(const unsigned int* population, double* fitness, double* bad,
+extern "C" __global__ void evo_user_bits_fitness(const unsigned int* population, const float* data32,
+                                                 const double* data64, double* fitness, double* bad,
                                                  unsigned int* status, EvoUserBitsParams p)
 {
     evo_wait_previous_grid();
@@ -54,7 +64,13 @@ extern "C" __global__ void evo_user_bits_fitness(const unsigned int* population,
     if (r >= p.rows) {
         return;
     }
+#ifdef EVO_USER_DATA
+    const double f = evo_user_fitness(population + r * p.words, p.bits, evo_user_data(data32, data64));
+#else
+    (void)data32;
+    (void)data64;
     const double f = evo_user_fitness(population + r * p.words, p.bits);
+#endif
     fitness[r] = f;
     if (!isfinite(f)) {
         bad[r] = f;

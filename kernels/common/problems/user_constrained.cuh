@@ -10,7 +10,12 @@
 // EVO_USER_EQUALITIES (q). The source defines
 //   __device__ double evo_user_constrained(const double* x, double* g, double* h);
 // which returns the objective (minimised) of the point x (D values, the f32 variables widened to f64) and
-// writes g[0 .. m) (g_j <= 0 holds) and h[0 .. q) (|h_j| <= eps holds).
+// writes g[0 .. m) (g_j <= 0 holds) and h[0 .. q) (|h_j| <= eps holds). A problem with read-only data arrays
+// (UserConstrained::with_data) defines instead
+//   __device__ double evo_user_constrained(const double* x, double* g, double* h, const EvoUserData& data);
+// where data.<name> and data.<name>_len are its arrays; the prelude defines EVO_USER_DATA and struct
+// EvoUserData (evo_benchmarks::cuda::UserData::cuda_declarations) before this header. Every module's kernel
+// takes the two concatenated data buffers (one-value placeholders without data).
 //
 // Work split: thread r evaluates row r (a whole individual per thread). The objective goes to objective[r] and
 // the m + q constraint values, inequalities first, to constraints[r (m + q) ..]. A value that is not finite
@@ -55,13 +60,18 @@ static_assert(sizeof(EvoDpgaContractParams) == 40, "EvoDpgaContractParams must m
 // Compiles only when the user's evo_user_constrained has exactly the contract's parameters and result.
 __device__ __forceinline__ void evo_user_constrained_check_signature()
 {
+#ifdef EVO_USER_DATA
+    double (*const evaluate)(const double*, double*, double*, const EvoUserData&) = evo_user_constrained;
+#else
     double (*const evaluate)(const double*, double*, double*) = evo_user_constrained;
+#endif
     (void)evaluate;
 }
 
 #define EVO_USER_CONSTRAINTS (EVO_USER_INEQUALITIES + EVO_USER_EQUALITIES)
 
-extern "C" __global__ void evo_user_constrained_evaluate(const float* variables, double* objective,
+extern "C" __global__ void evo_user_constrained_evaluate(const float* variables, const float* data32,
+                                                         const double* data64, double* objective,
                                                          double* constraints, double* bad, unsigned int* status,
                                                          EvoUserConstrainedParams p)
 {
@@ -77,7 +87,13 @@ extern "C" __global__ void evo_user_constrained_evaluate(const float* variables,
     for (unsigned int v = 0; v < EVO_USER_DIMENSION; ++v) {
         x[v] = (double)variables[r * EVO_USER_DIMENSION + v];
     }
+#ifdef EVO_USER_DATA
+    const double f = evo_user_constrained(x, g, h, evo_user_data(data32, data64));
+#else
+    (void)data32;
+    (void)data64;
     const double f = evo_user_constrained(x, g, h);
+#endif
     objective[r] = f;
     double first_bad = isfinite(f) ? 0.0 : f;
     bool finite = isfinite(f);

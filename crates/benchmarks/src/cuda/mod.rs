@@ -58,7 +58,9 @@ pub use real::{DeviceRealProblem, EvalSettings, RealEvaluator};
 pub use user::{USER_ENTRY, UserFunction};
 pub use user_data::{DataLength, DataValues, UserData};
 pub use user_launch::{USER_REAL_FINISH, USER_REAL_TILES, UserRealParams};
-pub use user_module::{NonFiniteWatch, UserModuleKernels, row_grid};
+pub use user_module::{
+    NonFiniteWatch, UserDataBuffers, UserModuleKernels, row_grid, user_data_prelude,
+};
 pub use user_problem::{MAX_USER_SUMS, Terms, UserProblem, UserTwin};
 
 use crate::cec2010::{Base, Cec2010Problem, Structure};

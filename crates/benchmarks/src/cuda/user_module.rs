@@ -1,8 +1,10 @@
 //! What every evaluator of a user's CUDA module needs, whatever the genome kind: the module's kernel under
 //! each compile profile (compiled on first use, the Exact one up front so that a bad source fails where the
-//! evaluator is built), the grid of a one-row-per-thread launch, and the deferred report of a non-finite
-//! value (the kernel records the lowest bad row in a status word; the engine reads it only when it checks).
+//! evaluator is built), the grid of a one-row-per-thread launch, the deferred report of a non-finite value
+//! (the kernel records the lowest bad row in a status word; the engine reads it only when it checks), and the
+//! problem's read-only data arrays (their prelude and device buffers).
 
+use super::user_data::UserData;
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, Profile};
 
@@ -131,6 +133,40 @@ impl NonFiniteWatch {
             problem: problem.to_string(),
             individual,
             value: values.get(individual).copied().unwrap_or(f64::NAN),
+        })
+    }
+}
+
+/// The prelude lines a whole-individual user module (bit strings, constrained) puts before its contract
+/// header when the problem has data arrays: `EVO_USER_DATA`, which selects the contract's form with a
+/// `const EvoUserData& data` parameter, and the declarations of [`UserData::cuda_declarations`]; nothing
+/// without arrays.
+pub fn user_data_prelude(data: &UserData) -> String {
+    if data.arrays.is_empty() {
+        return String::new();
+    }
+    format!("#define EVO_USER_DATA 1\n{}", data.cuda_declarations())
+}
+
+/// A user problem's data arrays on the device: the concatenated `f32` and `f64` buffers every user module's
+/// kernel takes (one-value placeholders for a kind without arrays), uploaded once.
+pub struct UserDataBuffers {
+    /// The `f32` arrays, concatenated in order.
+    pub data32: DeviceBuffer<f32>,
+    /// The `f64` arrays, concatenated in order.
+    pub data64: DeviceBuffer<f64>,
+}
+
+impl UserDataBuffers {
+    /// Uploads `data` to `gpu`.
+    ///
+    /// # Errors
+    /// GPU errors.
+    pub fn upload(gpu: &Gpu, data: &UserData) -> Result<Self> {
+        let (data32, data64) = data.concatenated();
+        Ok(Self {
+            data32: gpu.upload(&data32)?,
+            data64: gpu.upload(&data64)?,
         })
     }
 }

@@ -3,7 +3,8 @@
 //! deferred report of a non-finite value.
 
 use evo_benchmarks::cuda::{
-    ConstrainedEvaluator, EvalSettings, NonFiniteWatch, UserModuleKernels, row_grid,
+    ConstrainedEvaluator, EvalSettings, NonFiniteWatch, UserData, UserDataBuffers,
+    UserModuleKernels, row_grid,
 };
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig};
@@ -37,6 +38,7 @@ pub(crate) struct UserConstrainedEvaluator {
     problem: String,
     shape: UserShape,
     kernels: UserModuleKernels,
+    data: UserDataBuffers,
     watch: NonFiniteWatch,
 }
 
@@ -48,11 +50,13 @@ impl UserConstrainedEvaluator {
         module: String,
         source: String,
         shape: UserShape,
+        data: &UserData,
     ) -> Result<Self> {
         Ok(Self {
             problem: problem.to_string(),
             shape,
             kernels: UserModuleKernels::new(gpu, module, source, USER_CONSTRAINED_ENTRY)?,
+            data: UserDataBuffers::upload(gpu, data)?,
             watch: NonFiniteWatch::new(gpu)?,
         })
     }
@@ -116,9 +120,11 @@ impl ConstrainedEvaluator for UserConstrainedEvaluator {
         let kernel = self.kernels.kernel(settings.profile)?;
         let (bad, status) = self.watch.buffers(self.kernels.gpu(), rows)?;
         let params = UserConstrainedParams { rows: rows as u64 };
-        // SAFETY: the arguments follow `(const float* variables, double* objective, double* constraints,
-        // double* bad, unsigned int* status, EvoUserConstrainedParams)`; thread r < rows reads the D values of
-        // row r (rows · D, checked), writes objective[r], constraints[r·(m+q) ..][..m+q] (checked), bad[r]
+        // SAFETY: the arguments follow `(const float* variables, const float* data32, const double* data64,
+        // double* objective, double* constraints, double* bad, unsigned int* status,
+        // EvoUserConstrainedParams)`; thread r < rows reads the D values of row r (rows · D, checked) and the
+        // data arrays at the offsets and lengths the module's prelude was generated from (the buffers
+        // uploaded from the same arrays), writes objective[r], constraints[r·(m+q) ..][..m+q] (checked), bad[r]
         // (rows long) and atomically status[0]; D, m and q are the module's compile-time sizes, the same as
         // the shape checked here; the kernel touches no global memory before evo_wait_previous_grid().
         unsafe {
@@ -126,6 +132,8 @@ impl ConstrainedEvaluator for UserConstrainedEvaluator {
                 .launch()
                 .overlapping_previous()
                 .input(points)
+                .input(&self.data.data32)
+                .input(&self.data.data64)
                 .output(objective)
                 .output(constraints)
                 .output(bad)

@@ -3,7 +3,8 @@
 //! fitness.
 
 use evo_benchmarks::cuda::{
-    BitEvaluator, EvalSettings, NonFiniteWatch, UserModuleKernels, row_grid,
+    BitEvaluator, EvalSettings, NonFiniteWatch, UserData, UserDataBuffers, UserModuleKernels,
+    row_grid,
 };
 use evo_core::{Bits, Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, KernelParams, LaunchConfig};
@@ -34,6 +35,7 @@ pub(crate) struct UserBitsEvaluator {
     problem: String,
     bits: usize,
     kernels: UserModuleKernels,
+    data: UserDataBuffers,
     watch: NonFiniteWatch,
 }
 
@@ -46,11 +48,13 @@ impl UserBitsEvaluator {
         module: String,
         source: String,
         bits: usize,
+        data: &UserData,
     ) -> Result<Self> {
         Ok(Self {
             problem: problem.to_string(),
             bits,
             kernels: UserModuleKernels::new(gpu, module, source, USER_BITS_ENTRY)?,
+            data: UserDataBuffers::upload(gpu, data)?,
             watch: NonFiniteWatch::new(gpu)?,
         })
     }
@@ -95,9 +99,11 @@ impl BitEvaluator for UserBitsEvaluator {
             words: words as u64,
             bits: self.bits as u64,
         };
-        // SAFETY: the arguments follow `(const unsigned int* population, double* fitness, double* bad,
-        // unsigned int* status, EvoUserBitsParams)`; thread r < rows reads row r of population (rows · words
-        // words, checked above), which the user's function reads within its `words` words, writes fitness[r]
+        // SAFETY: the arguments follow `(const unsigned int* population, const float* data32, const double*
+        // data64, double* fitness, double* bad, unsigned int* status, EvoUserBitsParams)`; thread r < rows
+        // reads row r of population (rows · words words, checked above), which the user's function reads
+        // within its `words` words, and the data arrays at the offsets and lengths the module's prelude was
+        // generated from (the buffers uploaded from the same arrays), writes fitness[r]
         // and bad[r] (both `rows` long) and atomically status[0]; no shared memory; the kernel touches no
         // global memory before evo_wait_previous_grid(), as an overlapping launch requires.
         unsafe {
@@ -105,6 +111,8 @@ impl BitEvaluator for UserBitsEvaluator {
                 .launch()
                 .overlapping_previous()
                 .input(population)
+                .input(&self.data.data32)
+                .input(&self.data.data64)
                 .output(fitness)
                 .output(bad)
                 .output(status)
