@@ -111,39 +111,6 @@ __device__ __forceinline__ void evo_user_subtree(const Leaf& leaf, unsigned long
     }
 }
 
-// The level-by-level tree over the values of threads 0 .. leaves - 1 (leaves a power of two, at most the
-// block); every thread of the block calls it. The sums end in scratch[k][0].
-__device__ __forceinline__ void evo_user_block_tree(const double* value, unsigned long long leaves,
-                                                    double (*scratch)[EVO_USER_MAX_THREADS])
-{
-    const unsigned int j = threadIdx.x;
-    if (j < leaves) {
-#pragma unroll
-        for (int k = 0; k < EVO_USER_SUMS; ++k) {
-            scratch[k][j] = value[k];
-        }
-    }
-    __syncthreads();
-    for (unsigned long long active = leaves >> 1; active > 0; active >>= 1) {
-        double node[EVO_USER_SUMS];
-        if (j < active) {
-#pragma unroll
-            for (int k = 0; k < EVO_USER_SUMS; ++k) {
-                node[k] = scratch[k][2 * j] + scratch[k][2 * j + 1];
-            }
-        }
-        // Both children are read before a slot is overwritten.
-        __syncthreads();
-        if (j < active) {
-#pragma unroll
-            for (int k = 0; k < EVO_USER_SUMS; ++k) {
-                scratch[k][j] = node[k];
-            }
-        }
-        __syncthreads();
-    }
-}
-
 // The adjacent-pair tree over each aligned group of `width` lanes (a power of two, at most 32): the first lane
 // of a group ends with its group's tree, the left operand from the lower lanes as in evo_core::reduce (lane j
 // adds lane j + off, both aligned subtrees of `off` lanes); the other lanes end with values nobody reads. Every
@@ -156,6 +123,58 @@ __device__ __forceinline__ void evo_user_warp_tree(double* value, unsigned int w
             value[k] = value[k] + __shfl_down_sync(EVO_USER_FULL_MASK, value[k], off);
         }
     }
+}
+
+// The tree of the first `leaves / 32` warps' shares (leaves a power of two, at most the block; each warp's
+// share in its lane 0, as evo_user_warp_tree leaves it): after one barrier the first warp's shuffle tree, which
+// ends in thread 0's `sums`. Nothing to do for `leaves <= 32` (thread 0 holds the tree already). Every thread of
+// the block calls it.
+template <unsigned int WIDTH>
+__device__ __forceinline__ void evo_user_warps_tree(double* sums, unsigned int leaves, double (*scratch)[WIDTH])
+{
+    if (leaves <= 32u) {
+        return;
+    }
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = leaves >> 5;
+    if (lane == 0u && warp < warps) {
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            scratch[k][warp] = sums[k];
+        }
+    }
+    __syncthreads();
+    if (warp == 0u) {
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            sums[k] = lane < warps ? scratch[k][lane] : 0.0;
+        }
+        evo_user_warp_tree(sums, warps);
+    }
+}
+
+// The tree over the values of threads 0 .. leaves - 1 (leaves a power of two, at most the block): the warps'
+// shuffle trees, then evo_user_warps_tree; every thread of the block calls it. The sums end in scratch[k][0],
+// which every thread may read after it.
+__device__ __forceinline__ void evo_user_block_tree(const double* value, unsigned long long leaves,
+                                                    double (*scratch)[EVO_USER_MAX_THREADS])
+{
+    const unsigned int n = (unsigned int)leaves;
+    double sums[EVO_USER_SUMS];
+#pragma unroll
+    for (int k = 0; k < EVO_USER_SUMS; ++k) {
+        sums[k] = threadIdx.x < n ? value[k] : 0.0;
+    }
+    evo_user_warp_tree(sums, n < 32u ? n : 32u);
+    evo_user_warps_tree(sums, n, scratch);
+    if (threadIdx.x == 0u) {
+#pragma unroll
+        for (int k = 0; k < EVO_USER_SUMS; ++k) {
+            scratch[k][0] = sums[k];
+        }
+    }
+    __syncthreads();
 }
 
 // The adjacent-pair tree of up to 8 adjacent aligned subtrees pushed in order (round i right of round i - 1):
@@ -271,28 +290,9 @@ extern "C" __global__ void __launch_bounds__(EVO_USER_MAX_THREADS)
     }
     double sums[EVO_USER_SUMS];
     rounds.result(p.items, sums);
-    const bool leader = j == 0u;
-    if (leaves > 32u) {
-        // One row per block: the warps' aligned shares, then their tree in the first warp.
-        const unsigned int lane = threadIdx.x & 31u;
-        const unsigned int warp = threadIdx.x >> 5;
-        const unsigned int warps = leaves >> 5;
-        if (lane == 0u) {
-#pragma unroll
-            for (int k = 0; k < EVO_USER_SUMS; ++k) {
-                scratch[k][warp] = sums[k];
-            }
-        }
-        __syncthreads();
-        if (warp == 0u) {
-#pragma unroll
-            for (int k = 0; k < EVO_USER_SUMS; ++k) {
-                sums[k] = lane < warps ? scratch[k][lane] : 0.0;
-            }
-            evo_user_warp_tree(sums, warps);
-        }
-    }
-    if (leader && active) {
+    // Rows of more than 32 leaves (one a block): the warps' aligned shares, their tree in thread 0.
+    evo_user_warps_tree(sums, leaves, scratch);
+    if (j == 0u && active) {
         if (p.tiles == 1ull) {
             evo_user_write_fitness(sums, r, data, p, fitness, status);
         } else {
