@@ -5,14 +5,17 @@
 //! skip without a device and fail under `EVO_REQUIRE_GPU=1`.
 
 use evo_benchmarks::cuda::{
-    DataLength, DeviceRealProblem, EvalSettings, Terms, UserData, UserProblem, UserTwin,
+    DataLength, DeviceRealProblem, EvalSettings, RealEvaluator, Terms, UserData, UserProblem,
+    UserTwin,
 };
 use evo_core::math::{cos_f64, exp_f64};
-use evo_core::{Bounds, ContinuousProblem, Engine, Error};
+use evo_core::{Bounds, ContinuousProblem, Engine, Error, Result};
 use evo_equivalence::gate::gpu_or_skip;
 use evo_equivalence::suite::user_real::{self, UserCase, ackley, check_ma, rosenbrock};
-use evo_gpu_runtime::{Gpu, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use evo_ma_sw_chains::{MaCpu, MaCuda, MaParams};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Dimensions around every boundary of the split: below a warp (1, 3, 5, 17, 31), one warp (32), one block
 /// (33, 100, 255, 256), one tile of several rounds (257, 1000, 2047, 2048), several tiles (2049, 5000) and a
@@ -299,4 +302,79 @@ fn ma_sw_chains_should_match_the_cpu_on_user_problems_of_every_split() {
         let (c, g) = (cpu.snapshot().unwrap(), on_gpu.snapshot().unwrap());
         assert_eq!(c, g, "cycle {cycle}");
     }
+}
+
+/// A problem whose evaluator records whether the engine said it checks the fitness itself.
+struct Recorded<P> {
+    problem: P,
+    engine_checks: Arc<AtomicBool>,
+}
+
+/// The evaluator of [`Recorded`]: the problem's own, and the record.
+struct RecordingEvaluator {
+    inner: Box<dyn RealEvaluator>,
+    engine_checks: Arc<AtomicBool>,
+}
+
+impl RealEvaluator for RecordingEvaluator {
+    fn dimension(&self) -> usize {
+        self.inner.dimension()
+    }
+
+    fn evaluate(
+        &self,
+        population: &DeviceBuffer<f32>,
+        fitness: &mut DeviceBuffer<f64>,
+        settings: EvalSettings,
+    ) -> Result<()> {
+        self.inner.evaluate(population, fitness, settings)
+    }
+
+    fn engine_checks_fitness(&mut self) {
+        self.engine_checks.store(true, Ordering::SeqCst);
+        self.inner.engine_checks_fitness();
+    }
+}
+
+impl<P: ContinuousProblem> ContinuousProblem for Recorded<P> {
+    fn name(&self) -> &str {
+        self.problem.name()
+    }
+
+    fn dimension(&self) -> usize {
+        self.problem.dimension()
+    }
+
+    fn bounds(&self) -> &Bounds {
+        self.problem.bounds()
+    }
+
+    fn evaluate(&self, x: &[f32]) -> f64 {
+        self.problem.evaluate(x)
+    }
+}
+
+impl<P: DeviceRealProblem> DeviceRealProblem for Recorded<P> {
+    fn real_evaluator(&self, gpu: &Gpu) -> Result<Box<dyn RealEvaluator>> {
+        Ok(Box::new(RecordingEvaluator {
+            inner: self.problem.real_evaluator(gpu)?,
+            engine_checks: Arc::clone(&self.engine_checks),
+        }))
+    }
+}
+
+#[test]
+fn ma_sw_chains_should_tell_its_evaluator_that_it_checks_the_fitness() {
+    let Some(gpu) =
+        gpu_or_skip("ma_sw_chains_should_tell_its_evaluator_that_it_checks_the_fitness")
+    else {
+        return;
+    };
+    let problem = Recorded {
+        problem: ackley(300).unwrap(),
+        engine_checks: Arc::new(AtomicBool::new(false)),
+    };
+    let mut engine = MaCuda::new(MaParams::new(), &problem, 3, &gpu).unwrap();
+    engine.step().unwrap();
+    assert!(problem.engine_checks.load(Ordering::SeqCst));
 }
