@@ -257,7 +257,8 @@ impl RealEvaluator for UserEvaluator {
             })?;
             self.gpu.alloc::<f64>(len)?
         } else {
-            self.gpu.alloc_zeroed::<f64>(1)?
+            // Rows of one tile write no partials: a placeholder, never read, needs no clearing.
+            self.gpu.alloc::<f64>(1)?
         };
         // SAFETY: the arguments follow `(const float* x, const float* data32, const double* data64,
         // double* partials, double* fitness, unsigned int* status, EvoUserRealParams)`; block (t, g) with
