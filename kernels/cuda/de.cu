@@ -9,13 +9,18 @@
 // evo-benchmarks' kernels, and selects; the population lives in two buffers and `slot[i]` says which one
 // holds vector i (the trial is written into the other one, and a win flips the slot, so nothing is copied);
 // the last block to finish finds the best vector for the next generation's DE/best/1 and current-to-best.
+// Compiled with EVO_DE_USER defined (after a user prelude and source), this file gives a user's DE module
+// instead: the operators and the generation body with the user's terms as the evaluation
+// (common/problems/de_user_generation.cuh), none of the kernels below.
 //
 // Every scalar operation is the twin of a function of crates/de/src/ops.rs with the same name (de_<name>)
 // and the same order of operations; explicit _rn intrinsics keep that order under every compile profile.
 // Random words come from the addressed Philox (common/rng.cuh): (stream, step = generation, individual =
 // vector), so the draws do not depend on the block size.
+#ifndef EVO_DE_USER
 #include "common/problems/etc.cuh"
 #include "common/problems/functions.cuh"
+#endif
 #include "common/problems/tree.cuh"
 #include "common/rng.cuh"
 
@@ -276,6 +281,229 @@ __device__ __forceinline__ unsigned int de_block_argmin(const double* fitness, u
     return s_index[0];
 }
 
+// Coordinates g0 .. g0 + 3 (g0 a multiple of 4: one Philox block of words) of a trial into v and `out`;
+// coordinates at or beyond D are 0 and not stored. VECTOR: all 4 inside D and every row and `out` 16-byte
+// aligned: one float4 load per row (loaded where any of the 4 coordinates needs it; the other values are
+// not used) and one float4 store. Three passes as in de_fused_rastrigin (choices and loads, then the
+// mutants, then the stores), the same arithmetic as de_trial_coordinate.
+template <bool VECTOR>
+__device__ __forceinline__ void de_fused_chunk4(const DeKernelParams& p, unsigned int g0, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, bool uniform, float lo, float hi, float v[4])
+{
+    const unsigned int d = (unsigned int)p.dimension;
+    const bool exponential = p.crossover == DE_CROSSOVER_EXPONENTIAL;
+    const bool rand1 = p.strategy == DE_STRATEGY_RAND1;
+    const bool needs_x = p.strategy == DE_STRATEGY_CURRENT_TO_BEST1;
+    const float* const e_row = rand1 ? rows[3] : rows[4];
+    const uint4 words = exponential || (!VECTOR && g0 >= d) ? make_uint4(0u, 0u, 0u, 0u) : evo_sequence_block(cross, g0 / 4u);
+    bool mutant[4];
+    float av[4];
+    float bv[4];
+    float ev[4];  // c's coordinate under DE/rand/1, else the best vector's
+    if (VECTOR) {
+        bool any_mutant = false;
+        bool any_x = false;
+#pragma unroll
+        for (unsigned int e = 0; e < 4u; ++e) {
+            const float u = evo_uniform_f32(evo_uint4_word(words, e));
+            const bool takes = de_takes_mutant(p, g0 + e, u, j_rand, length, cr);
+            mutant[e] = takes;
+            any_mutant = any_mutant || takes;
+            any_x = any_x || !takes || needs_x;
+        }
+        const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        // Non-coherent loads: the rows are slot_in's buffers, which no block writes during the launch (trials
+        // go to the other buffer).
+        const float4 x4 = any_x ? __ldg(reinterpret_cast<const float4*>(rows[0] + g0)) : zero;
+        const float4 a4 = any_mutant ? __ldg(reinterpret_cast<const float4*>(rows[1] + g0)) : zero;
+        const float4 b4 = any_mutant ? __ldg(reinterpret_cast<const float4*>(rows[2] + g0)) : zero;
+        const float4 e4 = any_mutant ? __ldg(reinterpret_cast<const float4*>(e_row + g0)) : zero;
+        v[0] = x4.x;
+        v[1] = x4.y;
+        v[2] = x4.z;
+        v[3] = x4.w;
+        av[0] = a4.x;
+        av[1] = a4.y;
+        av[2] = a4.z;
+        av[3] = a4.w;
+        bv[0] = b4.x;
+        bv[1] = b4.y;
+        bv[2] = b4.z;
+        bv[3] = b4.w;
+        ev[0] = e4.x;
+        ev[1] = e4.y;
+        ev[2] = e4.z;
+        ev[3] = e4.w;
+    } else {
+#pragma unroll
+        for (unsigned int e = 0; e < 4u; ++e) {
+            const unsigned int j = g0 + e;
+            const bool inside = j < d;
+            const float u = evo_uniform_f32(evo_uint4_word(words, e));
+            const bool takes = inside && de_takes_mutant(p, j, u, j_rand, length, cr);
+            mutant[e] = takes;
+            v[e] = inside && (!takes || needs_x) ? rows[0][j] : 0.0f;
+            av[e] = takes ? rows[1][j] : 0.0f;
+            bv[e] = takes ? rows[2][j] : 0.0f;
+            ev[e] = takes ? e_row[j] : 0.0f;
+        }
+    }
+#pragma unroll
+    for (unsigned int e = 0; e < 4u; ++e) {
+        const unsigned int j = g0 + e;
+        if (mutant[e]) {
+            // xj (v[e]) is read by current-to-best only, where it is the parent's coordinate on both paths.
+            v[e] = de_mutant_value(p, f, v[e], ev[e], av[e], bv[e], ev[e], uniform ? lo : lower[j], uniform ? hi : upper[j]);
+        }
+    }
+    if (VECTOR) {
+        *reinterpret_cast<float4*>(out + g0) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+        for (unsigned int e = 0; e < 4u; ++e) {
+            if (g0 + e < d) {
+                out[g0 + e] = v[e];
+            }
+        }
+    }
+}
+
+// The block's shared state of de_generation: the rows of the vector, its partners and the best vector, where
+// the trial goes, the vector's slot, the draws, whether this block selects last, the evaluation's scratch
+// (the ETC trees' warp sums, (m + 1) * 32 doubles; a user module's block trees) reused by the argmin's 1024 keys
+// and 1024 indices, and the ETC trees' roots.
+struct DeGenerationShared {
+    const float** rows;
+    float** out;
+    unsigned int* own;
+    unsigned int* partners;
+    unsigned int* j_rand;
+    unsigned int* length;
+    float* f;
+    float* cr;
+    bool* last;
+    double* warp;
+    double* tree;
+};
+
+// Declares a generation kernel's shared memory and `name`, the DeGenerationShared pointing into it.
+#define DE_GENERATION_SHARED(name)                                                                          \
+    __shared__ const float* s_rows[5];                                                                     \
+    __shared__ float* s_out;                                                                               \
+    __shared__ unsigned int s_own;                                                                         \
+    __shared__ unsigned int s_partners[3];                                                                 \
+    __shared__ unsigned int s_j_rand;                                                                      \
+    __shared__ unsigned int s_length;                                                                      \
+    __shared__ float s_f;                                                                                  \
+    __shared__ float s_cr;                                                                                 \
+    __shared__ bool s_last;                                                                                \
+    __shared__ double s_warp[1536];                                                                        \
+    __shared__ double s_tree[DE_FUSED_MAX_MACHINES + 1u];                                                  \
+    const DeGenerationShared name = {s_rows, &s_out, &s_own, s_partners, &s_j_rand, &s_length, &s_f, &s_cr, \
+                                     &s_last, s_warp, s_tree}
+
+// One whole generation (steps 3.1-3.4) in one launch of B threads per block (B a power of two in 32..1024),
+// with `evaluate` building and evaluating the trial (the paper's problems for de_generation_f32, a user's
+// terms for de_generation_user_f32). Vector i lives
+// in buffer slot_in[i] (0: buffer0, 1: buffer1). Work item w = i * chunks + c (blocks stride over them) builds
+// chunk c of trial i into the other buffer. With one chunk the block evaluates the whole trial; with several
+// (Rastrigin at large D, so that more blocks than vectors share the work) each chunk's block writes the sum of
+// its aligned subtree to partials[w] and takes a ticket on vector_done[i]; the vector's last chunk combines
+// the partials with the same tree. That block selects: on a win it replaces fitness[i], weights[i], rates[i]
+// (read by no other block during the generation) and writes slot_out[i] = the other buffer, else slot_out[i]
+// = slot_in[i]. The last vector to be selected (a ticket on done[0]) writes the best index to best[0] and
+// (fitness, index) to best_fitness, as de_best_index_f64. Tickets are reset to 0 for the next launch.
+// Twin: DeCpu::step.
+template <class Evaluation>
+__device__ __forceinline__ void de_generation(float* buffer0, float* buffer1, const unsigned int* slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best, double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const DeGenerationParams& p, const Evaluation& evaluate, const DeGenerationShared& shared)
+{
+    const unsigned int d = (unsigned int)p.de.dimension;
+    const unsigned int m = (unsigned int)p.de.population;
+    const unsigned int chunks = p.chunks;
+    const unsigned long long work = (unsigned long long)m * chunks;
+    for (unsigned long long w = blockIdx.x; w < work; w += gridDim.x) {
+        const unsigned int i = (unsigned int)(w / chunks);
+        const unsigned int chunk = (unsigned int)(w % chunks);
+        const EvoSequence cross = evo_sequence(p.de.seed, DE_STREAM_CROSS, p.de.generation, i);
+        // Thread 0 loads the parent's fitness now (only the vector's selecting block writes it, after every
+        // chunk's ticket), so that the selection does not wait for it.
+        double parent = 0.0;
+        if (threadIdx.x == 0) {
+            parent = fitness[i];
+            de_draw_vector(p.de, i, weights, rates, shared.partners, shared.f, shared.cr, shared.j_rand);
+            *shared.length = d;
+            const unsigned int own = slot_in[i];
+            *shared.own = own;
+            shared.rows[0] = (own == 0u ? buffer0 : buffer1) + (unsigned long long)i * d;
+            for (unsigned int k = 0; k < 3u; ++k) {
+                const unsigned int r = shared.partners[k];
+                shared.rows[1 + k] = (slot_in[r] == 0u ? buffer0 : buffer1) + (unsigned long long)r * d;
+            }
+            const unsigned int b = best[0];
+            shared.rows[4] = (slot_in[b] == 0u ? buffer0 : buffer1) + (unsigned long long)b * d;
+            *shared.out = (own == 0u ? buffer1 : buffer0) + (unsigned long long)i * d;
+        }
+        __syncthreads();
+        const float f = *shared.f;
+        const float cr = *shared.cr;
+        if (p.de.crossover == DE_CROSSOVER_EXPONENTIAL) {
+            de_exponential_length(cross, d, cr, shared.length);
+        }
+        const float* const rows[5] = {shared.rows[0], shared.rows[1], shared.rows[2], shared.rows[3], shared.rows[4]};
+        double trial = evaluate(i, chunk, cross, *shared.j_rand, *shared.length, f, cr, rows, *shared.out);
+        if (threadIdx.x == 0) {
+            bool select = true;
+            if (chunks > 1u) {
+                // Publish this chunk's sum, then the vector's last chunk adds all of them with the tree.
+                partials[w] = trial;
+                __threadfence();
+                select = atomicAdd(vector_done + i, 1u) == chunks - 1u;
+                if (select) {
+                    __threadfence();
+                    EvoTreeStack<false> stack;
+                    stack.init();
+                    for (unsigned int c = 0; c < chunks; ++c) {
+                        stack.push(__ldcg(partials + (unsigned long long)i * chunks + c));
+                    }
+                    while ((stack.pushed & (stack.pushed - 1ull)) != 0ull) {
+                        stack.push(0.0);
+                    }
+                    trial = stack.node[0];
+                    vector_done[i] = 0u;
+                }
+            }
+            if (select) {
+                const bool wins = de_trial_wins(trial, parent, p.de.accept_equal);
+                if (wins) {
+                    fitness[i] = trial;
+                    weights[i] = f;
+                    rates[i] = cr;
+                }
+                slot_out[i] = wins ? 1u - *shared.own : *shared.own;
+                // The last vector selected sees every vector's fitness: each publishes (fence) first.
+                __threadfence();
+                *shared.last = atomicAdd(done, 1u) == m - 1u;
+            } else {
+                *shared.last = false;
+            }
+        }
+        __syncthreads();
+        if (*shared.last) {
+            __threadfence();
+            long long* s_key = reinterpret_cast<long long*>(shared.warp);
+            unsigned int* s_index = reinterpret_cast<unsigned int*>(shared.warp + 1024);
+            const unsigned int index = de_block_argmin(fitness, m, s_key, s_index);
+            if (threadIdx.x == 0) {
+                best[0] = index;
+                best_fitness[0] = __ldcg(fitness + index);
+                best_fitness[1] = (double)index;
+                done[0] = 0u;
+            }
+        }
+        // The shared draws of the next work item must not overwrite these before every thread is done.
+        __syncthreads();
+    }
+}
+#ifndef EVO_DE_USER
 // ---- Kernels.
 
 // Step 1: coordinate j of vector i is uniform in [lower_j, upper_j] from word j of (DeInit, 0, i).
@@ -467,92 +695,6 @@ __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g
     return sum;
 }
 
-// Coordinates g0 .. g0 + 3 (g0 a multiple of 4: one Philox block of words) of a trial into v and `out`;
-// coordinates at or beyond D are 0 and not stored. VECTOR: all 4 inside D and every row and `out` 16-byte
-// aligned: one float4 load per row (loaded where any of the 4 coordinates needs it; the other values are
-// not used) and one float4 store. Three passes as in de_fused_rastrigin (choices and loads, then the
-// mutants, then the stores), the same arithmetic as de_trial_coordinate.
-template <bool VECTOR>
-__device__ __forceinline__ void de_fused_chunk4(const DeKernelParams& p, unsigned int g0, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, bool uniform, float lo, float hi, float v[4])
-{
-    const unsigned int d = (unsigned int)p.dimension;
-    const bool exponential = p.crossover == DE_CROSSOVER_EXPONENTIAL;
-    const bool rand1 = p.strategy == DE_STRATEGY_RAND1;
-    const bool needs_x = p.strategy == DE_STRATEGY_CURRENT_TO_BEST1;
-    const float* const e_row = rand1 ? rows[3] : rows[4];
-    const uint4 words = exponential || (!VECTOR && g0 >= d) ? make_uint4(0u, 0u, 0u, 0u) : evo_sequence_block(cross, g0 / 4u);
-    bool mutant[4];
-    float av[4];
-    float bv[4];
-    float ev[4];  // c's coordinate under DE/rand/1, else the best vector's
-    if (VECTOR) {
-        bool any_mutant = false;
-        bool any_x = false;
-#pragma unroll
-        for (unsigned int e = 0; e < 4u; ++e) {
-            const float u = evo_uniform_f32(evo_uint4_word(words, e));
-            const bool takes = de_takes_mutant(p, g0 + e, u, j_rand, length, cr);
-            mutant[e] = takes;
-            any_mutant = any_mutant || takes;
-            any_x = any_x || !takes || needs_x;
-        }
-        const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        // Non-coherent loads: the rows are slot_in's buffers, which no block writes during the launch (trials
-        // go to the other buffer).
-        const float4 x4 = any_x ? __ldg(reinterpret_cast<const float4*>(rows[0] + g0)) : zero;
-        const float4 a4 = any_mutant ? __ldg(reinterpret_cast<const float4*>(rows[1] + g0)) : zero;
-        const float4 b4 = any_mutant ? __ldg(reinterpret_cast<const float4*>(rows[2] + g0)) : zero;
-        const float4 e4 = any_mutant ? __ldg(reinterpret_cast<const float4*>(e_row + g0)) : zero;
-        v[0] = x4.x;
-        v[1] = x4.y;
-        v[2] = x4.z;
-        v[3] = x4.w;
-        av[0] = a4.x;
-        av[1] = a4.y;
-        av[2] = a4.z;
-        av[3] = a4.w;
-        bv[0] = b4.x;
-        bv[1] = b4.y;
-        bv[2] = b4.z;
-        bv[3] = b4.w;
-        ev[0] = e4.x;
-        ev[1] = e4.y;
-        ev[2] = e4.z;
-        ev[3] = e4.w;
-    } else {
-#pragma unroll
-        for (unsigned int e = 0; e < 4u; ++e) {
-            const unsigned int j = g0 + e;
-            const bool inside = j < d;
-            const float u = evo_uniform_f32(evo_uint4_word(words, e));
-            const bool takes = inside && de_takes_mutant(p, j, u, j_rand, length, cr);
-            mutant[e] = takes;
-            v[e] = inside && (!takes || needs_x) ? rows[0][j] : 0.0f;
-            av[e] = takes ? rows[1][j] : 0.0f;
-            bv[e] = takes ? rows[2][j] : 0.0f;
-            ev[e] = takes ? e_row[j] : 0.0f;
-        }
-    }
-#pragma unroll
-    for (unsigned int e = 0; e < 4u; ++e) {
-        const unsigned int j = g0 + e;
-        if (mutant[e]) {
-            // xj (v[e]) is read by current-to-best only, where it is the parent's coordinate on both paths.
-            v[e] = de_mutant_value(p, f, v[e], ev[e], av[e], bv[e], ev[e], uniform ? lo : lower[j], uniform ? hi : upper[j]);
-        }
-    }
-    if (VECTOR) {
-        *reinterpret_cast<float4*>(out + g0) = make_float4(v[0], v[1], v[2], v[3]);
-    } else {
-#pragma unroll
-        for (unsigned int e = 0; e < 4u; ++e) {
-            if (g0 + e < d) {
-                out[g0 + e] = v[e];
-            }
-        }
-    }
-}
-
 // The tree of the terms of coordinates g0 .. g0 + 3 (v from de_fused_chunk4), those at or beyond D being
 // 0.0. REDUCED: every |v| < 2^49 (the cosine skips its own range check; the same bits).
 template <bool REDUCED>
@@ -729,125 +871,40 @@ __device__ __forceinline__ double de_fused_etc(const DeGenerationParams& p, EvoS
     return fitness;
 }
 
-// One whole generation (steps 3.1-3.4) for the paper's problems, in one launch of B threads per block (B a
-// power of two in 32..1024; ETC: n <= 2B and m <= DE_FUSED_MAX_MACHINES, items 2, one chunk). Vector i lives
-// in buffer slot_in[i] (0: buffer0, 1: buffer1). Work item w = i * chunks + c (blocks stride over them) builds
-// chunk c of trial i into the other buffer. With one chunk the block evaluates the whole trial; with several
-// (Rastrigin at large D, so that more blocks than vectors share the work) each chunk's block writes the sum of
-// its aligned subtree to partials[w] and takes a ticket on vector_done[i]; the vector's last chunk combines
-// the partials with the same tree. That block selects: on a win it replaces fitness[i], weights[i], rates[i]
-// (read by no other block during the generation) and writes slot_out[i] = the other buffer, else slot_out[i]
-// = slot_in[i]. The last vector to be selected (a ticket on done[0]) writes the best index to best[0] and
-// (fitness, index) to best_fitness, as de_best_index_f64. Tickets are reset to 0 for the next launch.
-// Twin: DeCpu::step. Launch bounds: any block up to 1024 threads must launch (at most 64 registers).
+// The evaluation of de_generation_f32: ETC (n <= 2B, m <= DE_FUSED_MAX_MACHINES, items 2, one chunk) or
+// Rastrigin (items 2 or 8, any chunks). Writes the trial into `out`; returns its fitness in thread 0.
+struct DeBuiltInEvaluation {
+    const DeGenerationParams* p;
+    const float* lower;
+    const float* upper;
+    const float* etc;
+    double* s_warp;
+    double* s_tree;
+
+    __device__ __forceinline__ double operator()(unsigned int, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out) const
+    {
+        if (p->problem == DE_PROBLEM_ETC) {
+            return de_fused_etc(*p, cross, j_rand, length, f, cr, rows, out, lower, upper, etc, s_warp, s_tree);
+        }
+        return p->items == 8u ? de_fused_rastrigin8(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp)
+                              : de_fused_rastrigin<2u>(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
+    }
+};
+
+// One whole generation for the paper's problems: de_generation with DeBuiltInEvaluation. Launch bounds: any
+// block up to 1024 threads must launch (at most 64 registers).
 extern "C" __global__ void __launch_bounds__(1024) de_generation_f32(float* buffer0, float* buffer1, const unsigned int* slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best, double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float* lower, const float* upper, const float* etc, DeGenerationParams p)
 {
-    __shared__ const float* s_rows[5];
-    __shared__ float* s_out;
-    __shared__ unsigned int s_own;
-    __shared__ unsigned int s_partners[3];
-    __shared__ unsigned int s_j_rand;
-    __shared__ unsigned int s_length;
-    __shared__ float s_f;
-    __shared__ float s_cr;
-    __shared__ bool s_last;
-    // The ETC trees' warp sums ((m + 1) * 32 doubles), then the argmin's 1024 keys and 1024 indices.
-    __shared__ double s_warp[1536];
-    __shared__ double s_tree[DE_FUSED_MAX_MACHINES + 1u];
-    const unsigned int d = (unsigned int)p.de.dimension;
-    const unsigned int m = (unsigned int)p.de.population;
-    const unsigned int chunks = p.chunks;
-    const unsigned long long work = (unsigned long long)m * chunks;
-    for (unsigned long long w = blockIdx.x; w < work; w += gridDim.x) {
-        const unsigned int i = (unsigned int)(w / chunks);
-        const unsigned int chunk = (unsigned int)(w % chunks);
-        const EvoSequence cross = evo_sequence(p.de.seed, DE_STREAM_CROSS, p.de.generation, i);
-        // Thread 0 loads the parent's fitness now (only the vector's selecting block writes it, after every
-        // chunk's ticket), so that the selection does not wait for it.
-        double parent = 0.0;
-        if (threadIdx.x == 0) {
-            parent = fitness[i];
-            de_draw_vector(p.de, i, weights, rates, s_partners, &s_f, &s_cr, &s_j_rand);
-            s_length = d;
-            const unsigned int own = slot_in[i];
-            s_own = own;
-            s_rows[0] = (own == 0u ? buffer0 : buffer1) + (unsigned long long)i * d;
-            for (unsigned int k = 0; k < 3u; ++k) {
-                const unsigned int r = s_partners[k];
-                s_rows[1 + k] = (slot_in[r] == 0u ? buffer0 : buffer1) + (unsigned long long)r * d;
-            }
-            const unsigned int b = best[0];
-            s_rows[4] = (slot_in[b] == 0u ? buffer0 : buffer1) + (unsigned long long)b * d;
-            s_out = (own == 0u ? buffer1 : buffer0) + (unsigned long long)i * d;
-        }
-        __syncthreads();
-        const float f = s_f;
-        const float cr = s_cr;
-        if (p.de.crossover == DE_CROSSOVER_EXPONENTIAL) {
-            de_exponential_length(cross, d, cr, &s_length);
-        }
-        const float* const rows[5] = {s_rows[0], s_rows[1], s_rows[2], s_rows[3], s_rows[4]};
-        double trial;
-        if (p.problem == DE_PROBLEM_ETC) {
-            trial = de_fused_etc(p, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, etc, s_warp, s_tree);
-        } else {
-            trial = p.items == 8u ? de_fused_rastrigin8(p, chunk, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp)
-                                  : de_fused_rastrigin<2u>(p, chunk, cross, s_j_rand, s_length, f, cr, rows, s_out, lower, upper, s_warp);
-        }
-        if (threadIdx.x == 0) {
-            bool select = true;
-            if (chunks > 1u) {
-                // Publish this chunk's sum, then the vector's last chunk adds all of them with the tree.
-                partials[w] = trial;
-                __threadfence();
-                select = atomicAdd(vector_done + i, 1u) == chunks - 1u;
-                if (select) {
-                    __threadfence();
-                    EvoTreeStack<false> stack;
-                    stack.init();
-                    for (unsigned int c = 0; c < chunks; ++c) {
-                        stack.push(__ldcg(partials + (unsigned long long)i * chunks + c));
-                    }
-                    while ((stack.pushed & (stack.pushed - 1ull)) != 0ull) {
-                        stack.push(0.0);
-                    }
-                    trial = stack.node[0];
-                    vector_done[i] = 0u;
-                }
-            }
-            if (select) {
-                const bool wins = de_trial_wins(trial, parent, p.de.accept_equal);
-                if (wins) {
-                    fitness[i] = trial;
-                    weights[i] = f;
-                    rates[i] = cr;
-                }
-                slot_out[i] = wins ? 1u - s_own : s_own;
-                // The last vector selected sees every vector's fitness: each publishes (fence) first.
-                __threadfence();
-                s_last = atomicAdd(done, 1u) == m - 1u;
-            } else {
-                s_last = false;
-            }
-        }
-        __syncthreads();
-        if (s_last) {
-            __threadfence();
-            long long* s_key = reinterpret_cast<long long*>(s_warp);
-            unsigned int* s_index = reinterpret_cast<unsigned int*>(s_warp + 1024);
-            const unsigned int index = de_block_argmin(fitness, m, s_key, s_index);
-            if (threadIdx.x == 0) {
-                best[0] = index;
-                best_fitness[0] = __ldcg(fitness + index);
-                best_fitness[1] = (double)index;
-                done[0] = 0u;
-            }
-        }
-        // The shared draws of the next work item must not overwrite these before every thread is done.
-        __syncthreads();
-    }
+    DE_GENERATION_SHARED(shared);
+    const DeBuiltInEvaluation evaluation = {&p, lower, upper, etc, shared.warp, shared.tree};
+    de_generation(buffer0, buffer1, slot_in, slot_out, fitness, weights, rates, best, best_fitness, partials, vector_done, done, p, evaluation, shared);
 }
 
 // ---- Local search of the best ETC schedule (crates/de/src/local_search.rs): de_local_search_etc_f32 and its
 // de_ls_* device functions, in their own file.
 #include "cuda/de_local_search.cuh"
+#endif
+
+#ifdef EVO_DE_USER
+#include "common/problems/de_user_generation.cuh"
+#endif

@@ -42,6 +42,10 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../common/problems/cec2006.cuh"),
     },
     Header {
+        name: "common/problems/de_user_generation.cuh",
+        source: include_str!("../common/problems/de_user_generation.cuh"),
+    },
+    Header {
         name: "common/problems/etc.cuh",
         source: include_str!("../common/problems/etc.cuh"),
     },

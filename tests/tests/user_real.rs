@@ -8,7 +8,7 @@ use evo_benchmarks::cuda::{
     UserTwin,
 };
 use evo_core::{Bounds, ContinuousProblem, Engine, Error, Result};
-use evo_de::{DeCpu, DeCuda, DeParams, DeviceEvaluated};
+use evo_de::{DeCpu, DeCuda, DeParams, DeviceEvaluated, UserFusion};
 use evo_equivalence::equivalence_test;
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::user_real::{
@@ -433,4 +433,173 @@ fn a_users_own_kernel_should_evaluate_the_population_in_de_and_ma() {
     let report =
         evo_ma_sw_chains::run(params, &problem, 3, evo_core::Backend::Cuda { device: 0 }).unwrap();
     assert!(report.best_fitness < problem.evaluate(&[5.0; 20]));
+}
+
+/// DE's fused generation of a user problem (`evo_de::UserFusion`): CPU and CUDA snapshots after every
+/// generation up to `generations`, `step_many` giving the same end as the steps, and the fused path taken.
+fn de_fused_lockstep<T: UserTwin + Clone>(
+    gpu: &Gpu,
+    problem: UserProblem<T>,
+    block: u32,
+    generations: u64,
+) {
+    let what = format!(
+        "{} at D = {}, block {block}",
+        problem.name(),
+        problem.dimension()
+    );
+    let params = DeParams::default()
+        .with_population(64)
+        .and_then(|p| p.with_block_size(block))
+        .unwrap();
+    let mut cpu = DeCpu::new(params.clone(), problem.clone(), user_real::SEED, 0).unwrap();
+    let mut on_gpu = DeCuda::new(params.clone(), problem.clone(), user_real::SEED, gpu).unwrap();
+    assert!(
+        on_gpu.is_fused(),
+        "{what}: the fused generation was not taken"
+    );
+    for generation in 0..=generations {
+        if generation > 0 {
+            cpu.step().unwrap();
+            on_gpu.step().unwrap();
+        }
+        let (c, g) = (cpu.snapshot().unwrap(), on_gpu.snapshot().unwrap());
+        if let Some(mismatch) = evo_equivalence::suite::de::compare_snapshots(&what, &c, &g) {
+            panic!("{what}, generation {generation}: {mismatch:?}");
+        }
+    }
+    let mut batched = DeCuda::new(params, problem, user_real::SEED, gpu).unwrap();
+    batched.step_many(generations).unwrap();
+    let (c, g) = (cpu.snapshot().unwrap(), batched.snapshot().unwrap());
+    if let Some(mismatch) = evo_equivalence::suite::de::compare_snapshots(&what, &c, &g) {
+        panic!("{what}, step_many({generations}): {mismatch:?}");
+    }
+}
+
+#[test]
+fn de_user_modules_should_hold_only_the_fused_generation() {
+    if !nvrtc_or_skip("de_user_modules_should_hold_only_the_fused_generation") {
+        return;
+    }
+    let fusions = [
+        rosenbrock(30).map(|p| UserFusion::of(&p)),
+        ackley(30).map(|p| UserFusion::of(&p)),
+        least_squares(1000).map(|p| UserFusion::of(&p)),
+    ];
+    for fusion in fusions {
+        let fusion = fusion.unwrap();
+        assert_eq!(fusion.module, format!("de_user_{}", fusion.problem));
+        for profile in [Profile::Exact, Profile::Fast] {
+            let ptx =
+                evo_gpu_runtime::compile_to_ptx(&fusion.module, &fusion.source, profile, ARCH)
+                    .unwrap();
+            let entries: Vec<&str> = ptx
+                .lines()
+                .filter_map(|line| line.split(".entry ").nth(1))
+                .map(|rest| rest.trim_end_matches(|c: char| c == '(' || c.is_whitespace()))
+                .collect();
+            assert_eq!(entries, ["de_generation_user_f32"], "{}", fusion.module);
+        }
+    }
+}
+
+#[test]
+fn a_compile_error_in_a_de_module_should_carry_the_users_line_number() {
+    if !nvrtc_or_skip("a_compile_error_in_a_de_module_should_carry_the_users_line_number") {
+        return;
+    }
+    let source = "// line 1\n__device__ void evo_user_terms(unsigned long long i, const float* x, unsigned long long d, const EvoUserData& data, double* t) {\n    t[0] = undefined_name;\n}\n";
+    let problem = UserProblem::new(
+        "broken",
+        Bounds::uniform(4, -1.0, 1.0).unwrap(),
+        source,
+        user_real::RosenbrockTwin,
+    )
+    .unwrap();
+    let fusion = UserFusion::of(&problem);
+    match evo_gpu_runtime::compile_to_ptx(&fusion.module, &fusion.source, Profile::Exact, ARCH) {
+        Err(Error::KernelCompile { kernel, log, .. }) => {
+            assert_eq!(kernel, "de_user_broken");
+            assert!(log.contains("user_broken.cu(3)"), "{log}");
+        }
+        other => panic!("expected KernelCompile, got {other:?}"),
+    }
+}
+
+#[test]
+fn de_user_rosenbrock_and_ackley_should_run_fused_and_match_cpu() {
+    let Some(gpu) = gpu_or_skip("de_user_rosenbrock_and_ackley_should_run_fused_and_match_cpu")
+    else {
+        return;
+    };
+    let generations = user_real::GENERATIONS;
+    for block in [64, 256] {
+        de_fused_lockstep(
+            &gpu,
+            rosenbrock(user_real::DIMENSION).unwrap(),
+            block,
+            generations,
+        );
+        de_fused_lockstep(
+            &gpu,
+            ackley(user_real::DIMENSION).unwrap(),
+            block,
+            generations,
+        );
+    }
+    // Rows of several tiles.
+    de_fused_lockstep(&gpu, rosenbrock(LARGE_DIMENSION).unwrap(), 128, generations);
+    de_fused_lockstep(&gpu, ackley(LARGE_DIMENSION).unwrap(), 256, generations);
+}
+
+#[test]
+fn de_user_data_problem_should_run_fused_and_match_cpu() {
+    let Some(gpu) = gpu_or_skip("de_user_data_problem_should_run_fused_and_match_cpu") else {
+        return;
+    };
+    // Terms::Count with two data arrays, 5 tiles of 8 × 256 terms per row.
+    de_fused_lockstep(&gpu, least_squares(10_000).unwrap(), 256, 50);
+}
+
+#[test]
+fn a_non_finite_trial_on_the_fused_path_should_be_a_typed_error() {
+    let Some(gpu) = gpu_or_skip("a_non_finite_trial_on_the_fused_path_should_be_a_typed_error")
+    else {
+        return;
+    };
+    // NaN exactly at the lower bound, where the repair puts every mutant below the box: the initial
+    // population (uniform in [-1, 1)) is finite, the first generations' trials are not.
+    #[derive(Clone)]
+    struct AtBoundTwin;
+    impl UserTwin for AtBoundTwin {
+        fn terms(&self, i: usize, x: &[f32], _: &UserData, t: &mut [f64]) {
+            let z = f64::from(x[i]);
+            t[0] = if z == -1.0 { f64::NAN } else { z * z };
+        }
+    }
+    let source = "__device__ void evo_user_terms(unsigned long long i, const float* x, unsigned long long d, const EvoUserData& data, double* t) { const double z = (double)x[i]; t[0] = z == -1.0 ? nan(\"\") : z * z; }";
+    let problem = UserProblem::new(
+        "nan-at-bound",
+        Bounds::uniform(8, -1.0, 1.0).unwrap(),
+        source,
+        AtBoundTwin,
+    )
+    .unwrap();
+    let params = DeParams::default().with_population(16).unwrap();
+    let mut engine = DeCuda::new(params, problem, 1, &gpu).unwrap();
+    assert!(engine.is_fused());
+    let reported = (0..50).find_map(|_| engine.step().err());
+    match reported {
+        Some(Error::NonFiniteFitness {
+            problem,
+            individual,
+            value,
+        }) => {
+            assert_eq!(problem, "nan-at-bound");
+            assert!(individual < 16 && value.is_nan(), "{individual}: {value}");
+        }
+        other => panic!("expected NonFiniteFitness, got {other:?}"),
+    }
+    // The engine stays usable after the report.
+    assert!(engine.snapshot().is_ok());
 }

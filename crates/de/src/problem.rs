@@ -9,6 +9,7 @@ use evo_benchmarks::scheduling::EtcProblem;
 use evo_benchmarks::{Cec2010Problem, DeRastrigin, GaProblem, ShiftedProblem};
 use evo_core::{Bounds, ContinuousProblem, Result};
 use evo_gpu_runtime::Gpu;
+use evo_kernels::ModuleId;
 
 /// The evaluation the CUDA engine runs after building the trials.
 pub enum DeviceEvaluation {
@@ -37,7 +38,8 @@ pub trait DeviceProblem: ContinuousProblem {
     fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation>;
 
     /// The evaluation the CUDA engine can fuse into its one-launch generation, if any (the paper's two
-    /// problems); the others run trials, evaluation, merge and best as four launches.
+    /// problems and a user's CUDA source); the others run trials, evaluation, merge and best as four
+    /// launches.
     fn fused_evaluation(&self) -> Option<FusedEvaluation> {
         None
     }
@@ -49,10 +51,14 @@ pub trait DeviceProblem: ContinuousProblem {
     }
 }
 
-/// An evaluation that `de_generation_f32` computes inside the generation's launch, with the same bits as
-/// the problem's own evaluation.
+/// An evaluation that the one-launch generation computes inside the generation's launch, with the same bits
+/// as the problem's own evaluation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FusedEvaluation {
+    /// A [`UserProblem`]: its terms, sums and data in a DE module of its own (`de_generation_user_f32`),
+    /// for any dimension, term count, sum count and data (there is no limit that sends it to the four
+    /// launches).
+    User(UserFusion),
     /// [`DeRastrigin`]: the canonical tree of the Rastrigin terms.
     Rastrigin,
     /// [`EtcProblem`] on at most 32 machines and 2048 tasks (larger instances take the four launches).
@@ -110,11 +116,63 @@ impl DeviceProblem for EtcProblem {
     }
 }
 
-/// A user's CUDA source (evo-benchmarks' [`UserProblem`]): evaluated by its module on the device, by its
+/// A user's CUDA source (evo-benchmarks' [`UserProblem`]): the initial population evaluated by its module,
+/// every generation fused (the user's terms inside DE's one-launch generation, [`UserFusion`]), and its
 /// Rust twin on the CPU.
 impl<T: UserTwin> DeviceProblem for UserProblem<T> {
     fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
         Ok(DeviceEvaluation::Continuous(self.real_evaluator(gpu)?))
+    }
+
+    fn fused_evaluation(&self) -> Option<FusedEvaluation> {
+        Some(FusedEvaluation::User(UserFusion::of(self)))
+    }
+}
+
+/// What DE's fused generation needs of a [`UserProblem`]: a module of its own, compiled by NVRTC, made of
+/// the user's prelude and source (under its own `#line 1`, so NVRTC's log gives the user's line numbers) and
+/// `cuda/de.cu` compiled with `EVO_DE_USER` (DE's operators and the generation body with the user's terms as
+/// its evaluation, `kernels/common/problems/de_user_generation.cuh`; none of the paper's kernels), and the
+/// data arrays. Names starting with `de_` and `evo_` are reserved in that module.
+///
+/// The terms are summed with the canonical tree of [`evo_core::reduce`], as the CPU twin sums them, so the
+/// Exact profile gives the CPU engine's bits. A non-finite trial fitness is reported as
+/// [`Error::NonFiniteFitness`](evo_core::Error::NonFiniteFitness) when the engine reads the best vector
+/// back (after the step, or after the whole batch of [`DeCuda::step_many`](crate::DeCuda::step_many),
+/// naming the lowest such vector); such a trial never replaces its parent unless it is `-∞`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserFusion {
+    /// The problem's name (for errors).
+    pub problem: String,
+    /// The module's name: `de_user_<name>`.
+    pub module: String,
+    /// The module's full source.
+    pub source: String,
+    /// `n`, the terms of a row.
+    pub terms: usize,
+    /// The concatenated `f32` data arrays (one placeholder value without any).
+    pub data32: Vec<f32>,
+    /// The concatenated `f64` data arrays (one placeholder value without any).
+    pub data64: Vec<f64>,
+}
+
+impl UserFusion {
+    /// The fused evaluation of `problem`.
+    pub fn of<T: UserTwin>(problem: &UserProblem<T>) -> Self {
+        let kernels = format!(
+            "#define EVO_DE_USER 1\n#line 1 \"{}\"\n{}",
+            ModuleId::De.module().file,
+            ModuleId::De.module().source
+        );
+        let (data32, data64) = problem.data_buffers();
+        Self {
+            problem: problem.name().to_string(),
+            module: format!("de_{}", problem.module_name()),
+            source: problem.module_source_with(&kernels),
+            terms: problem.term_count(),
+            data32,
+            data64,
+        }
     }
 }
 

@@ -1,9 +1,9 @@
 //! One typed launch function per kernel of `kernels/cuda/de.cu`.
 //!
 //! Each function checks the buffer lengths against the parameters, derives the launch shape from them, and
-//! is the only place its kernel is launched. The one-launch generation (`launch/generation.rs`) and the local
-//! search (`launch/local_search.rs`), each with its own parameter struct, have files of their own; their items
-//! are re-exported here.
+//! is the only place its kernel is launched. The one-launch generation (`launch/generation.rs`), its twin in a
+//! user's DE module (`launch/user_generation.rs`) and the local search (`launch/local_search.rs`), each with
+//! its own parameter struct, have files of their own; their items are re-exported here.
 
 use crate::params::{ALGORITHM, Crossover, DeParams, Selection, Strategy};
 use evo_core::{Error, Result};
@@ -13,6 +13,7 @@ use evo_rng::Stream;
 
 mod generation;
 mod local_search;
+mod user_generation;
 
 pub use generation::{
     CHUNKED_FROM, ChunkSums, DeGenerationParams, DeviceBest, FUSED_MAX_MACHINES, FusedInputs,
@@ -22,6 +23,9 @@ pub use generation::{
 pub use local_search::{
     DeLocalSearchParams, KickScratch, LOCAL_SEARCH_BLOCK, PHASE_KICKS, PHASE_PICK, PHASE_SEARCH,
     SearchedPopulation, kicked_local_search, local_search, local_search_kernel,
+};
+pub use user_generation::{
+    DeUserGenerationParams, USER_GENERATION_F32, UserInputs, UserPlan, user_generation, user_plan,
 };
 
 // The kernel hard-codes the DE stream ids of evo-rng's table.

@@ -1,8 +1,11 @@
 //! `DeCuda`: the paper's many-threaded design. Population, fitness and the per-vector `F`/`CR` stay on the
 //! GPU. For the paper's problems (Rastrigin, ETC scheduling up to 32 machines and 2048 tasks) a generation is
 //! one launch of `de_generation_f32` (trial, evaluation, selection into a double-buffered population, best
-//! vector by the last block); for the others it is four launches over the whole population (trials,
-//! evaluation, merge, best). [`Engine::step`] reads the best fitness and index back (16 bytes, one copy);
+//! vector by the last block); for a user's CUDA source ([`UserProblem`](evo_benchmarks::cuda::UserProblem),
+//! any shape) it is one launch of `de_generation_user_f32` in a DE module of the user's own
+//! ([`UserFusion`](crate::UserFusion)); for the others it is four launches over the whole population (trials,
+//! evaluation, merge, best). [`DeCuda::is_fused`] says which. [`Engine::step`] reads the best fitness and
+//! index back (16 bytes, one copy; a user's problem also reads its non-finite record, 4 bytes);
 //! [`DeCuda::step_many`] launches many generations and reads back once.
 
 pub mod launch;
@@ -19,9 +22,9 @@ use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result, RunF
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, LaunchSite, Profile};
 use evo_kernels::entry::de;
 use launch::{
-    ChunkSums, DeGenerationParams, DeKernelParams, DeLocalSearchParams, DeviceBest, DeviceBounds,
-    EvaluatedTrials, FusedInputs, FusedProblem, KickScratch, Parents, Population,
-    SearchedPopulation, Settings, SlottedPopulation, Trials,
+    ChunkSums, DeGenerationParams, DeKernelParams, DeLocalSearchParams, DeUserGenerationParams,
+    DeviceBest, DeviceBounds, EvaluatedTrials, FusedInputs, FusedProblem, KickScratch, Parents,
+    Population, SearchedPopulation, Settings, SlottedPopulation, Trials, UserInputs,
 };
 
 /// The DE engine on one CUDA device (see the module docs). Bit-identical to [`DeCpu`](crate::DeCpu) under
@@ -96,18 +99,64 @@ struct DeviceSearch {
 /// The state of the one-launch generation: the population is `population` (buffer 0) and `trials`
 /// (buffer 1), vector `i` in buffer `slots[current][i]`.
 struct Fused {
-    /// `de_generation_f32`, looked up once.
+    /// `de_generation_f32`, or `de_generation_user_f32` of the user's DE module, looked up once.
     kernel: Kernel,
-    params: DeGenerationParams,
+    kind: FusedKind,
     block: u32,
-    /// The ETC matrix (one element for Rastrigin).
-    etc: DeviceBuffer<f32>,
     slots: [DeviceBuffer<u32>; 2],
     current: usize,
     /// Per-chunk sums and per-vector chunk tickets of split vectors.
     partials: DeviceBuffer<f64>,
     vector_done: DeviceBuffer<u32>,
     done: DeviceBuffer<u32>,
+}
+
+/// What the one-launch generation evaluates, with what it needs besides the population.
+enum FusedKind {
+    /// The paper's problems (`de_generation_f32`).
+    BuiltIn {
+        params: DeGenerationParams,
+        /// The ETC matrix (one element for Rastrigin).
+        etc: DeviceBuffer<f32>,
+    },
+    /// A user's problem (`de_generation_user_f32`).
+    User(Box<UserFused>),
+}
+
+/// The fused generation's state for a user's problem.
+struct UserFused {
+    problem: String,
+    params: DeUserGenerationParams,
+    data32: DeviceBuffer<f32>,
+    data64: DeviceBuffer<f64>,
+    /// A non-finite trial fitness per vector, written only when one occurs.
+    nonfinite: DeviceBuffer<f64>,
+    /// The lowest vector with a non-finite trial fitness since the last read-back (`u32::MAX`: none).
+    status: DeviceBuffer<u32>,
+}
+
+impl UserFused {
+    /// Reports a non-finite trial fitness recorded since the last call, and clears the record so that the
+    /// engine stays usable.
+    fn check_finite(&mut self) -> Result<()> {
+        let first = self.status.to_vec()?.first().copied().unwrap_or(u32::MAX);
+        if first == u32::MAX {
+            return Ok(());
+        }
+        self.status.copy_from_host(&[u32::MAX])?;
+        let individual = first as usize;
+        let value = self
+            .nonfinite
+            .to_vec()?
+            .get(individual)
+            .copied()
+            .unwrap_or(f64::NAN);
+        Err(Error::NonFiniteFitness {
+            problem: self.problem.clone(),
+            individual,
+            value,
+        })
+    }
 }
 
 impl Fused {
@@ -124,7 +173,31 @@ impl Fused {
         let Some(evaluation) = evaluation else {
             return Ok(None);
         };
+        let m = params.population();
         let (problem, etc) = match evaluation {
+            FusedEvaluation::User(user) => {
+                let plan = launch::user_plan(dimension, user.terms, params.block_size());
+                let kind = FusedKind::User(Box::new(UserFused {
+                    params: DeUserGenerationParams::new(
+                        kernel_params,
+                        user.terms,
+                        plan,
+                        uniform_bounds,
+                    ),
+                    data32: gpu.upload(&user.data32)?,
+                    data64: gpu.upload(&user.data64)?,
+                    nonfinite: gpu.alloc_zeroed(m)?,
+                    status: gpu.upload(&[u32::MAX])?,
+                    problem: user.problem,
+                }));
+                let kernel = gpu.user_kernel(
+                    &user.module,
+                    &user.source,
+                    launch::USER_GENERATION_F32,
+                    profile,
+                )?;
+                return Self::with_kind(gpu, kernel, kind, plan.block, 1, m).map(Some);
+            }
             FusedEvaluation::Rastrigin => (FusedProblem::Rastrigin, vec![0.0f32]),
             FusedEvaluation::Etc {
                 etc,
@@ -135,7 +208,6 @@ impl Fused {
                 Err(_) => return Ok(None),
             },
         };
-        let m = params.population();
         let Some(plan) = launch::fused_plan(
             problem,
             m,
@@ -145,17 +217,33 @@ impl Fused {
         ) else {
             return Ok(None);
         };
-        Ok(Some(Self {
-            kernel: launch::generation_kernel(gpu, profile)?,
+        let kind = FusedKind::BuiltIn {
             params: DeGenerationParams::new(kernel_params, problem, plan, uniform_bounds),
-            block: plan.block,
             etc: gpu.upload(&etc)?,
+        };
+        let kernel = launch::generation_kernel(gpu, profile)?;
+        Self::with_kind(gpu, kernel, kind, plan.block, plan.chunks as usize, m).map(Some)
+    }
+
+    /// The state of `kind`'s generation by `kernel` in blocks of `block` threads, `chunks` per vector of `m`.
+    fn with_kind(
+        gpu: &Gpu,
+        kernel: Kernel,
+        kind: FusedKind,
+        block: u32,
+        chunks: usize,
+        m: usize,
+    ) -> Result<Self> {
+        Ok(Self {
+            kernel,
+            kind,
+            block,
             slots: [gpu.alloc_zeroed(m)?, gpu.alloc_zeroed(m)?],
             current: 0,
-            partials: gpu.alloc_zeroed(m * plan.chunks as usize)?,
+            partials: gpu.alloc_zeroed(m * chunks)?,
             vector_done: gpu.alloc_zeroed(m)?,
             done: gpu.alloc_zeroed(1)?,
-        }))
+        })
     }
 }
 
@@ -376,6 +464,10 @@ impl<P: DeviceProblem> DeCuda<P> {
                 kick_moves: search.kick_moves(),
                 step: 0,
                 phase: launch::PHASE_SEARCH,
+                neighbourhood: search.neighbourhood().kernel_code(),
+                iterations: search.iterations(),
+                iteration_moves: search.iteration_moves(),
+                pad: 0,
             },
             etc: self.gpu.upload(instance.etc())?,
             unslotted: self.gpu.alloc_zeroed(m)?,
@@ -414,7 +506,7 @@ impl<P: DeviceProblem> DeCuda<P> {
             values: &mut search.values,
             schedules: &mut search.schedules,
         };
-        if search.settings.kicks() == 0 {
+        if !search.settings.restarts() {
             launch::local_search(
                 &search.kernel,
                 population,
@@ -493,15 +585,24 @@ impl<P: DeviceProblem> DeCuda<P> {
         Ok(())
     }
 
-    /// Reads the best fitness and index that the fused generation left on the device.
+    /// Reads the best fitness and index that the fused generation left on the device; for a user's problem,
+    /// reports a non-finite trial fitness of the generations since the last read.
     fn read_best(&mut self) -> Result<()> {
         let mut pair = [0.0f64; 2];
         self.best_fitness.copy_to_host(&mut pair)?;
         self.best_host = (best_index_of(pair[1]), pair[0]);
+        if let Some(Fused {
+            kind: FusedKind::User(user),
+            ..
+        }) = &mut self.fused
+        {
+            user.check_finite()?;
+        }
         Ok(())
     }
 
-    /// Whether generations run as one launch each (the paper's problems; see the module docs).
+    /// Whether generations run as one launch each (the paper's problems and a user's CUDA source; see the
+    /// module docs).
     pub fn is_fused(&self) -> bool {
         self.fused.is_some()
     }
@@ -534,45 +635,71 @@ impl<P: DeviceProblem> DeCuda<P> {
         self.kernel_params.generation = generation;
         match &mut self.fused {
             Some(fused) => {
-                fused.params.de.generation = generation;
                 let [slots_a, slots_b] = &mut fused.slots;
                 let (slots_in, slots_out) = if fused.current == 0 {
                     (&*slots_a, slots_b)
                 } else {
                     (&*slots_b, slots_a)
                 };
-                launch::generation(
-                    &fused.kernel,
-                    SlottedPopulation {
-                        buffers: [&mut self.population, &mut self.trials],
-                        slots_in,
-                        slots_out,
-                        fitness: &mut self.fitness,
-                        weights: &mut self.weights,
-                        rates: &mut self.rates,
-                    },
-                    ChunkSums {
-                        partials: &mut fused.partials,
-                        done: &mut fused.vector_done,
-                    },
-                    DeviceBest {
-                        index: &mut self.best,
-                        fitness: &mut self.best_fitness,
-                        done: &mut fused.done,
-                    },
-                    &FusedInputs {
-                        bounds: DeviceBounds {
-                            lower: &self.lower,
-                            upper: &self.upper,
-                        },
-                        etc: &fused.etc,
-                    },
-                    &fused.params,
-                    Settings {
-                        block: fused.block,
-                        profile: self.settings.profile,
-                    },
-                )?;
+                let population = SlottedPopulation {
+                    buffers: [&mut self.population, &mut self.trials],
+                    slots_in,
+                    slots_out,
+                    fitness: &mut self.fitness,
+                    weights: &mut self.weights,
+                    rates: &mut self.rates,
+                };
+                let chunk_sums = ChunkSums {
+                    partials: &mut fused.partials,
+                    done: &mut fused.vector_done,
+                };
+                let best = DeviceBest {
+                    index: &mut self.best,
+                    fitness: &mut self.best_fitness,
+                    done: &mut fused.done,
+                };
+                let bounds = DeviceBounds {
+                    lower: &self.lower,
+                    upper: &self.upper,
+                };
+                let settings = Settings {
+                    block: fused.block,
+                    profile: self.settings.profile,
+                };
+                match &mut fused.kind {
+                    FusedKind::BuiltIn { params, etc } => {
+                        params.de.generation = generation;
+                        let inputs = FusedInputs { bounds, etc };
+                        launch::generation(
+                            &fused.kernel,
+                            population,
+                            chunk_sums,
+                            best,
+                            &inputs,
+                            params,
+                            settings,
+                        )?;
+                    }
+                    FusedKind::User(user) => {
+                        user.params.g.de.generation = generation;
+                        let inputs = UserInputs {
+                            bounds,
+                            data32: &user.data32,
+                            data64: &user.data64,
+                            nonfinite: &mut user.nonfinite,
+                            status: &mut user.status,
+                        };
+                        launch::user_generation(
+                            &fused.kernel,
+                            population,
+                            chunk_sums,
+                            best,
+                            inputs,
+                            &user.params,
+                            settings,
+                        )?;
+                    }
+                }
                 fused.current ^= 1;
             }
             None => self.four_launch_generation()?,
