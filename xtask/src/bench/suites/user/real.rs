@@ -136,8 +136,8 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
     let mut note = format!(
         "DE per generation (DE/rand/1/bin, F = 0.5, CR = {CROSSOVER_RATE}, seed {SEED}): built-in \
          `DeRastrigin` (fused into the one-launch generation), the same function as user CUDA source \
-         (`UserProblem`, x² + 10 − 10·evo_cos_f64(2πx), Exact profile; trials, evaluation, merge and best \
-         in four launches) and as a Rust closure on the host (`HostEvaluated(FnProblem)`, rayon over the \
+         (`UserProblem`, x² + 10 − 10·evo_cos_f64(2πx), Exact profile; fused into the one-launch \
+         generation of its own DE module, `evo_de::UserFusion`) and as a Rust closure on the host (`HostEvaluated(FnProblem)`, rayon over the \
          rows). GPU: CUDA events around `step_many(k)`, k = 200 (10 at 10^8 coordinates; `--quick`: 20 and \
          2), median of the samples divided by k. Host path bytes per generation: 4·M·D down (the trials), \
          8·M up (the fitness); \"copies alone\" times the same two copies on the stream, \"closure alone\" \
@@ -174,6 +174,10 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
         );
         figures.builtin = gpu_time(ctx, gpu, builtin, generations)?;
         let user = DeCuda::new(params(population)?, user_rastrigin(dimension)?, SEED, gpu)?;
+        anyhow::ensure!(
+            user.is_fused(),
+            "the user's Rastrigin must take the one-launch generation"
+        );
         figures.user = gpu_time(ctx, gpu, user, generations)?;
         let host = DeCuda::new(params(population)?, host_rastrigin(dimension)?, SEED, gpu)?;
         figures.host = gpu_time(ctx, gpu, host, generations)?;
