@@ -859,6 +859,10 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
                 slots.copy_from_host(&zeros)?;
             }
             fused.current = 0;
+            // A non-finite trial of the abandoned generations is not the restored run's.
+            if let FusedKind::User(user) = &mut fused.kind {
+                user.status.copy_from_host(&[u32::MAX])?;
+            }
         }
         self.generation = snapshot.generation;
         self.evaluations = snapshot.evaluations;
