@@ -16,6 +16,7 @@ mod knapsack;
 mod params;
 mod problems;
 mod run;
+mod user_source;
 mod watch;
 
 use evo_core::{Backend, Bounds, Checkpointing, ConstrainedProblem, ContinuousProblem};
@@ -39,6 +40,8 @@ fn _evogpu(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<ask_tell::GaAskTell>()?;
     module.add_class::<StopToken>()?;
     module.add_class::<dlpack_export::DeviceView>()?;
+    module.add_class::<user_source::UserSource>()?;
+    module.add("CompileError", module.py().get_type::<user_source::CompileError>())?;
     module.add_function(wrap_pyfunction!(dlpack_export::_host_view, module)?)?;
     module.add_function(wrap_pyfunction!(dlpack_import::_read_dlpack, module)?)?;
     module.add("ALGORITHMS", run::ALGORITHMS)?;
@@ -143,6 +146,10 @@ fn _minimize<'py>(
             }
         }
         Fitness::Builtin(problem)
+    } else if let Ok(source) = fitness.cast::<user_source::UserSource>() {
+        let (chosen, problem) = user_source::fitness(source, backend, bounds.is_some(), &stop)?;
+        backend = chosen;
+        Fitness::Source(problem)
     } else if fitness.is_callable() {
         let bounds = bounds.ok_or_else(|| {
             value_error("a Python fitness function needs bounds: a sequence of (low, high) pairs")

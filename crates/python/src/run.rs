@@ -19,6 +19,8 @@ pub enum Fitness {
     Builtin(Builtin),
     /// A Python function on a box (DE and MA-SW-Chains, NumPy arrays on the CPU, DLPack tensors on the GPU).
     Python(PythonFitness),
+    /// A `UserProblem`'s CUDA source (DE and MA-SW-Chains; its Python twin on the CPU).
+    Source(crate::user_source::SourceProblem),
 }
 
 /// Everything of a run besides the algorithm's parameters and the problem.
@@ -185,6 +187,7 @@ fn de(params: evo_de::DeParams, fitness: Fitness, settings: Settings) -> PyResul
     }
     match fitness {
         Fitness::Python(problem) => on(params, problem, settings),
+        Fitness::Source(problem) => on(params, problem, settings),
         Fitness::Builtin(Builtin::Rastrigin(problem)) => on(params, problem, settings),
         Fitness::Builtin(Builtin::Shifted(problem)) => on(params, problem, settings),
         Fitness::Builtin(Builtin::Cec2010(problem)) => on(params, *problem, settings),
@@ -230,6 +233,7 @@ fn ma(
     let problem = match fitness {
         Fitness::Builtin(problem) => problem,
         Fitness::Python(problem) => return on(params, &problem, settings),
+        Fitness::Source(problem) => return on(params, &problem, settings),
     };
     match problem {
         Builtin::Rastrigin(problem) => on(params, &problem, settings),
@@ -278,6 +282,9 @@ fn ga(params: evo_ga::GaParams, fitness: Fitness, settings: Settings) -> PyResul
             on(params, evo_ga::HostEvaluated::new(problem), settings)
         }
         Fitness::Builtin(other) => Err(refuse("ga", other.syntax(), "ga and knapsack")),
+        Fitness::Source(_) => Err(value_error(
+            "ga runs bit strings; a UserProblem runs with algorithm=\"de\" or \"ma-sw-chains\"",
+        )),
         Fitness::Python(_) => Err(value_error(
             "ga runs built-in problems only; a Python function runs with algorithm=\"de\" or \"ma-sw-chains\"",
         )),

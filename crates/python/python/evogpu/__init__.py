@@ -18,10 +18,10 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from ._evogpu import ALGORITHMS, PROBLEMS, DeAskTell, GaAskTell, StopToken, _minimize
-from ._evogpu import DeviceView
+from ._evogpu import CompileError, DeviceView, UserProblem
 
 __all__ = [
-    "ALGORITHMS", "PROBLEMS", "DeAskTell", "DeviceView", "GaAskTell", "OptimizeResult", "Progress", "StopToken", "minimize",
+    "ALGORITHMS", "CompileError", "PROBLEMS", "DeAskTell", "DeviceView", "GaAskTell", "OptimizeResult", "Progress", "StopToken", "UserProblem", "minimize",
 ]
 
 
@@ -135,6 +135,8 @@ def minimize(
         chosen by ``"auto"`` for a function) it receives a float32 tensor of shape (n, D) that views the
         engine's device population without a copy (see ``gpu_tensors``) and returns n values as a tensor
         on that device (float64, or float32 widened on the device) or any host array.
+        Or a :class:`UserProblem` (CUDA source; DE, MA-SW-Chains), run by its compiled module on the CUDA
+        backend and by its ``twin`` on the CPU.
     bounds
         ``[(low, high), ...]``, one pair per variable. Required for a Python function (rounded to float32,
         the engines' gene type); for a built-in problem leave it None, or pass the problem's own box.

@@ -1,6 +1,6 @@
 """Type stubs of the Rust module evogpu._evogpu (the public API is re-exported by evogpu)."""
 
-from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -154,3 +154,52 @@ def _host_view(values: Sequence[Sequence[float]]) -> DeviceView:
 
 def _read_dlpack(array: Any, n: int) -> list[float]:
     """The n values of a host vector read through DLPack (an object with __dlpack__, or a capsule)."""
+
+class CompileError(RuntimeError):
+    """NVRTC rejected a UserProblem's CUDA source; ``log`` holds NVRTC's log (the user's file is
+    ``user_<name>.cu``, its lines numbered from 1)."""
+
+    log: str
+
+class UserProblem:
+    """A real-vector problem written as CUDA source, for ``minimize`` (DE, MA-SW-Chains).
+
+    The source defines ``__device__ void evo_user_terms(unsigned long long i, const float* x,
+    unsigned long long d, const EvoUserData& data, double* t)`` writing term ``i`` of row ``x`` (``sums``
+    values ``t[0..sums)``); the fitness is the canonical pairwise sum of the terms, or, with ``sums=K``,
+    ``__device__ double evo_user_combine(const double* sums, unsigned long long d, const EvoUserData& data)``
+    of the K sums. ``common/math.cuh``'s ``evo_sin_f64``, ``evo_cos_f64``, ``evo_exp_f64``, ``evo_log_f64``
+    and ``evo_pow_f64`` are available. ``data={name: array}`` arrays (flattened row-major; float32 arrays
+    stay ``float``, others become ``double``) are read as ``data.<name>`` and ``data.<name>_len``.
+
+    ``terms``: ``"dimension"`` (default, one per coordinate), ``"dimension-<k>"`` (terms that read
+    ``x[i..=i+k]``) or a number of terms (a data set's points). ``twin``: a function of the population
+    (float64 array (n, D) -> n values) that evaluates the problem on the CPU backend; without it a CPU run
+    raises ValueError. Where NVRTC is installed the source is compiled when the problem is made, and a
+    mistake raises :class:`CompileError`.
+    """
+
+    def __init__(
+        self,
+        source: str,
+        bounds: Sequence[Tuple[float, float]],
+        terms: Union[str, int, None] = None,
+        sums: Optional[int] = None,
+        data: Optional[Mapping[str, Any]] = None,
+        name: str = "problem",
+        twin: Optional[Callable[[npt.NDArray[np.float64]], Any]] = None,
+    ) -> None: ...
+    def check_compiles(self, arch: str = "sm_80") -> None:
+        """Compiles the source with NVRTC for ``arch`` (no GPU needed); raises CompileError."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def dimension(self) -> int: ...
+    @property
+    def terms(self) -> int:
+        """Terms per row."""
+    @property
+    def has_twin(self) -> bool: ...
+    @property
+    def module_source(self) -> str:
+        """The whole module NVRTC compiles (prelude, the user's source from its line 1, kernels)."""
