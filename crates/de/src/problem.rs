@@ -140,6 +140,11 @@ impl<T: UserTwin> DeviceProblem for UserProblem<T> {
 /// [`Error::NonFiniteFitness`](evo_core::Error::NonFiniteFitness) when the engine reads the best vector
 /// back (after the step, or after the whole batch of [`DeCuda::step_many`](crate::DeCuda::step_many),
 /// naming the lowest such vector); such a trial never replaces its parent unless it is `-∞`.
+///
+/// One block builds and evaluates one trial: unlike the built-in Rastrigin, a long vector is never split
+/// over several blocks (a term may read any coordinate of the trial, which another block would be writing
+/// during the same launch), so with few long vectors a larger
+/// [`with_block_size`](crate::DeParams::with_block_size) gives each vector more threads.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UserFusion {
     /// The problem's name (for errors).

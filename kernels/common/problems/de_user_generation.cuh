@@ -12,7 +12,9 @@
 // tile (sequentially, with a stack), the block the shuffle tree over its `leaves` threads, thread 0 the tiles
 // left to right with a stack padded to a power of two. Each of the EVO_USER_SUMS sums has its own tree; the
 // fitness is evo_user_combine(sums) or sums[0]. A fitness that is not finite is written to nonfinite[i] and
-// its vector recorded in status[0] (atomicMin), which the engine reads back with the best vector.
+// its vector recorded in status[0] (atomicMin), which the engine reads back with the best vector. A vector is
+// never split over blocks as the built-in Rastrigin's long vectors are: a term may read any coordinate of the
+// trial, which another block would write during the same launch.
 #pragma once
 
 // Scalar arguments of de_generation_user_f32; mirrored by `DeUserGenerationParams` in
