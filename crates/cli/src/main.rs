@@ -23,6 +23,7 @@ mod algorithm;
 mod args;
 mod commands;
 mod devices;
+mod engines;
 mod list;
 mod output;
 mod params;

@@ -1,17 +1,21 @@
-//! Builds the engine a configuration names and drives it with evo-core's executor.
+//! Builds the run a configuration names and hands it to evo-core's [`RunBuilder`]: the algorithm crates'
+//! own `Run` where it fits the command, the command's [`RunAlgorithm`]s ([`crate::engines`]) where not. The
+//! builder picks the backend (evo-core's `choose_backend`: no silent fallback), builds the engine and runs
+//! it with the command's observers, checkpoints, Ctrl-C and history cadence.
 
 use anyhow::{Context, Result, bail};
 use evo_benchmarks::{GaProblem, Knapsack};
 use evo_core::{
-    BACKEND_REASON, Backend, BackendChoice, Checkpointing, DeviceSupport, Engine, Executor,
-    GpuPresence, ProgressBarObserver, Report, Termination, TracingObserver, choose_backend,
+    Cadence, Checkpointing, Observer, Progress, ProgressBarObserver, Report, RunAlgorithm,
+    RunBuilder, Termination, TracingObserver,
 };
-use evo_gpu_runtime::Gpu;
+use serde::Serialize;
 use serde_json::Value;
 use std::io::IsTerminal;
+use std::path::PathBuf;
 
-use crate::algorithm::Algorithm;
 use crate::args::DisplayArgs;
+use crate::engines::{AsGiven, GaKnapsack, Named, Qiga, Sga};
 use crate::params::AlgorithmParams;
 use crate::problem::{self, Problem};
 use crate::runfile::RunConfig;
@@ -26,16 +30,12 @@ pub enum Start {
     Resume,
 }
 
-/// What the executor needs besides the engine.
+/// What every run of the command attaches to its builder.
 struct Session<'a> {
     config: &'a RunConfig,
     termination: Termination,
     display: &'a DisplayArgs,
     start: Start,
-    backend: Backend,
-    /// Why the run takes `backend` (result.json's `backend_reason`).
-    backend_reason: String,
-    device: Option<String>,
 }
 
 /// Runs `config` and returns the report with the best solution as JSON.
@@ -48,93 +48,38 @@ pub fn execute(config: &RunConfig, display: &DisplayArgs, start: Start) -> Resul
     let params = AlgorithmParams::from_value(config.algorithm, config.params.clone())?;
     let termination = config.budget.termination()?;
     let problem = problem::load(&spec)?;
-    let choice = resolve_backend(config, &problem)?;
-    let mut session = Session {
+    config.backend.validate()?;
+    let session = Session {
         config,
         termination,
         display,
         start,
-        backend: choice.backend,
-        backend_reason: choice.reason,
-        device: None,
     };
     match params {
-        AlgorithmParams::De(params) => de(params, problem, &mut session),
-        AlgorithmParams::Ga(params) => ga(params, problem, &mut session),
-        AlgorithmParams::Qiga(params) => qiga(&params, knapsack(problem)?, &mut session),
-        AlgorithmParams::Sga(params) => sga(&params, knapsack(problem)?, &mut session),
-        AlgorithmParams::Dpga(params) => dpga(params, problem, &mut session),
-        AlgorithmParams::Ma(params) => ma(params, problem, &mut session),
+        AlgorithmParams::De(params) => de(params, problem, &session),
+        AlgorithmParams::Ga(params) => ga(params, problem, &session),
+        AlgorithmParams::Qiga(params) => session.launch(RunBuilder::<Qiga>::new(
+            params,
+            session.knapsack(problem)?,
+            config.seed,
+        )),
+        AlgorithmParams::Sga(params) => session.launch(RunBuilder::<Sga>::new(
+            params,
+            session.knapsack(problem)?,
+            config.seed,
+        )),
+        AlgorithmParams::Dpga(params) => dpga(params, problem, &session),
+        AlgorithmParams::Ma(params) => ma(params, problem, &session),
     }
 }
 
-/// What the GA's CUDA engine needs that the command's problems other than `ga:fN:n` lack, quoted by
-/// [`evo_core::Error::NoDeviceEvaluation`] and by `Backend::Auto`'s reason.
-const GA_DEVICE_REMEDY: &str = "use a `ga:fN:n` problem (the command's GA evaluates only the GA paper's \
-     functions on the device; from Rust, `evo_ga::HostEvaluated` gives any BinaryProblem to `evo_ga::Run`)";
-
-/// Whether the CUDA engine the command builds for `algorithm` evaluates `problem`: every engine does for
-/// every problem the command accepts, except the GA, which the command gives only the paper's functions.
-fn device_support(algorithm: Algorithm, problem: &Problem) -> DeviceSupport {
-    if algorithm == Algorithm::Ga && !matches!(problem, Problem::GaFunction { .. }) {
-        DeviceSupport::Missing {
-            remedy: GA_DEVICE_REMEDY,
-        }
-    } else {
-        DeviceSupport::Evaluated
-    }
-}
-
-/// The backend and the reason result.json records, by the rule of evo-core's `Run` builders
-/// ([`choose_backend`]): `auto` takes the CPU for a problem without a device evaluation, else CUDA device 0
-/// when the driver finds one, else the CPU on all cores; an explicit CUDA backend for a problem without a
-/// device evaluation is [`evo_core::Error::NoDeviceEvaluation`] on every machine.
-fn resolve_backend(config: &RunConfig, problem: &Problem) -> Result<BackendChoice> {
-    config.backend.validate()?;
-    Ok(choose_backend(
-        config.algorithm.name(),
-        config.backend,
-        &config.problem,
-        device_support(config.algorithm, problem),
-        || GpuPresence::from_device_count(evo_gpu_runtime::device_count()),
-    )?)
-}
-
-fn knapsack(problem: Problem) -> Result<Knapsack> {
-    match problem {
-        Problem::Knapsack(knapsack) => Ok(knapsack),
-        _ => bail!("this algorithm runs knapsack:FILE problems only"),
-    }
-}
-
-/// The CUDA device of a CUDA backend, opened, with its name recorded for the report.
-fn open_gpu(session: &mut Session<'_>, device: usize) -> Result<Gpu> {
-    let gpu = Gpu::open(device)?;
-    session.device = Some(gpu.info().name.clone());
-    Ok(gpu)
-}
-
-fn de(
-    params: evo_de::DeParams,
-    problem: Problem,
-    session: &mut Session<'_>,
-) -> Result<Report<Value>> {
+fn de(params: evo_de::DeParams, problem: Problem, session: &Session<'_>) -> Result<Report<Value>> {
     fn on<P: evo_de::DeviceProblem + 'static>(
         params: evo_de::DeParams,
         problem: P,
-        session: &mut Session<'_>,
+        session: &Session<'_>,
     ) -> Result<Report<Value>> {
-        let seed = session.config.seed;
-        match session.backend {
-            Backend::Cuda { device } => {
-                let gpu = open_gpu(session, device)?;
-                drive(evo_de::DeCuda::new(params, problem, seed, &gpu)?, session)
-            }
-            backend => drive(
-                evo_de::DeCpu::for_backend(params, problem, seed, backend)?,
-                session,
-            ),
-        }
+        session.launch(evo_de::Run::new(params, problem, session.config.seed))
     }
     match problem {
         Problem::Rastrigin(problem) => on(params, problem, session),
@@ -151,129 +96,53 @@ fn de(
     }
 }
 
-fn ga(
-    params: evo_ga::GaParams,
-    problem: Problem,
-    session: &mut Session<'_>,
-) -> Result<Report<Value>> {
+fn ga(params: evo_ga::GaParams, problem: Problem, session: &Session<'_>) -> Result<Report<Value>> {
     let seed = session.config.seed;
-    let threads = session.backend.cpu_threads();
     match problem {
         Problem::GaFunction {
             function,
             variables,
         } => {
             let paper = evo_ga::PaperFunction::new(function, variables)?;
-            match session.backend {
-                Backend::Cuda { device } => {
-                    let gpu = open_gpu(session, device)?;
-                    drive(evo_ga::GaCuda::new(params, &paper, seed, &gpu)?, session)
-                }
-                _ => drive(
-                    evo_ga::GaCpu::with_threads(params, paper, seed, threads)?,
-                    session,
-                ),
-            }
+            session.launch(evo_ga::Run::new(params, paper, seed))
         }
-        Problem::Knapsack(knapsack) => drive(
-            evo_ga::GaCpu::with_threads(params, knapsack, seed, threads)?,
-            session,
-        ),
+        Problem::Knapsack(knapsack) => session.launch(RunBuilder::<GaKnapsack>::new(
+            params,
+            session.named(knapsack),
+            seed,
+        )),
         _ => bail!("ga runs ga:fN:n and knapsack:FILE problems"),
-    }
-}
-
-fn qiga(
-    params: &evo_qiga::QigaParams,
-    problem: Knapsack,
-    session: &mut Session<'_>,
-) -> Result<Report<Value>> {
-    let seed = session.config.seed;
-    match session.backend {
-        Backend::Cuda { device } => {
-            let gpu = open_gpu(session, device)?;
-            drive(
-                evo_qiga::QigaCuda::new(params, &problem, seed, &gpu)?,
-                session,
-            )
-        }
-        backend => drive(
-            evo_qiga::QigaCpu::new(params, &problem, seed, backend.cpu_threads())?,
-            session,
-        ),
-    }
-}
-
-fn sga(
-    params: &evo_qiga::SgaParams,
-    problem: Knapsack,
-    session: &mut Session<'_>,
-) -> Result<Report<Value>> {
-    let seed = session.config.seed;
-    match session.backend {
-        Backend::Cuda { device } => {
-            let gpu = open_gpu(session, device)?;
-            drive(
-                evo_qiga::SgaCuda::batch(params, &problem, seed, 1, &gpu)?,
-                session,
-            )
-        }
-        backend => drive(
-            evo_qiga::SgaCpu::batch(params, &problem, seed, 1, backend.cpu_threads())?,
-            session,
-        ),
     }
 }
 
 fn dpga(
     params: evo_dpga::DpgaParams,
     problem: Problem,
-    session: &mut Session<'_>,
+    session: &Session<'_>,
 ) -> Result<Report<Value>> {
     let Problem::Cec2006(problem) = problem else {
         bail!("dpga runs cec2006:gNN problems");
     };
-    let seed = session.config.seed;
-    match session.backend {
-        Backend::Cuda { device } => {
-            let gpu = open_gpu(session, device)?;
-            drive(
-                evo_dpga::DpgaCuda::new(params, &problem, seed, &gpu)?,
-                session,
-            )
-        }
-        backend => drive(
-            evo_dpga::DpgaCpu::new(params, problem, seed, backend.cpu_threads())?,
-            session,
-        ),
-    }
+    session.launch(evo_dpga::Run::new(params, problem, session.config.seed))
 }
 
 fn ma(
     params: evo_ma_sw_chains::MaParams,
     problem: Problem,
-    session: &mut Session<'_>,
+    session: &Session<'_>,
 ) -> Result<Report<Value>> {
     fn on<P: evo_benchmarks::cuda::CudaProblem>(
         params: evo_ma_sw_chains::MaParams,
         problem: &P,
-        session: &mut Session<'_>,
+        session: &Session<'_>,
     ) -> Result<Report<Value>> {
-        let seed = session.config.seed;
-        match session.backend {
-            Backend::Cuda { device } => {
-                let gpu = open_gpu(session, device)?;
-                drive(
-                    evo_ma_sw_chains::MaCuda::new(params, problem, seed, &gpu)?,
-                    session,
-                )
-            }
-            backend => drive(
-                evo_ma_sw_chains::MaCpu::new(params, problem, seed, backend.cpu_threads())?,
-                session,
-            ),
-        }
+        session.launch(RunBuilder::<AsGiven<evo_ma_sw_chains::MaRun<'_, P>>>::new(
+            params,
+            problem,
+            session.config.seed,
+        ))
     }
+
     match problem {
         Problem::Rastrigin(problem) => on(params, &problem, session),
         Problem::Shifted(problem) => on(params, &problem, session),
@@ -286,55 +155,95 @@ fn ma(
     }
 }
 
-/// Runs `engine` under the session's termination, observers and checkpoints.
-fn drive<E: Engine>(engine: E, session: &Session<'_>) -> Result<Report<Value>> {
-    let config = session.config;
-    let mut executor = Executor::new(engine)
-        .with_termination(session.termination.clone())?
-        .with_history_every(config.history_every)
-        .context("--history-every")?
-        .with_run_metadata(session.backend, config.seed, &config.problem)
-        .with_metadata(BACKEND_REASON, &session.backend_reason);
-    if let Some(device) = &session.device {
-        executor = executor.with_metadata("device", device);
-    }
-    if !session.display.quiet {
-        if std::io::stderr().is_terminal() {
-            executor = executor.with_observer(ProgressBarObserver::new());
-        } else {
-            executor = executor.with_observer(
-                TracingObserver::new()
-                    .with_every(session.display.log_every)
-                    .context("--log-every")?,
-            );
+impl Session<'_> {
+    /// `problem` named by the configuration's spec.
+    fn named<P>(&self, problem: P) -> Named<P> {
+        Named {
+            spec: self.config.problem.clone(),
+            problem,
         }
     }
-    if let Some(checkpoint) = &config.checkpoint {
-        // No snapshot after every step: on a CUDA engine it is a device-to-host copy of the population per
-        // generation, which costs more than a small generation itself. A failing step then leaves the last
-        // periodic checkpoint, at most `every` generations old.
-        let checkpointing =
-            Checkpointing::new(&checkpoint.path, checkpoint.every)?.with_last_good_snapshot(false);
-        executor = executor.with_checkpointing(checkpointing);
-        if session.start == Start::Resume {
-            executor = executor.resume_from(&checkpoint.path)?;
-            eprintln!(
-                "resumed from {} at generation {}",
-                checkpoint.path.display(),
-                executor.engine().progress().generation
-            );
+
+    fn knapsack(&self, problem: Problem) -> Result<Named<Knapsack>> {
+        match problem {
+            Problem::Knapsack(knapsack) => Ok(self.named(knapsack)),
+            _ => bail!("this algorithm runs knapsack:FILE problems only"),
         }
     }
-    let report = executor.run()?;
-    Ok(Report {
-        best: serde_json::to_value(&report.best).context("serializing the best solution")?,
-        algorithm: report.algorithm,
-        best_fitness: report.best_fitness,
-        evaluations: report.evaluations,
-        generations: report.generations,
-        wall_time_s: report.wall_time_s,
-        termination: report.termination,
-        history: report.history,
-        metadata: report.metadata,
-    })
+
+    /// Runs `builder` with the configuration's backend, stopping rules, history cadence and checkpoints,
+    /// Ctrl-C watched, and the display's observers; returns the report with the best solution as JSON.
+    fn launch<A: RunAlgorithm>(&self, builder: RunBuilder<A>) -> Result<Report<Value>>
+    where
+        A::Solution: Serialize,
+    {
+        let config = self.config;
+        let mut builder = builder
+            .backend(config.backend)
+            .termination(self.termination.clone())
+            .history_every(config.history_every)
+            .ctrl_c(true);
+        if let Some(checkpoint) = &config.checkpoint {
+            if self.start == Start::Resume {
+                // `evo resume` continues a checkpoint; it never starts afresh in its place.
+                if !checkpoint.path.is_file() {
+                    bail!(
+                        "the checkpoint {} does not exist (the run stopped before its first checkpoint, or \
+                         the file moved without its .run.json); start the run again with `evo run`",
+                        checkpoint.path.display()
+                    );
+                }
+                builder = builder
+                    .observer(ResumedFrom(checkpoint.path.clone()))
+                    .resume_if_present(true);
+            }
+            // No snapshot after every step: on a CUDA engine it is a device-to-host copy of the population
+            // per generation, which costs more than a small generation itself. A failing step then leaves
+            // the last periodic checkpoint, at most `every` generations old.
+            let checkpointing = Checkpointing::new(&checkpoint.path, checkpoint.every)?
+                .with_last_good_snapshot(false);
+            builder = builder.checkpoint(checkpointing);
+        }
+        if !self.display.quiet {
+            if std::io::stderr().is_terminal() {
+                builder = builder.observer(ProgressBarObserver::new());
+            } else {
+                builder = builder.observer(
+                    TracingObserver::new()
+                        .with_every(self.display.log_every)
+                        .context("--log-every")?,
+                );
+            }
+        }
+        let report = builder.run()?;
+        Ok(Report {
+            best: serde_json::to_value(&report.best).context("serializing the best solution")?,
+            algorithm: report.algorithm,
+            best_fitness: report.best_fitness,
+            evaluations: report.evaluations,
+            generations: report.generations,
+            wall_time_s: report.wall_time_s,
+            termination: report.termination,
+            history: report.history,
+            metadata: report.metadata,
+        })
+    }
+}
+
+/// Says where a resumed run continues, once the builder has restored it (`on_start` sees the restored
+/// position); it asks for no step, so the run batches as it would without it.
+struct ResumedFrom(PathBuf);
+
+impl Observer for ResumedFrom {
+    fn on_start(&mut self, _algorithm: &str, progress: &Progress, _termination: &Termination) {
+        eprintln!(
+            "resumed from {} at generation {}",
+            self.0.display(),
+            progress.generation
+        );
+    }
+
+    fn cadence(&self) -> Cadence {
+        Cadence::Batches
+    }
 }
