@@ -182,6 +182,8 @@ entry_points! {
         RUN_GENERATIONS = "qiga_run_generations",
         RUN_GENERATIONS_OPTIONS = "qiga_run_generations_options",
         SGA_RUN_GENERATIONS = "qiga_sga_run_generations",
+        BITS_OBSERVE = "qiga_bits_observe",
+        BITS_UPDATE = "qiga_bits_update",
     }
     /// The entry points of `cuda/ma.cu`.
     ma: Ma {

@@ -104,11 +104,23 @@ pub(crate) fn run_generation(
     params: &QigaParams,
 ) {
     let items = problem.len();
+    observe(run, generation, items);
+    // Steps 3–4: repair and evaluate each individual in place.
+    let words = Bits::word_count(items);
+    for (row, profit) in run.observed.chunks_mut(words).zip(run.profits.iter_mut()) {
+        *profit = params.options().repair_evaluate(problem, row);
+    }
+    update_and_store_best(run, generation, items, params, |best, profit| {
+        params.options().improve_best(problem, best, profit)
+    });
+}
+
+/// Step 2: observes every qubit of every individual of `run` into its packed rows. Twins: step 2 of
+/// `qiga_generations` and `qiga_bits_observe` in `qiga.cu`.
+pub(crate) fn observe(run: &mut RunState, generation: u32, items: usize) {
     let words = Bits::word_count(items);
     let rng = Philox::new(run.config.seed);
-    let population = run.profits.len();
-    // Steps 2–4: observe every qubit, then repair and evaluate each individual in place.
-    for i in 0..population {
+    for i in 0..run.profits.len() {
         let sequence = rng.sequence(Stream::QigaObserve, generation, i as u32);
         let theta = &run.theta[i * items..(i + 1) * items];
         let row = &mut run.observed[i * words..(i + 1) * words];
@@ -122,10 +134,25 @@ pub(crate) fn run_generation(
                 }
             }
         }
-        run.profits[i] = params.options().repair_evaluate(problem, row);
     }
+}
+
+/// Steps 7 and 5 after the evaluation of `run.profits` (the score QIGA maximises): rotate towards b (not in
+/// generation 0), then let the generation's best (first on ties) replace b when strictly better, `improve`
+/// giving b's score after the replacement (step 5′ of the knapsack options, or the score unchanged). Twins:
+/// steps 7 and 5 of `qiga_generations` and `qiga_bits_update` in `qiga.cu`.
+pub(crate) fn update_and_store_best(
+    run: &mut RunState,
+    generation: u32,
+    items: usize,
+    params: &QigaParams,
+    improve: impl FnOnce(&mut [u32], f64) -> f64,
+) {
+    let words = Bits::word_count(items);
+    let population = run.profits.len();
     // Step 7: rotate towards b, judged against the best of the previous generations.
     if generation > 0 {
+        let rng = Philox::new(run.config.seed);
         let angles = run.config.angles.angles();
         for i in 0..population {
             let flag = run.profits[i] >= run.best_profit;
@@ -161,10 +188,7 @@ pub(crate) fn run_generation(
         run.best
             .copy_from_slice(&run.observed[leader * words..(leader + 1) * words]);
         // Step 5′ (an option, module `options`): improve the new b.
-        run.best_profit =
-            params
-                .options()
-                .improve_best(problem, &mut run.best, run.profits[leader]);
+        run.best_profit = improve(&mut run.best, run.profits[leader]);
     }
 }
 

@@ -17,6 +17,7 @@
 //! | meta-optimisation | [`meta::CpuEvaluator`] | [`meta::GpuEvaluator`] over a `DevicePool` |
 //! | scalar operators | [`ops`] | `kernels/cuda/qiga.cu`, same names and order |
 //! | knapsack options | [`options`], [`local_search`] | `qiga_run_generations_options`, `qiga_greedy_repair_evaluate`, `qiga_local_search` |
+//! | your bit-string problem | [`QigaBitsCpu`] (the problem's Rust evaluation) | [`QigaBitsCuda`]: `qiga_bits_observe`, your repair and evaluation, `qiga_bits_update` |
 //!
 //! ## The algorithm (spec qiga.md §2; code comments refer to these step numbers)
 //!
@@ -93,11 +94,41 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 //!
+//! ## QIGA on your bit-string problem
+//!
+//! [`QigaBitsCpu`] and [`QigaBitsCuda`] run the same steps on any bit-string problem of `L` bits (module
+//! [`bits`]): step 3 is an optional [`BitRepair`] ([`KnapsackRepair`] is the paper's), step 4 the problem's
+//! fitness, minimised (QIGA maximises minus it). The CUDA engine takes the device-evaluation contract GA's
+//! takes ([`DeviceBitProblem`]) in its three ways: CUDA source with a Rust twin ([`UserBits`]), your own
+//! kernel behind a [`BitEvaluator`], or a host closure ([`HostEvaluated`] around a [`BatchFn`]); with a twin
+//! that gives the device's bits, CPU and CUDA snapshots are identical. [`run_bits`] picks the backend and
+//! records why; a problem with no device evaluation goes through [`run_bits_host_only`], where
+//! `Backend::Cuda` is an error and `Backend::Auto` says in the report that it ran on the CPU and why.
+//!
+//! ```
+//! use evo_core::{Backend, Bits};
+//! use evo_qiga::{BatchFn, HostEvaluated, QigaParams, run_bits};
+//!
+//! // Way 3: a closure over the whole population (rows of ⌈40/32⌉ = 2 words): minus the ones.
+//! let onemax = HostEvaluated::new(BatchFn::new("onemax", 40, |rows: &[u32], fitness: &mut [f64]| {
+//!     for (row, f) in rows.chunks_exact(2).zip(fitness.iter_mut()) {
+//!         *f = -f64::from(row[0].count_ones() + row[1].count_ones());
+//!     }
+//! })?);
+//! let params = QigaParams::default().with_generations(50)?;
+//! let report = run_bits(&params, onemax, None, 3, Backend::cpu())?;
+//! assert!(report.best_fitness <= -30.0);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//! `cargo run --release -p evo-qiga --example user_bits` runs max-cut of a random graph written as CUDA
+//! source with its Rust twin, on the GPU when there is one.
+//!
 //! ## Example: meta-optimisation
 //!
 //! See [`meta`] (a small run on the CPU) and `cargo run --release -p evo-qiga --example meta`, which runs the
 //! paper's setting on every visible GPU (`docs/results/qiga.md#meta-optimisation`).
 
+pub mod bits;
 pub mod cpu;
 #[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
@@ -110,6 +141,10 @@ mod run;
 pub mod sga;
 pub mod snapshot;
 
+pub use bits::{
+    BatchFn, BitEvaluator, BitRepair, DeviceBitProblem, EvalSettings, HostEvaluated,
+    KnapsackRepair, QigaBitsCpu, QigaBitsCuda, RowRepairer, UserBits, run_bits, run_bits_host_only,
+};
 pub use cpu::QigaCpu;
 pub use cuda::QigaCuda;
 pub use cuda::sga::SgaCuda;
