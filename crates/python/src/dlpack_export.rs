@@ -131,13 +131,10 @@ impl DeviceView {
             Memory::Cuda { gpu, .. } => {
                 let handle = match stream {
                     Some(-1) => return Ok(()),
-                    None => LEGACY_DEFAULT_STREAM,
-                    Some(0) => {
-                        return Err(PyValueError::new_err(
-                            "__dlpack__: stream=0 is ambiguous for CUDA; pass 1 (legacy default stream), 2 \
-                             (per-thread default stream), a stream handle, or -1 (no ordering)",
-                        ));
-                    }
+                    // The protocol forbids 0 as ambiguous, but older consumers pass their default stream's
+                    // handle, 0: the legacy default stream, whose wait also orders every blocking stream
+                    // (a per-thread default stream included) that synchronises with it.
+                    None | Some(0) => LEGACY_DEFAULT_STREAM,
                     Some(handle) => u64::try_from(handle).map_err(|_| {
                         PyValueError::new_err(format!(
                             "__dlpack__: stream must be -1, None or a stream handle >= 1, got {handle}"

@@ -1,0 +1,137 @@
+"""EvoX 1.4's DE against evogpu's DE on one GPU, per generation, on the same PyTorch Rastrigin.
+
+Three columns per size (population × dimension):
+
+* EvoX DE: ``evox.algorithms.DE`` in a ``StdWorkflow`` with a ``Problem`` whose ``evaluate`` is the
+  PyTorch Rastrigin below (EvoX's documented use, uncompiled unless ``--evox-compile``);
+* evogpu DE, PyTorch fitness: ``evogpu.minimize`` with the same function on ``backend="cuda"`` (the
+  population reaches it through DLPack, the fitness is read back on the device);
+* evogpu DE, built-in: ``evogpu.minimize("rastrigin:D")`` (evaluation inside the DE generation kernel).
+
+Time per generation:
+
+* EvoX: after ``init_step`` and warm-up generations, a block of ``G`` calls of ``workflow.step()`` between
+  two ``torch.cuda.synchronize()`` and ``time.perf_counter()``, divided by ``G``; the median of the blocks.
+* evogpu runs a whole budget per call, so a generation's time is the difference of two runs that differ
+  only in their generation budget, ``(T(G2) - T(G1)) / (G2 - G1)``: set-up, compilation, the initial
+  population and the final read-back cancel. Each ``T`` is the median of ``--repeats`` runs, each timed
+  with ``torch.cuda.synchronize()`` and ``time.perf_counter()`` around ``minimize``, which returns after its
+  last generation's result is on the host. One history point per run (``history_every=G``), so nothing
+  else waits for the device in between.
+
+Prints a markdown table (and the device, versions and budgets) to stdout. See README.md for the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from importlib import metadata
+import math
+import statistics
+import time
+
+import torch
+
+import evogpu
+
+LOW, HIGH = -5.12, 5.12
+
+
+def rastrigin(x: torch.Tensor) -> torch.Tensor:
+    """Rastrigin of every row, in the population's float32 (the same function for both libraries)."""
+    return 10.0 * x.shape[1] + (x * x - 10.0 * torch.cos((2.0 * math.pi) * x)).sum(dim=1)
+
+
+def evogpu_fitness(x: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return rastrigin(x)
+
+
+def synchronized_seconds(run) -> float:
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    run()
+    torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
+def evox_per_generation(pop: int, dim: int, warmup: int, block: int, blocks: int, compile_step: bool) -> float:
+    from evox.algorithms import DE
+    from evox.core import Problem
+    from evox.workflows import StdWorkflow
+
+    class TorchRastrigin(Problem):
+        def evaluate(self, population: torch.Tensor) -> torch.Tensor:
+            return rastrigin(population)
+
+    torch.set_default_device("cuda")
+    try:
+        algorithm = DE(pop_size=pop, lb=torch.full((dim,), LOW), ub=torch.full((dim,), HIGH))
+        workflow = StdWorkflow(algorithm, TorchRastrigin())
+        workflow.init_step()
+        step = torch.compile(workflow.step) if compile_step else workflow.step
+        for _ in range(warmup):
+            step()
+
+        def run_block():
+            for _ in range(block):
+                step()
+
+        times = [synchronized_seconds(run_block) / block for _ in range(blocks)]
+    finally:
+        torch.set_default_device(None)
+    return statistics.median(times)
+
+
+def evogpu_per_generation(fitness, bounds, pop: int, short: int, long: int, repeats: int) -> float:
+    def run(generations: int):
+        def call():
+            result = evogpu.minimize(fitness, bounds, algorithm="de", backend="cuda", seed=1,
+                                     max_generations=generations, history_every=generations,
+                                     options={"population": pop})
+            assert result.nit == generations, result
+
+        return call
+
+    run(short)()  # warm-up: NVRTC's cache, PyTorch's kernels and allocator
+    t_short = statistics.median(synchronized_seconds(run(short)) for _ in range(repeats))
+    t_long = statistics.median(synchronized_seconds(run(long)) for _ in range(repeats))
+    return (t_long - t_short) / (long - short)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1024x512,100x1000000",
+                        help="population x dimension pairs, comma separated")
+    parser.add_argument("--repeats", type=int, default=3, help="evogpu runs per budget (median)")
+    parser.add_argument("--evox-compile", action="store_true", help="torch.compile EvoX's workflow.step")
+    args = parser.parse_args()
+
+    print(f"device: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; "
+          f"evox {metadata.version('evox')}; evogpu {metadata.version('evogpu')}")
+    rows = []
+    for size in args.sizes.split(","):
+        pop, dim = (int(v) for v in size.lower().split("x"))
+        large = pop * dim >= 10**7
+        # Budgets: about a second of work per measurement at each size.
+        block, blocks, warmup = (10, 5, 3) if large else (100, 5, 20)
+        short, long = (5, 25) if large else (100, 600)
+        bounds = [(LOW, HIGH)] * dim
+        evox = evox_per_generation(pop, dim, warmup, block, blocks, args.evox_compile)
+        torch_fitness = evogpu_per_generation(evogpu_fitness, bounds, pop, short, long, args.repeats)
+        builtin = evogpu_per_generation(f"rastrigin:{dim}", None, pop, short, long, args.repeats)
+        rows.append((pop, dim, evox, torch_fitness, builtin))
+        print(f"  {pop} x {dim}: budgets EvoX {blocks} blocks of {block} after {warmup}; "
+              f"evogpu {short} and {long} generations, {args.repeats} runs each", flush=True)
+
+    print()
+    print("| population × dimension | EvoX DE, PyTorch fitness (ms/gen) | evogpu DE, PyTorch fitness (ms/gen) "
+          "| speed-up | evogpu DE, built-in (ms/gen) | speed-up |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for pop, dim, evox, torch_fitness, builtin in rows:
+        print(f"| {pop} × {dim} | {evox * 1e3:.4f} | {torch_fitness * 1e3:.4f} | {evox / torch_fitness:.1f}× "
+              f"| {builtin * 1e3:.4f} | {evox / builtin:.1f}× |")
+
+
+if __name__ == "__main__":
+    main()
