@@ -1,15 +1,18 @@
 //! DE islands: [`DeSnapshot`] migrates, and [`islands`] builds a model of [`DeCpu`] and [`DeCuda`] engines.
 
 use crate::migration::Migrate;
-use crate::model::{IslandEngine, IslandModel};
+use crate::model::{IslandEngine, IslandModel, IslandSite};
 use crate::params::IslandParams;
 use crate::placement::Placement;
+use crate::ranked::RankedIslandModel;
+use crate::ranks::Ranks;
 use evo_core::{Backend, Result};
 use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot, DeviceProblem};
+use serde::{Deserialize, Serialize};
 
 /// A DE individual on its way to another island: its vector, its fitness and its own `F_i` and `CR_i`
 /// (which jDE adapts; constant otherwise), so that it keeps competing as it did at home.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeMigrant {
     /// The vector, `D` coordinates.
     pub vector: Vec<f32>,
@@ -70,21 +73,53 @@ pub fn islands<P>(
 where
     P: DeviceProblem + Clone + Send + Sync + 'static,
 {
-    IslandModel::new(params, placement, seed, |site| {
-        let island: IslandEngine<'static, Vec<f32>, DeSnapshot> = match site.backend {
-            Backend::Cuda { .. } => Box::new(DeCuda::for_backend(
-                de.clone(),
-                problem.clone(),
-                site.seed,
-                site.backend,
-            )?),
-            Backend::Cpu { .. } | Backend::Auto => Box::new(DeCpu::for_backend(
-                de.clone(),
-                problem.clone(),
-                site.seed,
-                site.backend,
-            )?),
-        };
-        Ok(island)
+    IslandModel::new(params, placement, seed, |site| island(de, problem, site))
+}
+
+/// The DE islands of this rank of `ranks`: [`islands`]' engines, island `i` from the same seed on this
+/// rank's `placement`, for the rank's block of the `K` ([`RankedIslandModel`]).
+///
+/// # Errors
+/// As [`RankedIslandModel::new`]; the engines' errors as [`islands`].
+pub fn ranked_islands<P, R>(
+    de: &DeParams,
+    problem: &P,
+    seed: u64,
+    params: IslandParams,
+    placement: Placement,
+    ranks: R,
+) -> Result<RankedIslandModel<'static, Vec<f32>, DeSnapshot, R>>
+where
+    P: DeviceProblem + Clone + Send + Sync + 'static,
+    R: Ranks,
+{
+    RankedIslandModel::new(params, placement, seed, ranks, |site| {
+        island(de, problem, site)
     })
+}
+
+/// The engine of one island: [`DeCuda`] on a CUDA backend, [`DeCpu`] otherwise.
+fn island<P>(
+    de: &DeParams,
+    problem: &P,
+    site: IslandSite,
+) -> Result<IslandEngine<'static, Vec<f32>, DeSnapshot>>
+where
+    P: DeviceProblem + Clone + Send + Sync + 'static,
+{
+    let island: IslandEngine<'static, Vec<f32>, DeSnapshot> = match site.backend {
+        Backend::Cuda { .. } => Box::new(DeCuda::for_backend(
+            de.clone(),
+            problem.clone(),
+            site.seed,
+            site.backend,
+        )?),
+        Backend::Cpu { .. } | Backend::Auto => Box::new(DeCpu::for_backend(
+            de.clone(),
+            problem.clone(),
+            site.seed,
+            site.backend,
+        )?),
+    };
+    Ok(island)
 }

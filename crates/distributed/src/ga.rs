@@ -2,16 +2,19 @@
 //! engines.
 
 use crate::migration::{Migrate, ranking};
-use crate::model::{IslandEngine, IslandModel};
+use crate::model::{IslandEngine, IslandModel, IslandSite};
 use crate::params::{IslandParams, MODEL};
 use crate::placement::Placement;
+use crate::ranked::RankedIslandModel;
+use crate::ranks::Ranks;
 use evo_core::{Backend, Bits, Error, Result};
 use evo_ga::{GaCpu, GaFusedCuda, GaParams, GaSnapshot, PaperFunction};
 use evo_gpu_runtime::Gpu;
 use evo_sort::SortKey;
+use serde::{Deserialize, Serialize};
 
 /// A GA individual on its way to another island: its row of `⌈L/32⌉` words and its fitness.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GaMigrant {
     /// The individual's words, in the [`Bits`] layout.
     pub row: Vec<u32>,
@@ -85,31 +88,56 @@ pub fn islands(
     params: IslandParams,
     placement: Placement,
 ) -> Result<IslandModel<'static, Bits, GaSnapshot>> {
-    IslandModel::new(params, placement, seed, |site| {
-        let island: IslandEngine<'static, Bits, GaSnapshot> = match site.backend {
-            Backend::Cuda { device } => Box::new(GaFusedCuda::new(
-                ga.clone(),
-                problem,
-                site.seed,
-                &Gpu::open(device)?,
-            )?),
-            Backend::Cpu { threads } => Box::new(GaCpu::with_threads(
-                ga.clone(),
-                problem.clone(),
-                site.seed,
-                threads,
-            )?),
-            Backend::Auto => {
-                return Err(Error::invalid_parameter(
-                    MODEL,
-                    "island backend",
-                    "auto",
-                    "`cpu:<threads>` or `cuda:<device>`",
-                ));
-            }
-        };
-        Ok(island)
+    IslandModel::new(params, placement, seed, |site| island(ga, problem, site))
+}
+
+/// The GA islands of this rank of `ranks`: [`islands`]' engines, island `i` from the same seed on this
+/// rank's `placement`, for the rank's block of the `K` ([`RankedIslandModel`]).
+///
+/// # Errors
+/// As [`RankedIslandModel::new`]; the engines' errors as [`islands`].
+pub fn ranked_islands<R: Ranks>(
+    ga: &GaParams,
+    problem: &PaperFunction,
+    seed: u64,
+    params: IslandParams,
+    placement: Placement,
+    ranks: R,
+) -> Result<RankedIslandModel<'static, Bits, GaSnapshot, R>> {
+    RankedIslandModel::new(params, placement, seed, ranks, |site| {
+        island(ga, problem, site)
     })
+}
+
+/// The engine of one island: [`GaFusedCuda`] on a CUDA backend, [`GaCpu`] on a CPU one.
+fn island(
+    ga: &GaParams,
+    problem: &PaperFunction,
+    site: IslandSite,
+) -> Result<IslandEngine<'static, Bits, GaSnapshot>> {
+    let island: IslandEngine<'static, Bits, GaSnapshot> = match site.backend {
+        Backend::Cuda { device } => Box::new(GaFusedCuda::new(
+            ga.clone(),
+            problem,
+            site.seed,
+            &Gpu::open(device)?,
+        )?),
+        Backend::Cpu { threads } => Box::new(GaCpu::with_threads(
+            ga.clone(),
+            problem.clone(),
+            site.seed,
+            threads,
+        )?),
+        Backend::Auto => {
+            return Err(Error::invalid_parameter(
+                MODEL,
+                "island backend",
+                "auto",
+                "`cpu:<threads>` or `cuda:<device>`",
+            ));
+        }
+    };
+    Ok(island)
 }
 
 #[cfg(test)]

@@ -102,15 +102,22 @@ pub mod ga;
 pub mod ma;
 mod migration;
 mod model;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 mod parallel;
 mod params;
 mod placement;
+mod ranked;
+mod ranks;
 mod snapshot;
+mod wire;
 
 pub use migration::{Migrate, ranking, ring_migration};
 pub use model::{IslandEngine, IslandModel, IslandSite, island_seed};
 pub use params::IslandParams;
 pub use placement::Placement;
+pub use ranked::RankedIslandModel;
+pub use ranks::{Ranks, island_block};
 pub use snapshot::IslandSnapshot;
 
 /// The README's example, run as a doc test so that it stays true.

@@ -2,19 +2,22 @@
 //! [`MaCuda`] engines.
 
 use crate::migration::Migrate;
-use crate::model::{IslandEngine, IslandModel};
+use crate::model::{IslandEngine, IslandModel, IslandSite};
 use crate::params::{IslandParams, MODEL};
 use crate::placement::Placement;
+use crate::ranked::RankedIslandModel;
+use crate::ranks::Ranks;
 use evo_benchmarks::cuda::DeviceRealProblem;
 use evo_core::{Backend, Error, Result};
 use evo_gpu_runtime::Gpu;
 use evo_ma_sw_chains::{Chain, MaCpu, MaCuda, MaParams, MaSnapshot};
+use serde::{Deserialize, Serialize};
 
 /// An MA-SW-Chains individual on its way to another island: its genes, its fitness, its non-improved
 /// counter and its Solis–Wets chain (step size, counters, bias), so that its local search continues where
 /// it stood. Individuals never move within an island (a chain belongs to a slot), so the migrant takes the
 /// receiving slot's place whole.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MaMigrant {
     /// The genes, `D` values.
     pub genes: Vec<f32>,
@@ -77,26 +80,56 @@ pub fn islands<'p, P>(
 where
     P: DeviceRealProblem + Sync + ?Sized,
 {
-    IslandModel::new(params, placement, seed, |site| {
-        let island: IslandEngine<'p, Vec<f32>, MaSnapshot> = match site.backend {
-            Backend::Cuda { device } => Box::new(MaCuda::new(
-                ma.clone(),
-                problem,
-                site.seed,
-                &Gpu::open(device)?,
-            )?),
-            Backend::Cpu { threads } => {
-                Box::new(MaCpu::new(ma.clone(), problem, site.seed, threads)?)
-            }
-            Backend::Auto => {
-                return Err(Error::invalid_parameter(
-                    MODEL,
-                    "island backend",
-                    "auto",
-                    "`cpu:<threads>` or `cuda:<device>`",
-                ));
-            }
-        };
-        Ok(island)
+    IslandModel::new(params, placement, seed, |site| island(ma, problem, site))
+}
+
+/// The MA-SW-Chains islands of this rank of `ranks`: [`islands`]' engines, island `i` from the same seed
+/// on this rank's `placement`, for the rank's block of the `K` ([`RankedIslandModel`]).
+///
+/// # Errors
+/// As [`RankedIslandModel::new`]; the engines' errors as [`islands`].
+pub fn ranked_islands<'p, P, R>(
+    ma: &MaParams,
+    problem: &'p P,
+    seed: u64,
+    params: IslandParams,
+    placement: Placement,
+    ranks: R,
+) -> Result<RankedIslandModel<'p, Vec<f32>, MaSnapshot, R>>
+where
+    P: DeviceRealProblem + Sync + ?Sized,
+    R: Ranks,
+{
+    RankedIslandModel::new(params, placement, seed, ranks, |site| {
+        island(ma, problem, site)
     })
+}
+
+/// The engine of one island: [`MaCuda`] on a CUDA backend, [`MaCpu`] on a CPU one.
+fn island<'p, P>(
+    ma: &MaParams,
+    problem: &'p P,
+    site: IslandSite,
+) -> Result<IslandEngine<'p, Vec<f32>, MaSnapshot>>
+where
+    P: DeviceRealProblem + Sync + ?Sized,
+{
+    let island: IslandEngine<'p, Vec<f32>, MaSnapshot> = match site.backend {
+        Backend::Cuda { device } => Box::new(MaCuda::new(
+            ma.clone(),
+            problem,
+            site.seed,
+            &Gpu::open(device)?,
+        )?),
+        Backend::Cpu { threads } => Box::new(MaCpu::new(ma.clone(), problem, site.seed, threads)?),
+        Backend::Auto => {
+            return Err(Error::invalid_parameter(
+                MODEL,
+                "island backend",
+                "auto",
+                "`cpu:<threads>` or `cuda:<device>`",
+            ));
+        }
+    };
+    Ok(island)
 }

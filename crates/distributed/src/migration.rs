@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 /// snapshot type, so the model needs nothing else of an engine and the CPU and CUDA engines migrate alike.
 pub trait Migrate: Clone + Serialize + DeserializeOwned + Send + Sync {
     /// One individual with everything that travels with it (genes, fitness, per-individual adapted
-    /// parameters).
-    type Migrant: Send;
+    /// parameters); serializable, since migrants cross processes when the islands run over ranks.
+    type Migrant: Send + Serialize + DeserializeOwned;
 
     /// The name the island model of this algorithm reports and checkpoints record ("DE islands").
     const ALGORITHM: &'static str;
@@ -57,24 +57,33 @@ pub fn ranking(fitness: &[f64]) -> Vec<usize> {
 pub fn ring_migration<S: Migrate>(islands: &mut [S], migrants: usize) {
     let emigrants: Vec<Vec<S::Migrant>> = islands
         .iter()
-        .map(|island| {
-            ranking(island.fitness())
-                .into_iter()
-                .take(migrants)
-                .map(|slot| island.migrant(slot))
-                .collect()
-        })
+        .map(|island| emigrants(island, migrants))
         .collect();
     let count = islands.len();
     for (sender, group) in emigrants.into_iter().enumerate() {
-        let receiver = &mut islands[(sender + 1) % count];
-        // Each island receives once, from its predecessor, so its fitness is still the pre-migration one.
-        let worst_first: Vec<usize> = ranking(receiver.fitness()).into_iter().rev().collect();
-        for (slot, migrant) in worst_first.into_iter().zip(group) {
-            receiver.settle(slot, migrant);
-        }
-        receiver.after_migration();
+        immigrate(&mut islands[(sender + 1) % count], group);
     }
+}
+
+/// Step 1 of [`ring_migration`] for one island: its `k` best individuals, best first. The model over
+/// ranks calls it too, so that both models migrate alike by construction.
+pub(crate) fn emigrants<S: Migrate>(island: &S, migrants: usize) -> Vec<S::Migrant> {
+    ranking(island.fitness())
+        .into_iter()
+        .take(migrants)
+        .map(|slot| island.migrant(slot))
+        .collect()
+}
+
+/// Step 2 of [`ring_migration`] for one receiving island: `group[r]` into its `r`-th worst slot, then
+/// [`Migrate::after_migration`].
+pub(crate) fn immigrate<S: Migrate>(receiver: &mut S, group: Vec<S::Migrant>) {
+    // Each island receives once, from its predecessor, so its fitness is still the pre-migration one.
+    let worst_first: Vec<usize> = ranking(receiver.fitness()).into_iter().rev().collect();
+    for (slot, migrant) in worst_first.into_iter().zip(group) {
+        receiver.settle(slot, migrant);
+    }
+    receiver.after_migration();
 }
 
 #[cfg(test)]

@@ -142,7 +142,10 @@ where
 }
 
 /// Checks that the islands are one run's (see [`IslandModel::new`]) and returns their common generation.
-fn check_islands<Sol, S>(sites: &[IslandSite], islands: &[IslandEngine<'_, Sol, S>]) -> Result<u64>
+pub(crate) fn check_islands<Sol, S>(
+    sites: &[IslandSite],
+    islands: &[IslandEngine<'_, Sol, S>],
+) -> Result<u64>
 where
     Sol: Clone + Serialize + DeserializeOwned,
     S: Migrate,

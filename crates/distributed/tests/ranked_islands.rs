@@ -1,0 +1,268 @@
+//! The island model over ranks, with ranks as threads that exchange bytes over channels (the same
+//! contract as MPI's, without MPI): the one-process model's result on any number of ranks, checkpoints
+//! that resume on another number of ranks or in one process, a lost rank named within the deadline, and
+//! ranks that build different runs refused.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use common::{SEED, assert_same_report, de_params, problem};
+use evo_core::{Checkpointing, Engine, Error, Executor, Report, Result, Termination};
+use evo_distributed::{IslandParams, Placement, Ranks, de};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::{Duration, Instant};
+
+/// A rank of a run whose ranks are threads: messages go over one channel per receiving rank, tagged with
+/// the sender, and messages that arrive before they are wanted wait in a queue per sender.
+struct ThreadRanks {
+    rank: usize,
+    outboxes: Vec<Sender<(usize, Vec<u8>)>>,
+    inbox: Receiver<(usize, Vec<u8>)>,
+    early: RefCell<Vec<VecDeque<Vec<u8>>>>,
+    timeout: Duration,
+}
+
+/// `size` connected ranks with `timeout` for every exchange.
+fn thread_ranks(size: usize, timeout: Duration) -> Vec<ThreadRanks> {
+    let (outboxes, inboxes): (Vec<_>, Vec<_>) = (0..size).map(|_| channel()).unzip();
+    inboxes
+        .into_iter()
+        .enumerate()
+        .map(|(rank, inbox)| ThreadRanks {
+            rank,
+            outboxes: outboxes.clone(),
+            inbox,
+            early: RefCell::new(vec![VecDeque::new(); size]),
+            timeout,
+        })
+        .collect()
+}
+
+impl Ranks for ThreadRanks {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.outboxes.len()
+    }
+
+    fn all_gather(&self, bytes: Vec<u8>, exchange: &str) -> Result<Vec<Vec<u8>>> {
+        let deadline = Instant::now() + self.timeout;
+        for (peer, outbox) in self.outboxes.iter().enumerate() {
+            if peer != self.rank {
+                // A peer that is gone no longer reads; the deadline below names it.
+                let _ = outbox.send((self.rank, bytes.clone()));
+            }
+        }
+        let mut early = self.early.borrow_mut();
+        let mut gathered = Vec::with_capacity(self.size());
+        for peer in 0..self.size() {
+            if peer == self.rank {
+                gathered.push(bytes.clone());
+                continue;
+            }
+            while early[peer].is_empty() {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match self.inbox.recv_timeout(left) {
+                    Ok((from, message)) => early[from].push_back(message),
+                    Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
+                        return Err(Error::RankFailed {
+                            rank: peer,
+                            exchange: exchange.to_string(),
+                            reason: format!("it sent nothing within {:?}", self.timeout),
+                        });
+                    }
+                }
+            }
+            gathered.extend(early[peer].pop_front());
+        }
+        Ok(gathered)
+    }
+}
+
+/// K = 5 islands, migration every 5 generations, 3 migrants: blocks of uneven sizes on 2 and 3 ranks.
+fn island_params() -> IslandParams {
+    IslandParams::default()
+        .with_islands(5)
+        .unwrap()
+        .with_migration_interval(5)
+        .unwrap()
+        .with_migrants(3)
+        .unwrap()
+}
+
+/// The executor every rank runs: `generations`, a history point every step (one-step batches on every
+/// rank), and checkpoints to `dir/rank<r>.ckpt` every 5 steps resumed from rank 0's file when `resume`.
+fn executor<E: Engine>(
+    model: E,
+    generations: u64,
+    checkpoints: Option<(&Path, usize, bool)>,
+) -> Result<Executor<E>> {
+    let mut executor = Executor::new(model)
+        .with_termination(Termination::new().with_max_generations(generations))?
+        .with_history_every(1)?;
+    if let Some((dir, rank, resume)) = checkpoints {
+        let path = |r: usize| dir.join(format!("rank{r}.ckpt"));
+        executor = executor
+            .with_checkpointing(Checkpointing::new(path(rank), 5)?.with_last_good_snapshot(false));
+        if resume {
+            executor = executor.resume_from(path(0))?;
+        }
+    }
+    Ok(executor)
+}
+
+/// Runs the DE model on `size` thread ranks (each on `cpu:1`); every rank's outcome, in rank order.
+/// `exit_after_start` ranks return right after building their model, as a crashed process would.
+fn on_ranks(
+    size: usize,
+    generations: u64,
+    checkpoints: Option<(&Path, bool)>,
+    exit_after_start: Option<usize>,
+    seed_of_rank: impl Fn(usize) -> u64 + Sync,
+) -> Vec<Result<Report<Vec<f32>>>> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = thread_ranks(size, Duration::from_millis(500))
+            .into_iter()
+            .map(|ranks| {
+                let seed_of_rank = &seed_of_rank;
+                scope.spawn(move || {
+                    let rank = ranks.rank();
+                    let placement: Placement = "cpu:1".parse()?;
+                    let model = de::ranked_islands(
+                        &de_params(),
+                        &problem(),
+                        seed_of_rank(rank),
+                        island_params(),
+                        placement,
+                        ranks,
+                    )?;
+                    if exit_after_start == Some(rank) {
+                        return Err(Error::invalid_parameter("test", "rank", rank, "crashed"));
+                    }
+                    let checkpoints = checkpoints.map(|(dir, resume)| (dir, rank, resume));
+                    let report = executor(model, generations, checkpoints)?.run()?;
+                    Ok(report.without_wall_times())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// The one-process model's report after `generations`.
+fn one_process(generations: u64) -> Report<Vec<f32>> {
+    let model = de::islands(
+        &de_params(),
+        &problem(),
+        SEED,
+        island_params(),
+        "cpu:1".parse().unwrap(),
+    )
+    .unwrap();
+    executor(model, generations, None)
+        .unwrap()
+        .run()
+        .unwrap()
+        .without_wall_times()
+}
+
+#[test]
+fn ranked_islands_on_one_to_five_ranks_should_match_the_one_process_model() {
+    // 23 generations: 4 migrations, and a stretch after the last one.
+    let one = one_process(23);
+    for size in 1..=5 {
+        for (rank, report) in on_ranks(size, 23, None, None, |_| SEED)
+            .into_iter()
+            .enumerate()
+        {
+            assert_same_report(&format!("rank {rank} of {size}"), &one, &report.unwrap());
+        }
+    }
+}
+
+#[test]
+fn a_checkpoint_of_three_ranks_should_resume_on_two_ranks_and_in_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    for report in on_ranks(3, 12, Some((dir.path(), false)), None, |_| SEED) {
+        report.unwrap();
+    }
+    let uninterrupted = one_process(31);
+    for report in on_ranks(2, 31, Some((dir.path(), true)), None, |_| SEED) {
+        assert_same_report("resumed on 2 ranks", &uninterrupted, &report.unwrap());
+    }
+    // Rank 1's file holds the whole run too, and the one-process model resumes it: at generation 31 now.
+    let model = de::islands(
+        &de_params(),
+        &problem(),
+        SEED,
+        island_params(),
+        "cpu:2".parse().unwrap(),
+    )
+    .unwrap();
+    let mut resumed = executor(model, 40, None)
+        .unwrap()
+        .resume_from(dir.path().join("rank1.ckpt"))
+        .unwrap();
+    assert_eq!(resumed.engine().progress().generation, 31);
+    let report = resumed.run().unwrap().without_wall_times();
+    assert_same_report("resumed in one process", &one_process(40), &report);
+}
+
+#[test]
+fn a_rank_that_dies_should_be_named_by_the_others_within_the_deadline() {
+    let start = Instant::now();
+    let outcomes = on_ranks(3, 20, None, Some(1), |_| SEED);
+    assert!(start.elapsed() < Duration::from_secs(30));
+    for rank in [0, 2] {
+        match &outcomes[rank] {
+            Err(Error::RankFailed {
+                rank: 1, exchange, ..
+            }) => assert_eq!(
+                exchange, "progress exchange after generation 1",
+                "rank {rank}"
+            ),
+            other => panic!("rank {rank}: {other:?}"),
+        }
+    }
+    let message = outcomes[0].as_ref().unwrap_err().to_string();
+    assert!(
+        message.starts_with("rank 1 failed during the progress exchange after generation 1: it sent nothing within 500ms"),
+        "{message}"
+    );
+}
+
+#[test]
+fn ranks_that_build_different_runs_should_be_refused_naming_the_odd_one() {
+    let outcomes = on_ranks(
+        3,
+        5,
+        None,
+        None,
+        |rank| if rank == 2 { SEED + 1 } else { SEED },
+    );
+    for outcome in &outcomes {
+        let message = outcome.as_ref().unwrap_err().to_string();
+        assert!(
+            message.starts_with("rank 2 failed during the start of the run (generation 0): its run fingerprint differs from rank 0's"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn more_ranks_than_islands_should_be_refused() {
+    let outcomes = on_ranks(6, 5, None, None, |_| SEED);
+    for outcome in outcomes {
+        let message = outcome.unwrap_err().to_string();
+        assert!(
+            message.contains("rank count R must be in 1 ..= K = 5"),
+            "{message}"
+        );
+    }
+}
