@@ -14,6 +14,9 @@
 #define DE_LS_PHASE_SEARCH 0u  // steps 1-3 without kicks
 #define DE_LS_PHASE_KICKS 1u   // step 4, first launch: the K + 1 candidates
 #define DE_LS_PHASE_PICK 2u    // step 4, second launch: the winner
+// The descent's candidates (DeLocalSearchParams.neighbourhood, local_search::Neighbourhood).
+#define DE_LS_MAKESPAN_MACHINE 0u  // moves, and swaps of a makespan-machine task with a task elsewhere
+#define DE_LS_ANY_PAIR 1u          // moves, and swaps of any two tasks on different machines; flowtime second key
 
 // Scalar arguments of the local search kernels; mirrored by `DeLocalSearchParams` in
 // crates/de/src/cuda/launch/local_search.rs.
@@ -29,8 +32,12 @@ struct DeLocalSearchParams {
     unsigned int kick_moves;        // random task moves of one kick
     unsigned int step;              // Philox step word of the kicks (local_search::kick_step of the generation)
     unsigned int phase;             // DE_LS_PHASE_SEARCH, DE_LS_PHASE_KICKS or DE_LS_PHASE_PICK
+    unsigned int neighbourhood;     // DE_LS_MAKESPAN_MACHINE or DE_LS_ANY_PAIR
+    unsigned int iterations;        // I: perturb-and-descend iterations of each candidate (0: none)
+    unsigned int iteration_moves;   // random task moves of one iteration's perturbation
+    unsigned int pad;               // keeps the size a multiple of 8 (always 0)
 };
-static_assert(sizeof(DeLocalSearchParams) == 56, "DeLocalSearchParams must match its Rust mirror (56 bytes)");
+static_assert(sizeof(DeLocalSearchParams) == 72, "DeLocalSearchParams must match its Rust mirror (72 bytes)");
 
 // The three largest loads (value descending, ties to the lower machine); missing entries are (-inf, NONE).
 struct DeLsTop {
@@ -122,11 +129,20 @@ __device__ __forceinline__ double de_ls_value(double lambda, unsigned int machin
     return de_ls_fitness(lambda, makespan, e.flowtime, machines);
 }
 
-// Keeps the smaller of (key, index) and (k, i): key first, then the lower index.
-__device__ __forceinline__ void de_ls_keep(long long* key, unsigned long long* index, long long k, unsigned long long i)
+// Twin: ScheduleSearch::secondary. The second ranking key of a candidate of new flowtime f: f with
+// DE_LS_ANY_PAIR, 0 (the same for every candidate) otherwise.
+__device__ __forceinline__ long long de_ls_secondary(unsigned int neighbourhood, double flowtime)
 {
-    if (k < *key || (k == *key && i < *index)) {
+    return de_total_order_key(neighbourhood == DE_LS_ANY_PAIR ? flowtime : 0.0);
+}
+
+// Twin: Candidate::ranks_before. Keeps the smaller of (key, key2, index) and (k, k2, i): key first, then the
+// second key, then the lower index.
+__device__ __forceinline__ void de_ls_keep(long long* key, long long* key2, unsigned long long* index, long long k, long long k2, unsigned long long i)
+{
+    if (k < *key || (k == *key && (k2 < *key2 || (k2 == *key2 && i < *index)))) {
         *key = k;
+        *key2 = k2;
         *index = i;
     }
 }
@@ -157,11 +173,14 @@ __device__ __forceinline__ void de_ls_loads(const float* etc, const unsigned cha
 // scratch of each round's block reduction.
 struct DeLsShared {
     unsigned char machine[DE_LS_MAX_TASKS];
+    unsigned char saved[DE_LS_MAX_TASKS];  // the candidate before an iteration's trial (step 5)
     double load[DE_LS_MAX_MACHINES];
     double flowtime;
     DeLsTop top;
     long long current;
+    long long current2;
     long long key[DE_LS_BLOCK];
+    long long key2[DE_LS_BLOCK];
     unsigned long long index[DE_LS_BLOCK];
     double value;
     bool more;
@@ -179,9 +198,10 @@ __device__ __forceinline__ void de_ls_decode(DeLsShared& sh, const float* row, u
 
 // Steps 1 (the loads) and 2 on the schedule in sh.machine, by the whole block: at most p.max_moves rounds; each
 // values every move (index t m + j) and every swap of a task on the makespan machine with a task elsewhere
-// (index n m + a n + b), reduces (value by the total order, then index) over the block, and thread 0 applies
-// the best when strictly better than the current value. Afterwards sh.moved says whether anything moved.
-// Twin: ScheduleSearch::improve.
+// (DE_LS_ANY_PAIR: of any two tasks a < b on different machines; index n m + a n + b), reduces (value by the
+// total order, then the second key, then index) over the block, and thread 0 applies the best when its
+// (value, second key) is lexicographically below the current one. Afterwards sh.moved says whether anything
+// moved. Twin: ScheduleSearch::improve.
 __device__ void de_ls_improve(DeLsShared& sh, const float* etc, const DeLocalSearchParams& p)
 {
     const unsigned int n = p.tasks;
@@ -200,11 +220,13 @@ __device__ void de_ls_improve(DeLsShared& sh, const float* etc, const DeLocalSea
                 longest = de_ls_larger(longest, sh.load[k]);
             }
             sh.current = de_total_order_key(de_ls_fitness(p.lambda, longest, sh.flowtime, m));
+            sh.current2 = de_ls_secondary(p.neighbourhood, sh.flowtime);
         }
         __syncthreads();
         const DeLsTop top = sh.top;
         const double flowtime = sh.flowtime;
         long long key = 0x7fffffffffffffffll;
+        long long key2 = 0x7fffffffffffffffll;
         unsigned long long index = 0xffffffffffffffffull;
         for (unsigned long long c = threadIdx.x; c < moves; c += blockDim.x) {
             const unsigned int t = (unsigned int)(c / m);
@@ -215,41 +237,63 @@ __device__ void de_ls_improve(DeLsShared& sh, const float* etc, const DeLocalSea
             }
             const float* times = etc + (unsigned long long)t * m;
             const DeLsEffect e = de_ls_move_effect(sh.load[from], sh.load[to], (double)times[from], (double)times[to], flowtime);
-            de_ls_keep(&key, &index, de_total_order_key(de_ls_value(p.lambda, m, top, from, to, e)), c);
+            de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, from, to, e)), de_ls_secondary(p.neighbourhood, e.flowtime), c);
         }
-        const unsigned int longest_machine = top.machine[0];
-        for (unsigned int a = 0; a < n; ++a) {
-            if (sh.machine[a] != longest_machine) {
-                continue;
+        if (p.neighbourhood == DE_LS_ANY_PAIR) {
+            for (unsigned int a = 0; a < n; ++a) {
+                const unsigned int pa = sh.machine[a];
+                const float* a_times = etc + (unsigned long long)a * m;
+                const double a_p = (double)a_times[pa];
+                for (unsigned int b = a + 1u + threadIdx.x; b < n; b += blockDim.x) {
+                    const unsigned int k = sh.machine[b];
+                    if (k == pa) {
+                        continue;
+                    }
+                    const float* b_times = etc + (unsigned long long)b * m;
+                    const DeLsEffect e = de_ls_swap_effect(sh.load[pa], sh.load[k], a_p, (double)a_times[k], (double)b_times[pa], (double)b_times[k], flowtime);
+                    de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, pa, k, e)), de_ls_secondary(p.neighbourhood, e.flowtime), moves + (unsigned long long)a * n + b);
+                }
             }
-            const float* a_times = etc + (unsigned long long)a * m;
-            const double a_p = (double)a_times[longest_machine];
-            for (unsigned int b = threadIdx.x; b < n; b += blockDim.x) {
-                const unsigned int k = sh.machine[b];
-                if (k == longest_machine) {
+        } else {
+            const unsigned int longest_machine = top.machine[0];
+            for (unsigned int a = 0; a < n; ++a) {
+                if (sh.machine[a] != longest_machine) {
                     continue;
                 }
-                const float* b_times = etc + (unsigned long long)b * m;
-                const DeLsEffect e = de_ls_swap_effect(sh.load[longest_machine], sh.load[k], a_p, (double)a_times[k], (double)b_times[longest_machine], (double)b_times[k], flowtime);
-                de_ls_keep(&key, &index, de_total_order_key(de_ls_value(p.lambda, m, top, longest_machine, k, e)), moves + (unsigned long long)a * n + b);
+                const float* a_times = etc + (unsigned long long)a * m;
+                const double a_p = (double)a_times[longest_machine];
+                for (unsigned int b = threadIdx.x; b < n; b += blockDim.x) {
+                    const unsigned int k = sh.machine[b];
+                    if (k == longest_machine) {
+                        continue;
+                    }
+                    const float* b_times = etc + (unsigned long long)b * m;
+                    const DeLsEffect e = de_ls_swap_effect(sh.load[longest_machine], sh.load[k], a_p, (double)a_times[k], (double)b_times[longest_machine], (double)b_times[k], flowtime);
+                    de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, longest_machine, k, e)), de_ls_secondary(p.neighbourhood, e.flowtime), moves + (unsigned long long)a * n + b);
+                }
             }
         }
         sh.key[threadIdx.x] = key;
+        sh.key2[threadIdx.x] = key2;
         sh.index[threadIdx.x] = index;
         __syncthreads();
         for (unsigned int active = blockDim.x >> 1; active > 0; active >>= 1) {
             if (threadIdx.x < active) {
                 long long k = sh.key[threadIdx.x];
+                long long k2 = sh.key2[threadIdx.x];
                 unsigned long long i = sh.index[threadIdx.x];
-                de_ls_keep(&k, &i, sh.key[threadIdx.x + active], sh.index[threadIdx.x + active]);
+                de_ls_keep(&k, &k2, &i, sh.key[threadIdx.x + active], sh.key2[threadIdx.x + active], sh.index[threadIdx.x + active]);
                 sh.key[threadIdx.x] = k;
+                sh.key2[threadIdx.x] = k2;
                 sh.index[threadIdx.x] = i;
             }
             __syncthreads();
         }
         if (threadIdx.x == 0) {
             const unsigned long long c = sh.index[0];
-            const bool more = c != 0xffffffffffffffffull && sh.key[0] < sh.current;
+            // Twin: Candidate::improves_on.
+            const bool lower = sh.key[0] < sh.current || (sh.key[0] == sh.current && sh.key2[0] < sh.current2);
+            const bool more = c != 0xffffffffffffffffull && lower;
             sh.more = more;
             if (more) {
                 // Applied with the operations that valued it.
@@ -330,6 +374,41 @@ __device__ __forceinline__ void de_ls_kick(unsigned char* machine, unsigned int 
     }
 }
 
+// Step 5 on the searched candidate `candidate` in sh.machine: p.iterations times, saves it, applies the
+// perturbation of (DeInit, p.step, K + i (K + 1) + candidate) (de_ls_kick, thread 0), searches, and restores
+// the saved schedule when the trial's exact value is worse (total order). Leaves the kept schedule in
+// sh.machine and its exact value in sh.value. Twin: ScheduleSearch::iterate.
+__device__ void de_ls_iterate(DeLsShared& sh, const float* etc, const DeLocalSearchParams& p, unsigned int candidate)
+{
+    de_ls_exact_value(sh, etc, p);
+    for (unsigned int i = 0; i < p.iterations; ++i) {
+        const double current = sh.value;
+        for (unsigned int t = threadIdx.x; t < p.tasks; t += blockDim.x) {
+            sh.saved[t] = sh.machine[t];
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            const unsigned int individual = p.kicks + i * (p.kicks + 1u) + candidate;
+            const EvoSequence s = evo_sequence(p.seed, DE_STREAM_INIT, p.step, individual);
+            de_ls_kick(sh.machine, p.tasks, p.machines, s, p.iteration_moves);
+        }
+        __syncthreads();
+        de_ls_improve(sh, etc, p);
+        de_ls_exact_value(sh, etc, p);
+        // Every thread reads the same shared value: the branch is uniform over the block.
+        if (de_total_order_key(sh.value) > de_total_order_key(current)) {
+            for (unsigned int t = threadIdx.x; t < p.tasks; t += blockDim.x) {
+                sh.machine[t] = sh.saved[t];
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                sh.value = current;
+            }
+        }
+        __syncthreads();
+    }
+}
+
 // Phase DE_LS_PHASE_SEARCH: the local search of one vector (steps 1-3 of crates/de/src/local_search.rs)
 // without kicks. Scope Best (p.all_vectors = 0): one block searches vector best[0]. Scope All
 // (p.all_vectors = 1): M blocks, block i searches vector i; the blocks share nothing (each reads and writes
@@ -372,11 +451,12 @@ __device__ void de_ls_search_phase(DeLsShared& sh, float* buffer0, float* buffer
     }
 }
 
-// Phase DE_LS_PHASE_KICKS (step 4, scope Best), K + 1 blocks: every block decodes the best vector best[0]
-// and searches it (steps 1-2; each block computes the same schedule S0); block 0 stops there, block r >= 1
-// applies kick r - 1 (de_ls_kick, thread 0) to S0 and searches again. Block r writes its schedule to
-// schedules[r n ..] and its exact value to values[r]; the blocks share nothing, and the pick phase follows on
-// the stream. Twin: the first part of ScheduleSearch::improve_vector and ScheduleSearch::kicked.
+// Phase DE_LS_PHASE_KICKS (steps 4-5, scope Best), K + 1 blocks: every block decodes the best vector best[0]
+// and searches it (steps 1-2; each block computes the same schedule S0); block 0 keeps S0, block r >= 1
+// applies kick r - 1 (de_ls_kick, thread 0) to S0 and searches again; then each block runs the iterations of
+// its candidate r (de_ls_iterate, none without iterations). Block r writes its schedule to schedules[r n ..]
+// and its exact value to values[r]; the blocks share nothing, and the pick phase follows on the stream. Twin:
+// the first part of ScheduleSearch::improve_vector and ScheduleSearch::candidates.
 __device__ void de_ls_kicks_phase(DeLsShared& sh, const float* buffer0, const float* buffer1, const unsigned int* slots, const unsigned int* best, const float* etc, double* values, unsigned char* schedules, const DeLocalSearchParams& p)
 {
     const unsigned int b = best[0];
@@ -391,7 +471,7 @@ __device__ void de_ls_kicks_phase(DeLsShared& sh, const float* buffer0, const fl
         __syncthreads();
         de_ls_improve(sh, etc, p);
     }
-    de_ls_exact_value(sh, etc, p);
+    de_ls_iterate(sh, etc, p, blockIdx.x);
     unsigned char* out = schedules + (unsigned long long)blockIdx.x * p.tasks;
     for (unsigned int t = threadIdx.x; t < p.tasks; t += blockDim.x) {
         out[t] = sh.machine[t];

@@ -117,8 +117,12 @@
 //! `+ls<period>x<moves>` suffix, `+ls<period>x<moves>all` for every vector. [`LocalSearch::with_kicks`]
 //! (`+ls<period>x<moves>k<kicks>x<kick moves>`) makes the search of the best an iterated local search: after
 //! the search, `kicks` copies of its schedule perturbed by random task moves are searched too and the best
-//! candidate is kept when strictly better (on the GPU one block per kick).
-//! The equivalence suite checks both scopes and the kicks against the CPU engine; Table 1 figures with the
+//! candidate is kept when strictly better (on the GPU one block per kick). For the makespan,
+//! [`LocalSearch::with_neighbourhood`]`(`[`Neighbourhood::AnyPair`]`)` also swaps tasks between any two
+//! machines and accepts the same makespan with less flowtime, and [`LocalSearch::with_iterations`] runs
+//! perturb-and-descend iterations on each candidate, keeping every result that is not worse.
+//! The equivalence suite checks both scopes, the kicks, the neighbourhoods and the iterations against the
+//! CPU engine; Table 1 figures with the
 //! local search are in `docs/results/de.md#local-search`.
 //!
 //! Not in this version: the paper mode with cuRAND XORWOW batches (spec §3 item 7) and batched independent
@@ -140,7 +144,7 @@ pub mod snapshot;
 pub use config::{DeConfig, ParseConfigError};
 pub use cpu::DeCpu;
 pub use cuda::DeCuda;
-pub use local_search::{LocalSearch, ScheduleSearch, Scope};
+pub use local_search::{LocalSearch, Neighbourhood, ScheduleSearch, Scope};
 pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
 pub use problem::{
     DeviceEvaluated, DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated,

@@ -1,5 +1,5 @@
 use super::*;
-use evo_benchmarks::scheduling::{EtcClass, EtcInstance};
+use evo_benchmarks::scheduling::{EtcClass, EtcInstance, EtcObjective};
 use evo_core::ContinuousProblem;
 use evo_rng::{Philox, Stream};
 
@@ -232,8 +232,10 @@ fn kicks_escape_a_local_optimum_and_keep_the_best_candidate() {
         .expect("some kick escapes the local optimum");
     assert!(value < fitness, "{value} vs {fitness}");
     assert_eq!(value.to_bits(), problem.evaluate(&improved).to_bits());
-    let candidates = kicked.kicked(&schedule, &rng, 9);
-    assert_eq!(candidates.len(), 16);
+    // Candidate 0 is the searched schedule itself; the kicks are candidates 1 ..= 16.
+    let candidates = kicked.candidates(&schedule, &rng, 9);
+    assert_eq!(candidates.len(), 17);
+    assert_eq!(candidates[0].0, schedule);
     let (winner, best) = candidates
         .iter()
         .enumerate()
@@ -247,4 +249,227 @@ fn kicks_escape_a_local_optimum_and_keep_the_best_candidate() {
     }
     let again = kicked.improve_vector(&vector, fitness, evaluate, &rng, 9);
     assert_eq!(again, Some((improved, value)));
+}
+
+fn makespan_problem(tasks: usize, machines: usize, times: Vec<f32>) -> EtcProblem {
+    let instance = EtcInstance::new("tiny", tasks, machines, times).expect("valid instance");
+    EtcProblem::with_objective(instance, EtcObjective::Makespan).expect("valid problem")
+}
+
+#[test]
+fn neighbourhood_and_iteration_settings_are_validated_with_named_errors() {
+    let base = LocalSearch::new(1, 8).unwrap();
+    assert_eq!(base.neighbourhood(), Neighbourhood::MakespanMachine);
+    assert_eq!((base.iterations(), base.iteration_moves()), (0, 0));
+    assert!(!base.restarts());
+    assert_eq!(
+        base.with_iterations(MAX_ITERATIONS + 1, 4)
+            .unwrap_err()
+            .to_string(),
+        "DE: local search iterations must be at most 1024, got 1025"
+    );
+    assert_eq!(
+        base.with_iterations(3, 0).unwrap_err().to_string(),
+        "DE: local search iteration moves must be 1 ..= 256, got 0"
+    );
+    assert!(base.with_iterations(3, MAX_KICK_MOVES + 1).is_err());
+    // Without iterations the moves are not read and read back as 0.
+    assert_eq!(base.with_iterations(0, 999).unwrap().iteration_moves(), 0);
+    let iterated = base.with_iterations(3, 2).unwrap();
+    assert!(iterated.restarts());
+    let problem = makespan_problem(2, 2, vec![1.0; 4]);
+    let everywhere = iterated.with_scope(Scope::All);
+    let error = ScheduleSearch::new(&problem, everywhere).unwrap_err();
+    assert!(error.to_string().contains("Scope::Best"), "{error}");
+    let one_machine = makespan_problem(2, 1, vec![1.0; 2]);
+    let error = ScheduleSearch::new(&one_machine, iterated).unwrap_err();
+    assert!(error.to_string().contains("at least 2"), "{error}");
+}
+
+#[test]
+fn settings_read_from_json_go_through_the_setters() {
+    let read = |text: &str| serde_json::from_str::<LocalSearch>(text);
+    let full = LocalSearch::new(20, 64)
+        .unwrap()
+        .with_kicks(8, 4)
+        .unwrap()
+        .with_neighbourhood(Neighbourhood::AnyPair)
+        .with_iterations(16, 3)
+        .unwrap();
+    let text = serde_json::to_string(&full).unwrap();
+    assert_eq!(read(&text).unwrap(), full);
+    // Settings written before the neighbourhood and the iterations existed read as the defaults.
+    let old =
+        read(r#"{"period": 500, "max_moves": 64, "scope": "Best", "kicks": 0, "kick_moves": 0}"#);
+    assert_eq!(old.unwrap(), LocalSearch::new(500, 64).unwrap());
+    let error = read(r#"{"period": 20, "max_moves": 64, "iterations": 4, "iteration_moves": 300}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("local search iteration moves must be 1 ..= 256, got 300"),
+        "{error}"
+    );
+    let error = read(r#"{"period": 0, "max_moves": 64}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("local search period"), "{error}");
+    let error = read(r#"{"period": 1, "max_moves": 1, "iteration": 4}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("unknown field `iteration`"), "{error}");
+    let error = read(r#"{"period": 1, "max_moves": 1, "neighbourhood": "Everything"}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("MakespanMachine") && error.contains("AnyPair"),
+        "{error}"
+    );
+}
+
+/// Three machines; task A = [10, 100, 6] on machine 0, B = [100, 5, 1] on machine 1, C = [100, 6, 9.5] on
+/// machine 2: loads [10, 5, 9.5], makespan 10 (λ = 1). No move or makespan-machine swap lowers the maximum
+/// (A → 2 gives 15.5, B → 2 gives 10.5, C → 1 gives 11, swapping A with B or C puts 100 on machine 0),
+/// and no single move keeps it and lowers the flowtime. Swapping B and C (machines 1 and 2, neither the
+/// makespan machine) keeps it at 10 and lowers the flowtime from 24.5 to 17 (loads [10, 6, 1]); then A → 2
+/// gives [0, 6, 7], makespan 7.
+#[test]
+fn any_pair_swaps_find_the_improvement_the_makespan_machine_moves_miss() {
+    let problem = makespan_problem(
+        3,
+        3,
+        vec![10.0, 100.0, 6.0, 100.0, 5.0, 1.0, 100.0, 6.0, 9.5],
+    );
+    let start = vec![0, 1, 2];
+    let settings = LocalSearch::new(1, 16).unwrap();
+    let old = ScheduleSearch::new(&problem, settings).unwrap();
+    let mut schedule = start.clone();
+    assert_eq!(old.improve(&mut schedule), 0);
+    assert_eq!(problem.instance().makespan(&schedule).unwrap(), 10.0);
+    let any_pair = settings.with_neighbourhood(Neighbourhood::AnyPair);
+    let new = ScheduleSearch::new(&problem, any_pair).unwrap();
+    let mut schedule = start.clone();
+    assert_eq!(new.improve(&mut schedule), 2);
+    assert_eq!(schedule, [2, 2, 1]);
+    assert_eq!(problem.instance().makespan(&schedule).unwrap(), 7.0);
+    // One move at a time: the swap first (the same makespan, less flowtime), then the move of A.
+    let mut first = start.clone();
+    let one = ScheduleSearch::new(
+        &problem,
+        LocalSearch::new(1, 1)
+            .unwrap()
+            .with_neighbourhood(Neighbourhood::AnyPair),
+    )
+    .unwrap();
+    assert_eq!(one.improve(&mut first), 1);
+    assert_eq!(first, [0, 2, 1]);
+}
+
+/// Under the makespan alone, on random integer instances (every sum exact), neither neighbourhood's
+/// descent nor the iterated search ever returns a longer makespan than it started from.
+#[test]
+fn the_makespan_never_increases_after_a_descent() {
+    let rng = Philox::new(3);
+    for seed in 0..6u64 {
+        let (n, m) = (24 + 4 * seed as usize, 3 + seed as usize % 4);
+        let words = rng.sequence(Stream::DeIndices, seed as u32, 0);
+        let times: Vec<f32> = (0..n * m)
+            .map(|i| (1 + words.below(i as u32, 50)) as f32)
+            .collect();
+        let problem = makespan_problem(n, m, times);
+        let schedule: Vec<u32> = (0..n)
+            .map(|t| words.below((n * m + t) as u32, m as u32))
+            .collect();
+        let before = problem.instance().makespan(&schedule).unwrap();
+        for neighbourhood in [Neighbourhood::MakespanMachine, Neighbourhood::AnyPair] {
+            for max_moves in [1, 3, 1000] {
+                let settings = LocalSearch::new(1, max_moves)
+                    .unwrap()
+                    .with_neighbourhood(neighbourhood);
+                let search = ScheduleSearch::new(&problem, settings).unwrap();
+                let mut improved = schedule.clone();
+                search.improve(&mut improved);
+                let after = problem.instance().makespan(&improved).unwrap();
+                assert!(
+                    after <= before,
+                    "{neighbourhood:?} {max_moves}: {after} > {before}"
+                );
+                let iterated = ScheduleSearch::new(
+                    &problem,
+                    settings
+                        .with_kicks(2, 3)
+                        .unwrap()
+                        .with_iterations(5, 2)
+                        .unwrap(),
+                )
+                .unwrap();
+                let vector = crate::scheduling::encode_schedule(&schedule);
+                let fitness = problem.evaluate(&vector);
+                let evaluate = |x: &[f32]| problem.evaluate(x);
+                if let Some((v, value)) =
+                    iterated.improve_vector(&vector, fitness, evaluate, &rng, 4)
+                {
+                    assert!(value < fitness);
+                    let after = problem
+                        .instance()
+                        .makespan(&problem.schedule_of(&v))
+                        .unwrap();
+                    assert!(
+                        after < before,
+                        "{neighbourhood:?} iterated: {after} vs {before}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The iterations of a candidate replay step 5: each trial is the kept schedule perturbed with the words of
+/// its own individual and searched, kept when its exact value is not worse; the search is deterministic.
+#[test]
+fn iterations_keep_every_trial_that_is_not_worse() {
+    let instance = EtcInstance::generate(EtcClass::all()[1], 96, 6, 2).unwrap();
+    let problem = EtcProblem::with_objective(instance, EtcObjective::Makespan).unwrap();
+    let settings = LocalSearch::new(1, 64)
+        .unwrap()
+        .with_kicks(2, 3)
+        .unwrap()
+        .with_iterations(12, 2)
+        .unwrap();
+    let search = ScheduleSearch::new(&problem, settings).unwrap();
+    let rng = Philox::new(5);
+    let (generation, step) = (40, kick_step(40));
+    let mut searched = vec![0u32; 96];
+    search.improve(&mut searched);
+    let candidates = search.candidates(&searched, &rng, generation);
+    assert_eq!(candidates.len(), 3);
+    for (c, (schedule, value)) in candidates.iter().enumerate() {
+        let mut kept = searched.clone();
+        if c > 0 {
+            kick(&mut kept, 6, &kick_words(&rng, step, c as u32 - 1), 3);
+            search.improve(&mut kept);
+        }
+        let mut kept_value = search.schedule_value(&kept);
+        let start_value = kept_value;
+        for i in 0..12 {
+            let mut trial = kept.clone();
+            let words = kick_words(&rng, step, iteration_individual(2, i, c as u32));
+            kick(&mut trial, 6, &words, 2);
+            search.improve(&mut trial);
+            let trial_value = search.schedule_value(&trial);
+            if trial_value <= kept_value {
+                (kept, kept_value) = (trial, trial_value);
+            }
+        }
+        assert_eq!(schedule, &kept, "candidate {c}");
+        assert_eq!(value.to_bits(), kept_value.to_bits(), "candidate {c}");
+        assert!(*value <= start_value);
+    }
+    // The iterations' individuals follow the kicks' and never repeat.
+    let mut individuals: Vec<u32> = (0..12)
+        .flat_map(|i| (0..3).map(move |c| iteration_individual(2, i, c)))
+        .collect();
+    individuals.sort_unstable();
+    individuals.dedup();
+    assert_eq!(individuals.len(), 36);
+    assert_eq!(individuals[0], 2);
 }

@@ -36,6 +36,16 @@ pub struct DeLocalSearchParams {
     pub step: u32,
     /// What the launch does: [`PHASE_SEARCH`], [`PHASE_KICKS`] or [`PHASE_PICK`] (set by the launch functions).
     pub phase: u32,
+    /// The descent's candidates: `DE_LS_MAKESPAN_MACHINE` (0) or `DE_LS_ANY_PAIR` (1)
+    /// ([`Neighbourhood::kernel_code`](crate::Neighbourhood::kernel_code)).
+    pub neighbourhood: u32,
+    /// `I`, the perturb-and-descend iterations of each candidate
+    /// ([`LocalSearch::iterations`](crate::LocalSearch::iterations)).
+    pub iterations: u32,
+    /// Random task moves of one iteration's perturbation.
+    pub iteration_moves: u32,
+    /// Keeps the size a multiple of 8; always 0.
+    pub pad: u32,
 }
 
 /// `DE_LS_PHASE_SEARCH`: steps 1–3 without kicks.
@@ -44,9 +54,9 @@ pub const PHASE_SEARCH: u32 = 0;
 pub const PHASE_KICKS: u32 = 1;
 /// `DE_LS_PHASE_PICK`: step 4's second launch, the winner.
 pub const PHASE_PICK: u32 = 2;
-const _: () = assert!(size_of::<DeLocalSearchParams>() == 56);
-// SAFETY: repr(C), integers and one f64 without padding, the layout of `DeLocalSearchParams` (56 bytes,
-// asserted on both sides).
+const _: () = assert!(size_of::<DeLocalSearchParams>() == 72);
+// SAFETY: repr(C), integers and one f64 without padding (the explicit `pad` fills the tail), the layout of
+// `DeLocalSearchParams` (72 bytes, asserted on both sides).
 unsafe impl KernelParams for DeLocalSearchParams {}
 
 /// Threads of each block of the local search (`DE_LS_BLOCK`, the size of its shared arrays).
@@ -228,11 +238,11 @@ impl KickScratch<'_> {
     }
 }
 
-/// The kicked local search of the best vector (step 4 of [`local_search`](crate::local_search), scope Best):
-/// `K + 1` blocks search the best's schedule and its kicks into `scratch`, then one block picks the best
-/// candidate and writes it when strictly better (twin:
-/// [`ScheduleSearch::improve_vector`](crate::ScheduleSearch::improve_vector) with kicks). `kernel` is
-/// [`local_search_kernel`], looked up once by the engine.
+/// The kicked or iterated local search of the best vector (steps 4–5 of [`local_search`](crate::local_search),
+/// scope Best): `K + 1` blocks search the best's schedule and its kicks, each iterated `I` times, into
+/// `scratch`, then one block picks the best candidate and writes it when strictly better (twin:
+/// [`ScheduleSearch::improve_vector`](crate::ScheduleSearch::improve_vector) with kicks or iterations).
+/// `kernel` is [`local_search_kernel`], looked up once by the engine.
 pub fn kicked_local_search(
     kernel: &Kernel,
     mut population: SearchedPopulation<'_>,
@@ -250,21 +260,33 @@ pub fn kicked_local_search(
         scratch.schedules.len(),
         candidates * n,
     )?;
-    let kicks_ok = (1..=crate::local_search::MAX_KICKS).contains(&p.kicks)
-        && (1..=crate::local_search::MAX_KICK_MOVES).contains(&p.kick_moves)
+    let moves = 1..=crate::local_search::MAX_KICK_MOVES;
+    let kicks_ok = match p.kicks {
+        0 => p.kick_moves == 0,
+        k => k <= crate::local_search::MAX_KICKS && moves.contains(&p.kick_moves),
+    };
+    let iterations_ok = match p.iterations {
+        0 => p.iteration_moves == 0,
+        i => i <= crate::local_search::MAX_ITERATIONS && moves.contains(&p.iteration_moves),
+    };
+    let restarts_ok = kicks_ok
+        && iterations_ok
+        && (p.kicks > 0 || p.iterations > 0)
         && machines >= 2
         && p.all_vectors == 0;
-    if !kicks_ok {
+    if !restarts_ok {
         return Err(Error::invalid_parameter(
             ALGORITHM,
-            "local search kicks",
+            "local search kicks and iterations",
             format!(
-                "{} kicks of {} moves on {machines} machines (scope flag {})",
-                p.kicks, p.kick_moves, p.all_vectors
+                "{} kicks of {} moves, {} iterations of {} moves on {machines} machines (scope flag {})",
+                p.kicks, p.kick_moves, p.iterations, p.iteration_moves, p.all_vectors
             ),
             format!(
-                "1 ..= {} kicks of 1 ..= {} moves, at least 2 machines, scope Best",
+                "0 ..= {} kicks and 0 ..= {} iterations, not both 0, each of 1 ..= {} moves, at least 2 \
+                 machines, scope Best",
                 crate::local_search::MAX_KICKS,
+                crate::local_search::MAX_ITERATIONS,
                 crate::local_search::MAX_KICK_MOVES
             ),
         ));
@@ -278,7 +300,8 @@ pub fn kicked_local_search(
     // values, unsigned char* schedules, DeLocalSearchParams)`; its kicks phase writes no population buffer,
     // fitness or best fitness. Lengths checked above: the best index (below M, written by the engine's best
     // kernels) selects a row below M of either buffer and an entry of slots, which hold 0 or 1; ETC entries
-    // t·m + s with t < n and s < m; block r < K + 1 writes values[r] and schedules[r·n .. (r + 1)·n) only;
+    // t·m + s with t < n and s < m (kicks and iterations move tasks below n to machines below m); block
+    // r < K + 1 writes values[r] and schedules[r·n .. (r + 1)·n) only;
     // n and m fit the kernel's shared arrays and every block is `DE_LS_BLOCK` threads.
     unsafe {
         launch_phase(

@@ -1,0 +1,157 @@
+//! The stronger local search of ETC schedules (issue #33): the any-pair neighbourhood
+//! ([`Neighbourhood::AnyPair`]) and the perturb-and-descend iterations ([`LocalSearch::with_iterations`]),
+//! alone and with the kicks, under the makespan objective and the paper's fitness. The CPU and CUDA engines
+//! hold identical snapshots (population, fitness, `F_i`, `CR_i`, counters) and the same best vector at every
+//! one of 200 generations (Exact profile), on a generated 192 × 16 instance (the one-launch generation) and
+//! a 128 × 64 one (the four-launch path), with the search every 10 generations from the Min-Min and
+//! Sufferage seeds.
+
+use evo_benchmarks::scheduling::{
+    Consistency, EtcClass, EtcInstance, EtcObjective, EtcProblem, Heterogeneity,
+};
+use evo_core::{Engine, Result};
+use evo_de::{DeCpu, DeCuda, DeParams, Heuristic, LocalSearch, Neighbourhood, Scope};
+use evo_equivalence::Gpu;
+use evo_equivalence::compare::{assert_matches, compare_slices};
+use evo_equivalence::equivalence_test;
+use evo_equivalence::suite::de::compare_snapshots;
+use evo_equivalence::tolerance::Tolerance;
+
+/// The seed of every run.
+const SEED: u64 = 2011;
+/// Generations compared.
+const GENERATIONS: u64 = 200;
+/// Generations between two searches.
+const PERIOD: u32 = 10;
+
+/// A generated semi-consistent instance of `tasks × machines`, high task and low machine heterogeneity.
+fn instance(tasks: usize, machines: usize) -> EtcInstance {
+    let class = EtcClass {
+        consistency: Consistency::SemiConsistent,
+        tasks: Heterogeneity::High,
+        machines: Heterogeneity::Low,
+    };
+    EtcInstance::generate(class, tasks, machines, SEED).expect("a valid generated instance")
+}
+
+/// One run's objective and search settings.
+struct Case {
+    objective: EtcObjective,
+    neighbourhood: Neighbourhood,
+    scope: Scope,
+    /// Kicks and their moves.
+    kicks: (u32, u32),
+    /// Iterations and their moves.
+    iterations: (u32, u32),
+}
+
+impl Case {
+    fn search(&self) -> Result<LocalSearch> {
+        LocalSearch::new(PERIOD, 8)?
+            .with_scope(self.scope)
+            .with_neighbourhood(self.neighbourhood)
+            .with_kicks(self.kicks.0, self.kicks.1)?
+            .with_iterations(self.iterations.0, self.iterations.1)
+    }
+}
+
+const CASES: [Case; 5] = [
+    // The any-pair descent alone (the search phase, one block).
+    Case {
+        objective: EtcObjective::Makespan,
+        neighbourhood: Neighbourhood::AnyPair,
+        scope: Scope::Best,
+        kicks: (0, 0),
+        iterations: (0, 0),
+    },
+    // The any-pair descent of every vector (one block per vector).
+    Case {
+        objective: EtcObjective::Makespan,
+        neighbourhood: Neighbourhood::AnyPair,
+        scope: Scope::All,
+        kicks: (0, 0),
+        iterations: (0, 0),
+    },
+    // Iterations without kicks (the kicks launch with one block), the default neighbourhood.
+    Case {
+        objective: EtcObjective::Makespan,
+        neighbourhood: Neighbourhood::MakespanMachine,
+        scope: Scope::Best,
+        kicks: (0, 0),
+        iterations: (4, 3),
+    },
+    // Everything at once.
+    Case {
+        objective: EtcObjective::Makespan,
+        neighbourhood: Neighbourhood::AnyPair,
+        scope: Scope::Best,
+        kicks: (3, 4),
+        iterations: (3, 2),
+    },
+    // The paper's fitness, where the flowtime is in the value as well as in the second key.
+    Case {
+        objective: EtcObjective::PaperFitness { lambda: 0.75 },
+        neighbourhood: Neighbourhood::AnyPair,
+        scope: Scope::Best,
+        kicks: (2, 4),
+        iterations: (2, 2),
+    },
+];
+
+/// Steps both engines [`GENERATIONS`] times from the same seeded start, comparing snapshots and the best
+/// vector before the first generation and after every one.
+fn lockstep(gpu: &Gpu, block: u32, problem: &EtcProblem, case: &Case) -> Result<()> {
+    let search = case.search()?;
+    let what = format!(
+        "{} {:?} {search:?} block {block}",
+        evo_core::ContinuousProblem::name(problem),
+        case.objective,
+    );
+    let params = DeParams::default()
+        .with_population(64)?
+        .with_differential_weight(0.1)?
+        .with_crossover_rate(0.01)?
+        .with_block_size(block)?;
+    let mut cpu = DeCpu::new(params.clone(), problem.clone(), SEED, 0)?
+        .with_heuristic_seeds(&Heuristic::ALL)?
+        .with_local_search(search)?;
+    let mut on_gpu = DeCuda::new(params, problem.clone(), SEED, gpu)?
+        .with_heuristic_seeds(&Heuristic::ALL)?
+        .with_local_search(search)?;
+    for generation in 0..=GENERATIONS {
+        if generation > 0 {
+            cpu.step()?;
+            on_gpu.step()?;
+        }
+        let (c, g) = (cpu.snapshot()?, on_gpu.snapshot()?);
+        if let Some(mismatch) = compare_snapshots(&what, &c, &g) {
+            assert_matches(&mismatch);
+        }
+        let ((vc, fc), (vg, fg)) = (cpu.best()?, on_gpu.best()?);
+        assert_matches(&compare_slices(
+            "best",
+            generation,
+            vc.len() + 1,
+            &[vc.iter().map(|&v| f64::from(v)).collect(), vec![fc]].concat(),
+            &[vg.iter().map(|&v| f64::from(v)).collect(), vec![fg]].concat(),
+            Tolerance::Exact,
+            |_| what.clone(),
+        ));
+    }
+    Ok(())
+}
+
+equivalence_test!(
+    de_any_pair_and_iterated_local_search_should_match_cpu,
+    [64, 256],
+    |gpu, block| {
+        for (tasks, machines) in [(192, 16), (128, 64)] {
+            let instance = instance(tasks, machines);
+            for case in &CASES {
+                let problem = EtcProblem::with_objective(instance.clone(), case.objective)
+                    .expect("a valid problem");
+                lockstep(gpu, block, &problem, case).expect("both engines run");
+            }
+        }
+    }
+);
