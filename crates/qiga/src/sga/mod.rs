@@ -16,9 +16,11 @@
 //! Generation 0: bits uniform (word w of (SgaInit, 0, i) is bits 32w..32w+31 of individual i), repaired
 //! and evaluated.
 
+mod ask_tell;
 pub mod ops;
 pub mod params;
 
+pub use ask_tell::SgaAskTell;
 pub use params::SgaParams;
 
 use evo_benchmarks::Knapsack;
@@ -135,16 +137,11 @@ impl SgaCpu {
 }
 
 fn initial_run(seed: u64, population: usize, words: usize, problem: &Knapsack) -> SgaRunState {
-    let rng = Philox::new(seed);
-    let mut individuals = vec![0u32; population * words];
-    let mut profits = vec![0.0; population];
-    for (i, row) in individuals.chunks_mut(words).enumerate() {
-        let sequence = rng.sequence(Stream::SgaInit, 0, i as u32);
-        for (w, word) in row.iter_mut().enumerate() {
-            *word = sequence.word(w as u32);
-        }
-        profits[i] = problem.repair_row(row).profit;
-    }
+    let mut individuals = initial_rows(seed, population, words);
+    let profits = individuals
+        .chunks_mut(words)
+        .map(|row| problem.repair_row(row).profit)
+        .collect();
     let mut run = SgaRunState {
         seed,
         individuals,
@@ -154,6 +151,19 @@ fn initial_run(seed: u64, population: usize, words: usize, problem: &Knapsack) -
     };
     keep_best(&mut run, words);
     run
+}
+
+/// Generation 0's bits: word w of (SgaInit, 0, i) is bits 32w..32w+31 of individual i.
+fn initial_rows(seed: u64, population: usize, words: usize) -> Vec<u32> {
+    let rng = Philox::new(seed);
+    let mut individuals = vec![0u32; population * words];
+    for (i, row) in individuals.chunks_mut(words).enumerate() {
+        let sequence = rng.sequence(Stream::SgaInit, 0, i as u32);
+        for (w, word) in row.iter_mut().enumerate() {
+            *word = sequence.word(w as u32);
+        }
+    }
+    individuals
 }
 
 /// Step 6: the generation's best (first on ties) replaces the best so far when strictly better.
@@ -188,7 +198,18 @@ fn first_min(values: &[f64]) -> usize {
 
 /// One generation of one run (steps 1–6 of the module docs).
 fn sga_generation(run: &mut SgaRunState, t: u32, params: &SgaParams, problem: &Knapsack) {
-    let items = problem.len();
+    let words = Bits::word_count(problem.len());
+    let mut next = breed(run, t, params, problem.len());
+    // Step 4: repair and evaluation.
+    let profits = next
+        .chunks_mut(words)
+        .map(|row| problem.repair_row(row).profit)
+        .collect();
+    survive(run, next, profits, words);
+}
+
+/// Steps 1–3 of generation `t` of `run` on strings of `items` bits: the children, not yet evaluated.
+fn breed(run: &SgaRunState, t: u32, params: &SgaParams, items: usize) -> Vec<u32> {
     let words = Bits::word_count(items);
     let population = run.profits.len();
     let rng = Philox::new(run.seed);
@@ -218,8 +239,7 @@ fn sga_generation(run: &mut SgaRunState, t: u32, params: &SgaParams, problem: &K
             ops::swap_tails(first, second, point);
         }
     }
-    // Steps 3–4: mutation, repair, evaluation.
-    let mut profits = vec![0.0; population];
+    // Step 3: mutation.
     for (i, row) in next.chunks_mut(words).enumerate() {
         let sequence = rng.sequence(Stream::SgaMutation, t, i as u32);
         for j in 0..items {
@@ -227,8 +247,12 @@ fn sga_generation(run: &mut SgaRunState, t: u32, params: &SgaParams, problem: &K
                 row[j / 32] ^= 1 << (j % 32);
             }
         }
-        profits[i] = problem.repair_row(row).profit;
     }
+    next
+}
+
+/// Steps 5–6 once the children `next` have their `profits`: elitism of one, then the best so far.
+fn survive(run: &mut SgaRunState, mut next: Vec<u32>, mut profits: Vec<f64>, words: usize) {
     // Step 5: elitism of one.
     let elite = first_max(&run.profits);
     let worst = first_min(&profits);
