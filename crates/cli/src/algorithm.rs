@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use crate::spec::ProblemKind;
+use crate::user::manifest::Kind;
 
 /// One of the algorithms of the workspace's crates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
@@ -72,16 +73,32 @@ impl Algorithm {
                 ProblemKind::Cec2010,
                 ProblemKind::GaFunction,
                 ProblemKind::Etc,
+                ProblemKind::User,
             ],
-            Self::Ga => &[ProblemKind::GaFunction, ProblemKind::Knapsack],
+            Self::Ga => &[
+                ProblemKind::GaFunction,
+                ProblemKind::Knapsack,
+                ProblemKind::User,
+            ],
             Self::Qiga | Self::Sga => &[ProblemKind::Knapsack],
-            Self::Dpga => &[ProblemKind::Cec2006],
+            Self::Dpga => &[ProblemKind::Cec2006, ProblemKind::User],
             Self::MaSwChains => &[
                 ProblemKind::Rastrigin,
                 ProblemKind::Shifted,
                 ProblemKind::Cec2010,
                 ProblemKind::GaFunction,
+                ProblemKind::User,
             ],
+        }
+    }
+
+    /// The kind of `user:` problem the algorithm runs, if any.
+    pub const fn user_kind(self) -> Option<Kind> {
+        match self {
+            Self::De | Self::MaSwChains => Some(Kind::Real),
+            Self::Ga => Some(Kind::Bits),
+            Self::Dpga => Some(Kind::Constrained),
+            Self::Qiga | Self::Sga => None,
         }
     }
 }

@@ -132,6 +132,52 @@ pub fn allowed(algorithm: Algorithm) -> &'static [(&'static str, &'static str)] 
     }
 }
 
+/// The keys of a `user:` manifest and what each means, for `evo list`.
+pub const MANIFEST_KEYS: &[(&str, &str)] = &[
+    (
+        "kind",
+        "\"real\" (de, ma-sw-chains), \"bits\" (ga) or \"constrained\" (dpga)",
+    ),
+    (
+        "source",
+        "the CUDA file: real defines evo_user_terms (and evo_user_combine with sums), bits \
+         evo_user_fitness, constrained evo_user_constrained",
+    ),
+    (
+        "name",
+        "the problem's name: ASCII letters, digits, - and _ (default: the source file's stem)",
+    ),
+    ("dimension", "real, constrained: D >= 1"),
+    (
+        "lower, upper",
+        "real, constrained: one number, or a list of D numbers",
+    ),
+    (
+        "terms",
+        "real: \"D\" (default), \"D-k\" (term i reads x_i ..= x_i+k), or a count",
+    ),
+    (
+        "sums",
+        "real: 1 ..= 4 sums per term, combined by evo_user_combine (default: one sum, the fitness)",
+    ),
+    ("bits", "bits: bits per individual, >= 1"),
+    ("optimum", "bits: the known optimum (optional)"),
+    (
+        "inequalities, equalities",
+        "constrained: m (g_j <= 0) and q (|h_j| <= eps), default 0",
+    ),
+    ("equality_tolerance", "constrained: eps (optional)"),
+    (
+        "[[data]] name, file",
+        "real: a read-only array data.<name> (data.<name>_len values) from a .npy, .csv/.txt or \
+         .bin/.f32/.f64 file",
+    ),
+    (
+        "[[data]] type, length",
+        "\"f32\" (default; a .npy file's own type) or \"f64\"; \"any\" (default), \"D\", \"terms\" or a count",
+    ),
+];
+
 /// The text `evo list` prints.
 pub fn render() -> Result<String> {
     let mut out = String::new();
@@ -157,7 +203,16 @@ pub fn render() -> Result<String> {
     }
     writeln!(
         out,
-        "  User CUDA source problems are not available from the command line (use the Rust API)."
+        "  User CUDA source problems are not available as cuda:FILE; they are given as \
+         user:MANIFEST.toml,\n  a TOML manifest with these keys (relative files are taken from its folder):"
+    )?;
+    for (key, meaning) in MANIFEST_KEYS {
+        writeln!(out, "    {key:<27} {meaning}")?;
+    }
+    writeln!(
+        out,
+        "  A user problem runs on a CUDA device only (a source file has no CPU twin): --backend cpu, or \
+         auto\n  without a device, is an error. Examples: crates/cli/examples/user/."
     )?;
     for algorithm in Algorithm::ALL {
         writeln!(out)?;
@@ -206,6 +261,22 @@ mod tests {
             keys.sort();
             listed.sort();
             assert_eq!(keys, listed, "{algorithm}");
+        }
+    }
+
+    #[test]
+    fn the_manifest_keys_are_listed() {
+        let text = render().unwrap();
+        for key in [
+            "kind",
+            "source",
+            "dimension",
+            "terms",
+            "sums",
+            "bits",
+            "[[data]] name, file",
+        ] {
+            assert!(text.contains(&format!("    {key} ")), "{key}:\n{text}");
         }
     }
 

@@ -7,9 +7,12 @@
 //! evo list                                   algorithms, problem specs, parameters (defaults, ranges)
 //! evo run de --problem rastrigin:128 --generations 1000 --set population=256 --out out/
 //! evo run ma-sw-chains --problem shifted-rastrigin:1000 --checkpoint run.ckpt --every 50
+//! evo run de --problem user:rastrigin.toml --generations 200   your CUDA source, named by a TOML manifest
 //! evo resume run.ckpt                        continue from the checkpoint (settings from run.ckpt.run.json)
 //! evo devices                                CUDA devices
 //! ```
+//!
+//! A `user:` problem runs on a CUDA device only (a source file has no CPU twin; see [`user`]).
 //!
 //! Parameters are the fields of each algorithm crate's serde params type (`evo_de::DeParams`, ...), set by
 //! a TOML file (`--config`) or `--set key=value`, and validated by the crate's setters. A run writes
@@ -31,6 +34,7 @@ mod problem;
 mod run;
 mod runfile;
 mod spec;
+mod user;
 mod validate;
 
 use clap::Parser;

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::algorithm::Algorithm;
 use crate::spec::ProblemSpec;
+use crate::user::UserSource;
 
 /// A built-in problem, ready for an engine.
 pub enum Problem {
@@ -32,6 +33,8 @@ pub enum Problem {
     Knapsack(Knapsack),
     /// `etc:FILE`.
     Etc(Box<EtcProblem>),
+    /// `user:MANIFEST.toml`.
+    User(Box<UserSource>),
 }
 
 /// The spec with its file, if any, replaced by the file that was found (so a resumed run reads the same file
@@ -42,6 +45,9 @@ pub fn resolve_paths(spec: &ProblemSpec) -> Result<ProblemSpec> {
             path: find_file(spec, path)?,
         },
         ProblemSpec::Etc { path } => ProblemSpec::Etc {
+            path: find_file(spec, path)?,
+        },
+        ProblemSpec::User { path } => ProblemSpec::User {
             path: find_file(spec, path)?,
         },
         other => other.clone(),
@@ -127,5 +133,26 @@ pub fn load(spec: &ProblemSpec) -> Result<Problem> {
                 EtcProblem::new(instance, DEFAULT_LAMBDA).with_context(context)?,
             ))
         }
+        ProblemSpec::User { path } => {
+            Problem::User(Box::new(UserSource::load(path, &spec.to_string())?))
+        }
     })
+}
+
+/// Checks that `algorithm` runs a `user:` problem of `source`'s kind.
+pub fn check_user_kind(algorithm: Algorithm, spec: &str, source: &UserSource) -> Result<()> {
+    let kind = source.kind();
+    match algorithm.user_kind() {
+        Some(runs) if runs == kind => Ok(()),
+        runs => {
+            let runs = runs.map_or("no user problems".to_string(), |runs| {
+                format!("user problems of kind \"{}\"", runs.name())
+            });
+            bail!(
+                "{algorithm} does not run `{spec}`, a problem of kind \"{}\"; {algorithm} runs {runs} \
+                 (real: de, ma-sw-chains; bits: ga; constrained: dpga)",
+                kind.name()
+            )
+        }
+    }
 }

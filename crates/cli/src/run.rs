@@ -20,6 +20,7 @@ use crate::params::AlgorithmParams;
 use crate::problem::{self, Problem};
 use crate::runfile::RunConfig;
 use crate::spec::ProblemSpec;
+use crate::user::{self, DeviceOnly, UserSource};
 
 /// How a session starts: afresh, or from the configured checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +50,10 @@ pub fn execute(config: &RunConfig, display: &DisplayArgs, start: Start) -> Resul
     let termination = config.budget.termination()?;
     let problem = problem::load(&spec)?;
     config.backend.validate()?;
+    if let Problem::User(source) = &problem {
+        problem::check_user_kind(config.algorithm, &config.problem, source)?;
+        user::require_device(config.backend, &config.problem, source)?;
+    }
     let session = Session {
         config,
         termination,
@@ -90,8 +95,18 @@ fn de(params: evo_de::DeParams, problem: Problem, session: &Session<'_>) -> Resu
             variables,
         } => on(params, GaProblem::new(function, variables)?, session),
         Problem::Etc(problem) => on(params, *problem, session),
+        Problem::User(source) => {
+            match *source {
+                UserSource::Real(problem) => session.launch(RunBuilder::<
+                    DeviceOnly<evo_de::DeRun<_>>,
+                >::new(
+                    params, problem, session.config.seed
+                )),
+                _ => bail!("de runs user problems of kind real"),
+            }
+        }
         Problem::Cec2006(_) | Problem::Knapsack(_) => {
-            bail!("de runs continuous problems and etc:FILE")
+            bail!("de runs continuous problems, etc:FILE and user problems of kind real")
         }
     }
 }
@@ -111,6 +126,12 @@ fn ga(params: evo_ga::GaParams, problem: Problem, session: &Session<'_>) -> Resu
             session.named(knapsack),
             seed,
         )),
+        Problem::User(source) => match *source {
+            UserSource::Bits(problem) => session.launch(
+                RunBuilder::<DeviceOnly<evo_ga::GaRun<_>>>::new(params, problem, seed),
+            ),
+            _ => bail!("ga runs user problems of kind bits"),
+        },
         _ => bail!("ga runs ga:fN:n and knapsack:FILE problems"),
     }
 }
@@ -120,10 +141,19 @@ fn dpga(
     problem: Problem,
     session: &Session<'_>,
 ) -> Result<Report<Value>> {
-    let Problem::Cec2006(problem) = problem else {
-        bail!("dpga runs cec2006:gNN problems");
-    };
-    session.launch(evo_dpga::Run::new(params, problem, session.config.seed))
+    let seed = session.config.seed;
+    match problem {
+        Problem::Cec2006(problem) => session.launch(evo_dpga::Run::new(params, problem, seed)),
+        Problem::User(source) => match *source {
+            UserSource::Constrained(problem) => {
+                session.launch(RunBuilder::<DeviceOnly<evo_dpga::DpgaRun<_>>>::new(
+                    params, problem, seed,
+                ))
+            }
+            _ => bail!("dpga runs user problems of kind constrained"),
+        },
+        _ => bail!("dpga runs cec2006:gNN problems and user problems of kind constrained"),
+    }
 }
 
 fn ma(
@@ -142,7 +172,7 @@ fn ma(
             session.config.seed,
         ))
     }
-
+    type UserMa<'a> = DeviceOnly<AsGiven<evo_ma_sw_chains::MaRun<'a, user::RealSource>>>;
     match problem {
         Problem::Rastrigin(problem) => on(params, &problem, session),
         Problem::Shifted(problem) => on(params, &problem, session),
@@ -151,6 +181,14 @@ fn ma(
             function,
             variables,
         } => on(params, &GaProblem::new(function, variables)?, session),
+        Problem::User(source) => match source.as_ref() {
+            UserSource::Real(problem) => session.launch(RunBuilder::<UserMa<'_>>::new(
+                params,
+                problem,
+                session.config.seed,
+            )),
+            _ => bail!("ma-sw-chains runs user problems of kind real"),
+        },
         _ => bail!("ma-sw-chains runs continuous problems"),
     }
 }

@@ -50,6 +50,11 @@ pub enum ProblemSpec {
         /// The file as given.
         path: PathBuf,
     },
+    /// `user:MANIFEST.toml`: a user's CUDA source problem, described by a TOML manifest.
+    User {
+        /// The manifest as given.
+        path: PathBuf,
+    },
 }
 
 /// The kind of a spec, which decides which algorithms accept it.
@@ -69,6 +74,8 @@ pub enum ProblemKind {
     Knapsack,
     /// `etc:FILE`.
     Etc,
+    /// `user:MANIFEST.toml`.
+    User,
 }
 
 impl ProblemKind {
@@ -82,6 +89,7 @@ impl ProblemKind {
             Self::GaFunction => "ga:fN:n",
             Self::Knapsack => "knapsack:FILE",
             Self::Etc => "etc:FILE",
+            Self::User => "user:MANIFEST.toml",
         }
     }
 
@@ -110,11 +118,15 @@ impl ProblemKind {
                 "an HCSP ETC matrix file (Braun et al.'s format: a `tasks machines 0` header, or none for \
                  512 x 16), makespan/flowtime objective with lambda 0.75; FILE is looked up like knapsack's"
             }
+            Self::User => {
+                "your own problem as CUDA source, described by a TOML manifest (keys below); runs on a CUDA \
+                 device only (a source file has no CPU twin)"
+            }
         }
     }
 
     /// Every kind, in the order `evo list` shows them.
-    pub const ALL: [ProblemKind; 7] = [
+    pub const ALL: [ProblemKind; 8] = [
         Self::Rastrigin,
         Self::Shifted,
         Self::Cec2010,
@@ -122,6 +134,7 @@ impl ProblemKind {
         Self::GaFunction,
         Self::Knapsack,
         Self::Etc,
+        Self::User,
     ];
 }
 
@@ -131,7 +144,8 @@ pub enum SpecError {
     /// The name before the first `:` is not a problem.
     #[error(
         "unknown problem `{name}` in `{spec}`; known problems: rastrigin:D, shifted-<function>:D, \
-         cec2010:fN:D, cec2006:gNN, ga:fN:n, knapsack:FILE, etc:FILE (`evo list` describes them)"
+         cec2010:fN:D, cec2006:gNN, ga:fN:n, knapsack:FILE, etc:FILE, user:MANIFEST.toml (`evo list` \
+         describes them)"
     )]
     UnknownProblem {
         /// The whole spec.
@@ -159,12 +173,22 @@ pub enum SpecError {
         /// What is allowed.
         allowed: String,
     },
-    /// User CUDA source problems are not part of the command yet.
+    /// `cuda:FILE`: a source file given without the manifest that describes it.
     #[error(
-        "problem `{spec}`: user CUDA source problems are not available from the command line; use a \
-         built-in problem (`evo list`) or the Rust API"
+        "problem `{spec}`: user CUDA source problems are not available as `cuda:FILE`; describe the \
+         problem in a TOML manifest that names the source and give `user:MANIFEST.toml` (`evo list` shows \
+         the manifest's keys)"
     )]
     UserSource {
+        /// The whole spec.
+        spec: String,
+    },
+    /// `user:FILE.cu`: the source itself where the manifest belongs.
+    #[error(
+        "problem `{spec}`: `user:` takes the TOML manifest that names the source and gives its kind and \
+         shape, not the CUDA file itself (`evo list` shows the manifest's keys)"
+    )]
+    SourceNotManifest {
         /// The whole spec.
         spec: String,
     },
@@ -188,6 +212,7 @@ impl ProblemSpec {
             Self::GaFunction { .. } => ProblemKind::GaFunction,
             Self::Knapsack { .. } => ProblemKind::Knapsack,
             Self::Etc { .. } => ProblemKind::Etc,
+            Self::User { .. } => ProblemKind::User,
         }
     }
 }
@@ -274,7 +299,20 @@ impl FromStr for ProblemSpec {
                     Self::Etc { path }
                 })
             }
-            "cuda" | "user" => Err(SpecError::UserSource {
+            "user" => {
+                if rest.is_empty() {
+                    return Err(shape(ProblemKind::User));
+                }
+                let path = PathBuf::from(rest);
+                let extension = path.extension().and_then(|e| e.to_str());
+                if matches!(extension, Some("cu" | "cuh")) {
+                    return Err(SpecError::SourceNotManifest {
+                        spec: spec.to_string(),
+                    });
+                }
+                Ok(Self::User { path })
+            }
+            "cuda" => Err(SpecError::UserSource {
                 spec: spec.to_string(),
             }),
             _ => match name.strip_prefix("shifted-") {
@@ -325,6 +363,7 @@ impl fmt::Display for ProblemSpec {
             }
             Self::Knapsack { path } => write!(f, "knapsack:{}", path.display()),
             Self::Etc { path } => write!(f, "etc:{}", path.display()),
+            Self::User { path } => write!(f, "user:{}", path.display()),
         }
     }
 }
@@ -351,6 +390,7 @@ mod tests {
             "ga:f8:2",
             "knapsack:data/k.txt",
             "etc:/a/b:c.0",
+            "user:problems/rastrigin.toml",
         ] {
             let spec = parse(text).unwrap();
             assert_eq!(spec.to_string(), text);
@@ -385,5 +425,10 @@ mod tests {
             parse("cuda:kernel.cu"),
             Err(SpecError::UserSource { .. })
         ));
+        assert!(matches!(
+            parse("user:kernel.cu"),
+            Err(SpecError::SourceNotManifest { .. })
+        ));
+        assert!(matches!(parse("user:"), Err(SpecError::Shape { .. })));
     }
 }
