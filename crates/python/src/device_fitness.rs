@@ -12,9 +12,9 @@
 //!    the engine's stream after its own work, and `evogpu_read_fitness` copies (widening `float32`) its
 //!    values into the engine's fitness buffer on that stream. A host answer is copied up.
 //! 4. The answer's memory must stay valid until that kernel has run; rather than wait for it on the host,
-//!    the answer is released at the start of the next evaluation, after step 1 has ordered the consumer's
-//!    stream (where its allocator would reuse that memory) after the kernel, or when the run ends, after a
-//!    wait for the engine's stream.
+//!    the answer is released after the next call of the function, whose import of the next view ordered
+//!    the consumer's stream (where its allocator would reuse that memory) after the kernel, or when the run
+//!    ends, after a wait for the engine's stream.
 //!
 //! The view is valid during the call only: it refuses exports afterwards, and a tensor of it still alive
 //! once the function's answer has been released (kept in a global, say) ends the run with a `ValueError`,
@@ -159,11 +159,11 @@ impl PythonEvaluator {
             Some(convert) => convert.bind(py).call1((&view,))?,
             None => view.clone().into_any(),
         };
-        self.release_previous()?;
         let answer = self.function.bind(py).call1((&argument,));
         drop(argument);
         view.get().invalidate();
         let answer = answer?;
+        self.release_previous()?;
         let answer = if answer.hasattr("__dlpack_device__")? {
             answer
         } else {
