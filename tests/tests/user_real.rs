@@ -550,6 +550,8 @@ fn de_user_rosenbrock_and_ackley_should_run_fused_and_match_cpu() {
     // Rows of several tiles.
     de_fused_lockstep(&gpu, rosenbrock(LARGE_DIMENSION).unwrap(), 128, generations);
     de_fused_lockstep(&gpu, ackley(LARGE_DIMENSION).unwrap(), 256, generations);
+    // A trial longer than evo_de's SHARED_TRIAL_MAX: the terms read it from global memory.
+    de_fused_lockstep(&gpu, rosenbrock(10_000).unwrap(), 256, 20);
 }
 
 #[test]

@@ -4,8 +4,9 @@
 // A per-user DE module is the user prelude (EVO_USER_SUMS, EVO_USER_HAS_COMBINE, EvoUserData, evo_user_data),
 // the user's source (evo_user_terms, evo_user_combine) and cuda/de.cu compiled with EVO_DE_USER defined: the DE
 // operators, the generation body de_generation and this header, none of the paper's kernels. Block i builds
-// trial i into the other buffer (de_fused_chunk4, four coordinates per thread and pass), waits at a barrier so
-// that every thread sees the whole trial (a term may read any coordinate), and sums the terms with the
+// trial i into the other buffer (de_fused_chunk4, four coordinates per thread and pass; up to 8192 coordinates
+// also into dynamic shared memory, which the terms then read), waits at a barrier so that every thread sees
+// the whole trial (a term may read any coordinate), and sums the terms with the
 // canonical tree of evo_core::reduce, the same tree as the CPU twin (UserProblem::evaluate) and as
 // user_real.cuh: tiles of `items * leaves` adjacent terms (never more than the terms padded to a power of two,
 // so every tile is an aligned subtree), thread j the subtree of `items` adjacent terms from j * items of the
@@ -24,8 +25,10 @@ struct DeUserGenerationParams {
     unsigned long long terms; // n, the terms of a row
     unsigned int items;       // adjacent terms per thread in a tile (a power of two, at most 8)
     unsigned int leaves;      // threads of a tile's tree (a power of two, at most the block)
+    unsigned int shared_trial; // 1: the terms read a copy of the trial in dynamic shared memory (4 D bytes)
+    unsigned int pad;          // keeps the size a multiple of 8
 };
-static_assert(sizeof(DeUserGenerationParams) == 96, "DeUserGenerationParams must match its Rust mirror (96 bytes)");
+static_assert(sizeof(DeUserGenerationParams) == 104, "DeUserGenerationParams must match its Rust mirror (104 bytes)");
 
 // The most tiles thread 0's stack combines: 2^39 tiles, beyond any row.
 #define DE_USER_TILE_DEPTH 40
@@ -137,6 +140,7 @@ struct DeUserEvaluation {
     double* nonfinite;
     unsigned int* status;
     double* scratch;
+    float* s_trial;  // D floats of shared memory when u->shared_trial, else unused
 
     __device__ __forceinline__ double operator()(unsigned int i, unsigned int, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out) const
     {
@@ -160,9 +164,19 @@ struct DeUserEvaluation {
             } else {
                 de_fused_chunk4<false>(p, g0, cross, j_rand, length, f, cr, rows, out, lower, upper, uniform, lo, hi, v);
             }
+            if (g.shared_trial != 0u) {
+#pragma unroll
+                for (unsigned int e = 0; e < 4u; ++e) {
+                    if (g0 + e < d) {
+                        s_trial[g0 + e] = v[e];
+                    }
+                }
+            }
         }
-        // A term may read any coordinate of the trial: the barrier makes the block's stores visible to it.
+        // A term may read any coordinate of the trial: the barrier makes the block's stores visible to it. The
+        // shared copy spares the terms a round trip to L2 (global stores do not fill L1).
         __syncthreads();
+        const float* x = g.shared_trial != 0u ? s_trial : out;
         const EvoUserData data = evo_user_data(data32, data64);
         const unsigned long long tile = (unsigned long long)g.items * g.leaves;
         // A row of one tile (the common case) keeps its sums in registers; longer rows stack their tiles.
@@ -176,13 +190,13 @@ struct DeUserEvaluation {
             if (threadIdx.x < g.leaves) {
                 const unsigned long long first = base + (unsigned long long)threadIdx.x * g.items;
                 if (g.items == 1u) {
-                    de_user_thread_tree<1>(first, out, g, data, value);
+                    de_user_thread_tree<1>(first, x, g, data, value);
                 } else if (g.items == 2u) {
-                    de_user_thread_tree<2>(first, out, g, data, value);
+                    de_user_thread_tree<2>(first, x, g, data, value);
                 } else if (g.items == 4u) {
-                    de_user_thread_tree<4>(first, out, g, data, value);
+                    de_user_thread_tree<4>(first, x, g, data, value);
                 } else {
-                    de_user_thread_tree<8>(first, out, g, data, value);
+                    de_user_thread_tree<8>(first, x, g, data, value);
                 }
             } else {
 #pragma unroll
@@ -232,10 +246,12 @@ struct DeUserEvaluation {
 };
 
 // One whole generation (steps 3.1-3.4) of DE on a user's problem, in one launch of B threads per block (B a
-// power of two in 32..1024, one chunk per vector): de_generation with DeUserEvaluation. Twin: DeCpu::step.
+// power of two in 32..1024, one chunk per vector): de_generation with DeUserEvaluation, 4 D bytes of dynamic
+// shared memory when p.shared_trial. Twin: DeCpu::step.
 extern "C" __global__ void __launch_bounds__(1024) de_generation_user_f32(float* buffer0, float* buffer1, const unsigned int* slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best, double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float* lower, const float* upper, const float* data32, const double* data64, double* nonfinite, unsigned int* status, DeUserGenerationParams p)
 {
     DE_GENERATION_SHARED(shared);
-    const DeUserEvaluation evaluation = {&p, lower, upper, data32, data64, nonfinite, status, shared.warp};
+    extern __shared__ float de_user_trial[];
+    const DeUserEvaluation evaluation = {&p, lower, upper, data32, data64, nonfinite, status, shared.warp, de_user_trial};
     de_generation(buffer0, buffer1, slot_in, slot_out, fitness, weights, rates, best, best_fitness, partials, vector_done, done, p.g, evaluation, shared);
 }

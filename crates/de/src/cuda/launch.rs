@@ -25,7 +25,8 @@ pub use local_search::{
     SearchedPopulation, kicked_local_search, local_search, local_search_kernel,
 };
 pub use user_generation::{
-    DeUserGenerationParams, USER_GENERATION_F32, UserInputs, UserPlan, user_generation, user_plan,
+    DeUserGenerationParams, SHARED_TRIAL_MAX, USER_GENERATION_F32, UserInputs, UserPlan,
+    user_generation, user_plan,
 };
 
 // The kernel hard-codes the DE stream ids of evo-rng's table.

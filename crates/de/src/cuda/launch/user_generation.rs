@@ -10,6 +10,10 @@ use evo_gpu_runtime::{DeviceBuffer, Kernel, KernelParams, LaunchConfig};
 /// The entry point of a user's DE module.
 pub const USER_GENERATION_F32: &str = "de_generation_user_f32";
 
+/// The longest trial the terms read from shared memory: 32 KiB, which with the kernel's 13 KiB of static
+/// shared memory stays below the 48 KiB a launch gets without opting in to more.
+pub const SHARED_TRIAL_MAX: usize = 8192;
+
 /// Adjacent terms per thread in a tile at most (the thread's stack of `de_user_thread_tree` holds 4 levels).
 const MAX_USER_ITEMS: u64 = 8;
 
@@ -26,10 +30,15 @@ pub struct DeUserGenerationParams {
     pub items: u32,
     /// Threads of a tile's tree (a power of two, at most the block).
     pub leaves: u32,
+    /// 1 when the terms read a copy of the trial in `4·D` bytes of dynamic shared memory (`D ≤`
+    /// [`SHARED_TRIAL_MAX`]).
+    pub shared_trial: u32,
+    /// Padding to a multiple of 8 bytes.
+    pub pad: u32,
 }
-const _: () = assert!(size_of::<DeUserGenerationParams>() == 96);
-// SAFETY: repr(C), the 80-byte `DeGenerationParams`, a u64 and two u32 without padding: the layout of
-// `DeUserGenerationParams` (96 bytes, asserted on both sides).
+const _: () = assert!(size_of::<DeUserGenerationParams>() == 104);
+// SAFETY: repr(C), the 80-byte `DeGenerationParams`, a u64 and four u32 without padding: the layout of
+// `DeUserGenerationParams` (104 bytes, asserted on both sides).
 unsafe impl KernelParams for DeUserGenerationParams {}
 
 /// The launch shape of a user's fused generation.
@@ -71,7 +80,8 @@ pub fn user_plan(dimension: usize, terms: usize, cap: u32) -> UserPlan {
 
 impl DeUserGenerationParams {
     /// The parameters of a user's fused generation of `terms` terms with `plan`'s shape; `uniform_bounds`
-    /// when every coordinate's box is the first one's (bit for bit).
+    /// when every coordinate's box is the first one's (bit for bit). The terms read the trial from shared
+    /// memory up to [`SHARED_TRIAL_MAX`] coordinates.
     pub(crate) fn new(
         de: DeKernelParams,
         terms: usize,
@@ -88,6 +98,8 @@ impl DeUserGenerationParams {
             terms: terms as u64,
             items: plan.items,
             leaves: plan.leaves,
+            shared_trial: u32::from(de.dimension <= SHARED_TRIAL_MAX as u64),
+            pad: 0,
         }
     }
 }
@@ -155,19 +167,32 @@ pub fn user_generation(
         && items <= MAX_USER_ITEMS
         && leaves.is_power_of_two()
         && leaves <= u64::from(block)
-        && items * leaves <= p.terms.max(1).next_power_of_two();
+        && items * leaves <= p.terms.max(1).next_power_of_two()
+        && (p.shared_trial == 0 || d <= SHARED_TRIAL_MAX);
     if !shape_ok {
         return Err(Error::invalid_parameter(
             ALGORITHM,
             "fused user generation shape",
             format!(
-                "block {block}, {} chunks, {} terms in tiles of {items} × {leaves}",
-                p.g.chunks, p.terms
+                "block {block}, {} chunks, {} terms in tiles of {items} × {leaves}, D = {d}{}",
+                p.g.chunks,
+                p.terms,
+                if p.shared_trial == 0 {
+                    ""
+                } else {
+                    " in shared memory"
+                }
             ),
             "a power-of-two block in 32..=1024, one chunk, power-of-two tiles of at most 8 terms per \
-             thread on at most the block's threads, no wider than the terms padded to a power of two",
+             thread on at most the block's threads, no wider than the terms padded to a power of two, \
+             a trial in shared memory of at most 8192 coordinates",
         ));
     }
+    let shared_bytes = if p.shared_trial == 0 {
+        0
+    } else {
+        site.to_u32("shared trial bytes", 4 * d)?
+    };
     // SAFETY: arguments follow `de_generation_user_f32(float* buffer0, float* buffer1, const unsigned int*
     // slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best,
     // double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float*
@@ -177,7 +202,8 @@ pub fn user_generation(
     // offsets and lengths the module's prelude was generated from (the buffers uploaded from the same
     // arrays); `slots_in` holds 0 or 1 and `best` an index below M (both written by the engine or this
     // kernel); one chunk per vector; the block is a power of two ≤ 1024 (the argmin's shared arrays) and
-    // the tree's leaves are at most the block.
+    // the tree's leaves are at most the block; with `shared_trial` the kernel writes and reads D floats of
+    // dynamic shared memory, 4·D bytes launched (D ≤ 8192: 32 KiB beside 13 KiB of static shared memory).
     unsafe {
         kernel
             .launch()
@@ -200,7 +226,11 @@ pub fn user_generation(
             .output(inputs.nonfinite)
             .output(inputs.status)
             .params(p)
-            .run(LaunchConfig::linear(grid_for_rows(de.population), block, 0))
+            .run(LaunchConfig::linear(
+                grid_for_rows(de.population),
+                block,
+                shared_bytes,
+            ))
     }
 }
 
