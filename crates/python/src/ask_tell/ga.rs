@@ -6,7 +6,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::{Exchange, Relay};
+use super::{Exchange, Relay, unpacked};
 use crate::errors::value_error;
 
 /// Bit strings whose evaluation is a round trip through the relay (rows of packed words, the `Bits`
@@ -34,16 +34,6 @@ impl BinaryProblem for GaRelay {
     fn evaluate_batch(&self, population: &[u32], fitness: &mut [f64]) {
         self.relay.exchange(population, fitness);
     }
-}
-
-/// Rows of packed words as a bool array of shape (rows, bits): bit `j` of a row is bit `j % 32` of its
-/// word `j / 32`.
-fn unpacked(words: &[u32], bits: usize) -> Vec<bool> {
-    let per_row = Bits::word_count(bits);
-    words
-        .chunks(per_row.max(1))
-        .flat_map(|row| (0..bits).map(move |j| row[j / 32] >> (j % 32) & 1 == 1))
-        .collect()
 }
 
 /// The binary GA driven one population at a time: `ask()` gives bit strings (a bool array of shape (rows,

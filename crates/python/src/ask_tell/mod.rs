@@ -7,9 +7,11 @@
 
 mod de;
 mod ga;
+mod sga;
 
 pub use de::DeAskTell;
 pub use ga::GaAskTell;
+pub use sga::SgaAskTell;
 
 use pyo3::prelude::*;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -17,6 +19,29 @@ use std::sync::{Mutex, PoisonError};
 use std::thread;
 
 use crate::errors::{to_py, value_error};
+
+/// Rows of packed words as bools, row after row: bit `j` of a row is bit `j % 32` of its word `j / 32`.
+fn unpacked(words: &[u32], bits: usize) -> Vec<bool> {
+    let per_row = evo_core::Bits::word_count(bits);
+    words
+        .chunks(per_row.max(1))
+        .flat_map(|row| (0..bits).map(move |j| row[j / 32] >> (j % 32) & 1 == 1))
+        .collect()
+}
+
+/// Rows of `bits` bools, row after row, as packed words (the inverse of [`unpacked`]).
+fn packed(flat: &[bool], bits: usize) -> Vec<u32> {
+    let per_row = evo_core::Bits::word_count(bits);
+    let mut words = vec![0u32; flat.len() / bits.max(1) * per_row];
+    for (row, chunk) in flat.chunks(bits.max(1)).enumerate() {
+        for (j, &bit) in chunk.iter().enumerate() {
+            if bit {
+                words[row * per_row + j / 32] |= 1 << (j % 32);
+            }
+        }
+    }
+    words
+}
 
 /// What `ask` receives from the engine's thread.
 enum Message<G> {
