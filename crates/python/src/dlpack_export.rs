@@ -153,6 +153,9 @@ impl DeviceView {
 /// What an exported tensor keeps alive until its deleter runs.
 struct Export {
     shape: [i64; 2],
+    /// Row-major strides in elements, given explicitly rather than as the null that DLPack 1.x still
+    /// allows for compact tensors, which some consumers no longer accept.
+    strides: [i64; 2],
     state: Arc<ViewState>,
     _memory: Memory,
 }
@@ -218,6 +221,7 @@ impl DeviceView {
         self.state.exports.fetch_add(1, Ordering::AcqRel);
         let export = Box::into_raw(Box::new(Export {
             shape: [rows, columns],
+            strides: [columns, 1],
             state: Arc::clone(&self.state),
             _memory: self.memory.clone(),
         }));
@@ -229,7 +233,8 @@ impl DeviceView {
             // SAFETY: `export` is a live allocation (freed only by the deleter), so its field's address is
             // valid for as long as the tensor.
             shape: unsafe { (&raw mut (*export).shape).cast::<i64>() },
-            strides: std::ptr::null_mut(),
+            // SAFETY: as for `shape`.
+            strides: unsafe { (&raw mut (*export).strides).cast::<i64>() },
             byte_offset: 0,
         };
         let capsule = if versioned {

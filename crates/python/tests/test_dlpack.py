@@ -2,6 +2,7 @@
 without a copy, versioned and unversioned capsules, deleters and capsule destructors, the consumer reading
 NumPy's capsules (strides, float32, consumed capsules renamed), and the checks of gpu_tensors."""
 
+import ctypes
 import sys
 
 import numpy as np
@@ -71,6 +72,37 @@ def test_the_producer_refuses_what_it_cannot_do():
         view.__dlpack__(dl_device=(2, 0))
     assert view.exports == 0
     view.__dlpack__(dl_device=(1, 0), copy=False, stream=-1)
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device_type", ctypes.c_int32),
+        ("device_id", ctypes.c_int32),
+        ("ndim", ctypes.c_int32),
+        ("code", ctypes.c_uint8),
+        ("bits", ctypes.c_uint8),
+        ("lanes", ctypes.c_uint16),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+def test_the_capsule_holds_the_view_with_explicit_strides():
+    view = _evogpu._host_view(ROWS)
+    capsule = view.__dlpack__()
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    # DLManagedTensor starts with its DLTensor.
+    tensor = DLTensor.from_address(get_pointer(capsule, b"dltensor"))
+    assert tensor.data == view.data_ptr
+    assert (tensor.device_type, tensor.device_id, tensor.ndim) == (1, 0, 2)
+    assert (tensor.code, tensor.bits, tensor.lanes, tensor.byte_offset) == (2, 32, 1, 0)
+    assert [tensor.shape[0], tensor.shape[1]] == [2, 3]
+    # Row-major strides in elements, not the null some consumers no longer accept.
+    assert bool(tensor.strides) and [tensor.strides[0], tensor.strides[1]] == [3, 1]
 
 
 def test_the_consumer_reads_numpy_vectors_of_any_stride():
