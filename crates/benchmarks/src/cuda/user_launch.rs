@@ -334,6 +334,9 @@ impl RealEvaluator for UserEvaluator {
 }
 
 #[cfg(test)]
+mod split_tests;
+
+#[cfg(test)]
 mod tests {
     use super::UserRealParams;
 
