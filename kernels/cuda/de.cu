@@ -401,11 +401,12 @@ struct DeGenerationShared {
     const DeGenerationShared name = {s_rows, &s_out, &s_own, s_partners, &s_j_rand, &s_length, &s_f, &s_cr, \
                                      &s_last, s_warp, s_tree}
 
-// One whole generation (steps 3.1-3.4) in one launch of B threads per block (B a power of two in 32..1024),
-// with `evaluate` building and evaluating the trial (the paper's problems for de_generation_f32, a user's
-// terms for de_generation_user_f32). Vector i lives
-// in buffer slot_in[i] (0: buffer0, 1: buffer1). Work item w = i * chunks + c (blocks stride over them) builds
-// chunk c of trial i into the other buffer. With one chunk the block evaluates the whole trial; with several
+// One whole generation (steps 3.1-3.4) in one launch of B threads per block (B a power of two in 32..1024).
+// `evaluate(i, chunk, cross, j_rand, length, f, cr, rows, out)`, called by every thread, builds the trial's
+// chunk into `out` and returns its fitness (or the chunk's sum) in thread 0: the paper's problems for
+// de_generation_f32, a user's terms for de_generation_user_f32. Vector i lives in buffer slot_in[i] (0:
+// buffer0, 1: buffer1). Work item w = i * chunks + c (blocks stride over them) builds chunk c of trial i into
+// the other buffer. With one chunk the block evaluates the whole trial; with several
 // (Rastrigin at large D, so that more blocks than vectors share the work) each chunk's block writes the sum of
 // its aligned subtree to partials[w] and takes a ticket on vector_done[i]; the vector's last chunk combines
 // the partials with the same tree. That block selects: on a win it replaces fitness[i], weights[i], rates[i]
