@@ -9,7 +9,10 @@
 
 mod common;
 
-use common::{fails_in, gpu_or_skip, gpu_required, ok_in, result};
+use common::{
+    fails_in, gpu_or_skip, gpu_required, kill_after_first_checkpoint, ok_in, outcome, result,
+    resumed_at,
+};
 use evo_core::GpuPresence;
 use std::path::{Path, PathBuf};
 
@@ -345,6 +348,52 @@ fn gpu_dpga_runs_the_user_pressure_vessel() {
     // The best known design costs about 6059.7; a feasible design of 200 generations is within reach.
     let fitness = best(&result);
     assert!((5000.0..50000.0).contains(&fitness), "{result}");
+}
+
+/// A user problem's run survives as a built-in's does: killed between checkpoints on CUDA and resumed, it
+/// ends as the uninterrupted run.
+#[test]
+fn gpu_a_user_run_killed_between_checkpoints_resumes_to_the_uninterrupted_result() {
+    let Some(device) = gpu_or_skip("gpu_a_user_run_killed_between_checkpoints_resumes") else {
+        return;
+    };
+    let dir = folder();
+    let dir = dir.path();
+    let backend = format!("cuda:{device}");
+    let run = |out: &'static str, extra: &[&'static str]| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "run",
+            "de",
+            "--problem",
+            "user:rastrigin.toml",
+            "--set",
+            "population=64",
+            "--generations",
+            "20000",
+            "--seed",
+            "11",
+            "--backend",
+            &backend,
+            "--out",
+            out,
+            "-q",
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        args.extend(extra.iter().map(ToString::to_string));
+        args
+    };
+    let whole = run("whole", &[]);
+    ok_in(dir, &whole.iter().map(String::as_str).collect::<Vec<_>>());
+    let parts = run("parts", &["--checkpoint", "run.ckpt", "--every", "500"]);
+    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+    kill_after_first_checkpoint(dir, &parts, "run.ckpt", "parts");
+    let output = ok_in(dir, &["resume", "run.ckpt", "-q"]);
+    resumed_at(&output, 20000);
+    let (whole, parts) = (result(&dir.join("whole")), result(&dir.join("parts")));
+    assert_eq!(parts["backend"], whole["backend"]);
+    assert_eq!(outcome(&parts), outcome(&whole));
 }
 
 fn readme_section() -> String {
