@@ -152,6 +152,17 @@ def test_gpu_tensors_is_checked_before_a_cuda_run():
         evogpu.minimize(rastrigin, RASTRIGIN_BOX, backend="cuda", gpu_tensors="jax", max_generations=1)
 
 
+def test_a_missing_tensor_library_says_what_to_do():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("PyTorch is installed here")
+    with pytest.raises(ImportError, match=r'gpu_tensors=\'torch\' needs torch installed; or pass gpu_tensors="dlpack"'):
+        evogpu.minimize(rastrigin, RASTRIGIN_BOX, backend="cuda", max_generations=1)
+
+
 def test_a_python_function_runs_ma_sw_chains_on_the_cpu():
     first = evogpu.minimize(rastrigin, RASTRIGIN_BOX, algorithm="ma-sw-chains", backend="cpu", seed=3,
                             max_evaluations=2000)

@@ -195,3 +195,22 @@ def test_a_neural_network_loss_is_minimised_on_the_gpu():
     assert np.isfinite(last) and last < 0.5 * first
     weights = torch.as_tensor(result.x, device="cuda")[None, :]
     assert float(mlp_loss(weights)[0]) == pytest.approx(last, rel=1e-6)
+
+
+def test_a_cupy_fitness_on_the_gpu_should_match_cpu():
+    torch_cuda_or_skip()
+    cp = pytest.importorskip("cupy")
+
+    def fitness(x):
+        on_device = isinstance(x, cp.ndarray)
+        t = cp.asarray(x).astype(cp.float64)
+        terms = t * t - 10.0 * cp.cos((2.0 * math.pi) * t)
+        total = cp.full((t.shape[0],), 10.0 * t.shape[1], dtype=cp.float64)
+        for column in range(t.shape[1]):
+            total = total + terms[:, column]
+        return total if on_device else cp.asnumpy(total)
+
+    gpu = evogpu.minimize(fitness, BOX, backend="cuda", gpu_tensors="cupy", seed=12, max_generations=40)
+    cpu = evogpu.minimize(fitness, BOX, backend="cpu", seed=12, max_generations=40)
+    assert gpu.fun == cpu.fun
+    np.testing.assert_array_equal(gpu.x, cpu.x)
