@@ -169,12 +169,18 @@ pub const MANIFEST_KEYS: &[(&str, &str)] = &[
     ("equality_tolerance", "constrained: eps (optional)"),
     (
         "[[data]] name, file",
-        "real: a read-only array data.<name> (data.<name>_len values) from a .npy, .csv/.txt or \
-         .bin/.f32/.f64 file",
+        "a read-only array data.<name> (data.<name>_len values) from a .npy, .csv/.txt or .bin/.f32/.f64 \
+         file; with arrays, bits and constrained sources take const EvoUserData& data as their last \
+         parameter",
     ),
     (
-        "[[data]] type, length",
-        "\"f32\" (default; a .npy file's own type) or \"f64\"; \"any\" (default), \"D\", \"terms\" or a count",
+        "[[data]] type",
+        "\"f32\" (default; a .npy file's own type) or \"f64\"",
+    ),
+    (
+        "[[data]] length",
+        "\"any\" (default), \"D\" (bits: the bit count), \"terms\" (bits: the bit count; constrained: m + q) \
+         or a count",
     ),
 ];
 

@@ -117,6 +117,45 @@ fn data_of_the_wrong_length_is_refused_naming_the_array() {
     assert_contains(&error, &["line 1: `three` is not a f32 number"]);
 }
 
+/// Bit-string and constrained sources read data arrays too, through the contract's form with the data;
+/// where NVRTC is installed the CPU refusal comes after the source compiled, so these sources are valid.
+#[test]
+fn bits_and_constrained_sources_read_data_arrays() {
+    let dir = folder();
+    let dir = dir.path();
+    write(
+        dir,
+        "weighted.cu",
+        "__device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits,\n    \
+         const EvoUserData& data) {\n    double total = 0.0;\n    for (unsigned long long i = 0; i < \
+         n_bits; ++i) total -= evo_bit(bits, i) * (double)data.w[i];\n    return total;\n}\n",
+    );
+    write(dir, "w.csv", "1 2 3 4 5 6 7 8\n");
+    let bits = "kind = \"bits\"\nsource = \"weighted.cu\"\n[[data]]\nname = \"w\"\nfile = \"w.csv\"\n\
+                length = \"D\"\n";
+    write(dir, "weighted.toml", &format!("bits = 8\n{bits}"));
+    let error = refused(dir, "ga", "weighted.toml", &["--backend", "cpu"]);
+    assert_contains(&error, &["has only a device evaluation"]);
+    write(dir, "wrong.toml", &format!("bits = 9\n{bits}"));
+    let error = refused(dir, "ga", "wrong.toml", &["--backend", "cpu"]);
+    assert_contains(&error, &["array `w`", "got 8"]);
+    write(
+        dir,
+        "limit.cu",
+        "__device__ double evo_user_constrained(const double* x, double* g, double* h,\n    \
+         const EvoUserData& data) {\n    g[0] = x[0] + x[1] - data.c[0];\n    return -x[0] - x[1];\n}\n",
+    );
+    write(dir, "c.csv", "1.5\n");
+    write(
+        dir,
+        "limit.toml",
+        "kind = \"constrained\"\nsource = \"limit.cu\"\ndimension = 2\nlower = 0\nupper = 1\n\
+         inequalities = 1\n[[data]]\nname = \"c\"\nfile = \"c.csv\"\ntype = \"f64\"\nlength = \"terms\"\n",
+    );
+    let error = refused(dir, "dpga", "limit.toml", &["--backend", "cpu"]);
+    assert_contains(&error, &["has only a device evaluation"]);
+}
+
 #[test]
 fn a_source_without_its_entry_point_is_missing_entry_point() {
     let dir = folder();

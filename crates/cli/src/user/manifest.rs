@@ -427,15 +427,6 @@ impl Manifest {
             data,
         })
     }
-
-    /// The manifest's kind.
-    pub fn kind(&self) -> Kind {
-        match self.shape {
-            Shape::Real { .. } => Kind::Real,
-            Shape::Bits { .. } => Kind::Bits,
-            Shape::Constrained { .. } => Kind::Constrained,
-        }
-    }
 }
 
 const TERMS_ALLOWED: &str = "\"D\" (one term per coordinate), \"D-k\" with k >= 1 (term i reads coordinates \

@@ -126,11 +126,15 @@ impl UserSource {
                 Self::Real(built.with_data(data).map_err(problem)?)
             }
             Shape::Bits { bits, optimum } => {
-                refuse_data(path, &manifest)?;
                 let mut built =
                     UserBits::new(name, *bits, &code, no_bits_twin as BitsTwin).map_err(problem)?;
                 if let Some(optimum) = optimum {
                     built = built.with_optimum(*optimum).map_err(problem)?;
+                }
+                // Without arrays the source keeps the data-less signature.
+                if !manifest.data.is_empty() {
+                    let data = read_data(path, &manifest)?;
+                    built = built.with_data(data).map_err(problem)?;
                 }
                 Self::Bits(built)
             }
@@ -142,7 +146,6 @@ impl UserSource {
                 equalities,
                 equality_tolerance,
             } => {
-                refuse_data(path, &manifest)?;
                 let bounds = bounds(*dimension, lower, upper).map_err(problem)?;
                 let mut built = UserConstrained::new(
                     name,
@@ -155,6 +158,10 @@ impl UserSource {
                 .map_err(problem)?;
                 if let Some(tolerance) = equality_tolerance {
                     built = built.with_equality_tolerance(*tolerance).map_err(problem)?;
+                }
+                if !manifest.data.is_empty() {
+                    let data = read_data(path, &manifest)?;
+                    built = built.with_data(data).map_err(problem)?;
                 }
                 Self::Constrained(built)
             }
@@ -215,23 +222,6 @@ fn read_data(path: &Path, manifest: &Manifest) -> Result<UserData, LoadError> {
         .map_err(|error| refuse(error.to_string()))?;
     }
     Ok(data)
-}
-
-/// Data arrays reach only real-vector sources from the command line.
-fn refuse_data(path: &Path, manifest: &Manifest) -> Result<(), LoadError> {
-    match manifest.data.first() {
-        None => Ok(()),
-        Some(entry) => Err(ManifestError::Data {
-            path: path.to_path_buf(),
-            name: entry.name.clone(),
-            file: entry.file.clone(),
-            reason: format!(
-                "kind \"{}\" takes no data arrays; only kind \"real\" reads data",
-                manifest.kind().name()
-            ),
-        }
-        .into()),
-    }
 }
 
 /// Refuses a run of a user source problem that would take the CPU: `backend` is a CPU backend, or `Auto`
