@@ -177,6 +177,22 @@ pub enum Error {
         reason: String,
     },
 
+    /// A shared library that a requested feature loads at run time was not found under any name the loader
+    /// tries (NCCL for the collectives over several GPUs): the feature is refused, nothing crashes.
+    #[error(
+        "{feature} needs the {library} library, which was not found (searched for {searched}); {remedy}"
+    )]
+    LibraryNotFound {
+        /// What was asked for ("NCCL communicator over GPUs 0, 1").
+        feature: String,
+        /// The library's name ("NCCL").
+        library: &'static str,
+        /// The file names tried, in order, and where a near match was seen.
+        searched: String,
+        /// How to make it found (the package to install, the symbolic link to create, the variable to set).
+        remedy: String,
+    },
+
     /// Any other CUDA driver or NVRTC call failed.
     #[error("CUDA call `{call}` failed: {message}")]
     Driver {
