@@ -54,7 +54,12 @@ impl ViewState {
     }
 }
 
-/// A row-major `float32` matrix exported through DLPack (module docs).
+/// A row-major float32 matrix of memory the engine owns, exported without a copy through DLPack
+/// (`torch.from_dlpack(view)`, `cupy.from_dlpack(view)`; `numpy.from_dlpack(view)` for host views).
+///
+/// `__dlpack__(stream=s)` makes the consumer's CUDA stream `s` wait for the engine's writes. A view of the
+/// engine's population is valid during one call of the fitness function: later exports raise BufferError,
+/// and tensors of it must not outlive the call nor be written.
 #[pyclass(name = "DeviceView", module = "evogpu", frozen)]
 pub struct DeviceView {
     rows: usize,

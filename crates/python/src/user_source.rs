@@ -53,7 +53,17 @@ impl UserTwin for DeviceOnly {
     }
 }
 
-/// `evogpu.UserProblem` (module docs).
+/// A real-vector problem written as CUDA source, for `minimize` (DE, MA-SW-Chains).
+///
+/// `UserProblem(source, bounds, terms=None, sums=None, data=None, name="problem", twin=None)`. The source
+/// defines `__device__ void evo_user_terms(unsigned long long i, const float* x, unsigned long long d,
+/// const EvoUserData& data, double* t)`, writing term `i` of row `x`; the fitness is the pairwise sum of
+/// the terms, or with `sums=K` the `evo_user_combine(const double* sums, unsigned long long d, const
+/// EvoUserData& data)` of K sums. `terms`: "dimension" (default), "dimension-<k>" or a count. `data`:
+/// `{name: array}`, read as `data.<name>` and `data.<name>_len`. `twin`: a function of the population
+/// (float64 array (n, D) -> n values) for the CPU backend, which refuses the problem without one. Where
+/// NVRTC is installed the source is compiled here, and a mistake raises `CompileError` (NVRTC's log in
+/// `.log`, the user's lines numbered from 1 in `user_<name>.cu`).
 #[pyclass(name = "UserProblem", module = "evogpu", frozen)]
 pub struct UserSource {
     problem: UserProblem<DeviceOnly>,
