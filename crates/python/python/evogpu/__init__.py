@@ -19,10 +19,10 @@ import numpy as np
 
 from ._evogpu import ALGORITHMS, PROBLEMS, DeAskTell, GaAskTell, StopToken, _minimize
 from ._evogpu import CompileError, DeviceView, UserProblem
-from ._evogpu import SgaAskTell
+from ._evogpu import DpgaAskTell, SgaAskTell
 
 __all__ = [
-    "ALGORITHMS", "CompileError", "PROBLEMS", "DeAskTell", "DeviceView", "GaAskTell", "OptimizeResult", "Progress", "SgaAskTell", "StopToken", "UserProblem", "minimize",
+    "ALGORITHMS", "CompileError", "PROBLEMS", "DeAskTell", "DeviceView", "DpgaAskTell", "GaAskTell", "OptimizeResult", "Progress", "SgaAskTell", "StopToken", "UserProblem", "minimize",
 ]
 
 

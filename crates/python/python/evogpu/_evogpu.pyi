@@ -117,6 +117,58 @@ class GaAskTell:
     def bits(self) -> int:
         """The bits of every string."""
 
+class DpgaAskTell:
+    """DPGA driven one batch at a time: ``ask()`` gives the distinct points DPGA needs evaluated next,
+    ``tell(objective, constraints)`` their objective (to minimise) and constraint values.
+
+    The first asks give the initial candidates (one batch of ``main_size``, or several while the feasible
+    initialisation draws); then each generation asks its main offspring, then its crossbred children
+    (bred from the best offspring), a point repeated within a generation asked once. ``constraints`` has
+    shape (n, inequalities + equalities): ``g_i(x) <= 0`` first, then ``h_j(x) = 0`` (held within
+    ``equality_tolerance``). The same seed and values give the same run as the Rust API's ``DpgaCpu`` and
+    ``minimize(algorithm="dpga")``. ``options`` are ``minimize``'s DPGA options. The engine runs on one
+    thread and replays the batches told before each new one, so an initialisation that draws many batches
+    (a tiny feasible region, up to its 50 000 draws) costs time quadratic in their number.
+    """
+
+    def __init__(
+        self,
+        bounds: Sequence[Tuple[float, float]],
+        inequalities: int = 0,
+        equalities: int = 0,
+        seed: int = 0,
+        options: Optional[Mapping[str, Any]] = None,
+        equality_tolerance: float = 1e-4,
+    ) -> None: ...
+    def ask(self) -> npt.NDArray[np.float64]:
+        """The next points, shape (n, dimension); raises ValueError when the last ones were not told."""
+    def tell(
+        self,
+        objective: Sequence[float] | npt.NDArray[np.float64],
+        constraints: Optional[npt.ArrayLike] = None,
+    ) -> None:
+        """The last asked points' objective (n finite values) and constraint values (finite, shape
+        (n, inequalities + equalities); None without constraints)."""
+    @property
+    def x(self) -> Optional[npt.NDArray[np.float64]]:
+        """The best point so far, or None before the initial population is complete."""
+    @property
+    def fun(self) -> Optional[float]:
+        """The best point's objective when it is feasible, inf until a feasible point is found; None before
+        the initial population is complete."""
+    @property
+    def best(self) -> Optional[Tuple[npt.NDArray[np.float64], float]]:
+        """``(x, fun)``, or None before the initial population is complete."""
+    @property
+    def generation(self) -> int:
+        """Generations completed."""
+    @property
+    def evaluations(self) -> int:
+        """DPGA's evaluation count of the completed generations (repeats included), as minimize's nfev."""
+    @property
+    def dimension(self) -> int:
+        """The number of variables."""
+
 class SgaAskTell:
     """The SGA baseline driven one population at a time: ``ask()`` gives bit strings, ``tell(fitness)`` their
     fitness, to minimise and at most 0 (roulette selection draws in proportion to ``-fitness``).

@@ -6,10 +6,12 @@
 //! same seed and the same fitness give the same populations. `de.rs` and `ga.rs` are the two front ends.
 
 mod de;
+mod dpga;
 mod ga;
 mod sga;
 
 pub use de::DeAskTell;
+pub use dpga::DpgaAskTell;
 pub use ga::GaAskTell;
 pub use sga::SgaAskTell;
 
