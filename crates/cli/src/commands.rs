@@ -13,6 +13,7 @@ use crate::problem;
 use crate::run::{Start, execute};
 use crate::runfile::{Budget, CheckpointConfig, RUN_FILE_VERSION, RunConfig};
 use crate::spec::ProblemSpec;
+use crate::user;
 
 /// Generations between checkpoints when `--checkpoint` comes without `--every`.
 pub const DEFAULT_CHECKPOINT_EVERY: u64 = 100;
@@ -87,6 +88,10 @@ pub fn run(args: &RunArgs) -> Result<Ending> {
         checkpoint,
         out: absolute(&args.out)?,
         history_every,
+        user_files: match &spec {
+            ProblemSpec::User { path } => Some(user::files_digest(path)?),
+            _ => None,
+        },
     };
     if let Some(checkpoint) = &config.checkpoint {
         config.save(&checkpoint.path)?;
@@ -101,6 +106,7 @@ pub fn run(args: &RunArgs) -> Result<Ending> {
 /// and the errors of [`run`].
 pub fn resume(args: &ResumeArgs) -> Result<Ending> {
     let mut config = RunConfig::load(&args.checkpoint)?;
+    check_user_files(&config)?;
     let Some(checkpoint) = &mut config.checkpoint else {
         bail!(
             "the run file of {} names no checkpoint, so there is nothing to resume",
@@ -121,6 +127,26 @@ pub fn resume(args: &ResumeArgs) -> Result<Ending> {
     // Only a resume that ran records the new folder or backend for the next one.
     config.save(&args.checkpoint)?;
     Ok(ending)
+}
+
+/// Refuses to resume a `user:` problem whose files changed since the run started: the run would continue on
+/// another function than the one its checkpoint was written on.
+fn check_user_files(config: &RunConfig) -> Result<()> {
+    let (Some(recorded), ProblemSpec::User { path }) =
+        (&config.user_files, config.problem.parse()?)
+    else {
+        return Ok(());
+    };
+    let now = user::files_digest(&path)?;
+    if &now != recorded {
+        bail!(
+            "problem `{}`: the manifest, its source or a data file changed since the run started (files \
+             digest {now}, the run recorded {recorded}), so the checkpoint belongs to another problem; \
+             restore the files, or start a new run with `evo run`",
+            config.problem
+        );
+    }
+    Ok(())
 }
 
 /// Runs, writes the result files and prints a summary.

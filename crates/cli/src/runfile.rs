@@ -42,6 +42,11 @@ pub struct RunConfig {
     pub out: PathBuf,
     /// Generations between two history points.
     pub history_every: u64,
+    /// A `user:` problem's files as they were when the run started ([`crate::user::files_digest`]): the
+    /// checkpoint's fingerprint knows the problem by its name and bounds only, so `evo resume` compares
+    /// this to refuse a source, manifest or data file edited since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_files: Option<String>,
 }
 
 /// The stopping rules of a run; at least one is set.

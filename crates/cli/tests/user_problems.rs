@@ -435,6 +435,31 @@ fn gpu_a_user_run_killed_between_checkpoints_resumes_to_the_uninterrupted_result
     assert_eq!(outcome(&parts), outcome(&whole));
 }
 
+/// The checkpoint's fingerprint knows a user problem by its name and bounds only, so `evo resume` compares
+/// the manifest's, source's and data files' digest with the one the run file recorded.
+#[test]
+fn a_resume_refuses_user_files_changed_since_the_run_started() {
+    let dir = folder();
+    let dir = dir.path();
+    // The run file is written before the run starts; the CPU run itself is refused.
+    let checkpoint = ["--backend", "cpu", "--checkpoint", "c.ckpt"];
+    let error = refused(dir, "de", "line_fit.toml", &checkpoint);
+    assert_contains(&error, &["has only a device evaluation"]);
+    let run_file = std::fs::read_to_string(dir.join("c.ckpt.run.json")).unwrap();
+    assert_contains(&run_file, &["\"user_files\""]);
+    let unchanged = fails_in(dir, &["resume", "c.ckpt"]);
+    assert_contains(&unchanged, &["has only a device evaluation"]);
+    std::fs::write(dir.join("values.csv"), "1, 3, 5, 7, 9, 11, 13, 16\n").unwrap();
+    let error = fails_in(dir, &["resume", "c.ckpt"]);
+    assert_contains(
+        &error,
+        &[
+            "the manifest, its source or a data file changed since the run started",
+            "start a new run",
+        ],
+    );
+}
+
 fn readme_section() -> String {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();

@@ -235,6 +235,16 @@ pub enum ManifestError {
         /// The file as resolved.
         file: PathBuf,
     },
+    /// A file the manifest names cannot be read.
+    #[error("manifest {path}: cannot read {file}: {source}", path = path.display(), file = file.display())]
+    ReadFile {
+        /// The manifest.
+        path: PathBuf,
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// A data file that cannot be used.
     #[error("manifest {path}: data \"{name}\" ({file}): {reason}", path = path.display(), file = file.display())]
     Data {

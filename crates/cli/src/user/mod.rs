@@ -12,8 +12,8 @@ pub mod manifest;
 
 use evo_benchmarks::cuda::{UserData, UserProblem, UserTwin};
 use evo_core::{
-    Backend, Bits, Bounds, DeviceSupport, Error, GpuPresence, OnDevice, Result as EvoResult,
-    RunAlgorithm,
+    Backend, Bits, Bounds, DeviceSupport, Error, GpuPresence, InstanceDigest, OnDevice,
+    Result as EvoResult, RunAlgorithm,
 };
 use evo_dpga::UserConstrained;
 use evo_ga::UserBits;
@@ -99,13 +99,13 @@ impl UserSource {
             spec: spec.to_string(),
             source: Box::new(source),
         };
-        let code =
-            std::fs::read_to_string(&manifest.source).map_err(|error| ManifestError::Data {
+        let code = std::fs::read_to_string(&manifest.source).map_err(|source| {
+            ManifestError::ReadFile {
                 path: path.to_path_buf(),
-                name: "source".into(),
                 file: manifest.source.clone(),
-                reason: format!("cannot read it: {error}"),
-            })?;
+                source,
+            }
+        })?;
         let name = &manifest.name;
         Ok(match &manifest.shape {
             Shape::Real {
@@ -222,6 +222,28 @@ fn read_data(path: &Path, manifest: &Manifest) -> Result<UserData, LoadError> {
         .map_err(|error| refuse(error.to_string()))?;
     }
     Ok(data)
+}
+
+/// A digest of the manifest at `path` and of the source and data files it names, each file's length and
+/// bytes in the manifest's order, as 16 hex digits.
+///
+/// # Errors
+/// [`LoadError`] when the manifest is refused or a file cannot be read.
+pub fn files_digest(path: &Path) -> Result<String, LoadError> {
+    let manifest = Manifest::load(path)?;
+    let files = [path, manifest.source.as_path()]
+        .into_iter()
+        .chain(manifest.data.iter().map(|entry| entry.file.as_path()));
+    let mut digest = InstanceDigest::new();
+    for file in files {
+        let bytes = std::fs::read(file).map_err(|source| ManifestError::ReadFile {
+            path: path.to_path_buf(),
+            file: file.to_path_buf(),
+            source,
+        })?;
+        digest = digest.u64(bytes.len() as u64).bytes(&bytes);
+    }
+    Ok(format!("{:016x}", digest.finish()))
 }
 
 /// Refuses a run of a user source problem that would take the CPU: `backend` is a CPU backend, or `Auto`
