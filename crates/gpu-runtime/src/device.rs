@@ -496,7 +496,7 @@ impl Gpu {
 
     /// A failed wait as an error naming the last kernel launched (an asynchronous fault surfaces at the next
     /// wait): [`Error::DevicePoisoned`] for a sticky fault, [`Error::KernelLaunch`] otherwise.
-    fn fault_while_synchronizing(
+    pub(crate) fn fault_while_synchronizing(
         &self,
         call: &str,
         e: DriverError,

@@ -14,6 +14,7 @@
 //! | a function in `ops.rs` | a [`Kernel`] from [`Gpu::kernel`], compiled from `evo-kernels` by NVRTC |
 //! | calling it | [`Kernel::launch`] … [`Launch::run`], the only launch path, errors name the kernel; [`Launch::overlapping_previous`] lets a launch overlap the previous kernel's tail (Hopper's Programmatic Dependent Launch) |
 //! | `Instant::now()` | [`GpuTimer`] (events on the stream) |
+//! | a `Vec` the host reads while the device fills it | [`HostStaging`]: page-locked rows copied in chunks, each [`RowChunk`] lent once it has landed |
 //! | a loop body run many times | a [`Graph`] from [`Gpu::record_graph`], replayed with one call |
 //! | a slice handed to another library | [`DeviceBuffer::device_address`], ordered by [`Gpu::order_after_main`] (DLPack) |
 //! | `rayon::scope` over jobs | [`DevicePool::run`] over GPUs |
@@ -94,11 +95,13 @@ mod device_pool;
 mod driver_error;
 mod fault;
 mod graph;
+mod host_staging;
 mod interop;
 mod launch;
 mod launch_site;
 mod modules;
 mod nvrtc;
+mod pinned;
 mod pool;
 mod ptx_cache;
 mod stream;
@@ -110,6 +113,7 @@ pub use curand::{CurandGenerator, CurandKind, curand_present};
 pub use device::{DeviceInfo, Gpu, device_count, driver_present, driver_version};
 pub use device_pool::DevicePool;
 pub use graph::Graph;
+pub use host_staging::{HostStaging, RowChunk};
 pub use interop::{LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM};
 pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES, check_block_size};
 pub use launch_site::{LaunchSite, check_len, check_len_at_least};
