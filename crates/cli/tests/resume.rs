@@ -230,3 +230,19 @@ fn a_checkpoint_without_its_run_file_is_refused() {
     let stderr = fails_in(dir, &["resume", "a.ckpt", "-q"]);
     assert!(stderr.contains("a.ckpt.run.json"), "{stderr}");
 }
+
+/// `evo resume` continues a checkpoint or fails; a run file whose checkpoint is gone (a run killed before
+/// its first checkpoint) never starts the run afresh in its place.
+#[test]
+fn a_run_file_without_its_checkpoint_is_refused_not_started_afresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    finished_checkpoint(dir, "a", "1");
+    std::fs::remove_file(dir.join("a.ckpt")).unwrap();
+    let stderr = fails_in(dir, &["resume", "a.ckpt", "--out", "again", "-q"]);
+    assert!(
+        stderr.contains("a.ckpt does not exist") && stderr.contains("evo run"),
+        "{stderr}"
+    );
+    assert!(!dir.join("again").exists());
+}
