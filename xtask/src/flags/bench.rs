@@ -101,6 +101,17 @@ pub struct DeFlags {
         value_parser = de::parse_instance
     )]
     pub table1_instances: Vec<&'static str>,
+    /// The local search of the makespan part, a JSON `LocalSearch` (keys period, max_moves, scope, kicks,
+    /// kick_moves, neighbourhood, iterations, iteration_moves), e.g. `{"period": 20, "max_moves": 64,
+    /// "kicks": 64, "kick_moves": 4, "neighbourhood": "AnyPair", "iterations": 8, "iteration_moves": 3}`.
+    /// Default: every 20 generations, 64 moves, 64 kicks of 4 moves.
+    #[arg(
+        long = "de-makespan-search",
+        id = "de_makespan_search",
+        value_name = "JSON",
+        value_parser = de::parse_makespan_search
+    )]
+    pub makespan_search: Option<evo_de::LocalSearch>,
 }
 
 /// Flags of suite `eval` (for profiling one case).
@@ -173,6 +184,7 @@ impl SuiteFlags {
             table1_configs,
             table1_populations,
             table1_instances,
+            makespan_search,
         } = &self.de;
         let EvalFlags {
             functions,
@@ -191,6 +203,7 @@ impl SuiteFlags {
                 "de",
             ),
             (!table1_instances.is_empty(), "--de-table1-instances", "de"),
+            (makespan_search.is_some(), "--de-makespan-search", "de"),
             (!functions.is_empty(), "--eval-functions", "eval"),
             (!dimensions.is_empty(), "--eval-dimensions", "eval"),
             (!batches.is_empty(), "--eval-batches", "eval"),
@@ -238,6 +251,13 @@ impl SuiteFlags {
             !table1_flags || de.parts.is_empty() || de.parts.contains(&de::Part::Table1),
             "--de-table1-configs and --de-table1-instances act on Table 1, which --de-parts leaves out; \
              add table1 to --de-parts"
+        );
+        anyhow::ensure!(
+            de.makespan_search.is_none()
+                || de.parts.is_empty()
+                || de.parts.contains(&de::Part::Makespan),
+            "--de-makespan-search acts on the makespan part, which --de-parts leaves out; add makespan to \
+             --de-parts"
         );
         Ok(())
     }
@@ -378,6 +398,37 @@ mod tests {
         assert_eq!(flags.de.table1_populations, [1024, 64]);
         assert_eq!(flags.de.table1_instances, ["u_s_lolo.0", "u_c_hihi.0"]);
         flags.check(&["de"]).expect("de selected, Table 1 kept");
+    }
+
+    #[test]
+    fn the_makespan_search_flag_is_a_validated_json_local_search() {
+        let text = r#"{"period": 20, "max_moves": 64, "neighbourhood": "AnyPair", "iterations": 8, "iteration_moves": 3}"#;
+        let flags =
+            parse(&["--de-parts", "makespan", "--de-makespan-search", text]).expect("valid");
+        let search = flags.de.makespan_search.expect("given");
+        assert_eq!(search.neighbourhood(), evo_de::Neighbourhood::AnyPair);
+        assert_eq!((search.iterations(), search.iteration_moves()), (8, 3));
+        flags
+            .check(&["de"])
+            .expect("de selected, the makespan part kept");
+        let elsewhere =
+            parse(&["--de-parts", "timing", "--de-makespan-search", text]).expect("valid");
+        let error = elsewhere.check(&["de"]).unwrap_err().to_string();
+        assert!(error.contains("add makespan to --de-parts"), "{error}");
+        let range = refused(&[
+            "--de-makespan-search",
+            r#"{"period": 20, "max_moves": 64, "iterations": 4, "iteration_moves": 0}"#,
+        ]);
+        assert!(
+            range.contains("--de-makespan-search")
+                && range.contains("local search iteration moves must be 1 ..= 256, got 0"),
+            "{range}"
+        );
+        let key = refused(&[
+            "--de-makespan-search",
+            r#"{"period": 20, "max_moves": 64, "kick": 4}"#,
+        ]);
+        assert!(key.contains("unknown field `kick`"), "{key}");
     }
 
     #[test]

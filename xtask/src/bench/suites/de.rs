@@ -52,6 +52,7 @@ mod makespan;
 mod parts;
 mod sweep;
 
+pub use makespan::parse_makespan_search;
 pub use parts::Part;
 use parts::Parts;
 use sweep::{Sweep, chosen_instances};

@@ -1,10 +1,15 @@
 //! `--de-parts makespan`: what a user who wants short schedules gets (issue #33). On each of the 12
 //! instances, one run of DE minimising the makespan alone (`EtcObjective::Makespan`), its initial
-//! population seeded with the Min-Min and Sufferage schedules ([`MAKESPAN_LOCAL_SEARCH`] and the
+//! population seeded with the Min-Min and Sufferage schedules ([`makespan_local_search`] and the
 //! configuration of [`makespan_params`]), for [`budgets`]`.1` of wall time; the makespan of the best schedule
 //! after [`budgets`]`.0` and at the end, beside Min-Min's, Sufferage's and the best known schedule's (the
 //! `.sol` files shipped with the instances, makespans recomputed from the ETC matrix). The clock starts
 //! after the engine is built (the heuristics, a few milliseconds each, run before it).
+//!
+//! `--de-makespan-search JSON` replaces the local search by any [`LocalSearch`] in its serde form
+//! ([`parse_makespan_search`]), e.g. the any-pair neighbourhood with iterations:
+//! `{"period": 20, "max_moves": 64, "kicks": 64, "kick_moves": 4, "neighbourhood": "AnyPair",
+//! "iterations": 8, "iteration_moves": 3}`; the notes name the search that ran.
 
 use std::path::Path;
 use std::time::Duration;
@@ -33,16 +38,47 @@ fn makespan_params() -> anyhow::Result<DeParams> {
         .with_selection(Selection::BetterOrEqual))
 }
 
-/// The local search of the makespan runs: the iterated search of the best schedule of Table 1's extension
-/// column (at most 64 moves, then 64 kicks of 4 random task moves), every 20 generations rather than 500:
-/// under the makespan alone DE's trials mostly drift across plateaus, and the search is what lowers the
-/// longest machine.
-fn makespan_local_search() -> anyhow::Result<LocalSearch> {
+/// The default local search of the makespan runs: the iterated search of the best schedule of Table 1's
+/// extension column (at most 64 moves, then 64 kicks of 4 random task moves), every 20 generations rather
+/// than 500: under the makespan alone DE's trials mostly drift across plateaus, and the search is what
+/// lowers the longest machine.
+fn default_local_search() -> anyhow::Result<LocalSearch> {
     Ok(LocalSearch::new(20, 64)?.with_kicks(64, 4)?)
 }
 
-/// The local search's description in the notes.
-const MAKESPAN_LOCAL_SEARCH: &str = "+ls20x64k64x4";
+/// The local search of the makespan runs: the one `--de-makespan-search` gives, else
+/// [`default_local_search`].
+fn makespan_local_search(ctx: &BenchContext) -> anyhow::Result<LocalSearch> {
+    match ctx.flags().de.makespan_search {
+        Some(search) => Ok(search),
+        None => default_local_search(),
+    }
+}
+
+/// The local search's description in the notes: every setting, by the names of its serde form.
+fn describe(search: &LocalSearch) -> String {
+    format!(
+        "period {}, max_moves {}, neighbourhood {:?}, {} kicks of {} moves, {} iterations of {} moves",
+        search.period(),
+        search.max_moves(),
+        search.neighbourhood(),
+        search.kicks(),
+        search.kick_moves(),
+        search.iterations(),
+        search.iteration_moves()
+    )
+}
+
+/// The value of `--de-makespan-search`: a [`LocalSearch`] as JSON, validated by its setters (the error names
+/// the setting and its allowed range, or the unknown key).
+pub fn parse_makespan_search(text: &str) -> Result<LocalSearch, String> {
+    serde_json::from_str(text).map_err(|error| {
+        format!(
+            "{error} (a JSON LocalSearch, e.g. {{\"period\": 20, \"max_moves\": 64, \"neighbourhood\": \
+             \"AnyPair\", \"iterations\": 8, \"iteration_moves\": 3}})"
+        )
+    })
+}
 
 /// The two reading times: 1 s and 10 s (`--quick`: 0.1 s and 0.25 s, about 3 s for the 12 instances).
 fn budgets(quick: bool) -> (Duration, Duration) {
@@ -68,6 +104,7 @@ pub(super) fn makespan_table(
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
     ];
     let (mut within, mut better, mut generations) = (0, 0, Vec::new());
+    let search = makespan_local_search(ctx)?;
     let bar = ctx.progress(INSTANCES.len() as u64, "de makespan");
     for &(name, file, ..) in &INSTANCES {
         bar.set_message(file);
@@ -78,7 +115,7 @@ pub(super) fn makespan_table(
             .with_context(|| format!("loading the best known schedule of {file}"))?;
         let heuristics = [min_min(&instance).makespan, sufferage(&instance).makespan];
         let problem = EtcProblem::with_objective(instance, EtcObjective::Makespan)?;
-        let (outcome, device, backend) = run_seeded(ctx, &problem, long)?;
+        let (outcome, device, backend) = run_seeded(ctx, &problem, search, long)?;
         let at_short = outcome.fitness_at(short_s);
         let schedule = problem.schedule_of(&outcome.best);
         let at_end = problem.instance().makespan(&schedule)?;
@@ -117,10 +154,11 @@ pub(super) fn makespan_table(
         "Makespans (issue #33; lower is better): DE minimising the makespan alone, the initial population \
          seeded with the Min-Min and Sufferage schedules, M = {MAKESPAN_POPULATION}, F = \
          {MAKESPAN_DIFFERENTIAL_WEIGHT}, CR = {MAKESPAN_CROSSOVER_RATE}, DE/rand/1/bin, better-or-equal \
-         selection, the iterated local search of the best schedule ({MAKESPAN_LOCAL_SEARCH}), seed {SEED}, \
+         selection, the local search of the best schedule ({}), seed {SEED}, \
          one run per instance of {long_s} s read at {short_s} s and at the end ({} to {} generations). Best \
          known: the lowest makespan of the instance's shipped `.sol` schedules, recomputed from the ETC matrix. \
          Within 1 % of the best known on {within} of {count} instances, better on {better}.\n\n{}",
+        describe(&search),
         generations.iter().min().copied().unwrap_or(0),
         generations.iter().max().copied().unwrap_or(0),
         table.join("\n")
@@ -128,15 +166,15 @@ pub(super) fn makespan_table(
     Ok(())
 }
 
-/// One run of [`makespan_params`] with the heuristic seeds and the local search, on the GPU when there is
-/// one, else on the CPU.
+/// One run of [`makespan_params`] with the heuristic seeds and the local search `search`, on the GPU when
+/// there is one, else on the CPU.
 fn run_seeded(
     ctx: &BenchContext,
     problem: &EtcProblem,
+    search: LocalSearch,
     budget: Duration,
 ) -> anyhow::Result<(Outcome, String, Backend)> {
     let params = makespan_params()?;
-    let search = makespan_local_search()?;
     match ctx.gpu() {
         Some(gpu) => {
             let engine = DeCuda::new(params, problem.clone(), SEED, gpu)?
