@@ -1,8 +1,9 @@
 //! # evo-distributed
 //!
-//! Runs evo-gpu's engines beyond one device. This version has the **island model** in one process: `K`
-//! islands, each an engine of one algorithm (DE, GA or MA-SW-Chains) with its own seed, placed on several
-//! CPU thread pools and CUDA devices. The islands are logical: the result depends only on the seed, `K`, `m`, `k` and the
+//! Runs evo-gpu's engines beyond one device. This version has the **island model**: `K` islands, each an
+//! engine of one algorithm (DE, GA or MA-SW-Chains) with its own seed, placed on several CPU thread pools
+//! and CUDA devices of one process ([`IslandModel`]), or spread over several processes
+//! ([`RankedIslandModel`], over MPI with the `mpi` feature). The islands are logical: the result depends only on the seed, `K`, `m`, `k` and the
 //! algorithm's parameters and problem, never on the placement, and it is the same with CPU and CUDA engines
 //! (bit for bit under the Exact profile, as the engines themselves are).
 //!
@@ -61,6 +62,24 @@
 //! seed, parameters, problem) with `islands`, `migration_interval` and `migrants`; the placement is not in
 //! it, so a run may resume on another placement or backend.
 //!
+//! ## Several processes (ranks)
+//!
+//! [`RankedIslandModel`] spreads the `K` islands over the `R ≤ K` processes of a [`Ranks`]: rank `r` owns
+//! the contiguous block [`island_block`]`(r, R, K)` and runs it on a placement of its own. Island `i` is
+//! the same engine from the same seed as above, and a migration takes every island's emigrants with the
+//! same code as [`ring_migration`]; the emigrants of each block's last island travel to every rank in one
+//! all-gather, and the next block's first island takes them in. So the model over ranks gives
+//! [`IslandModel`]'s result bit for bit, on any number of ranks; its snapshot, fingerprint and algorithm
+//! name are [`IslandModel`]'s too, so a checkpoint moves between one process and any number of ranks.
+//! Its collectives and the executor configuration they need are in its docs.
+//!
+//! With the cargo feature `mpi`, `mpi::MpiRanks` is the ranks of an MPI communicator (the `mpi` crate,
+//! rsmpi), started by `mpiexec`; the crate's README says how to get MPI (the `mpich` wheel from PyPI, or
+//! the system's MPI). Every exchange has a deadline: a rank that died or hangs makes the others fail with
+//! [`Error::RankFailed`](evo_core::Error::RankFailed) naming it, and the last checkpoint resumes the run,
+//! on the same or another number of ranks. The example `mpi_islands` runs DE, GA and MA-SW-Chains islands
+//! under `mpiexec` and checks them against this process's [`IslandModel`].
+//!
 //! ## Example
 //!
 //! Four DE islands on two CPU pools, checked against the same model on one pool:
@@ -95,7 +114,7 @@
 //! [`IslandSite::seed`] on [`IslandSite::backend`].
 //!
 //! Not in this version: engines that cannot move between threads (`GaCuda`, which keeps a recorded CUDA
-//! graph), islands over several processes (MPI) and NCCL collectives (issue 32).
+//! graph) and NCCL collectives (issue 32).
 
 pub mod de;
 pub mod ga;
