@@ -100,6 +100,8 @@ mod interop;
 mod launch;
 mod launch_site;
 mod modules;
+#[cfg(feature = "nccl")]
+pub mod nccl;
 mod nvrtc;
 mod pinned;
 mod pool;
