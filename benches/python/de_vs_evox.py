@@ -103,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1024x512,100x1000000",
                         help="population x dimension pairs, comma separated")
-    parser.add_argument("--repeats", type=int, default=3, help="evogpu runs per budget (median)")
+    parser.add_argument("--repeats", type=int, default=5, help="evogpu runs per budget (median)")
     parser.add_argument("--evox-compile", action="store_true", help="torch.compile EvoX's workflow.step")
     args = parser.parse_args()
 
@@ -113,9 +113,10 @@ def main() -> None:
     for size in args.sizes.split(","):
         pop, dim = (int(v) for v in size.lower().split("x"))
         large = pop * dim >= 10**7
-        # Budgets: about a second of work per measurement at each size.
+        # Budgets: EvoX blocks of about 0.1 s; evogpu budgets far enough apart that the difference (tens of
+        # milliseconds for the built-in fitness) dwarfs the jitter of a run's set-up.
         block, blocks, warmup = (10, 5, 3) if large else (100, 5, 20)
-        short, long = (5, 25) if large else (100, 600)
+        short, long = (5, 105) if large else (100, 5100)
         bounds = [(LOW, HIGH)] * dim
         evox = evox_per_generation(pop, dim, warmup, block, blocks, args.evox_compile)
         torch_fitness = evogpu_per_generation(evogpu_fitness, bounds, pop, short, long, args.repeats)
