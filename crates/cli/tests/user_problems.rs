@@ -1,9 +1,10 @@
 //! `user:MANIFEST.toml`: a user's CUDA source problem from the command line. Everywhere: the manifest's and
 //! the source's mistakes are typed errors naming what is wrong, and a CPU run is refused (a file has no CPU
 //! twin); where NVRTC is installed, a source that does not compile gives NVRTC's log with the user's line
-//! numbers. On a CUDA device (skipped without one, failing under `EVO_REQUIRE_GPU=1`): the examples of
-//! `crates/cli/examples/user/` run in de and ma-sw-chains (Rastrigin, a least-squares fit with data files),
-//! ga (trap-5) and dpga (pressure vessel).
+//! numbers; a resume refuses files changed since the run started. On a CUDA device (skipped without one,
+//! failing under `EVO_REQUIRE_GPU=1`): the examples of `crates/cli/examples/user/` run in de and
+//! ma-sw-chains (Rastrigin, a least-squares fit with data files), ga (trap-5) and dpga (pressure vessel), a
+//! run killed between checkpoints resumes to the uninterrupted result, and the README's command runs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -16,9 +17,20 @@ use common::{
 use evo_core::GpuPresence;
 use std::path::{Path, PathBuf};
 
+/// `relative` (a path inside this crate) where this test binary was built, or, for a copy of the binary run
+/// from the project root on another machine (`.gpu/run-tests`), under `crates/cli/` there.
+fn in_crate(relative: &str) -> PathBuf {
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    if built.exists() {
+        built
+    } else {
+        Path::new("crates/cli").join(relative)
+    }
+}
+
 /// The example manifests and sources.
 fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/user")
+    in_crate("examples/user")
 }
 
 /// A copy of the examples in a fresh folder (runs write next to them).
@@ -461,8 +473,7 @@ fn a_resume_refuses_user_files_changed_since_the_run_started() {
 }
 
 fn readme_section() -> String {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme = std::fs::read_to_string(in_crate("../../README.md")).unwrap();
     let section = readme
         .split("\n## Command line\n")
         .nth(1)
