@@ -28,8 +28,8 @@ pub const USER_SOURCE_REMEDY: &str = "a CUDA source file gives no CPU twin, so r
      present (--backend cuda[:N], or auto); for CPU runs, write the problem in Rust with a twin \
      (evo_benchmarks::cuda::UserProblem, evo_ga::UserBits, evo_dpga::UserConstrained)";
 
-/// The architecture a machine without a GPU compiles the source for, to report its mistakes: the oldest the
-/// kernels target.
+/// The architecture the source is compiled for when the run is refused the CPU, to report the source's
+/// mistakes first (a GPU run compiles it for its device's own architecture instead).
 pub const CHECK_ARCH: &str = "sm_80";
 
 /// The twin of a real-vector source problem. The command never builds a CPU engine for it (the CPU is
