@@ -10,10 +10,11 @@ use evo_core::{BinaryProblem, Bits, Engine, Error, Result};
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::qiga::{compare_snapshots, random_angles};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+use evo_qiga::bits::HostRepairer;
 use evo_qiga::{
     BatchFn, BitEvaluator, BitRepair, DeviceBitProblem, EvalSettings, HostEvaluated,
     KnapsackRepair, QigaBitsCpu, QigaBitsCuda, QigaCpu, QigaCuda, QigaParams, QigaSnapshot,
-    RunConfig, SignChoice, UserBits,
+    RowRepairer, RunConfig, SignChoice, UserBits,
 };
 
 /// Any architecture NVRTC knows compiles the modules; sm_80 is the oldest the project targets.
@@ -304,6 +305,44 @@ fn the_knapsack_repair_on_the_gpu_should_give_the_paper_engines_bits() {
         paper_cpu.step().unwrap();
     }
     assert!(compare_snapshots(&paper_cpu.snapshot().unwrap(), &cuda.snapshot().unwrap()).passed());
+}
+
+/// The knapsack's repair written for the host only: its device half is a [`HostRepairer`].
+#[derive(Clone)]
+struct RepairOnHost(KnapsackRepair);
+
+impl BitRepair for RepairOnHost {
+    fn name(&self) -> &str {
+        "knapsack repair on the host"
+    }
+
+    fn bit_count(&self) -> usize {
+        self.0.bit_count()
+    }
+
+    fn repair(&self, row: &mut [u32]) {
+        self.0.repair(row);
+    }
+
+    fn device_repairer(&self, _gpu: &Gpu) -> Result<Box<dyn RowRepairer>> {
+        Ok(Box::new(HostRepairer::new(self.clone())))
+    }
+}
+
+/// A repair run on the host between the device's observation and evaluation gives the same bits as the
+/// device repair (here, the paper engine's).
+#[test]
+fn a_host_repair_on_the_gpu_should_give_the_paper_engines_bits() {
+    let Some(gpu) = gpu_or_skip("a_host_repair_on_the_gpu_should_give_the_paper_engines_bits")
+    else {
+        return;
+    };
+    let knapsack = Knapsack::generate(100, 6).unwrap();
+    let repair = RepairOnHost(KnapsackRepair::new(&knapsack));
+    let problem = HostEvaluated::new(knapsack.clone());
+    let mut paper = QigaCuda::batch(&params(), &knapsack, runs(25), &gpu).unwrap();
+    let mut cuda = QigaBitsCuda::batch(&params(), &problem, Some(&repair), runs(25), &gpu).unwrap();
+    assert_same_runs("knapsack (host repair)", &mut paper, &mut cuda, 30);
 }
 
 #[test]

@@ -16,7 +16,8 @@
 //! | 3 | [`HostEvaluated`] around any problem, e.g. a [`BatchFn`] closure over the whole population | copies the rows to the host, runs the closure, copies the fitness back; the rest stays on the GPU |
 //!
 //! The repair has a CPU half ([`BitRepair::repair`], one row) and a device half ([`RowRepairer`], every
-//! row); [`KnapsackRepair`] is the paper's index-order repair, and with it QIGA on the knapsack's
+//! row, or [`HostRepairer`] for a repair written only in Rust); [`KnapsackRepair`] is the paper's
+//! index-order repair, and with it QIGA on the knapsack's
 //! [`BinaryProblem`](evo_core::BinaryProblem) (minus the repaired profit) gives the paper engine's bits.
 //!
 //! **Equivalence.** Under the Exact profile, an evaluator giving its problem's
@@ -57,7 +58,7 @@ pub use cpu::QigaBitsCpu;
 pub use cuda::QigaBitsCuda;
 pub use evo_benchmarks::cuda::{BitEvaluator, DeviceBitProblem, EvalSettings};
 pub use evo_ga::{BatchFn, HostEvaluated, UserBits};
-pub use repair::{BitRepair, KnapsackRepair, RowRepairer};
+pub use repair::{BitRepair, HostRepairer, KnapsackRepair, RowRepairer};
 pub use run::{run_bits, run_bits_host_only};
 
 use evo_core::{Error, ProblemIdentity, Result, RunFingerprint};

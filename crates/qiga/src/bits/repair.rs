@@ -1,13 +1,44 @@
 //! The optional repair step of QIGA on a bit-string problem (step 3): [`BitRepair`] makes an observed row
 //! feasible in place before it is evaluated, on the CPU row by row and on the GPU through a [`RowRepairer`]
 //! over the whole population; the repaired row is kept as the individual (it is what b copies and what the
-//! rotation of step 7 compares). [`KnapsackRepair`], the paper's index-order repair, is one implementation.
+//! rotation of step 7 compares). [`KnapsackRepair`], the paper's index-order repair, is one implementation;
+//! a repair written only in Rust runs on the GPU engine through [`HostRepairer`] (the rows copied to the
+//! host, repaired there on the current rayon pool, copied back).
+//!
+//! ```
+//! use evo_qiga::bits::{BitRepair, HostRepairer, RowRepairer};
+//! use evo_gpu_runtime::Gpu;
+//!
+//! /// At most `limit` ones: clears the highest set bits until the row fits.
+//! #[derive(Clone)]
+//! struct AtMost { bits: usize, limit: u32 }
+//!
+//! impl BitRepair for AtMost {
+//!     fn name(&self) -> &str { "at-most" }
+//!     fn bit_count(&self) -> usize { self.bits }
+//!     fn repair(&self, row: &mut [u32]) {
+//!         let mut ones: u32 = row.iter().map(|w| w.count_ones()).sum();
+//!         for i in (0..self.bits).rev() {
+//!             if ones <= self.limit { break; }
+//!             if row[i / 32] >> (i % 32) & 1 == 1 { row[i / 32] &= !(1 << (i % 32)); ones -= 1; }
+//!         }
+//!     }
+//!     fn device_repairer(&self, _gpu: &Gpu) -> evo_core::Result<Box<dyn RowRepairer>> {
+//!         Ok(Box::new(HostRepairer::new(self.clone())))
+//!     }
+//! }
+//!
+//! let mut row = [0b1111_0110u32];
+//! AtMost { bits: 8, limit: 3 }.repair(&mut row);
+//! assert_eq!(row, [0b0001_0110]);
+//! ```
 
 use evo_benchmarks::Knapsack;
 use evo_benchmarks::cuda::EvalSettings;
 use evo_benchmarks::cuda::knapsack::CudaKnapsack;
-use evo_core::{Error, Result};
+use evo_core::{Bits, Error, Result, catch_problem_panic};
 use evo_gpu_runtime::{DeviceBuffer, Gpu};
+use rayon::prelude::*;
 
 /// A repair of step 3 (module docs). Under the Exact profile the device repair must give the bits of
 /// [`repair`](Self::repair), so that the CPU and CUDA engines hold the same snapshots; both must be
@@ -110,6 +141,53 @@ impl RowRepairer for KnapsackRowRepairer {
             settings.profile,
             settings.block,
         )
+    }
+}
+
+/// The device half of any [`BitRepair`], run on the host: each call waits for the population, copies it to
+/// the host, repairs every row with [`BitRepair::repair`] on the current rayon pool and copies it back (module
+/// docs). It gives the CPU engine's bits by construction.
+pub struct HostRepairer<R> {
+    repair: R,
+    rows: Vec<u32>,
+}
+
+impl<R: BitRepair> HostRepairer<R> {
+    /// `repair`, run on the host for the CUDA engine.
+    pub fn new(repair: R) -> Self {
+        Self {
+            repair,
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl<R: BitRepair> RowRepairer for HostRepairer<R> {
+    /// # Errors
+    /// As [`RowRepairer::repair`]; [`Error::ProblemPanicked`] when the repair panics (nothing is copied back).
+    fn repair(
+        &mut self,
+        population: &mut DeviceBuffer<u32>,
+        _settings: EvalSettings,
+    ) -> Result<()> {
+        let words = Bits::word_count(self.repair.bit_count());
+        if !population.len().is_multiple_of(words) {
+            return Err(Error::invalid_parameter(
+                "HostRepairer",
+                "population length",
+                format!("{} (repair `{}`)", population.len(), self.repair.name()),
+                format!("whole rows of {words} words"),
+            ));
+        }
+        self.rows.resize(population.len(), 0);
+        population.copy_to_host(&mut self.rows)?;
+        let (repair, rows) = (&self.repair, &mut self.rows);
+        catch_problem_panic(repair.name(), || {
+            rows.par_chunks_mut(words)
+                .for_each(|row| repair.repair(row));
+            Ok(())
+        })?;
+        population.copy_from_host(&self.rows)
     }
 }
 
