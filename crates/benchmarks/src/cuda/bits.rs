@@ -1,4 +1,5 @@
-//! The device-evaluation contract for bit strings (ARCHITECTURE §5): what GA's CUDA engine asks of a problem.
+//! The device-evaluation contract for bit strings (ARCHITECTURE §5): what the CUDA engines of GA and QIGA
+//! ask of a problem.
 //!
 //! The engine owns a population of `n` individuals of `L` bits, each packed into `W = ⌈L/32⌉` `u32` words in
 //! the [`Bits`](evo_core::Bits) layout (bit `i` at bit `i % 32` of word `i / 32`, padding bits zero), row after
@@ -108,7 +109,8 @@ pub trait BitEvaluator: Send {
     }
 }
 
-/// A bit-string problem with a device evaluation: what GA's CUDA engine accepts.
+/// A bit-string problem with a device evaluation: what the CUDA engines of GA (`GaCuda`) and QIGA
+/// (`QigaBitsCuda`, which also passes its rows through an optional repair first) accept.
 pub trait DeviceBitProblem: BinaryProblem {
     /// Uploads what the evaluation needs to `gpu` (data, compiled modules) and returns the evaluator.
     ///
