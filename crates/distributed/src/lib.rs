@@ -129,6 +129,8 @@ mod placement;
 mod ranked;
 mod ranks;
 mod snapshot;
+#[cfg(feature = "nccl")]
+pub mod split;
 mod wire;
 
 pub use migration::{Migrate, ranking, ring_migration};
@@ -138,6 +140,8 @@ pub use placement::Placement;
 pub use ranked::RankedIslandModel;
 pub use ranks::{Ranks, island_block};
 pub use snapshot::IslandSnapshot;
+#[cfg(feature = "nccl")]
+pub use split::{SplitEvaluator, SplitProblem};
 
 /// The README's example, run as a doc test so that it stays true.
 #[cfg(doctest)]

@@ -162,9 +162,7 @@ impl Ranks for MpiRanks {
         // from `Box::into_raw` above is whole again.
         let own = unsafe { Box::from_raw(buffer) }.into_vec();
         gathered[self.rank] = Some(own);
-        Ok(gathered
-            .into_iter()
-            .map(Option::unwrap_or_default)
-            .collect())
+        // The loop above ends only once every peer's message arrived, so every entry is filled.
+        Ok(gathered.into_iter().flatten().collect())
     }
 }

@@ -268,6 +268,13 @@ where
     }
 }
 
+/// The rank whose block holds island `island`.
+fn owner(island: usize, ranks: usize, islands: usize) -> usize {
+    (0..ranks)
+        .find(|&rank| island_block(rank, ranks, islands).is_ok_and(|block| block.contains(&island)))
+        .unwrap_or(0)
+}
+
 /// Builds the islands of `block` and checks them as [`IslandModel::new`] does; returns them with what the
 /// rank tells the others.
 fn build_block<'a, Sol, S>(
@@ -421,8 +428,12 @@ where
             .flatten()
             .next()
             .map(|(sol, bits)| (sol, f64::from_bits(bits)))
-            .ok_or_else(|| {
-                Error::invalid_parameter(MODEL, "best island", best, "an island of a rank")
+            .ok_or_else(|| Error::RankFailed {
+                rank: owner(best, self.ranks.size(), self.params.islands()),
+                exchange: stage.to_string(),
+                reason: format!(
+                    "it sent no solution for island {best}, which it owns: the ranks disagree on the islands' progress"
+                ),
             })
     }
 

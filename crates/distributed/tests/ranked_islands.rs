@@ -117,27 +117,29 @@ fn executor<E: Engine>(
     Ok(executor)
 }
 
-/// Runs the DE model on `size` thread ranks (each on `cpu:1`); every rank's outcome, in rank order.
-/// `exit_after_start` ranks return right after building their model, as a crashed process would.
+/// Runs the DE model on `size` thread ranks, rank `r` with the seed and placement `setup(r)`; every rank's
+/// outcome, in rank order. `exit_after_start` ranks return right after building their model, as a crashed
+/// process would.
 fn on_ranks(
     size: usize,
     generations: u64,
     checkpoints: Option<(&Path, bool)>,
     exit_after_start: Option<usize>,
-    seed_of_rank: impl Fn(usize) -> u64 + Sync,
+    setup: impl Fn(usize) -> (u64, &'static str) + Sync,
 ) -> Vec<Result<Report<Vec<f32>>>> {
     std::thread::scope(|scope| {
         let handles: Vec<_> = thread_ranks(size, Duration::from_millis(500))
             .into_iter()
             .map(|ranks| {
-                let seed_of_rank = &seed_of_rank;
+                let setup = &setup;
                 scope.spawn(move || {
                     let rank = ranks.rank();
-                    let placement: Placement = "cpu:1".parse()?;
+                    let (seed, placement) = setup(rank);
+                    let placement: Placement = placement.parse()?;
                     let model = de::ranked_islands(
                         &de_params(),
                         &problem(),
-                        seed_of_rank(rank),
+                        seed,
                         island_params(),
                         placement,
                         ranks,
@@ -177,7 +179,7 @@ fn ranked_islands_on_one_to_five_ranks_should_match_the_one_process_model() {
     // 23 generations: 4 migrations, and a stretch after the last one.
     let one = one_process(23);
     for size in 1..=5 {
-        for (rank, report) in on_ranks(size, 23, None, None, |_| SEED)
+        for (rank, report) in on_ranks(size, 23, None, None, |_| (SEED, "cpu:1"))
             .into_iter()
             .enumerate()
         {
@@ -189,11 +191,11 @@ fn ranked_islands_on_one_to_five_ranks_should_match_the_one_process_model() {
 #[test]
 fn a_checkpoint_of_three_ranks_should_resume_on_two_ranks_and_in_one_process() {
     let dir = tempfile::tempdir().unwrap();
-    for report in on_ranks(3, 12, Some((dir.path(), false)), None, |_| SEED) {
+    for report in on_ranks(3, 12, Some((dir.path(), false)), None, |_| (SEED, "cpu:1")) {
         report.unwrap();
     }
     let uninterrupted = one_process(31);
-    for report in on_ranks(2, 31, Some((dir.path(), true)), None, |_| SEED) {
+    for report in on_ranks(2, 31, Some((dir.path(), true)), None, |_| (SEED, "cpu:1")) {
         assert_same_report("resumed on 2 ranks", &uninterrupted, &report.unwrap());
     }
     // Rank 1's file holds the whole run too, and the one-process model resumes it: at generation 31 now.
@@ -217,7 +219,7 @@ fn a_checkpoint_of_three_ranks_should_resume_on_two_ranks_and_in_one_process() {
 #[test]
 fn a_rank_that_dies_should_be_named_by_the_others_within_the_deadline() {
     let start = Instant::now();
-    let outcomes = on_ranks(3, 20, None, Some(1), |_| SEED);
+    let outcomes = on_ranks(3, 20, None, Some(1), |_| (SEED, "cpu:1"));
     assert!(start.elapsed() < Duration::from_secs(30));
     for rank in [0, 2] {
         match &outcomes[rank] {
@@ -239,13 +241,9 @@ fn a_rank_that_dies_should_be_named_by_the_others_within_the_deadline() {
 
 #[test]
 fn ranks_that_build_different_runs_should_be_refused_naming_the_odd_one() {
-    let outcomes = on_ranks(
-        3,
-        5,
-        None,
-        None,
-        |rank| if rank == 2 { SEED + 1 } else { SEED },
-    );
+    let outcomes = on_ranks(3, 5, None, None, |rank| {
+        (if rank == 2 { SEED + 1 } else { SEED }, "cpu:1")
+    });
     for outcome in &outcomes {
         let message = outcome.as_ref().unwrap_err().to_string();
         assert!(
@@ -256,8 +254,38 @@ fn ranks_that_build_different_runs_should_be_refused_naming_the_odd_one() {
 }
 
 #[test]
+fn a_rank_whose_islands_cannot_be_built_should_stop_every_rank_with_its_error() {
+    // Rank 1 owns islands 1 and 2 of 5 on 3 ranks: three backends are one too many.
+    let outcomes = on_ranks(3, 5, None, None, |rank| {
+        (
+            SEED,
+            if rank == 1 {
+                "cpu:1,cpu:1,cpu:1"
+            } else {
+                "cpu:2"
+            },
+        )
+    });
+    let own = outcomes[1].as_ref().unwrap_err().to_string();
+    assert!(
+        own.contains("placement must be at most the island count K = 2"),
+        "{own}"
+    );
+    for rank in [0, 2] {
+        let message = outcomes[rank].as_ref().unwrap_err().to_string();
+        assert_eq!(
+            message,
+            format!(
+                "rank 1 failed during the start of the run (generation 0): its part failed: {own}"
+            ),
+            "rank {rank}"
+        );
+    }
+}
+
+#[test]
 fn more_ranks_than_islands_should_be_refused() {
-    let outcomes = on_ranks(6, 5, None, None, |_| SEED);
+    let outcomes = on_ranks(6, 5, None, None, |_| (SEED, "cpu:1"));
     for outcome in outcomes {
         let message = outcome.unwrap_err().to_string();
         assert!(
@@ -265,4 +293,48 @@ fn more_ranks_than_islands_should_be_refused() {
             "{message}"
         );
     }
+}
+
+#[test]
+fn a_snapshot_one_rank_refuses_should_leave_every_rank_as_it_was() {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = thread_ranks(3, Duration::from_secs(5))
+            .into_iter()
+            .map(|ranks| {
+                scope.spawn(move || {
+                    let rank = ranks.rank();
+                    let mut model = de::ranked_islands(
+                        &de_params(),
+                        &problem(),
+                        SEED,
+                        island_params(),
+                        "cpu:1".parse().unwrap(),
+                        ranks,
+                    )
+                    .unwrap();
+                    model.step_many(7).unwrap();
+                    let before = model.snapshot().unwrap();
+                    // Island 1 (rank 1's) loses a fitness value, so only rank 1 refuses the snapshot;
+                    // islands 0 and 3 (ranks 0 and 2) get valid but other vectors, which they would keep
+                    // without the rollback.
+                    let mut bad = before.clone();
+                    bad.islands[1].fitness.pop();
+                    bad.islands[0].population[0] += 1.0;
+                    bad.islands[3].population[0] += 1.0;
+                    let error = model.restore(&bad).unwrap_err();
+                    match (rank, &error) {
+                        (1, Error::RankFailed { .. }) => panic!("rank 1 names itself: {error}"),
+                        (1, _) => {}
+                        (_, Error::RankFailed { rank: 1, .. }) => {}
+                        _ => panic!("rank {rank}: {error}"),
+                    }
+                    assert_eq!(model.progress().generation, 7, "rank {rank}");
+                    assert_eq!(model.snapshot().unwrap(), before, "rank {rank}");
+                })
+            })
+            .collect();
+        for handle in handles {
+            handle.join().unwrap();
+        }
+    });
 }
