@@ -128,6 +128,7 @@
 //! See [`meta`] (a small run on the CPU) and `cargo run --release -p evo-qiga --example meta`, which runs the
 //! paper's setting on every visible GPU (`docs/results/qiga.md#meta-optimisation`).
 
+mod ask_tell;
 pub mod bits;
 pub mod cpu;
 #[warn(clippy::cast_possible_truncation)]
@@ -145,6 +146,7 @@ pub use bits::{
     BatchFn, BitEvaluator, BitRepair, DeviceBitProblem, EvalSettings, HostEvaluated,
     KnapsackRepair, QigaBitsCpu, QigaBitsCuda, RowRepairer, UserBits, run_bits, run_bits_host_only,
 };
+pub use ask_tell::QigaAskTell;
 pub use cpu::QigaCpu;
 pub use cuda::QigaCuda;
 pub use cuda::sga::SgaCuda;
