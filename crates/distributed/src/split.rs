@@ -30,6 +30,30 @@
 //! checks, so that none waits for its device in the middle of the split; the split waits once, after the
 //! gather.
 //!
+//! DE on every GPU of the machine, the engine on GPU 0 (with one GPU, the same run as without the split):
+//!
+//! ```no_run
+//! use evo_benchmarks::DeRastrigin;
+//! use evo_core::Engine;
+//! use evo_de::{DeCuda, DeParams};
+//! use evo_distributed::SplitProblem;
+//! use evo_gpu_runtime::Gpu;
+//!
+//! let gpus = Gpu::all()?;
+//! let problem = SplitProblem::new(DeRastrigin::new(1000)?, gpus.clone())?;
+//! let params = DeParams::default().with_population(4096)?;
+//! let mut engine = DeCuda::new(params, problem, 7, &gpus[0])?;
+//! engine.step_many(100)?;
+//! let (_, best) = engine.best()?;
+//! println!("best {best}");
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
+//! MA-SW-Chains takes it as any problem: `MaCuda::new(params, &problem, seed, &gpus[0])`. Without a
+//! loadable libnccl, building the engine on several GPUs is [`Error::LibraryNotFound`] (the crate README
+//! says how NCCL is found); `NCCL_NVLS_ENABLE=0` is set unless the variable is set
+//! ([`evo_gpu_runtime::nccl`]).
+//!
 //! ## Cost model
 //!
 //! Per evaluation of `n` rows, with `n₀ = ⌈n/W⌉` on the engine's GPU: `(n − n₀)·4·D` bytes of genes leave
