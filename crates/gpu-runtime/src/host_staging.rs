@@ -169,8 +169,18 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
         output: &mut DeviceBuffer<U>,
         work: impl for<'a> FnOnce(Vec<RowChunk<'a, T, U>>) -> Result<R>,
     ) -> Result<R> {
-        self.check_buffer(("input length", "input device"), input.len(), self.rows * self.row_len, input.gpu())?;
-        self.check_buffer(("output length", "output device"), output.len(), self.rows, output.gpu())?;
+        self.check_buffer(
+            ("input length", "input device"),
+            input.len(),
+            self.rows * self.row_len,
+            input.gpu(),
+        )?;
+        self.check_buffer(
+            ("output length", "output device"),
+            output.len(),
+            self.rows,
+            output.gpu(),
+        )?;
         self.gpu.usable()?;
         if self.gpu.records_here() {
             return Err(Error::invalid_parameter(
@@ -182,9 +192,10 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
         }
         let stream = self.gpu.main_stream();
         // The last run's results must have left `outputs` before the host writes them again.
-        self.sent
-            .synchronize()
-            .map_err(|e| self.gpu.fault_while_synchronizing("cuEventSynchronize", e, Some(&stream)))?;
+        self.sent.synchronize().map_err(|e| {
+            self.gpu
+                .fault_while_synchronizing("cuEventSynchronize", e, Some(&stream))
+        })?;
         let queued = self.queue_inputs(input, &stream);
         let waited = AtomicUsize::new(0);
         let outcome = queued.and_then(|()| work(self.lend(&stream, &waited)));
@@ -209,15 +220,13 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
         // SAFETY: `outputs` holds `rows` results in page-locked memory that lives until `sent` has been
         // waited for (the next run, or drop); `to` holds at least `rows` elements of `U` of this context.
         unsafe {
-            sys::cuMemcpyHtoDAsync_v2(
-                to,
-                self.outputs.as_ptr().cast(),
-                bytes,
-                stream.cu_stream(),
-            )
+            sys::cuMemcpyHtoDAsync_v2(to, self.outputs.as_ptr().cast(), bytes, stream.cu_stream())
         }
         .result()
-        .map_err(|e| self.gpu.driver_failed("cuMemcpyHtoDAsync", e, Some(&stream)))?;
+        .map_err(|e| {
+            self.gpu
+                .driver_failed("cuMemcpyHtoDAsync", e, Some(&stream))
+        })?;
         self.sent
             .record(&stream)
             .map_err(|e| self.gpu.driver_failed("cuEventRecord", e, Some(&stream)))?;
@@ -290,7 +299,11 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
     }
 
     /// The chunks, in row order, lent for one run.
-    fn lend<'a>(&'a self, stream: &'a CudaStream, waited: &'a AtomicUsize) -> Vec<RowChunk<'a, T, U>> {
+    fn lend<'a>(
+        &'a self,
+        stream: &'a CudaStream,
+        waited: &'a AtomicUsize,
+    ) -> Vec<RowChunk<'a, T, U>> {
         (0..self.landed.len())
             .map(|k| {
                 let (first, rows) = self.chunk(k);
@@ -435,7 +448,10 @@ mod tests {
                 let size = rows_per_chunk(rows, chunks(asked));
                 let count = rows.div_ceil(size);
                 assert!(size >= 1, "{rows} rows, {asked} chunks");
-                assert!(count <= asked.min(rows), "{rows} rows, {asked} chunks: {count}");
+                assert!(
+                    count <= asked.min(rows),
+                    "{rows} rows, {asked} chunks: {count}"
+                );
                 // Every chunk but the last is full, and the last is not empty.
                 assert!(size * (count - 1) < rows && size * count >= rows);
             }

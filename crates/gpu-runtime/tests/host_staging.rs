@@ -124,7 +124,10 @@ fn pieces_cover_each_chunk_in_row_order() {
         next += rows;
     }
     assert_eq!(next, ROWS);
-    assert!(pieces.contains(&(18, 1)) && pieces.contains(&(19, 3)), "{pieces:?}");
+    assert!(
+        pieces.contains(&(18, 1)) && pieces.contains(&(19, 3)),
+        "{pieces:?}"
+    );
     assert_eq!(output.to_vec().unwrap(), row_sums(&values));
 }
 
