@@ -19,6 +19,22 @@
 //! `evo_core::reduce`: where the bits must not depend on the number of GPUs, gather the partial values and
 //! reduce them with the canonical tree, or reduce integers, maxima or minima, which are exact.
 //!
+//! ```no_run
+//! use evo_gpu_runtime::Gpu;
+//! use evo_gpu_runtime::nccl::{NcclComm, NcclReduce};
+//!
+//! let gpus = Gpu::all()?;
+//! let comm = NcclComm::from_gpus(&gpus)?;
+//! let mut counts = gpus
+//!     .iter()
+//!     .map(|gpu| gpu.upload(&[1u32, 2, 3]))
+//!     .collect::<evo_core::Result<Vec<_>>>()?;
+//! comm.all_reduce(&mut counts, NcclReduce::Sum)?;
+//! let w = gpus.len() as u32;
+//! assert_eq!(counts[0].to_vec()?, vec![w, 2 * w, 3 * w]);
+//! # Ok::<(), evo_core::Error>(())
+//! ```
+//!
 //! ## Finding the library
 //!
 //! libnccl is loaded at run time, so the feature builds anywhere. cudarc tries `libnccl.so`,
