@@ -40,6 +40,7 @@ fn _evogpu(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<ask_tell::GaAskTell>()?;
     module.add_class::<ask_tell::SgaAskTell>()?;
     module.add_class::<ask_tell::DpgaAskTell>()?;
+    module.add_class::<ask_tell::QigaAskTell>()?;
     module.add_class::<StopToken>()?;
     module.add_class::<dlpack_export::DeviceView>()?;
     module.add_class::<user_source::UserSource>()?;

@@ -2,8 +2,9 @@
 
 ``minimize`` runs one algorithm (DE, MA-SW-Chains, the binary GA, DPGA, QIGA, SGA) on a built-in
 problem or on a Python function over the whole population, and returns an :class:`OptimizeResult` in the
-habits of ``scipy.optimize``. :class:`DeAskTell` and :class:`GaAskTell` drive DE and the binary GA one population
-at a time for fitness evaluated elsewhere.
+habits of ``scipy.optimize``. :class:`DeAskTell`, :class:`GaAskTell`, :class:`QigaAskTell`, :class:`SgaAskTell`
+and :class:`DpgaAskTell` drive DE, the binary GA, QIGA, the SGA and DPGA one population at a time for fitness
+evaluated elsewhere.
 
 The engines run without the GIL; it is taken back only to call Python (the callback, a Python fitness
 function, the signal handlers), so Ctrl-C stops a run with ``KeyboardInterrupt``.
@@ -19,10 +20,10 @@ import numpy as np
 
 from ._evogpu import ALGORITHMS, PROBLEMS, DeAskTell, GaAskTell, StopToken, _minimize
 from ._evogpu import CompileError, DeviceView, UserProblem
-from ._evogpu import DpgaAskTell, SgaAskTell
+from ._evogpu import DpgaAskTell, QigaAskTell, SgaAskTell
 
 __all__ = [
-    "ALGORITHMS", "CompileError", "PROBLEMS", "DeAskTell", "DeviceView", "DpgaAskTell", "GaAskTell", "OptimizeResult", "Progress", "SgaAskTell", "StopToken", "UserProblem", "minimize",
+    "ALGORITHMS", "CompileError", "PROBLEMS", "DeAskTell", "DeviceView", "DpgaAskTell", "GaAskTell", "OptimizeResult", "Progress", "QigaAskTell", "SgaAskTell", "StopToken", "UserProblem", "minimize",
 ]
 
 

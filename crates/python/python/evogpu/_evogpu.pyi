@@ -169,6 +169,49 @@ class DpgaAskTell:
     def dimension(self) -> int:
         """The number of variables."""
 
+class QigaAskTell:
+    """QIGA driven one generation at a time: ``ask()`` observes the quantum population into bit strings,
+    ``tell(fitness)`` takes their fitness, to minimise, then QIGA rotates towards the best string.
+
+    ``tell(fitness, repaired)`` also takes the strings evaluated in place of the observed ones (a repair),
+    which QIGA keeps: repairing each string as the knapsack engine does and telling minus its profit gives
+    ``minimize(algorithm="qiga")``'s run on that knapsack, bit for bit. ``options`` are ``minimize``'s QIGA
+    options (``generations`` is not used: you decide when to stop).
+    """
+
+    def __init__(self, bits: int, seed: int = 0, options: Optional[Mapping[str, Any]] = None) -> None: ...
+    def ask(self) -> npt.NDArray[np.bool_]:
+        """The next bit strings, shape (population_size, bits) (``.view(numpy.uint8)`` gives 0/1 bytes);
+        raises ValueError when the last ones were not told."""
+    def tell(
+        self,
+        fitness: Sequence[float] | npt.NDArray[np.float64],
+        repaired: Optional[npt.ArrayLike] = None,
+    ) -> None:
+        """The fitness of the last asked strings (finite, one per row) and, optionally, the strings
+        evaluated in their place, shape (population_size, bits)."""
+    @property
+    def x(self) -> Optional[npt.NDArray[np.bool_]]:
+        """The best string told so far, or None before the first tell."""
+    @property
+    def fun(self) -> Optional[float]:
+        """The best fitness told so far, or None before the first tell."""
+    @property
+    def best(self) -> Optional[Tuple[npt.NDArray[np.bool_], float]]:
+        """``(x, fun)`` of the best string told so far, or None before the first tell."""
+    @property
+    def generation(self) -> int:
+        """Generations completed (0 once the initial population is told)."""
+    @property
+    def evaluations(self) -> int:
+        """Fitness values told so far."""
+    @property
+    def bits(self) -> int:
+        """The bits of every string."""
+    @property
+    def population_size(self) -> int:
+        """The rows of every asked population."""
+
 class SgaAskTell:
     """The SGA baseline driven one population at a time: ``ask()`` gives bit strings, ``tell(fitness)`` their
     fitness, to minimise and at most 0 (roulette selection draws in proportion to ``-fitness``).

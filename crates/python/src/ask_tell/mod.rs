@@ -1,18 +1,23 @@
 //! Ask/tell: the user evaluates each population wherever they like (a simulator, a cluster).
 //!
-//! The engines have no ask/tell API of their own; their problem is called with the rows to evaluate. So the
-//! CPU engine runs on a thread of its own with a problem, the [`Relay`], that hands each batch of rows to
-//! `ask` and waits for `tell`'s fitness: the engine does exactly what it does in an ordinary run, so the
-//! same seed and the same fitness give the same populations. `de.rs` and `ga.rs` are the two front ends.
+//! QIGA and the SGA have an ask/tell API of their own in evo-qiga (`qiga.rs`, `sga.rs`, their shared
+//! NumPy side in `strings.rs`). DE and the GA do not: their problem is called with the rows to evaluate.
+//! So their CPU engine runs on a thread of its own with a problem, the [`Relay`], that hands each batch of
+//! rows to `ask` and waits for `tell`'s fitness: the engine does exactly what it does in an ordinary run,
+//! so the same seed and the same fitness give the same populations (`de.rs`, `ga.rs`). DPGA's evaluations
+//! depend on the values told within a generation; `dpga.rs` replays its engine on the values told so far.
 
 mod de;
 mod dpga;
 mod ga;
+mod qiga;
 mod sga;
+mod strings;
 
 pub use de::DeAskTell;
 pub use dpga::DpgaAskTell;
 pub use ga::GaAskTell;
+pub use qiga::QigaAskTell;
 pub use sga::SgaAskTell;
 
 use pyo3::prelude::*;

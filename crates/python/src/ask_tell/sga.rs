@@ -1,12 +1,11 @@
 //! `evogpu.SgaAskTell`: evo-qiga's SGA baseline through its own ask/tell API (`evo_qiga::sga::SgaAskTell`).
 
-use evo_qiga::sga::SgaAskTell as Engine;
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::{packed, unpacked};
-use crate::errors::{to_py, value_error};
+use super::strings::Strings;
+use crate::errors::to_py;
 
 /// The SGA baseline driven one population at a time: `ask()` gives bit strings (a bool array of shape
 /// (population_size, bits)), `tell(fitness)` their fitness, to minimise and at most 0 (roulette selection
@@ -16,11 +15,7 @@ use crate::errors::{to_py, value_error};
 /// for bit. `SgaAskTell(bits, seed=0, options=None)` with `minimize`'s SGA options (`generations` is not
 /// used: you decide when to stop).
 #[pyclass(module = "evogpu")]
-pub struct SgaAskTell {
-    engine: Engine,
-    population_size: usize,
-    asked: bool,
-}
+pub struct SgaAskTell(Strings<evo_qiga::sga::SgaAskTell>);
 
 #[pymethods]
 impl SgaAskTell {
@@ -29,29 +24,14 @@ impl SgaAskTell {
     #[pyo3(signature = (bits, seed=0, options=None))]
     fn new(bits: usize, seed: u64, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let params = crate::params::sga(options)?;
-        let engine = Engine::new(&params, bits, seed).map_err(to_py)?;
-        Ok(Self {
-            engine,
-            population_size: params.population(),
-            asked: false,
-        })
+        let engine = evo_qiga::sga::SgaAskTell::new(&params, bits, seed).map_err(to_py)?;
+        Ok(Self(Strings::new(engine, params.population())))
     }
 
     /// The next bit strings to evaluate, a bool array of shape (population_size, bits) (`.view(numpy.uint8)`
     /// reads them as 0/1 bytes without a copy).
     fn ask<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        if self.asked {
-            return Err(value_error(
-                "ask: the last population has not been told its fitness; call tell(fitness) first",
-            ));
-        }
-        let bits = self.engine.bits();
-        let flat = unpacked(self.engine.ask().map_err(to_py)?, bits);
-        self.asked = true;
-        let rows = flat.len() / bits;
-        Ok(PyArray1::from_vec(py, flat)
-            .reshape([rows, bits])?
-            .into_any())
+        self.0.ask(py)
     }
 
     /// The fitness of the last asked strings: one finite value at most 0 per row; `repaired`, when given,
@@ -59,84 +39,48 @@ impl SgaAskTell {
     /// bool), which the SGA keeps.
     #[pyo3(signature = (fitness, repaired=None))]
     fn tell(&mut self, fitness: Vec<f64>, repaired: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        if !self.asked {
-            return Err(value_error("tell: nothing was asked; call ask() first"));
-        }
-        match repaired {
-            None => self.engine.tell(&fitness),
-            Some(rows) => {
-                let rows = self.rows(rows)?;
-                self.engine.tell_repaired(&fitness, &rows)
-            }
-        }
-        .map_err(to_py)?;
-        self.asked = false;
-        Ok(())
+        self.0.tell(&fitness, repaired)
     }
 
     /// The best string told so far (a bool array), or None before the first tell.
     #[getter]
     fn x<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<bool>>> {
-        self.engine
-            .best()
-            .map(|(bits, _)| PyArray1::from_vec(py, bits.to_bools()))
+        self.0.best(py).map(|(x, _)| x)
     }
 
     /// The best fitness told so far, or None before the first tell.
     #[getter]
     fn fun(&self) -> Option<f64> {
-        self.engine.best().map(|(_, fitness)| fitness)
+        self.0.fun()
     }
 
     /// `(x, fun)` of the best string told so far, or None before the first tell.
     #[getter]
     fn best<'py>(&self, py: Python<'py>) -> Option<(Bound<'py, PyArray1<bool>>, f64)> {
-        self.engine
-            .best()
-            .map(|(bits, fitness)| (PyArray1::from_vec(py, bits.to_bools()), fitness))
+        self.0.best(py)
     }
 
     /// Generations completed (0 after the initial population is told, and before).
     #[getter]
     fn generation(&self) -> u64 {
-        self.engine.generation().unwrap_or(0)
+        self.0.generation()
     }
 
     /// Fitness values told so far.
     #[getter]
     fn evaluations(&self) -> u64 {
-        self.engine.evaluations()
+        self.0.evaluations()
     }
 
     /// The bits of every string.
     #[getter]
     fn bits(&self) -> usize {
-        self.engine.bits()
+        self.0.bits()
     }
 
     /// The rows of every asked population.
     #[getter]
     fn population_size(&self) -> usize {
-        self.population_size
-    }
-}
-
-impl SgaAskTell {
-    /// `rows` as packed words, checked to be (population_size, bits).
-    fn rows(&self, rows: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
-        let bits = self.engine.bits();
-        let numpy = rows.py().import("numpy")?;
-        let array = numpy.call_method1("ascontiguousarray", (rows, "bool"))?;
-        let array = array.cast_into::<PyArray2<bool>>().map_err(|_| {
-            value_error("tell: repaired must be a 2-D array of shape (population_size, bits)")
-        })?;
-        let shape = array.shape().to_vec();
-        let population = self.population_size;
-        if shape != [population, bits] {
-            return Err(value_error(format!(
-                "tell: repaired must have shape ({population}, {bits}), one row per asked string, got {shape:?}"
-            )));
-        }
-        Ok(packed(array.readonly().as_slice()?, bits))
+        self.0.population_size()
     }
 }
