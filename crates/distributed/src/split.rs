@@ -243,6 +243,12 @@ impl SplitEvaluator {
                 .filter(|&(i, _)| i != root)
                 .map(|(_, g)| g.clone()),
         );
+        // The communicator first: without libnccl nothing is compiled or uploaded in vain.
+        let comm = if ordered.len() > 1 {
+            Some(NcclComm::from_gpus(&ordered)?)
+        } else {
+            None
+        };
         let dimension = problem.dimension();
         let mut evaluators = Vec::with_capacity(ordered.len());
         for gpu in &ordered {
@@ -262,11 +268,6 @@ impl SplitEvaluator {
             }
             evaluators.push(evaluator);
         }
-        let comm = if ordered.len() > 1 {
-            Some(NcclComm::from_gpus(&ordered)?)
-        } else {
-            None
-        };
         Ok(Self {
             problem: problem.name().to_string(),
             dimension,

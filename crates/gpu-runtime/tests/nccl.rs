@@ -156,21 +156,29 @@ fn scatter_then_gather_should_return_the_whole_for_every_root() {
         return;
     };
     let w = gpus.len();
-    // Uneven parts, the last one empty when there are several ranks.
-    let lengths: Vec<usize> = (0..w)
-        .map(|r| if w > 1 && r == w - 1 { 0 } else { 3 + 2 * r })
-        .collect();
-    let total: usize = lengths.iter().sum();
-    let whole: Vec<f64> = (0..total).map(|i| i as f64 * 1.5 - 7.0).collect();
-    for root in 0..w {
+    // Uneven parts on every rank; then the same with the last rank's part empty (nothing sent to it).
+    let mut patterns = vec![(0..w).map(|r| 3 + 2 * r).collect::<Vec<usize>>()];
+    if w > 1 {
+        patterns.push(
+            (0..w)
+                .map(|r| if r == w - 1 { 0 } else { 3 + 2 * r })
+                .collect(),
+        );
+    }
+    for (lengths, root) in patterns
+        .iter()
+        .flat_map(|l| (0..w).map(move |root| (l, root)))
+    {
+        let total: usize = lengths.iter().sum();
+        let whole: Vec<f64> = (0..total).map(|i| i as f64 * 1.5 - 7.0).collect();
         let source = gpus[root].upload(&whole).unwrap();
         let mut parts: Vec<DeviceBuffer<f64>> = gpus
             .iter()
-            .zip(&lengths)
+            .zip(lengths.iter())
             .map(|(g, &n)| g.alloc_zeroed(n).unwrap())
             .collect();
         comm.scatter(root, &source, &mut parts).unwrap();
-        let mut start = 0;
+        let mut start = 0usize;
         for (r, part) in parts.iter().enumerate() {
             assert_eq!(
                 part.to_vec().unwrap(),
