@@ -6,8 +6,10 @@
 //! mpiexec -n 3 target/debug/examples/mpi_islands --out ranks3.txt
 //! ```
 //!
-//! Rank 0 also runs the one-process model and compares the reports (wall times aside); the program fails
-//! when they differ. `--out FILE` (rank 0) writes one line per algorithm (its report's generations,
+//! Rank 0 also runs the one-process model (on one CPU thread) and compares the reports (wall times aside);
+//! the program fails when they differ. Each rank runs its islands on `--placement TEXT` (default `cpu:1`;
+//! `{rank}` in it becomes the rank, so `--placement 'cuda:{rank}'` gives each rank its own GPU, and the
+//! CUDA islands are then checked against the CPU model). `--out FILE` (rank 0) writes one line per algorithm (its report's generations,
 //! evaluations, best fitness bits and a digest of the whole report), so that runs on different numbers of
 //! ranks can be compared by their files too.
 //!
@@ -43,6 +45,7 @@ struct Options {
     resume: bool,
     out: Option<PathBuf>,
     timeout: Duration,
+    placement: String,
 }
 
 /// The injected fault: this rank exits at this generation of the DE run.
@@ -77,7 +80,13 @@ fn run(universe: &evo_distributed::mpi::Universe) -> Result<(), Box<dyn Error>> 
         .with_adaptation(evo_de::Adaptation::Jde);
     let problem = DeRastrigin::new(8)?;
     let islands = island_params(5, 4, 3)?;
-    let placement: Placement = "cpu:1".parse()?;
+    let placement: Placement = options
+        .placement
+        .replace("{rank}", &rank.to_string())
+        .parse()?;
+    // The one-process model runs on rank 0 alone, on one CPU thread.
+    let reference = rank == 0;
+    let one_thread: Placement = "cpu:1".parse()?;
     let model = de::ranked_islands(
         &de_params,
         &problem,
@@ -87,11 +96,10 @@ fn run(universe: &evo_distributed::mpi::Universe) -> Result<(), Box<dyn Error>> 
         ranks()?,
     )?;
     let ranked = run_ranked(model, "de", 40, &options, rank, fault.as_ref())?;
-    let one = run_one(
-        de::islands(&de_params, &problem, SEED, islands, placement.clone())?,
-        40,
-    )?;
-    lines.push(compare(&ranked, &one, rank, size)?);
+    if reference {
+        let one = de::islands(&de_params, &problem, SEED, islands, one_thread.clone())?;
+        lines.push(compare(&ranked, &run_one(one, 40)?, size)?);
+    }
 
     // GA: K = 4 islands on the paper's Rastrigin with 8 variables.
     let ga_params = GaParams::new().with_population(32)?.with_elite(2)?;
@@ -106,34 +114,23 @@ fn run(universe: &evo_distributed::mpi::Universe) -> Result<(), Box<dyn Error>> 
         ranks()?,
     )?;
     let ranked = run_ranked(model, "ga", 30, &options, rank, None)?;
-    let one = run_one(
-        ga::islands(&ga_params, &function, SEED, islands, placement.clone())?,
-        30,
-    )?;
-    lines.push(compare(&ranked, &one, rank, size)?);
+    if reference {
+        let one = ga::islands(&ga_params, &function, SEED, islands, one_thread.clone())?;
+        lines.push(compare(&ranked, &run_one(one, 30)?, size)?);
+    }
 
     // MA-SW-Chains: K = 3 islands on shifted Rastrigin in 10 dimensions, 8 memetic cycles.
     let ma_params = MaParams::new().with_max_evaluations(200_000)?;
     let shifted = ShiftedProblem::new(ShiftedFunction::Rastrigin, 10)?;
     let islands = island_params(3, 2, 4)?;
-    let model = ma::ranked_islands(
-        &ma_params,
-        &shifted,
-        SEED,
-        islands,
-        placement.clone(),
-        ranks()?,
-    )?;
+    let model = ma::ranked_islands(&ma_params, &shifted, SEED, islands, placement, ranks()?)?;
     let ranked = run_ranked(model, "ma", 8, &options, rank, None)?;
-    let one = run_one(
-        ma::islands(&ma_params, &shifted, SEED, islands, placement)?,
-        8,
-    )?;
-    lines.push(compare(&ranked, &one, rank, size)?);
+    if reference {
+        let one = ma::islands(&ma_params, &shifted, SEED, islands, one_thread)?;
+        lines.push(compare(&ranked, &run_one(one, 8)?, size)?);
+    }
 
-    if rank == 0
-        && let Some(path) = &options.out
-    {
+    if let Some(path) = options.out.as_ref().filter(|_| reference) {
         let mut file = std::fs::File::create(path)?;
         for line in &lines {
             writeln!(file, "{line}")?;
@@ -193,11 +190,10 @@ fn run_one<E: Engine>(model: E, generations: u64) -> Result<Report<E::Solution>,
     Ok(report.without_wall_times())
 }
 
-/// Rank 0's verdict on one algorithm: the line for `--out`, or an error when the reports differ.
+/// Rank 0's verdict on one algorithm (the run on the ranks against the one-process model): the line for `--out`, or an error when the reports differ.
 fn compare<S: Serialize>(
     ranked: &Report<S>,
     one: &Report<S>,
-    rank: usize,
     size: usize,
 ) -> Result<String, Box<dyn Error>> {
     let bytes = postcard::to_allocvec(ranked)?;
@@ -216,9 +212,7 @@ fn compare<S: Serialize>(
         ranked.best_fitness.to_bits(),
         fnv1a(&bytes)
     );
-    if rank == 0 {
-        println!("{line}\t{size} ranks = 1 process, bit for bit");
-    }
+    println!("{line}\t{size} ranks = 1 process, bit for bit");
     Ok(line)
 }
 
@@ -252,6 +246,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
         resume: false,
         out: None,
         timeout: Duration::from_secs(10),
+        placement: "cpu:1".into(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -261,9 +256,10 @@ fn options() -> Result<Options, Box<dyn Error>> {
             "--resume" => options.resume = true,
             "--out" => options.out = Some(value()?.into()),
             "--timeout-s" => options.timeout = Duration::from_secs_f64(value()?.parse()?),
+            "--placement" => options.placement = value()?,
             _ => {
                 return Err(format!(
-                    "unknown argument {arg:?} (allowed: --checkpoints DIR, --resume, --out FILE, --timeout-s S)"
+                    "unknown argument {arg:?} (allowed: --checkpoints DIR, --resume, --out FILE, --timeout-s S, --placement TEXT)"
                 )
                 .into());
             }
