@@ -1,6 +1,8 @@
 """Every stop belongs to one run: a StopToken, a callback returning True or raising, end the run they were
 given to, and a run in another Python thread goes on to its own end with its own result."""
 
+import os
+import signal
 import threading
 
 import pytest
@@ -105,3 +107,15 @@ def test_a_callback_raising_stops_only_its_run():
 def test_stop_token_is_typed():
     with pytest.raises(TypeError):
         evogpu.minimize("rastrigin:8", backend="cpu", max_generations=5, stop_token="stop")
+
+
+def test_ctrl_c_stops_the_main_threads_run_only():
+    # Python delivers SIGINT to the main thread: its run raises KeyboardInterrupt, the other thread's run
+    # (waiting at its generation 2 meanwhile) is not interrupted.
+    def interrupt(progress):
+        if progress.generation == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    first, second = run_beside(lambda: {"callback": interrupt})
+    assert isinstance(first, KeyboardInterrupt)
+    assert_untouched(second)

@@ -71,6 +71,9 @@ class DeAskTell:
     def fun(self) -> Optional[float]:
         """The best fitness told so far, or None before the first tell."""
     @property
+    def best(self) -> Optional[Tuple[npt.NDArray[np.float64], float]]:
+        """``(x, fun)`` of the best point told so far, or None before the first tell."""
+    @property
     def generation(self) -> int:
         """Generations completed (0 once the initial population is told)."""
     @property
@@ -107,6 +110,9 @@ class GaAskTell:
     @property
     def fun(self) -> Optional[float]:
         """The best fitness told so far, or None before the first tell."""
+    @property
+    def best(self) -> Optional[Tuple[npt.NDArray[np.bool_], float]]:
+        """``(x, fun)`` of the best string told so far, or None before the first tell."""
     @property
     def generation(self) -> int:
         """Generations completed (0 once the initial population is told)."""

@@ -116,6 +116,15 @@ impl DeAskTell {
         self.exchange.best.as_ref().map(|(_, f)| *f)
     }
 
+    /// `(x, fun)` of the best point told so far, or None before the first tell.
+    #[getter]
+    fn best<'py>(&self, py: Python<'py>) -> Option<(Bound<'py, PyArray1<f64>>, f64)> {
+        self.exchange
+            .best
+            .as_ref()
+            .map(|(x, fitness)| (widened(py, x), *fitness))
+    }
+
     /// Generations completed (0 after the initial population is told).
     #[getter]
     fn generation(&self) -> u64 {

@@ -111,6 +111,15 @@ impl GaAskTell {
         self.exchange.best.as_ref().map(|(_, f)| *f)
     }
 
+    /// `(x, fun)` of the best string told so far, or None before the first tell.
+    #[getter]
+    fn best<'py>(&self, py: Python<'py>) -> Option<(Bound<'py, PyArray1<bool>>, f64)> {
+        self.exchange
+            .best
+            .as_ref()
+            .map(|(words, fitness)| (PyArray1::from_vec(py, unpacked(words, self.bits)), *fitness))
+    }
+
     /// Generations completed (0 after the initial population is told).
     #[getter]
     fn generation(&self) -> u64 {
