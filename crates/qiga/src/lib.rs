@@ -1,8 +1,9 @@
 //! # evo-qiga
 //!
-//! The quantum-inspired genetic algorithm of Han & Kim (CEC 2000) on the 0/1 knapsack, as Nowotniak &
-//! Kucharski implemented and tuned it on GPUs (*GPU-based tuning of quantum-inspired genetic algorithm for a
-//! combinatorial optimization problem*, "the paper"): a CPU engine ([`QigaCpu`]) and a CUDA engine
+//! The quantum-inspired genetic algorithm of Han & Kim (CEC 2000) on the 0/1 knapsack (and on any bit-string
+//! problem of yours, module [`bits`]), as Nowotniak & Kucharski implemented and tuned it on GPUs
+//! (*GPU-based tuning of quantum-inspired genetic algorithm for a combinatorial optimization problem*, "the
+//! paper"): a CPU engine ([`QigaCpu`]) and a CUDA engine
 //! ([`QigaCuda`]) that compute the same thing bit for bit under the Exact profile, each running a batch of
 //! independent runs, every run with its own seed and its own rotation angles (so one launch evaluates many
 //! parameter sets); the paper's SGA baseline ([`SgaCpu`], [`SgaCuda`]); and the paper's GPU
@@ -143,7 +144,7 @@ pub mod sga;
 pub mod snapshot;
 
 pub use bits::{
-    BatchFn, BitEvaluator, BitRepair, DeviceBitProblem, EvalSettings, HostEvaluated,
+    BatchFn, BitEvaluator, BitRepair, DeviceBitProblem, EvalSettings, HostEvaluated, HostRepairer,
     KnapsackRepair, QigaBitsCpu, QigaBitsCuda, RowRepairer, UserBits, run_bits, run_bits_host_only,
 };
 pub use ask_tell::QigaAskTell;
