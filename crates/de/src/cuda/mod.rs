@@ -4,21 +4,23 @@
 //! vector by the last block); for a user's CUDA source ([`UserProblem`](evo_benchmarks::cuda::UserProblem),
 //! any shape) it is one launch of `de_generation_user_f32` in a DE module of the user's own
 //! ([`UserFusion`](crate::UserFusion)); for the others it is four launches over the whole population (trials,
-//! evaluation, merge, best). [`DeCuda::is_fused`] says which. [`Engine::step`] reads the best fitness and
-//! index back (16 bytes, one copy; a user's problem also reads its non-finite record, 4 bytes);
-//! [`DeCuda::step_many`] launches many generations and reads back once.
+//! evaluation, merge, best), where a Rust problem's evaluation copies the trials to the host in page-locked
+//! chunks and evaluates each chunk as it lands (`host.rs`). [`DeCuda::is_fused`] says which.
+//! [`Engine::step`] reads the best fitness and index back (16 bytes, one copy; a user's problem also reads
+//! its non-finite record, 4 bytes); [`DeCuda::step_many`] launches many generations and reads back once.
 
+mod evaluation;
+mod host;
 pub mod launch;
 
 use crate::cpu::{check_initial_vectors, check_problem};
 use crate::local_search::{LocalSearch, ScheduleSearch, Scope};
 use crate::params::{ALGORITHM, DeParams};
+use crate::problem::DeviceProblem;
 use crate::problem::FusedEvaluation;
-use crate::problem::{DeviceEvaluation, DeviceProblem};
 use crate::snapshot::DeSnapshot;
-use evo_benchmarks::cuda::EvalSettings;
-use evo_benchmarks::cuda::scheduling::EtcOutputs;
-use evo_core::{Backend, ContinuousProblem, Engine, Error, Progress, Result, RunFingerprint};
+use evaluation::Evaluation;
+use evo_core::{Backend, Engine, Error, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, LaunchSite, Profile};
 use evo_kernels::entry::de;
 use launch::{
@@ -55,7 +57,7 @@ pub struct DeCuda<P: DeviceProblem> {
     problem: P,
     kernel_params: DeKernelParams,
     settings: Settings,
-    evaluation: DeviceEvaluation,
+    evaluation: Evaluation,
     lower: DeviceBuffer<f32>,
     upper: DeviceBuffer<f32>,
     population: DeviceBuffer<f32>,
@@ -73,8 +75,6 @@ pub struct DeCuda<P: DeviceProblem> {
     generation: u64,
     evaluations: u64,
     best_host: (u32, f64),
-    host_vectors: Vec<f32>,
-    host_fitness: Vec<f64>,
     fused: Option<Fused>,
     local_search: Option<DeviceSearch>,
 }
@@ -258,45 +258,6 @@ fn has_uniform_bounds(lower: &[f32], upper: &[f32]) -> bool {
     same(lower) && same(upper)
 }
 
-/// Evaluates `vectors` into `fitness` with the problem's evaluation; `scratch` receives the ETC makespans and
-/// flowtimes, `host` the host copies of a host evaluation.
-fn evaluate<P: ContinuousProblem>(
-    evaluation: &DeviceEvaluation,
-    problem: &P,
-    vectors: &DeviceBuffer<f32>,
-    fitness: &mut DeviceBuffer<f64>,
-    settings: Settings,
-    scratch: [&mut DeviceBuffer<f64>; 2],
-    host: (&mut Vec<f32>, &mut Vec<f64>),
-) -> Result<()> {
-    match evaluation {
-        DeviceEvaluation::Continuous(evaluator) => {
-            let settings = EvalSettings {
-                profile: settings.profile,
-                block: settings.block,
-            };
-            evaluator.evaluate(vectors, fitness, settings)
-        }
-        DeviceEvaluation::Scheduling(evaluator) => {
-            let [makespan, flowtime] = scratch;
-            let outputs = EtcOutputs {
-                makespan,
-                flowtime,
-                fitness,
-            };
-            evaluator.evaluate_real(vectors, outputs, settings.profile, settings.block)
-        }
-        DeviceEvaluation::Host => {
-            let (host_vectors, host_fitness) = host;
-            vectors.copy_to_host(host_vectors)?;
-            evo_core::catch_problem_panic(problem.name(), || {
-                problem.evaluate_checked(host_vectors, host_fitness)
-            })?;
-            fitness.copy_from_host(host_fitness)
-        }
-    }
-}
-
 impl<P: DeviceProblem> DeCuda<P> {
     /// A CUDA engine on `gpu` with its initial population drawn and evaluated on the device (steps 1–2),
     /// compiled under [`Profile::Exact`].
@@ -329,7 +290,7 @@ impl<P: DeviceProblem> DeCuda<P> {
             block: params.block_size(),
             profile,
         };
-        let evaluation = problem.device_evaluation(gpu)?;
+        let evaluation = Evaluation::new(problem.device_evaluation(gpu)?, gpu, m, dimension)?;
         let fused = Fused::new(
             gpu,
             problem.fused_evaluation(),
@@ -339,12 +300,7 @@ impl<P: DeviceProblem> DeCuda<P> {
             profile,
             has_uniform_bounds(problem.bounds().lower(), problem.bounds().upper()),
         )?;
-        let host = matches!(evaluation, DeviceEvaluation::Host);
-        let scratch_len = if matches!(evaluation, DeviceEvaluation::Scheduling(_)) {
-            m
-        } else {
-            1
-        };
+        let scratch_len = if evaluation.is_scheduling() { m } else { 1 };
         let mut engine = Self {
             gpu: gpu.clone(),
             lower: gpu.upload(problem.bounds().lower())?,
@@ -363,12 +319,6 @@ impl<P: DeviceProblem> DeCuda<P> {
             generation: 0,
             evaluations: m as u64,
             best_host: (0, f64::INFINITY),
-            host_vectors: if host {
-                vec![0.0; coordinates]
-            } else {
-                Vec::new()
-            },
-            host_fitness: if host { vec![0.0; m] } else { Vec::new() },
             fused,
             local_search: None,
             params,
@@ -551,14 +501,12 @@ impl<P: DeviceProblem> DeCuda<P> {
     /// Step 2: evaluates the population, then finds the best vector.
     fn evaluate_population(&mut self) -> Result<()> {
         let [makespan, flowtime] = &mut self.scratch;
-        evaluate(
-            &self.evaluation,
+        self.evaluation.evaluate(
             &self.problem,
             &self.population,
             &mut self.fitness,
             self.settings,
             [makespan, flowtime],
-            (&mut self.host_vectors, &mut self.host_fitness),
         )?;
         self.update_best()
     }
@@ -748,14 +696,12 @@ impl<P: DeviceProblem> DeCuda<P> {
             self.settings,
         )?;
         let [makespan, flowtime] = &mut self.scratch;
-        evaluate(
-            &self.evaluation,
+        self.evaluation.evaluate(
             &self.problem,
             &self.trials,
             &mut self.trial_fitness,
             self.settings,
             [makespan, flowtime],
-            (&mut self.host_vectors, &mut self.host_fitness),
         )?;
         launch::merge(
             &self.gpu,

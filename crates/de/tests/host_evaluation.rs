@@ -1,0 +1,146 @@
+//! The CUDA engine's host evaluation (a Rust problem evaluated on the host while the rest of DE runs on the
+//! device) at a size whose trials reach the host in several chunks: the run equals the CPU engine's bit for
+//! bit, and a non-finite fitness names the same individual as on the CPU. Skips (printing SKIPPED) without a
+//! GPU; fails instead under `EVO_REQUIRE_GPU=1`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use evo_core::{Bounds, Engine, Error};
+use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot, FnProblem};
+use evo_gpu_runtime::Gpu;
+
+/// 64 vectors of 4096 coordinates: 1 MiB of trials per generation, copied to the host in several chunks.
+const POPULATION: usize = 64;
+const DIMENSION: usize = 4096;
+const SEED: u64 = 11;
+
+fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    match Gpu::first_available() {
+        Ok(Some(gpu)) => Some(gpu),
+        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
+        }
+        Ok(None) => {
+            eprintln!("SKIPPED (no CUDA device): {test}");
+            None
+        }
+        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
+    }
+}
+
+fn params() -> DeParams {
+    DeParams::default().with_population(POPULATION).unwrap()
+}
+
+fn bounds() -> Bounds {
+    Bounds::uniform(DIMENSION, -5.12, 5.12).unwrap()
+}
+
+/// Rastrigin in f64, as a user would write it for the host.
+fn rastrigin(x: &[f32]) -> f64 {
+    x.iter()
+        .map(|&v| {
+            let v = f64::from(v);
+            v * v + 10.0 - 10.0 * (2.0 * std::f64::consts::PI * v).cos()
+        })
+        .sum()
+}
+
+/// The first differing value of two snapshots, bit for bit, or `None`.
+fn first_difference(cpu: &DeSnapshot, gpu: &DeSnapshot) -> Option<String> {
+    let f32s = [
+        ("population", &cpu.population, &gpu.population),
+        (
+            "differential weight",
+            &cpu.differential_weights,
+            &gpu.differential_weights,
+        ),
+        ("crossover rate", &cpu.crossover_rates, &gpu.crossover_rates),
+    ];
+    for (what, a, b) in f32s {
+        if let Some(i) = (0..a.len().max(b.len()))
+            .find(|&i| a.get(i).map(|v| v.to_bits()) != b.get(i).map(|v| v.to_bits()))
+        {
+            return Some(format!(
+                "{what}[{i}]: CPU {:?}, CUDA {:?}",
+                a.get(i),
+                b.get(i)
+            ));
+        }
+    }
+    let (a, b) = (&cpu.fitness, &gpu.fitness);
+    (0..a.len().max(b.len()))
+        .find(|&i| a.get(i).map(|v| v.to_bits()) != b.get(i).map(|v| v.to_bits()))
+        .map(|i| format!("fitness[{i}]: CPU {:?}, CUDA {:?}", a.get(i), b.get(i)))
+}
+
+#[test]
+fn a_host_problem_in_several_chunks_should_match_cpu() {
+    let Some(gpu) = gpu_or_skip("a_host_problem_in_several_chunks_should_match_cpu") else {
+        return;
+    };
+    let problem = || FnProblem::new("rastrigin", bounds(), rastrigin);
+    let mut cpu = DeCpu::new(params(), problem(), SEED, 0).unwrap();
+    let mut on_gpu = DeCuda::new(params(), problem(), SEED, &gpu).unwrap();
+    assert!(!on_gpu.is_fused());
+    // Single steps, then generations queued back to back.
+    for (generation, batch) in [(0u64, 1u64), (1, 1), (2, 1), (3, 7), (10, 10)] {
+        for _ in 0..batch {
+            cpu.step().unwrap();
+        }
+        on_gpu.step_many(batch).unwrap();
+        let (a, b) = (cpu.snapshot().unwrap(), on_gpu.snapshot().unwrap());
+        assert_eq!(a.generation, b.generation);
+        if let Some(difference) = first_difference(&a, &b) {
+            panic!("after generation {}: {difference}", generation + batch);
+        }
+        assert_eq!(
+            cpu.progress().best_fitness.to_bits(),
+            on_gpu.progress().best_fitness.to_bits()
+        );
+    }
+}
+
+#[test]
+fn a_non_finite_fitness_names_the_individual_the_cpu_names() {
+    let Some(gpu) = gpu_or_skip("a_non_finite_fitness_names_the_individual_the_cpu_names") else {
+        return;
+    };
+    // The first coordinate of a vector of the initial population's last chunk marks it.
+    let initial = DeCpu::new(
+        params(),
+        FnProblem::new("rastrigin", bounds(), rastrigin),
+        SEED,
+        0,
+    )
+    .unwrap()
+    .snapshot()
+    .unwrap();
+    let marked = 50;
+    let mark = initial.population[marked * DIMENSION].to_bits();
+    let poisoned = || {
+        FnProblem::new("poisoned", bounds(), move |x: &[f32]| {
+            if x[0].to_bits() == mark {
+                f64::NAN
+            } else {
+                rastrigin(x)
+            }
+        })
+    };
+    let individual = |error: Error| match error {
+        Error::NonFiniteFitness {
+            problem,
+            individual,
+            value,
+        } => {
+            assert_eq!(problem, "poisoned");
+            assert!(value.is_nan());
+            individual
+        }
+        other => panic!("expected NonFiniteFitness, got {other}"),
+    };
+    let on_cpu = individual(DeCpu::new(params(), poisoned(), SEED, 0).err().unwrap());
+    let on_gpu = individual(DeCuda::new(params(), poisoned(), SEED, &gpu).err().unwrap());
+    assert_eq!(on_cpu, marked);
+    assert_eq!(on_gpu, marked);
+}
