@@ -113,11 +113,14 @@ where
         ranks: R,
         build: impl Fn(IslandSite) -> Result<IslandEngine<'a, Sol, S>> + Sync,
     ) -> Result<Self> {
-        let block = island_block(ranks.rank(), ranks.size(), params.islands())?;
-        let built = build_block(&params, &placement, seed, block.clone(), build);
-        let (islands, local) = match built {
-            Ok((islands, start)) => (islands, Ok(start)),
-            Err(error) => (Vec::new(), Err(error)),
+        // A rank that cannot build its islands sends its error, so that every rank stops here.
+        let built = island_block(ranks.rank(), ranks.size(), params.islands()).and_then(|block| {
+            build_block(&params, &placement, seed, block.clone(), build)
+                .map(|(islands, start)| (block, islands, start))
+        });
+        let (block, islands, local) = match built {
+            Ok((block, islands, start)) => (block, islands, Ok(start)),
+            Err(error) => (0..0, Vec::new(), Err(error)),
         };
         let starts: Vec<Start> = gather(&ranks, Stage::new(Exchange::Start, 0), local)?;
         let reference = &starts[0];
