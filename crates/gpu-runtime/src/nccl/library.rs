@@ -182,6 +182,17 @@ mod tests {
     }
 
     #[test]
+    fn multicast_is_off_unless_the_variable_was_set() {
+        let before = std::env::var_os(NVLS_VARIABLE);
+        multicast_off_unless_set();
+        let after = std::env::var_os(NVLS_VARIABLE);
+        match before {
+            Some(value) => assert_eq!(after, Some(value), "a value set by the user is kept"),
+            None => assert_eq!(after.as_deref(), Some(std::ffi::OsStr::new("0"))),
+        }
+    }
+
+    #[test]
     fn require_nccl_is_ok_exactly_when_the_library_loads() {
         match require_nccl("test") {
             Ok(()) => assert!(nccl_present()),
