@@ -19,8 +19,9 @@
 //! 4. Each block's fitness goes back into the engine's fitness buffer, row `i` into slot `i`
 //!    ([`NcclComm::gather`]).
 //!
-//! Every row is evaluated by the same code as on one GPU (the problem's evaluator, whose bits depend only on
-//! the row), so the fitness is bit for bit the one-GPU fitness and the engine's snapshots do not change. With
+//! Every row is evaluated by the same code as on one GPU, the problem's own evaluator, whose value of a row
+//! depends only on the row (the contract of [`RealEvaluator`]: under the Exact profile, the CPU twin's bits),
+//! so the fitness is bit for bit the one-GPU fitness and the engine's snapshots do not change. With
 //! one GPU, or a single row, the engine's buffers go straight to the engine GPU's evaluator: the split is
 //! the identity and needs no NCCL.
 //!
