@@ -14,7 +14,7 @@
 //! | [`scatter`](NcclComm::scatter) | consecutive parts of root's buffer to their ranks (sends and receives) | its part |
 //! | [`gather`](NcclComm::gather) | every rank's part into root's buffer, consecutive in rank order | its part |
 //!
-//! Element types: `f32`, `f64`, `u32` ([`NcclElement`]). Floating-point sums of [`all_reduce`] add the
+//! Element types: `f32`, `f64`, `u32` ([`NcclElement`]). Floating-point sums of [`all_reduce`](NcclComm::all_reduce) add the
 //! ranks in NCCL's order (ring or tree, chosen by size and topology), not the canonical tree of
 //! `evo_core::reduce`: where the bits must not depend on the number of GPUs, gather the partial values and
 //! reduce them with the canonical tree, or reduce integers, maxima or minima, which are exact.
