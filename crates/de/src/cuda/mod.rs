@@ -471,15 +471,12 @@ impl<P: DeviceProblem> DeCuda<P> {
             };
             launch::kicked_local_search(&search.kernel, population, &search.etc, scratch, &params)?;
         }
-        match (search.settings.scope(), self.fused.is_some()) {
+        match search.settings.scope() {
             // The best only improved: its index stands and the search wrote its fitness.
-            (Scope::Best, true) => Ok(()),
-            // The four-launch path read the best before the search.
-            (Scope::Best, false) => self.read_best(),
-            // Any vector may now be the best: the same best-index kernel as after a generation. The fused
+            Scope::Best => Ok(()),
+            // Any vector may now be the best: the same best-index kernel as after a generation. The next
             // generation and `step`/`step_many` read `best` and `best_fitness` after it on the stream.
-            (Scope::All, true) => self.queue_best_index(),
-            (Scope::All, false) => self.update_best(),
+            Scope::All => self.queue_best_index(),
         }
     }
 
@@ -533,8 +530,8 @@ impl<P: DeviceProblem> DeCuda<P> {
         Ok(())
     }
 
-    /// Reads the best fitness and index that the fused generation left on the device; for a user's problem,
-    /// reports a non-finite trial fitness of the generations since the last read.
+    /// Reads the best fitness and index that the last generation left on the device; for a user's fused
+    /// problem, reports a non-finite trial fitness of the generations since the last read.
     fn read_best(&mut self) -> Result<()> {
         let mut pair = [0.0f64; 2];
         self.best_fitness.copy_to_host(&mut pair)?;
@@ -555,8 +552,9 @@ impl<P: DeviceProblem> DeCuda<P> {
         self.fused.is_some()
     }
 
-    /// Runs `generations` generations without reading anything back in between (one launch each on the
-    /// fused path), then reads the best fitness and index once. Equivalent to as many [`Engine::step`]s.
+    /// Runs `generations` generations without reading the best back in between (one launch each on the
+    /// fused path; a host evaluation still waits for its trials), then reads the best fitness and index
+    /// once. Equivalent to as many [`Engine::step`]s.
     ///
     /// # Errors
     /// As [`Engine::step`].
@@ -564,13 +562,10 @@ impl<P: DeviceProblem> DeCuda<P> {
         for _ in 0..generations {
             self.launch_generation()?;
         }
-        if self.fused.is_some() {
-            self.read_best()?;
-        }
-        Ok(())
+        self.read_best()
     }
 
-    /// Queues one generation on the device; on the fused path nothing is read back.
+    /// Queues one generation on the device; nothing is read back (a host evaluation waits for its trials).
     fn launch_generation(&mut self) -> Result<()> {
         let generation = u32::try_from(self.generation).map_err(|_| {
             Error::invalid_parameter(
@@ -673,7 +668,7 @@ impl<P: DeviceProblem> DeCuda<P> {
         Ok(population)
     }
 
-    /// Trials, evaluation, merge and best as four launches, reading the best back.
+    /// Trials, evaluation, merge and best as four launches; `step`/`step_many` read the best back.
     fn four_launch_generation(&mut self) -> Result<()> {
         launch::trial(
             &self.gpu,
@@ -720,7 +715,7 @@ impl<P: DeviceProblem> DeCuda<P> {
             &self.kernel_params,
             self.settings,
         )?;
-        self.update_best()
+        self.queue_best_index()
     }
 }
 
@@ -742,13 +737,10 @@ impl<P: DeviceProblem> Engine for DeCuda<P> {
     }
 
     /// One generation: trials (steps 3.1–3.3), their evaluation, the merge (3.4), the best vector; one
-    /// launch on the fused path, then the best fitness and index are read back.
+    /// launch on the fused path; then the best fitness and index are read back.
     fn step(&mut self) -> Result<()> {
         self.launch_generation()?;
-        if self.fused.is_some() {
-            self.read_best()?;
-        }
-        Ok(())
+        self.read_best()
     }
 
     /// The generations queued back to back with one read-back at the end ([`DeCuda::step_many`]). On an
