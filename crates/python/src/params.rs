@@ -116,7 +116,7 @@ pub fn ga(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_ga::GaParams> {
 }
 
 /// DPGA's options: `main_size`, `reserve_size`, `bits_per_variable`, `crossover_rate`, `mutation_rate`,
-/// `tournament_size`.
+/// `tournament_size`, `initialisation` (`"feasible"` or `"random"`), `init_max_draws`.
 pub fn dpga(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_dpga::DpgaParams> {
     apply(
         "dpga",
@@ -140,6 +140,22 @@ pub fn dpga(options: Option<&Bound<'_, PyDict>>) -> PyResult<evo_dpga::DpgaParam
             }),
             ("tournament_size", |p, v| {
                 p.with_tournament_size(v.extract()?).map_err(to_py)
+            }),
+            ("initialisation", |p, v| {
+                let name: String = v.extract()?;
+                let initialisation = match name.as_str() {
+                    "feasible" => evo_dpga::Initialisation::Feasible,
+                    "random" => evo_dpga::Initialisation::Random,
+                    _ => {
+                        return Err(value_error(format!(
+                            "dpga: initialisation must be \"feasible\" or \"random\", got \"{name}\""
+                        )));
+                    }
+                };
+                Ok(p.with_initialisation(initialisation))
+            }),
+            ("init_max_draws", |p, v| {
+                p.with_init_max_draws(v.extract()?).map_err(to_py)
             }),
         ],
     )

@@ -96,3 +96,16 @@ def test_bad_calls_raise_value_error():
     with pytest.raises(ValueError, match=r"constraints\[2, 1\] is inf"):
         dpga.tell(objective, bad)
     dpga.tell(objective, constraints)
+
+
+def test_a_random_initialisation_asks_one_batch_and_matches_minimize():
+    options = {"initialisation": "random", "main_size": 40, "reserve_size": 40}
+    dpga = evogpu.DpgaAskTell(G24_BOX, inequalities=2, seed=8, options=options)
+    batches = drive(dpga, 12)
+    assert batches[0] == 40
+    result = evogpu.minimize("cec2006:g24", algorithm="dpga", backend="cpu", seed=8, max_generations=12,
+                             options=options)
+    assert (dpga.fun, dpga.evaluations) == (result.fun, result.nfev)
+    np.testing.assert_array_equal(dpga.x, result.x)
+    with pytest.raises(ValueError, match='initialisation must be "feasible" or "random", got "greedy"'):
+        evogpu.DpgaAskTell(G24_BOX, inequalities=2, options={"initialisation": "greedy"})

@@ -159,7 +159,7 @@ def minimize(
         MA-SW-Chains: population, blx_alpha, nam_candidates, mutation_probability, mutation_range,
         ls_ratio, ls_intensity, children_per_step. GA: population, tournament_size, elite, crossover_rate,
         mutation_rate. DPGA: main_size, reserve_size, bits_per_variable, crossover_rate, mutation_rate,
-        tournament_size. QIGA: population, generations. SGA: population, generations, crossover_rate,
+        tournament_size, initialisation ("feasible" or "random"), init_max_draws. QIGA: population, generations. SGA: population, generations, crossover_rate,
         mutation_rate.
     callback
         Called with a :class:`Progress` after every generation; returning True stops the run (its result is

@@ -134,7 +134,8 @@ class DpgaAskTell:
     ``equality_tolerance``). The same seed and values give the same run as the Rust API's ``DpgaCpu`` and
     ``minimize(algorithm="dpga")``. ``options`` are ``minimize``'s DPGA options. The engine runs on one
     thread and replays the batches told before each new one, so an initialisation that draws many batches
-    (a tiny feasible region, up to its 50 000 draws) costs time quadratic in their number.
+    (a tiny feasible region, up to its 50 000 draws) costs time quadratic in their number;
+    ``options={"initialisation": "random"}`` draws one batch.
     """
 
     def __init__(

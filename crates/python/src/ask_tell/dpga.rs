@@ -128,7 +128,8 @@ impl ConstrainedProblem for Memo {
 /// API's `DpgaCpu` and `minimize(algorithm="dpga")`. `DpgaAskTell(bounds, inequalities=0, equalities=0,
 /// seed=0, options=None, equality_tolerance=1e-4)`, with `minimize`'s DPGA options. The engine runs on one
 /// thread and replays the batches told before each new one: an initialisation that draws many batches (a
-/// tiny feasible region, up to its 50 000 draws) costs time quadratic in their number.
+/// tiny feasible region, up to its 50 000 draws) costs time quadratic in their number;
+/// `options={"initialisation": "random"}` draws one batch.
 #[pyclass(module = "evogpu")]
 pub struct DpgaAskTell {
     params: DpgaParams,
