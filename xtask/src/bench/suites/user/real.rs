@@ -1,16 +1,18 @@
 //! DE, Rastrigin three ways at the `de` suite's per-generation sizes (module docs of [`super`]).
 //!
 //! On the GPU, per size: GPU events around `step_many(k)` after warm-up, the median divided by `k`, for the
-//! built-in (one launch per generation), the user source (trials, user evaluation, merge and best: four
-//! launches) and the host closure (the trials copied down, the closure run on the host with rayon, the
-//! fitness copied up), beside the host path's copies alone (the same bytes, timed the same way) and the
-//! closure's own time on a population of the same size (wall clock). On the CPU, the CPU engine (rayon) on
+//! built-in and the user source (one launch per generation each) and the host closure (trials, the trials
+//! copied to the host in page-locked chunks, the closure run with rayon on each chunk as it lands, the
+//! fitness copied back, merge and best), beside the host path's copies alone (the same bytes through the
+//! same page-locked staging in one chunk, timed the same way) and the closure's own time on a population of
+//! the same size (wall clock). On the CPU, the CPU engine (rayon) on
 //! the built-in and on the user problem's Rust twin.
 
 use evo_benchmarks::DeRastrigin;
 use evo_core::{Bounds, ContinuousProblem, Engine};
 use evo_de::{DeCpu, DeCuda, DeParams, DeviceProblem, FnProblem, HostEvaluated};
-use evo_gpu_runtime::Gpu;
+use evo_gpu_runtime::{Gpu, HostStaging};
+use std::num::NonZeroUsize;
 
 use super::{
     PerStep, RASTRIGIN_LIMIT, SEED, cell, no_gpu_note, rastrigin_term, ratio, step_row,
@@ -137,12 +139,14 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
         "DE per generation (DE/rand/1/bin, F = 0.5, CR = {CROSSOVER_RATE}, seed {SEED}): built-in \
          `DeRastrigin` (fused into the one-launch generation), the same function as user CUDA source \
          (`UserProblem`, x² + 10 − 10·evo_cos_f64(2πx), Exact profile; fused into the one-launch \
-         generation of its own DE module, `evo_de::UserFusion`) and as a Rust closure on the host (`HostEvaluated(FnProblem)`, rayon over the \
-         rows). GPU: CUDA events around `step_many(k)`, k = 200 (10 at 10^8 coordinates; `--quick`: 20 and \
-         2), median of the samples divided by k. Host path bytes per generation: 4·M·D down (the trials), \
-         8·M up (the fitness); \"copies alone\" times the same two copies on the stream, \"closure alone\" \
-         the closure on a population of the same size (wall clock, rayon); the target is host ≤ copies + \
-         closure. CPU: the CPU engine (rayon) on the built-in and on the user problem's Rust twin, {} \
+         generation of its own DE module, `evo_de::UserFusion`) and as a Rust closure on the host \
+         (`HostEvaluated(FnProblem)`: the trials copied to page-locked memory in chunks, rayon over pieces \
+         of rows as their chunk lands). GPU: CUDA events around `step_many(k)`, k = 200 (10 at 10^8 \
+         coordinates; `--quick`: 20 and 2), median of the samples divided by k. Host path bytes per \
+         generation: 4·M·D down (the trials), 8·M up (the fitness); \"copies alone\" times the same two \
+         copies through the same page-locked staging (`evo_gpu_runtime::HostStaging`, one chunk, nothing \
+         computed), \"closure alone\" the closure on a population of the same size (wall clock, rayon); the \
+         target is host ≤ copies + closure. CPU: the CPU engine (rayon) on the built-in and on the user problem's Rust twin, {} \
          generations per sample, up to 10^6 coordinates.",
         cpu_generations(ctx.quick())
     );
@@ -219,7 +223,8 @@ fn cpu_time<E: Engine>(
     Ok(PerStep::measured(timing, generations))
 }
 
-/// The host path's copies alone: M·D f32 to the host and M f64 back, on the stream, timed with events.
+/// The host path's copies alone: M·D f32 to the host and M f64 back through page-locked staging in one
+/// chunk (the host waits for the rows and writes zeros), timed with events.
 fn copy_time(
     ctx: &BenchContext,
     gpu: &Gpu,
@@ -228,11 +233,14 @@ fn copy_time(
 ) -> anyhow::Result<PerStep> {
     let trials = gpu.alloc_zeroed::<f32>(population * dimension)?;
     let mut fitness = gpu.alloc_zeroed::<f64>(population)?;
-    let mut host_trials = vec![0.0f32; population * dimension];
-    let host_fitness = vec![0.0f64; population];
+    let mut staging = HostStaging::<f32, f64>::new(gpu, population, dimension, NonZeroUsize::MIN)?;
     let (timing, ()) = ctx.time_gpu(gpu, || {
-        trials.copy_to_host(&mut host_trials)?;
-        fitness.copy_from_host(&host_fitness)?;
+        staging.run(&trials, &mut fitness, |chunks| {
+            for chunk in chunks {
+                chunk.wait()?.1.fill(0.0);
+            }
+            Ok(())
+        })?;
         Ok(())
     })?;
     Ok(PerStep::measured(timing, 1))
