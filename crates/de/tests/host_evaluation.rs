@@ -9,7 +9,7 @@ use evo_core::{Bounds, Engine, Error};
 use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot, FnProblem};
 use evo_gpu_runtime::Gpu;
 
-/// 64 vectors of 4096 coordinates: 1 MiB of trials per generation, copied to the host in several chunks.
+/// 64 vectors of 4096 coordinates: 1 MiB of trials per generation, copied to the host in more than one chunk.
 const POPULATION: usize = 64;
 const DIMENSION: usize = 4096;
 const SEED: u64 = 11;

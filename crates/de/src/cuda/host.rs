@@ -15,10 +15,11 @@ use rayon::prelude::*;
 
 /// Bytes of vectors per copy chunk: a copy this large runs near the bus's full speed, and the first chunk
 /// lands soon after the trials are built.
-const CHUNK_BYTES: usize = 256 * 1024;
+const CHUNK_BYTES: usize = 512 * 1024;
 
-/// The most chunks per evaluation: each is a copy and an event queued before the host's work can start.
-const MAX_CHUNKS: usize = 8;
+/// The most chunks per evaluation: each is a copy and an event that the host queues before its work can
+/// start, and the host's work, not the copies, is what usually takes longest.
+const MAX_CHUNKS: usize = 4;
 
 /// Pieces of rows per rayon thread: enough that every thread has a piece to wait for while the copies run
 /// (so the pool is awake when the rows land), and that threads that finish early take others' pieces.
@@ -122,8 +123,9 @@ mod tests {
     #[test]
     fn chunks_grow_with_the_bytes_up_to_the_most() {
         assert_eq!(copy_chunks(64, 128).get(), 1);
-        assert_eq!(copy_chunks(64, 2048).get(), 2);
-        assert_eq!(copy_chunks(1024, 512).get(), 8);
+        assert_eq!(copy_chunks(64, 2048).get(), 1);
+        assert_eq!(copy_chunks(64, 4096).get(), 2);
+        assert_eq!(copy_chunks(1024, 512).get(), 4);
         assert_eq!(copy_chunks(100, 1_000_000).get(), MAX_CHUNKS);
         assert_eq!(copy_chunks(usize::MAX, usize::MAX).get(), MAX_CHUNKS);
     }

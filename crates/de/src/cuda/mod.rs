@@ -35,6 +35,11 @@ use launch::{
 /// Host evaluations are checked for non-finite fitness as on the CPU; device evaluations are not read back,
 /// so they are not checked: a NaN trial never replaces its parent (every comparison with NaN is false).
 ///
+/// A host problem ([`DeviceEvaluation::Host`](crate::DeviceEvaluation::Host)) has its `evaluate_batch` called
+/// on consecutive pieces of the rows, from rayon's threads, each as soon as its copy has reached the host;
+/// every row's fitness must depend on that row alone, as the CPU engine's independence of the thread count
+/// already requires.
+///
 /// ```no_run
 /// use evo_benchmarks::DeRastrigin;
 /// use evo_core::{Executor, Termination};
