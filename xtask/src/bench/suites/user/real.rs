@@ -146,8 +146,8 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
          generation: 4·M·D down (the trials), 8·M up (the fitness); \"copies alone\" times the same two \
          copies through the same page-locked staging (`evo_gpu_runtime::HostStaging`, one chunk, nothing \
          computed), \"closure alone\" the closure on a population of the same size (wall clock, rayon); the \
-         target is host ≤ copies + closure. CPU: the CPU engine (rayon) on the built-in and on the user problem's Rust twin, {} \
-         generations per sample, up to 10^6 coordinates.",
+         target is host ≤ copies + closure. CPU: the CPU engine (rayon) on the built-in and on the user \
+         problem's Rust twin, {} generations per sample, up to 10^6 coordinates.",
         cpu_generations(ctx.quick())
     );
     if ctx.gpu().is_none() {
