@@ -326,14 +326,14 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
 
     /// Waits until every chunk's copy has landed.
     fn wait_landed(&self, stream: &CudaStream) -> Result<()> {
-        // The copies run in stream order, so the last chunk's event covers them all.
-        match self.landed.last() {
-            Some(last) => last.synchronize().map_err(|e| {
+        // Each event, not only the last: when queueing stopped at a failed copy, the later events are an
+        // earlier run's, and the copies queued before the failure may still be running.
+        self.landed.iter().try_for_each(|landed| {
+            landed.synchronize().map_err(|e| {
                 self.gpu
                     .fault_while_synchronizing("cuEventSynchronize", e, Some(stream))
-            }),
-            None => Ok(()),
-        }
+            })
+        })
     }
 }
 
