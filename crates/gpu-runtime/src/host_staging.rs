@@ -434,8 +434,19 @@ impl<'a, T, U> RowChunk<'a, T, U> {
 
 #[cfg(test)]
 mod tests {
-    use super::rows_per_chunk;
+    use super::{HostStaging, RowChunk, rows_per_chunk};
     use std::num::NonZeroUsize;
+
+    fn send_and_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+
+    #[test]
+    fn staging_moves_between_threads_and_chunks_go_to_other_threads() {
+        // Engines holding a staging are moved to worker threads (islands, device pools), and the chunks are
+        // waited for on rayon's threads.
+        send_and_sync::<HostStaging<f32, f64>>();
+        send::<RowChunk<'static, f32, f64>>();
+    }
 
     fn chunks(n: usize) -> NonZeroUsize {
         NonZeroUsize::new(n).unwrap()
