@@ -14,7 +14,7 @@
 
 use std::marker::PhantomData;
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use cudarc::driver::{CudaEvent, CudaStream, DevicePtr, DevicePtrMut, sys};
 use evo_core::{Error, Result};
@@ -61,6 +61,9 @@ pub struct HostStaging<T: DeviceCopy, U: DeviceCopy> {
     outputs: PinnedMemory<U>,
     /// One per chunk, recorded on the main stream after the chunk's copy to the host.
     landed: Vec<CudaEvent>,
+    /// One per chunk: whether a thread of this run saw its event complete, so that the chunk's other pieces
+    /// skip the driver call (many threads waiting at once would queue on the driver's lock).
+    seen: Vec<AtomicBool>,
     /// Recorded on the main stream after the results' copy to the device, which reads `outputs`.
     sent: CudaEvent,
 }
@@ -120,7 +123,8 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
                 .new_event(None)
                 .map_err(|e| gpu.driver_failed("cuEventCreate", e, None))
         };
-        let landed = (0..rows.div_ceil(chunk_rows))
+        let chunk_count = rows.div_ceil(chunk_rows);
+        let landed = (0..chunk_count)
             .map(|_| event())
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
@@ -128,6 +132,7 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
             outputs: PinnedMemory::new(gpu, rows)?,
             sent: event()?,
             landed,
+            seen: (0..chunk_count).map(|_| AtomicBool::new(false)).collect(),
             chunk_rows,
             rows,
             row_len,
@@ -196,6 +201,9 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
             self.gpu
                 .fault_while_synchronizing("cuEventSynchronize", e, Some(&stream))
         })?;
+        for seen in &mut self.seen {
+            *seen.get_mut() = false;
+        }
         let queued = self.queue_inputs(input, &stream);
         let waited = AtomicUsize::new(0);
         let outcome = queued.and_then(|()| work(self.lend(&stream, &waited)));
@@ -315,6 +323,7 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
                     inputs: self.inputs.as_ptr().wrapping_add(first * self.row_len),
                     outputs: self.outputs.as_ptr().wrapping_add(first),
                     landed: &self.landed[k],
+                    seen: &self.seen[k],
                     gpu: &self.gpu,
                     stream,
                     waited,
@@ -357,6 +366,8 @@ pub struct RowChunk<'a, T, U> {
     inputs: *const T,
     outputs: *mut U,
     landed: &'a CudaEvent,
+    /// Whether a piece of this chunk already saw `landed` complete.
+    seen: &'a AtomicBool,
     gpu: &'a Gpu,
     stream: &'a CudaStream,
     /// Rows waited for in this run, over every piece.
@@ -415,12 +426,18 @@ impl<'a, T, U> RowChunk<'a, T, U> {
     /// A fault of the work queued before the copy ([`Error::DevicePoisoned`], [`Error::KernelLaunch`]) or
     /// the driver's refusal to wait.
     pub fn wait(self) -> Result<(&'a [T], &'a mut [U])> {
-        self.landed.synchronize().map_err(|e| {
-            self.gpu
-                .fault_while_synchronizing("cuEventSynchronize", e, Some(self.stream))
-        })?;
+        // Acquire pairs with the Release below: the thread that saw the event complete saw the copy's
+        // bytes, and so does every thread that sees its flag.
+        if !self.seen.load(Ordering::Acquire) {
+            self.landed.synchronize().map_err(|e| {
+                self.gpu
+                    .fault_while_synchronizing("cuEventSynchronize", e, Some(self.stream))
+            })?;
+            self.seen.store(true, Ordering::Release);
+        }
         self.waited.fetch_add(self.rows, Ordering::Relaxed);
-        // SAFETY: the copy into these inputs has completed (its event was waited for) and no other copy
+        // SAFETY: the copy into these inputs has completed (its event was waited for, here or by the thread
+        // whose flag this one saw) and no other copy
         // writes them until the run that lent them returns, which outlives 'a; the outputs are this piece's
         // alone (pieces are disjoint) and no copy reads them before the run returns.
         unsafe {
