@@ -437,9 +437,9 @@ impl<'a, T, U> RowChunk<'a, T, U> {
         }
         self.waited.fetch_add(self.rows, Ordering::Relaxed);
         // SAFETY: the copy into these inputs has completed (its event was waited for, here or by the thread
-        // whose flag this one saw) and no other copy
-        // writes them until the run that lent them returns, which outlives 'a; the outputs are this piece's
-        // alone (pieces are disjoint) and no copy reads them before the run returns.
+        // whose flag this one saw) and no other copy writes them until the run that lent them returns, which
+        // outlives 'a; the outputs are this piece's alone (pieces are disjoint) and no copy reads them
+        // before the run returns.
         unsafe {
             Ok((
                 std::slice::from_raw_parts(self.inputs, self.rows * self.row_len),
