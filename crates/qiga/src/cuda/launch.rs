@@ -33,8 +33,9 @@ pub struct RunParams {
     pub observe_stream: u32,
     /// `Stream::QigaSign`.
     pub sign_stream: u32,
-    /// Keeps the size a multiple of 8.
-    pub padding: u32,
+    /// 1: every weight and profit sum is exact in any order ([`sums_are_exact`](crate::cuda::exact::sums_are_exact)), so the kernel repairs,
+    /// evaluates and searches with a warp per individual; 0: the serial loops of the CPU twin.
+    pub exact_sums: u32,
 }
 const _: () = assert!(size_of::<RunParams>() == 48);
 // SAFETY: repr(C), plain numbers only, the layout of `QigaRunParams` (48 bytes, asserted on both sides).
@@ -80,6 +81,9 @@ pub struct DeviceState {
     pub best: DeviceBuffer<u8>,
     /// f(b), one per run.
     pub best_profit: DeviceBuffer<f64>,
+    /// Whether the weights' and the profits' sums are exact in any order ([`sums_are_exact`](crate::cuda::exact::sums_are_exact)), computed once
+    /// from the host copies.
+    pub exact_sums: bool,
 }
 
 /// Runs generations `first .. first + count` of every run of `state` in one launch (one block per run,
@@ -157,7 +161,7 @@ pub fn run_generations(
         },
         observe_stream: Stream::QigaObserve.id(),
         sign_stream: Stream::QigaSign.id(),
-        padding: 0,
+        exact_sums: u32::from(state.exact_sums),
     };
     // The block must hold one repair thread per individual; the population is at most 64 ≤ 32·2.
     let block = params

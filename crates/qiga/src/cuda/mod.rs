@@ -2,6 +2,7 @@
 //! many runs per launch, each with its own seed and rotation angles. State stays on the device; snapshots
 //! copy it to the host in the [`QigaSnapshot`] form the CPU engine uses.
 
+pub mod exact;
 pub mod launch;
 pub mod sga;
 
@@ -80,6 +81,8 @@ impl QigaCuda {
             fitness: gpu.alloc_zeroed(count * population)?,
             best: gpu.upload(&seed_bytes.repeat(count))?,
             best_profit: gpu.upload(&vec![seed_profit; count])?,
+            exact_sums: exact::sums_are_exact(problem.weights())
+                && exact::sums_are_exact(problem.profits()),
         };
         let mut engine = Self {
             gpu: gpu.clone(),
