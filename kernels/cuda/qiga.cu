@@ -662,9 +662,18 @@ struct QigaSgaParams {
     unsigned int selection_stream;  // evo_rng::Stream::SgaSelection
     unsigned int crossover_stream;  // evo_rng::Stream::SgaCrossover
     unsigned int mutation_stream;   // evo_rng::Stream::SgaMutation
-    unsigned int padding;
+    unsigned int repair;            // 0: the paper's index-order repair; 1: the greedy repair
+    unsigned int greedy_seed;       // 1: individual 0 of generation 0 becomes the uploaded best (the greedy seed)
+    unsigned int local_search;      // 1: step 6 improves the new leader in place by the swap-window search
 };
-static_assert(sizeof(QigaSgaParams) == 56, "QigaSgaParams must match its Rust mirror (56 bytes)");
+static_assert(sizeof(QigaSgaParams) == 64, "QigaSgaParams must match its Rust mirror (64 bytes)");
+
+// Steps 0 and 4's repair and evaluation of one individual by the SGA's `repair` option.
+__device__ double qiga_sga_repair_evaluate(unsigned char* x, const float* weights, const float* profits, const unsigned int* order, unsigned int n, double capacity, unsigned int repair)
+{
+    return repair == 1u ? qiga_greedy_repair_evaluate(x, weights, profits, order, n, capacity)
+                        : qiga_repair_evaluate(x, weights, profits, n, capacity);
+}
 
 // Twin: sga::ops::roulette_pick (the first index whose cumulative profit exceeds u * total).
 __device__ unsigned int qiga_sga_roulette_pick(const double* cumulative, unsigned int count, double u)
@@ -684,9 +693,9 @@ __device__ unsigned int qiga_sga_roulette_pick(const double* cumulative, unsigne
     return last;
 }
 
-// Twin: sga_generation's step 6 / keep_best: thread 0 finds the first maximum; the block copies it to b when
-// strictly better.
-__device__ void qiga_sga_keep_best(const unsigned char* x, const double* profit, unsigned int population, unsigned int n, unsigned char* b, double* best_profit)
+// Twin: sga_generation's step 6 / keep_best_with: thread 0 finds the first maximum and, when it is strictly
+// better than b, improves it in place by the local search when `local_search` is 1; the block copies it to b.
+__device__ void qiga_sga_keep_best(unsigned char* x, double* profit, unsigned int population, unsigned int n, unsigned char* b, double* best_profit, const float* weights, const float* profits, const unsigned int* order, double capacity, unsigned int local_search)
 {
     __shared__ unsigned int leader;
     __shared__ bool improved;
@@ -700,6 +709,9 @@ __device__ void qiga_sga_keep_best(const unsigned char* x, const double* profit,
         leader = l;
         improved = profit[l] > *best_profit;
         if (improved) {
+            if (local_search == 1u) {
+                profit[l] = qiga_local_search(x + (size_t)l * n, weights, profits, order, n, capacity);
+            }
             *best_profit = profit[l];
         }
     }
@@ -712,7 +724,7 @@ __device__ void qiga_sga_keep_best(const unsigned char* x, const double* profit,
     __syncthreads();
 }
 
-extern "C" __global__ void qiga_sga_run_generations(const float* weights, const float* profits, const unsigned long long* seeds, unsigned char* individuals, unsigned char* next, double* fitness, double* next_fitness, double* cumulative, unsigned char* best, double* best_profit, QigaSgaParams p)
+extern "C" __global__ void qiga_sga_run_generations(const float* weights, const float* profits, const unsigned int* order, const unsigned long long* seeds, unsigned char* individuals, unsigned char* next, double* fitness, double* next_fitness, double* cumulative, unsigned char* best, double* best_profit, QigaSgaParams p)
 {
     __shared__ unsigned int elite;
     __shared__ unsigned int worst;
@@ -743,10 +755,20 @@ extern "C" __global__ void qiga_sga_run_generations(const float* weights, const 
             }
             __syncthreads();
             for (unsigned int i = threadIdx.x; i < pop; i += blockDim.x) {
-                f[i] = qiga_repair_evaluate(x + (size_t)i * n, weights, profits, n, p.capacity);
+                f[i] = qiga_sga_repair_evaluate(x + (size_t)i * n, weights, profits, order, n, p.capacity, p.repair);
             }
             __syncthreads();
-            qiga_sga_keep_best(x, f, pop, n, b, bp);
+            if (p.greedy_seed == 1u) {
+                // The host uploaded the seed as b and f(b).
+                for (unsigned int j = threadIdx.x; j < n; j += blockDim.x) {
+                    x[j] = b[j];
+                }
+                if (threadIdx.x == 0) {
+                    f[0] = *bp;
+                }
+                __syncthreads();
+            }
+            qiga_sga_keep_best(x, f, pop, n, b, bp, weights, profits, order, p.capacity, p.local_search);
             continue;
         }
         if (threadIdx.x == 0) {
@@ -797,7 +819,7 @@ extern "C" __global__ void qiga_sga_run_generations(const float* weights, const 
         __syncthreads();
         // Step 4: repair and evaluate.
         for (unsigned int i = threadIdx.x; i < pop; i += blockDim.x) {
-            g_f[i] = qiga_repair_evaluate(y + (size_t)i * n, weights, profits, n, p.capacity);
+            g_f[i] = qiga_sga_repair_evaluate(y + (size_t)i * n, weights, profits, order, n, p.capacity, p.repair);
         }
         __syncthreads();
         // Step 5: elitism of one.
@@ -829,7 +851,7 @@ extern "C" __global__ void qiga_sga_run_generations(const float* weights, const 
         }
         __syncthreads();
         // Step 6.
-        qiga_sga_keep_best(x, f, pop, n, b, bp);
+        qiga_sga_keep_best(x, f, pop, n, b, bp, weights, profits, order, p.capacity, p.local_search);
     }
 }
 

@@ -52,8 +52,8 @@ equivalence_test!(qiga_options_should_match_cpu, [128, 256], |gpu, block| {
     }
 });
 
-/// The paper's options and every option on a large instance: the warp repairs cross many 32-item chunks, and
-/// the local search's windows start far into the order.
+// The paper's options and every option on a large instance: the warp repairs cross many 32-item chunks, and
+// the local search's windows start far into the order.
 equivalence_test!(qiga_large_instance_should_match_cpu, [256], |gpu, block| {
     let problem =
         Knapsack::generate_class(KnapsackClass::WeaklyCorrelated, 2000, 1000, 33).unwrap();
@@ -71,8 +71,8 @@ equivalence_test!(qiga_large_instance_should_match_cpu, [256], |gpu, block| {
     }
 });
 
-/// An instance whose f64 sums round (weights spread over 2^−20 .. 2^26): the kernel must keep the serial
-/// loops, which match the CPU, for the paper's repair and for every option.
+// An instance whose f64 sums round (weights spread over 2^−20 .. 2^26): the kernel must keep the serial
+// loops, which match the CPU, for the paper's repair and for every option.
 equivalence_test!(qiga_inexact_sums_should_match_cpu, [128], |gpu, block| {
     let weights: Vec<f32> = (0..120)
         .map(|j| {

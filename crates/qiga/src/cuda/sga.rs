@@ -8,6 +8,7 @@ use evo_rng::Stream;
 
 use super::{pack, unpack};
 use crate::cpu::next_generation;
+use crate::options::{LocalSearch, Repair};
 use crate::sga::params::SGA;
 use crate::sga::{SgaParams, SgaRunState, SgaSnapshot};
 
@@ -42,11 +43,15 @@ pub struct SgaRunParams {
     pub crossover_stream: u32,
     /// `Stream::SgaMutation`.
     pub mutation_stream: u32,
-    /// Keeps the size a multiple of 8.
-    pub padding: u32,
+    /// 0: the index-order repair; 1: the greedy repair.
+    pub repair: u32,
+    /// 1: individual 0 of generation 0 becomes the uploaded best (the greedy seed).
+    pub greedy_seed: u32,
+    /// 1: step 6 improves the new leader by the swap-window local search.
+    pub local_search: u32,
 }
-const _: () = assert!(size_of::<SgaRunParams>() == 56);
-// SAFETY: repr(C), plain numbers only, the layout of `QigaSgaParams` (56 bytes, asserted on both sides).
+const _: () = assert!(size_of::<SgaRunParams>() == 64);
+// SAFETY: repr(C), plain numbers only, the layout of `QigaSgaParams` (64 bytes, asserted on both sides).
 unsafe impl KernelParams for SgaRunParams {}
 
 /// The SGA baseline on one GPU: a batch of runs (run r of base seed s has seed s + r), state on the device.
@@ -60,6 +65,8 @@ pub struct SgaCuda {
     seeds_host: Vec<u64>,
     weights: DeviceBuffer<f32>,
     profits: DeviceBuffer<f32>,
+    /// The items in profit/weight order, read by the greedy repair and the local search.
+    order: DeviceBuffer<u32>,
     seeds: DeviceBuffer<u64>,
     individuals: DeviceBuffer<u8>,
     next: DeviceBuffer<u8>,
@@ -95,6 +102,15 @@ impl SgaCuda {
             .map(|r| base_seed.wrapping_add(r))
             .collect();
         let genes = runs * population * items;
+        // The best so far starts empty with profit −1, or at the greedy seed, which generation 0 copies into
+        // individual 0 (the CPU engine's initial_run).
+        let options = params.options();
+        let (seed_best, seed_profit) = if options.greedy_seed {
+            let (row, profit) = options.initial_best(problem);
+            (unpack(&row, items), profit)
+        } else {
+            (vec![0u8; items], -1.0)
+        };
         let mut engine = Self {
             gpu: gpu.clone(),
             params: params.clone(),
@@ -103,6 +119,7 @@ impl SgaCuda {
             generation: 0,
             weights: gpu.upload(problem.weights())?,
             profits: gpu.upload(problem.profits())?,
+            order: gpu.upload(problem.ratio_order())?,
             seeds: gpu.upload(&seeds_host)?,
             seeds_host,
             individuals: gpu.alloc_zeroed(genes)?,
@@ -110,8 +127,8 @@ impl SgaCuda {
             fitness: gpu.alloc_zeroed(runs * population)?,
             next_fitness: gpu.alloc_zeroed(runs * population)?,
             cumulative: gpu.alloc_zeroed(runs * population)?,
-            best: gpu.alloc_zeroed(runs * items)?,
-            best_profit: gpu.upload(&vec![-1.0f64; runs])?,
+            best: gpu.upload(&seed_best.repeat(runs))?,
+            best_profit: gpu.upload(&vec![seed_profit; runs])?,
         };
         engine.launch(0, 1)?;
         Ok(engine)
@@ -147,6 +164,7 @@ impl SgaCuda {
         }
         let site = LaunchSite::new(SGA, qiga::SGA_RUN_GENERATIONS);
         let runs = site.to_u32("runs", self.seeds_host.len())?;
+        let options = self.params.options();
         let p = SgaRunParams {
             capacity: self.capacity,
             crossover_rate: self.params.crossover_rate(),
@@ -160,16 +178,26 @@ impl SgaCuda {
             selection_stream: Stream::SgaSelection.id(),
             crossover_stream: Stream::SgaCrossover.id(),
             mutation_stream: Stream::SgaMutation.id(),
-            padding: 0,
+            repair: match options.repair {
+                Repair::IndexOrder => 0,
+                Repair::Greedy => 1,
+            },
+            greedy_seed: u32::from(options.greedy_seed),
+            local_search: match options.local_search {
+                LocalSearch::Off => 0,
+                LocalSearch::SwapWindow => 1,
+            },
         };
         let kernel = site.kernel(&self.gpu, Profile::Exact)?;
         // SAFETY: the arguments follow `qiga_sga_run_generations`' parameter list; every buffer was allocated
-        // for `runs` runs × population × items by `batch`, and block `run < runs` stays within its slice.
+        // for `runs` runs × population × items by `batch` (`order` for the items), and block `run < runs`
+        // stays within its slice.
         unsafe {
             kernel
                 .launch()
                 .input(&self.weights)
                 .input(&self.profits)
+                .input(&self.order)
                 .input(&self.seeds)
                 .output(&mut self.individuals)
                 .output(&mut self.next)

@@ -15,6 +15,11 @@
 //!
 //! Generation 0: bits uniform (word w of (SgaInit, 0, i) is bits 32w..32w+31 of individual i), repaired
 //! and evaluated.
+//!
+//! The knapsack options of [`SgaParams`] (each off by default): the repair of generation 0 and step 4 by
+//! [`Repair`](crate::Repair); with the greedy seed, individual 0 of generation 0 is replaced after the repair
+//! by the seed (`KnapsackOptions`' initial best) and the best so far starts there; with the local search, step 6
+//! improves the new leader in place (its row and profit in the population) before it becomes the best so far.
 
 mod ask_tell;
 pub mod ops;
@@ -30,6 +35,7 @@ use evo_rng::{Philox, Stream};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::options::KnapsackOptions;
 use params::SGA;
 
 /// The state of one SGA run.
@@ -109,12 +115,16 @@ impl SgaCpu {
             ));
         }
         let (population, items) = (params.population(), problem.len());
-        let words = Bits::word_count(items);
         let pool = thread_pool(threads)?;
+        let options = params.options();
+        let seed = options.greedy_seed.then(|| options.initial_best(problem));
         let states = pool.install(|| {
             (0..runs)
                 .into_par_iter()
-                .map(|r| initial_run(base_seed.wrapping_add(r as u64), population, words, problem))
+                .map(|r| {
+                    let run_seed = base_seed.wrapping_add(r as u64);
+                    initial_run(run_seed, population, problem, options, seed.as_ref())
+                })
                 .collect()
         });
         Ok(Self {
@@ -136,20 +146,37 @@ impl SgaCpu {
     }
 }
 
-fn initial_run(seed: u64, population: usize, words: usize, problem: &Knapsack) -> SgaRunState {
+/// Generation 0 of one run; `greedy` is the greedy seed's row and profit when that option is on.
+fn initial_run(
+    seed: u64,
+    population: usize,
+    problem: &Knapsack,
+    options: KnapsackOptions,
+    greedy: Option<&(Vec<u32>, f64)>,
+) -> SgaRunState {
+    let words = Bits::word_count(problem.len());
     let mut individuals = initial_rows(seed, population, words);
-    let profits = individuals
+    let mut profits: Vec<f64> = individuals
         .chunks_mut(words)
-        .map(|row| problem.repair_row(row).profit)
+        .map(|row| options.repair_evaluate(problem, row))
         .collect();
+    let (mut best, mut best_profit) = (vec![0; words], -1.0);
+    if let Some((row, profit)) = greedy {
+        individuals[..words].copy_from_slice(row);
+        profits[0] = *profit;
+        best.copy_from_slice(row);
+        best_profit = *profit;
+    }
     let mut run = SgaRunState {
         seed,
         individuals,
         profits,
-        best: vec![0; words],
-        best_profit: -1.0,
+        best,
+        best_profit,
     };
-    keep_best(&mut run, words);
+    keep_best_with(&mut run, words, |row, profit| {
+        options.improve_best(problem, row, profit)
+    });
     run
 }
 
@@ -168,11 +195,23 @@ fn initial_rows(seed: u64, population: usize, words: usize) -> Vec<u32> {
 
 /// Step 6: the generation's best (first on ties) replaces the best so far when strictly better.
 fn keep_best(run: &mut SgaRunState, words: usize) {
+    keep_best_with(run, words, |_, profit| profit);
+}
+
+/// Step 6 with `improve` (the local search, or the identity) applied in place to the leader's row and
+/// profit before it replaces the best so far.
+fn keep_best_with(
+    run: &mut SgaRunState,
+    words: usize,
+    improve: impl FnOnce(&mut [u32], f64) -> f64,
+) {
     let leader = first_max(&run.profits);
     if run.profits[leader] > run.best_profit {
-        run.best_profit = run.profits[leader];
-        run.best
-            .copy_from_slice(&run.individuals[leader * words..(leader + 1) * words]);
+        let row = &mut run.individuals[leader * words..(leader + 1) * words];
+        let profit = improve(row, run.profits[leader]);
+        run.profits[leader] = profit;
+        run.best_profit = profit;
+        run.best.copy_from_slice(row);
     }
 }
 
@@ -199,13 +238,16 @@ fn first_min(values: &[f64]) -> usize {
 /// One generation of one run (steps 1–6 of the module docs).
 fn sga_generation(run: &mut SgaRunState, t: u32, params: &SgaParams, problem: &Knapsack) {
     let words = Bits::word_count(problem.len());
+    let options = params.options();
     let mut next = breed(run, t, params, problem.len());
     // Step 4: repair and evaluation.
     let profits = next
         .chunks_mut(words)
-        .map(|row| problem.repair_row(row).profit)
+        .map(|row| options.repair_evaluate(problem, row))
         .collect();
-    survive(run, next, profits, words);
+    survive_with(run, next, profits, words, |row, profit| {
+        options.improve_best(problem, row, profit)
+    });
 }
 
 /// Steps 1–3 of generation `t` of `run` on strings of `items` bits: the children, not yet evaluated.
@@ -252,7 +294,18 @@ fn breed(run: &SgaRunState, t: u32, params: &SgaParams, items: usize) -> Vec<u32
 }
 
 /// Steps 5–6 once the children `next` have their `profits`: elitism of one, then the best so far.
-fn survive(run: &mut SgaRunState, mut next: Vec<u32>, mut profits: Vec<f64>, words: usize) {
+fn survive(run: &mut SgaRunState, next: Vec<u32>, profits: Vec<f64>, words: usize) {
+    survive_with(run, next, profits, words, |_, profit| profit);
+}
+
+/// [`survive`] with step 6's `improve` (as [`keep_best_with`]).
+fn survive_with(
+    run: &mut SgaRunState,
+    mut next: Vec<u32>,
+    mut profits: Vec<f64>,
+    words: usize,
+    improve: impl FnOnce(&mut [u32], f64) -> f64,
+) {
     // Step 5: elitism of one.
     let elite = first_max(&run.profits);
     let worst = first_min(&profits);
@@ -263,7 +316,7 @@ fn survive(run: &mut SgaRunState, mut next: Vec<u32>, mut profits: Vec<f64>, wor
     }
     run.individuals = next;
     run.profits = profits;
-    keep_best(run, words);
+    keep_best_with(run, words, improve);
 }
 
 /// The SGA fingerprint of runs with `seeds` on `problem`, shared by [`SgaCpu`] and `SgaCuda`.
@@ -366,5 +419,110 @@ impl Engine for SgaCpu {
         snapshot.check_values(&seeds)?;
         self.state = snapshot.clone();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{LocalSearch, Repair};
+    use evo_benchmarks::knapsack::KnapsackClass;
+
+    fn problem() -> Knapsack {
+        Knapsack::generate_class(KnapsackClass::WeaklyCorrelated, 100, 1000, 7).unwrap()
+    }
+
+    fn bit(row: &[u32], j: usize) -> bool {
+        (row[j / 32] >> (j % 32)) & 1 == 1
+    }
+
+    fn weight(problem: &Knapsack, row: &[u32]) -> f64 {
+        (0..problem.len())
+            .filter(|&j| bit(row, j))
+            .map(|j| f64::from(problem.weights()[j]))
+            .sum()
+    }
+
+    fn with(options: KnapsackOptions) -> SgaParams {
+        SgaParams::default()
+            .with_population(20)
+            .unwrap()
+            .with_options(options)
+    }
+
+    #[test]
+    fn the_paper_options_stay_out_of_the_serialised_params() {
+        let paper = serde_json::to_string(&SgaParams::default()).unwrap();
+        assert!(!paper.contains("options"));
+        let practical = with(KnapsackOptions::PRACTICAL);
+        let text = serde_json::to_string(&practical).unwrap();
+        assert!(text.contains("options"));
+        assert_eq!(serde_json::from_str::<SgaParams>(&text).unwrap(), practical);
+    }
+
+    #[test]
+    fn the_greedy_repair_leaves_no_left_out_item_that_fits() {
+        let problem = problem();
+        let options = KnapsackOptions {
+            repair: Repair::Greedy,
+            ..KnapsackOptions::PAPER
+        };
+        let mut engine = SgaCpu::batch(&with(options), &problem, 3, 4, 1).unwrap();
+        engine.step().unwrap();
+        let words = Bits::word_count(problem.len());
+        for run in &engine.state().runs {
+            for row in run.individuals.chunks(words) {
+                let w = weight(&problem, row);
+                assert!(w <= problem.capacity());
+                for j in (0..problem.len()).filter(|&j| !bit(row, j)) {
+                    assert!(w + f64::from(problem.weights()[j]) > problem.capacity());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_greedy_seed_is_individual_0_of_generation_0() {
+        let problem = problem();
+        let options = KnapsackOptions {
+            greedy_seed: true,
+            ..KnapsackOptions::PAPER
+        };
+        let (greedy, packing) = problem.greedy_solution();
+        let engine = SgaCpu::batch(&with(options), &problem, 3, 4, 1).unwrap();
+        for run in &engine.state().runs {
+            assert_eq!(run.individuals[..greedy.len()], greedy[..]);
+            assert_eq!(run.profits[0], packing.profit);
+            assert!(run.best_profit >= packing.profit);
+        }
+    }
+
+    #[test]
+    fn the_local_search_improves_the_new_best_in_place() {
+        let problem = problem();
+        let options = KnapsackOptions {
+            local_search: LocalSearch::SwapWindow,
+            ..KnapsackOptions::PAPER
+        };
+        let mut engine = SgaCpu::batch(&with(options), &problem, 3, 4, 1).unwrap();
+        engine.step().unwrap();
+        let plain = SgaCpu::batch(&with(KnapsackOptions::PAPER), &problem, 3, 4, 1).unwrap();
+        let words = Bits::word_count(problem.len());
+        for (run, paper) in engine.state().runs.iter().zip(&plain.state().runs) {
+            // The best is a local optimum of the search and sits in the population with its profit.
+            let mut again = run.best.clone();
+            assert_eq!(
+                crate::local_search::improve(&problem, &mut again),
+                run.best_profit
+            );
+            assert_eq!(again, run.best);
+            let leader = first_max(&run.profits);
+            assert_eq!(
+                run.individuals[leader * words..(leader + 1) * words],
+                run.best[..]
+            );
+            assert_eq!(run.profits[leader], run.best_profit);
+            assert!(run.best_profit >= paper.best_profit);
+        }
     }
 }

@@ -3,6 +3,8 @@
 use evo_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::options::KnapsackOptions;
+
 mod raw;
 
 /// The name errors give for the baseline.
@@ -16,6 +18,13 @@ pub(crate) const SGA: &str = "SGA";
 /// | generations after the initial one | 50 | 1 ..= 2^32 − 2 |
 /// | one-point crossover probability P_c | 0.65 | [0, 1] |
 /// | per-bit mutation probability P_m | 0.05 | [0, 1] |
+/// | knapsack options (repair, greedy seed, local search) | [`KnapsackOptions::PAPER`] (all off) | [`KnapsackOptions`] |
+///
+/// The options act as on the QIGA (module [`options`](crate::options)), adapted to a population:
+/// [`Repair::Greedy`](crate::Repair::Greedy) repairs every individual of every generation; the greedy seed
+/// replaces individual 0 of generation 0, after the repair, by the greedy solution (improved by the local
+/// search when that is on) and starts the best so far there; the local search improves the individual that
+/// replaces the best so far (step 6) in place, so the population and the elite carry the improvement.
 ///
 /// Elitism of one (the previous best replaces the new worst when better) is always on.
 ///
@@ -38,6 +47,9 @@ pub struct SgaParams {
     generations: u64,
     crossover_rate: f32,
     mutation_rate: f32,
+    /// Left out of the serialised form (and so of the fingerprint) while it is the paper's.
+    #[serde(default, skip_serializing_if = "KnapsackOptions::is_paper")]
+    options: KnapsackOptions,
 }
 
 /// The largest SGA population (one CUDA block holds one thread per individual).
@@ -50,6 +62,7 @@ impl Default for SgaParams {
             generations: 50,
             crossover_rate: 0.65,
             mutation_rate: 0.05,
+            options: KnapsackOptions::PAPER,
         }
     }
 }
@@ -121,6 +134,17 @@ impl SgaParams {
         }
         self.mutation_rate = rate;
         Ok(self)
+    }
+
+    /// Sets the knapsack options (the paper's are all off; see the table above).
+    pub fn with_options(mut self, options: KnapsackOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The knapsack options.
+    pub fn options(&self) -> KnapsackOptions {
+        self.options
     }
 
     /// The population size.

@@ -2,6 +2,7 @@
 //! from TOML, JSON or the CLI is refused exactly like one built in Rust.
 
 use super::SgaParams;
+use crate::options::KnapsackOptions;
 use evo_core::Error;
 use serde::Deserialize;
 
@@ -14,6 +15,7 @@ pub(super) struct SgaParamsRaw {
     generations: u64,
     crossover_rate: f32,
     mutation_rate: f32,
+    options: KnapsackOptions,
 }
 
 impl Default for SgaParamsRaw {
@@ -24,6 +26,7 @@ impl Default for SgaParamsRaw {
             generations: d.generations,
             crossover_rate: d.crossover_rate,
             mutation_rate: d.mutation_rate,
+            options: d.options,
         }
     }
 }
@@ -32,10 +35,11 @@ impl TryFrom<SgaParamsRaw> for SgaParams {
     type Error = Error;
 
     fn try_from(raw: SgaParamsRaw) -> Result<Self, Error> {
-        SgaParams::default()
+        Ok(SgaParams::default()
             .with_population(raw.population)?
             .with_generations(raw.generations)?
             .with_crossover_rate(raw.crossover_rate)?
-            .with_mutation_rate(raw.mutation_rate)
+            .with_mutation_rate(raw.mutation_rate)?
+            .with_options(raw.options))
     }
 }
