@@ -8,6 +8,10 @@
 //!
 //! With every option off the engines compute the paper's QIGA bit for bit (the same kernel as before). The
 //! options change the fingerprint only when one is on (the field is left out of it when all are off).
+//!
+//! The SGA baseline takes the same options ([`SgaParams::with_options`](crate::SgaParams::with_options)),
+//! adapted to a population: the repair of every individual, the seed as individual 0 of generation 0, and the
+//! local search of the individual that becomes the best so far, in place in the population.
 
 use evo_benchmarks::Knapsack;
 use serde::{Deserialize, Serialize};

@@ -79,4 +79,17 @@ mod tests {
         assert!(source.contains("unsigned int exact_sums;"));
         assert!(source.contains("if (p.exact_sums == 1u)"));
     }
+
+    #[test]
+    fn the_generated_classes_take_the_warp_path_at_every_bench_size() {
+        use evo_benchmarks::Knapsack;
+        use evo_benchmarks::knapsack::KnapsackClass;
+        for class in KnapsackClass::ALL {
+            for items in [100, 1000, 10_000] {
+                let problem = Knapsack::generate_class(class, items, 1000, 33).unwrap();
+                assert!(sums_are_exact(problem.weights()), "{class:?} {items}");
+                assert!(sums_are_exact(problem.profits()), "{class:?} {items}");
+            }
+        }
+    }
 }
