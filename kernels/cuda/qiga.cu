@@ -183,28 +183,62 @@ __device__ double qiga_warp_total(const unsigned char* x, const float* values, u
     return qiga_warp_sum(total);
 }
 
+// One step of the warp scans below over 128 consecutive positions, four per lane (lane l holds positions 4l ..
+// 4l + 3, values w4): the running sum at a position is start + the values up to and including it. Returns on
+// every lane the first position whose running sum s stops the serial loop (weight - s <= capacity when
+// `removing`, else weight + s > capacity), or 128 when none does; `at` gets that position's running sum and
+// `total` the sum through position 127. A position past the items holds 0, so it repeats the last item's test
+// and never stops first.
+__device__ __forceinline__ unsigned int qiga_warp_first_stop(const double* w4, double start, double weight, double capacity, bool removing, unsigned int lane, double* total, double* at)
+{
+    const double own = (w4[0] + w4[1]) + (w4[2] + w4[3]);
+    const double through = qiga_warp_scan(own, lane);
+    double run = start + (through - own);
+    unsigned int hit = 4u;
+    double hit_run = 0.0;
+    for (unsigned int r = 0; r < 4u; ++r) {
+        run += w4[r];
+        const bool stop = removing ? weight - run <= capacity : weight + run > capacity;
+        if (hit == 4u && stop) {
+            hit = r;
+            hit_run = run;
+        }
+    }
+    *total = start + __shfl_sync(QIGA_FULL_MASK, through, 31);
+    const unsigned int lanes = __ballot_sync(QIGA_FULL_MASK, hit < 4u);
+    if (lanes == 0u) {
+        return 128u;
+    }
+    const unsigned int k = (unsigned int)__ffs(lanes) - 1u;
+    *at = __shfl_sync(QIGA_FULL_MASK, hit_run, k);
+    return 4u * k + __shfl_sync(QIGA_FULL_MASK, hit, k);
+}
+
 // qiga_repair_evaluate by one warp. The serial removal zeroes x[0..=k] for the first k at which the kept weight
 // W - (taken weight in 0..=k) is within C; the serial addition sets x[0..=k] for the first k at which
 // W + (left-out weight in 0..=k) passes C (k = n - 1 when none does) and then clears x[k]. Both k are found by
-// scans over chunks of 32 items.
+// qiga_warp_first_stop over steps of 128 items.
 __device__ double qiga_warp_repair_evaluate(unsigned char* x, const float* weights, const float* profits, unsigned int n, double capacity, unsigned int lane)
 {
     double weight = qiga_warp_total(x, weights, n, lane);
+    double w4[4];
+    double total = 0.0;
+    double at = 0.0;
     if (weight > capacity) {
         unsigned int cut = n;
         double removed = 0.0;
-        for (unsigned int base = 0; base < n; base += 32u) {
-            const unsigned int j = base + lane;
-            const double w = (j < n && x[j]) ? (double)weights[j] : 0.0;
-            const double taken = removed + qiga_warp_scan(w, lane);
-            const unsigned int within = __ballot_sync(QIGA_FULL_MASK, j < n && weight - taken <= capacity);
-            if (within != 0u) {
-                const unsigned int k = (unsigned int)__ffs(within) - 1u;
-                cut = base + k + 1u;
-                removed = __shfl_sync(QIGA_FULL_MASK, taken, k);
+        for (unsigned int base = 0; base < n; base += 128u) {
+            for (unsigned int r = 0; r < 4u; ++r) {
+                const unsigned int j = base + 4u * lane + r;
+                w4[r] = (j < n && x[j]) ? (double)weights[j] : 0.0;
+            }
+            const unsigned int hit = qiga_warp_first_stop(w4, removed, weight, capacity, true, lane, &total, &at);
+            if (hit < 128u) {
+                cut = base + hit + 1u;
+                removed = at;
                 break;
             }
-            removed = __shfl_sync(QIGA_FULL_MASK, taken, 31);
+            removed = total;
         }
         weight -= removed;
         __syncwarp();
@@ -215,16 +249,17 @@ __device__ double qiga_warp_repair_evaluate(unsigned char* x, const float* weigh
     }
     unsigned int last = n;
     double added = 0.0;
-    for (unsigned int base = 0; base < n; base += 32u) {
-        const unsigned int j = base + lane;
-        const double w = (j < n && !x[j]) ? (double)weights[j] : 0.0;
-        const double put = added + qiga_warp_scan(w, lane);
-        const unsigned int over = __ballot_sync(QIGA_FULL_MASK, j < n && weight + put > capacity);
-        if (over != 0u) {
-            last = base + (unsigned int)__ffs(over) - 1u;
+    for (unsigned int base = 0; base < n; base += 128u) {
+        for (unsigned int r = 0; r < 4u; ++r) {
+            const unsigned int j = base + 4u * lane + r;
+            w4[r] = (j < n && !x[j]) ? (double)weights[j] : 0.0;
+        }
+        const unsigned int hit = qiga_warp_first_stop(w4, added, weight, capacity, false, lane, &total, &at);
+        if (hit < 128u) {
+            last = base + hit;
             break;
         }
-        added = __shfl_sync(QIGA_FULL_MASK, put, 31);
+        added = total;
     }
     if (last == n && n > 0u) {
         last = n - 1u;
