@@ -1,4 +1,4 @@
-//! Whether the kernel's block-parallel sums may replace the CPU twin's serial ones without changing a bit.
+//! Whether the kernel's warp-parallel sums may replace the CPU twin's serial ones without changing a bit.
 //!
 //! The repairs, the local search and the evaluation add `f32` weights and profits in `f64`, in index order on
 //! the CPU. When every value is an integer multiple of one power of two `2^e` and the sum of their magnitudes
