@@ -20,7 +20,8 @@ pub enum Command {
     /// List the algorithms, the problem specs and every algorithm's parameters (defaults and ranges).
     List,
     /// Run an algorithm on a problem and write result.json, history.csv and convergence.svg.
-    Run(RunArgs),
+    // Boxed: its options are many times the size of the other commands'.
+    Run(Box<RunArgs>),
     /// Continue a run from its checkpoint (the run's settings come from `<checkpoint>.run.json`).
     Resume(ResumeArgs),
     /// List the CUDA devices (name, memory, compute capability).
@@ -78,9 +79,41 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub history_every: Option<u64>,
 
+    /// The island model (evo-distributed): `--islands K` and its options.
+    #[command(flatten)]
+    pub islands: IslandArgs,
+
     /// Output options shared with `evo resume`.
     #[command(flatten)]
     pub display: DisplayArgs,
+}
+
+/// `evo run --islands K`: de, ga and ma-sw-chains as `K` islands with ring migration (evo-distributed's
+/// island model); the same keys are accepted by `--set` and `--config`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct IslandArgs {
+    /// Run K islands (K >= 1), island i from seed + i; the result depends only on the seed, K,
+    /// --migration-interval, --migrants and the parameters, never on where the islands run.
+    #[arg(long, value_name = "K")]
+    pub islands: Option<usize>,
+
+    /// Generations (ma-sw-chains: memetic cycles) between two migrations, >= 1 [default: 25].
+    #[arg(long, value_name = "M", visible_alias = "migration-every")]
+    pub migration_interval: Option<u64>,
+
+    /// Individuals each island sends to the next one at a migration, 1 ..= population/2 [default: 1].
+    #[arg(long, value_name = "K")]
+    pub migrants: Option<usize>,
+
+    /// Run the islands on these CUDA devices (e.g. 0,1,2,3), island i on the (i mod count)-th; never
+    /// falls back to the CPU.
+    #[arg(long, value_name = "LIST", conflicts_with = "placement")]
+    pub gpus: Option<String>,
+
+    /// Where the islands run, as evo-distributed's placement (`cpu:4,cpu:4`, `cuda:0,cpu:8`)
+    /// [default: the --backend, auto = cpu:0].
+    #[arg(long, value_name = "LIST")]
+    pub placement: Option<String>,
 }
 
 /// The stopping rules of `evo run`.

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::algorithm::Algorithm;
 use crate::args::{DisplayArgs, ResumeArgs, RunArgs};
+use crate::island_run::World;
+use crate::islands;
 use crate::output;
 use crate::params::{self, AlgorithmParams};
 use crate::problem;
@@ -42,11 +44,19 @@ pub enum Ending {
 pub fn run(args: &RunArgs) -> Result<Ending> {
     let spec: ProblemSpec = args.problem.parse()?;
     problem::check_accepted(args.algorithm, &spec)?;
-    let params = params::resolve(args.algorithm, args.config.as_deref(), &args.set)?;
+    let resolved = params::resolve(args.algorithm, args.config.as_deref(), &args.set)?;
+    let params = resolved.params;
     let backend: Backend = args
         .backend
         .parse()
         .with_context(|| format!("--backend {}", args.backend))?;
+    let islands = islands::resolve(
+        args.algorithm,
+        &args.islands,
+        &resolved.islands,
+        &params,
+        backend,
+    )?;
     let budget = budget(args.algorithm, Budget::from_args(&args.budget), &params)?;
     budget.termination()?;
     let spec = problem::resolve_paths(&spec)?;
@@ -92,11 +102,15 @@ pub fn run(args: &RunArgs) -> Result<Ending> {
             ProblemSpec::User { path } => Some(user::files_digest(path)?),
             _ => None,
         },
+        islands,
     };
-    if let Some(checkpoint) = &config.checkpoint {
+    let world = World::join(config.islands.as_ref())?;
+    if let Some(checkpoint) = &config.checkpoint
+        && world.rank() == 0
+    {
         config.save(&checkpoint.path)?;
     }
-    finish(&config, &args.display, Start::Fresh)
+    finish(&config, &args.display, Start::Fresh, world)
 }
 
 /// `evo resume`.
@@ -122,10 +136,18 @@ pub fn resume(args: &ResumeArgs) -> Result<Ending> {
         config.backend = backend
             .parse()
             .with_context(|| format!("--backend {backend}"))?;
+        // An island run continues on the new backend as its placement (the checkpoint is placement-free).
+        if let Some(islands) = &mut config.islands {
+            islands.placement = islands::backend_placement(config.backend)?.to_string();
+        }
     }
-    let ending = finish(&config, &args.display, Start::Resume)?;
+    let world = World::join(config.islands.as_ref())?;
+    let rank = world.rank();
+    let ending = finish(&config, &args.display, Start::Resume, world)?;
     // Only a resume that ran records the new folder or backend for the next one.
-    config.save(&args.checkpoint)?;
+    if rank == 0 {
+        config.save(&args.checkpoint)?;
+    }
     Ok(ending)
 }
 
@@ -149,11 +171,19 @@ fn check_user_files(config: &RunConfig) -> Result<()> {
     Ok(())
 }
 
-/// Runs, writes the result files and prints a summary.
-fn finish(config: &RunConfig, display: &DisplayArgs, start: Start) -> Result<Ending> {
-    let report = execute(config, display, start)?;
-    output::write_all(config, &report)?;
-    print_summary(config, &report);
+/// Runs, writes the result files and prints a summary (rank 0 alone, under `mpiexec`).
+fn finish(config: &RunConfig, display: &DisplayArgs, start: Start, world: World) -> Result<Ending> {
+    let report = match execute(config, display, start, &world) {
+        Ok(report) => report,
+        Err(error) => {
+            world.abandon();
+            return Err(error);
+        }
+    };
+    if world.rank() == 0 {
+        output::write_all(config, &report)?;
+        print_summary(config, &report);
+    }
     Ok(if report.termination == TerminationReason::Interrupted {
         Ending::Interrupted
     } else {

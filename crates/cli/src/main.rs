@@ -8,6 +8,7 @@
 //! evo run de --problem rastrigin:128 --generations 1000 --set population=256 --out out/
 //! evo run ma-sw-chains --problem shifted-rastrigin:1000 --checkpoint run.ckpt --every 50
 //! evo run de --problem user:rastrigin.toml --generations 200   your CUDA source, named by a TOML manifest
+//! evo run de --problem rastrigin:64 --generations 500 --islands 4 --gpus 0,1   the island model on 2 GPUs
 //! evo resume run.ckpt                        continue from the checkpoint (settings from run.ckpt.run.json)
 //! evo devices                                CUDA devices
 //! ```
@@ -27,6 +28,8 @@ mod args;
 mod commands;
 mod devices;
 mod engines;
+mod island_run;
+mod islands;
 mod list;
 mod output;
 mod params;

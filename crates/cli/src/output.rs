@@ -8,6 +8,7 @@ use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::islands::IslandConfig;
 use crate::runfile::RunConfig;
 
 /// The contents of result.json.
@@ -41,6 +42,10 @@ pub struct ResultFile<'a> {
     pub problem: &'a str,
     /// The parameters.
     pub params: &'a Value,
+    /// The island model (`--islands`): `K`, the migration interval, the migrant count and the placement;
+    /// the best above is the best of every island.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub islands: Option<&'a IslandConfig>,
     /// The evo version that wrote this file.
     pub evo_version: &'static str,
 }
@@ -68,6 +73,7 @@ pub fn write_all(config: &RunConfig, report: &Report<Value>) -> Result<()> {
         seed: config.seed,
         problem: &config.problem,
         params: &config.params,
+        islands: config.islands.as_ref(),
         evo_version: env!("CARGO_PKG_VERSION"),
     };
     let mut json = serde_json::to_string_pretty(&result)?;

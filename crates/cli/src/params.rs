@@ -54,19 +54,27 @@ fn to_value(params: &impl Serialize) -> Result<Value> {
     serde_json::to_value(params).context("serializing parameters")
 }
 
-/// The parameters of `algorithm`: its defaults, then the TOML file `config`, then each `key=value` of `sets`.
+/// What `--config` and `--set` give: the algorithm's parameters, and the island model's keys
+/// ([`crate::islands::KEYS`]) apart.
+#[derive(Debug)]
+pub struct Resolved {
+    /// The validated parameters.
+    pub params: AlgorithmParams,
+    /// The island keys as given (judged by [`crate::islands::resolve`]).
+    pub islands: Map<String, Value>,
+}
+
+/// The parameters of `algorithm`: its defaults, then the TOML file `config`, then each `key=value` of `sets`;
+/// the island keys go apart.
 ///
 /// # Errors
 /// A file that cannot be read or is not TOML, a `--set` without `=`, an unknown key (the message lists the
 /// known ones), a value of the wrong type, or a value the crate's setters refuse (the message names the
 /// key and the allowed range).
-pub fn resolve(
-    algorithm: Algorithm,
-    config: Option<&Path>,
-    sets: &[String],
-) -> Result<AlgorithmParams> {
+pub fn resolve(algorithm: Algorithm, config: Option<&Path>, sets: &[String]) -> Result<Resolved> {
     let defaults = defaults(algorithm)?;
     let mut merged = defaults.clone();
+    let mut islands = Map::new();
     if let Some(path) = config {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the parameter file {}", path.display()))?;
@@ -79,6 +87,10 @@ pub fn resolve(
         for (key, value) in table {
             let value = serde_json::to_value(&value)
                 .with_context(|| format!("parameter `{key}` in {}", path.display()))?;
+            if crate::islands::KEYS.contains(&key.as_str()) {
+                islands.insert(key, value);
+                continue;
+            }
             set_key(algorithm, &defaults, &mut merged, &key, value)
                 .with_context(|| format!("in the parameter file {}", path.display()))?;
         }
@@ -88,6 +100,10 @@ pub fn resolve(
             anyhow!("--set `{assignment}` must be written key=value (e.g. --set population=128)")
         })?;
         let key = key.trim();
+        if crate::islands::KEYS.contains(&key) {
+            islands.insert(key.to_string(), parse_value(text.trim()));
+            continue;
+        }
         set_key(
             algorithm,
             &defaults,
@@ -96,7 +112,10 @@ pub fn resolve(
             parse_value(text.trim()),
         )?;
     }
-    from_map(algorithm, &defaults, merged)
+    Ok(Resolved {
+        params: from_map(algorithm, &defaults, merged)?,
+        islands,
+    })
 }
 
 /// A `--set` value: a TOML value (`128`, `0.5`, `true`, `[0, 0.1]`, `{ PaperXor128 = { threads = 64 } }`),
@@ -222,7 +241,8 @@ mod tests {
             None,
             &sets(&["population=128", "crossover_rate=0.25", "strategy=Best1"]),
         )
-        .unwrap();
+        .unwrap()
+        .params;
         let AlgorithmParams::De(de) = params else {
             panic!("not DE")
         };
@@ -275,7 +295,8 @@ mod tests {
             Some(&path),
             &sets(&["population=30"]),
         )
-        .unwrap();
+        .unwrap()
+        .params;
         let AlgorithmParams::Ma(ma) = params else {
             panic!("not MA")
         };
@@ -292,9 +313,23 @@ mod tests {
     }
 
     #[test]
+    fn island_keys_go_apart_from_the_parameters() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("de.toml");
+        std::fs::write(&path, "population = 20\nmigrants = 2\n").unwrap();
+        let resolved = resolve(Algorithm::De, Some(&path), &sets(&["islands=4"])).unwrap();
+        assert_eq!(resolved.islands.get("islands"), Some(&Value::from(4)));
+        assert_eq!(resolved.islands.get("migrants"), Some(&Value::from(2)));
+        let AlgorithmParams::De(de) = resolved.params else {
+            panic!("not DE")
+        };
+        assert_eq!(de.population(), 20);
+    }
+
+    #[test]
     fn values_round_trip_for_every_algorithm() {
         for algorithm in Algorithm::ALL {
-            let params = resolve(algorithm, None, &[]).unwrap();
+            let params = resolve(algorithm, None, &[]).unwrap().params;
             let again = AlgorithmParams::from_value(algorithm, params.to_value().unwrap()).unwrap();
             assert_eq!(params, again, "{algorithm}");
         }

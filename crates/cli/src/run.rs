@@ -12,10 +12,11 @@ use evo_core::{
 use serde::Serialize;
 use serde_json::Value;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::args::DisplayArgs;
 use crate::engines::{AsGiven, GaKnapsack, Named, Qiga, Sga};
+use crate::island_run::{self, World};
 use crate::params::AlgorithmParams;
 use crate::problem::{self, Problem};
 use crate::runfile::RunConfig;
@@ -32,18 +33,28 @@ pub enum Start {
 }
 
 /// What every run of the command attaches to its builder.
-struct Session<'a> {
-    config: &'a RunConfig,
-    termination: Termination,
+pub struct Session<'a> {
+    /// The configuration.
+    pub config: &'a RunConfig,
+    /// Its stopping rules, Ctrl-C included.
+    pub termination: Termination,
     display: &'a DisplayArgs,
-    start: Start,
+    /// Afresh or from the checkpoint.
+    pub start: Start,
+    /// The processes of the run (MPI's ranks for islands under `mpiexec`).
+    pub world: &'a World,
 }
 
 /// Runs `config` and returns the report with the best solution as JSON.
 ///
 /// # Errors
 /// Configuration, problem, backend and engine errors; checkpoint errors on resume.
-pub fn execute(config: &RunConfig, display: &DisplayArgs, start: Start) -> Result<Report<Value>> {
+pub fn execute(
+    config: &RunConfig,
+    display: &DisplayArgs,
+    start: Start,
+    world: &World,
+) -> Result<Report<Value>> {
     let spec: ProblemSpec = config.problem.parse()?;
     problem::check_accepted(config.algorithm, &spec)?;
     let params = AlgorithmParams::from_value(config.algorithm, config.params.clone())?;
@@ -59,7 +70,11 @@ pub fn execute(config: &RunConfig, display: &DisplayArgs, start: Start) -> Resul
         termination,
         display,
         start,
+        world,
     };
+    if let Some(islands) = &config.islands {
+        return island_run::run(islands, params, problem, &session);
+    }
     match params {
         AlgorithmParams::De(params) => de(params, problem, &session),
         AlgorithmParams::Ga(params) => ga(params, problem, &session),
@@ -223,14 +238,7 @@ impl Session<'_> {
             .ctrl_c(true);
         if let Some(checkpoint) = &config.checkpoint {
             if self.start == Start::Resume {
-                // `evo resume` continues a checkpoint; it never starts afresh in its place.
-                if !checkpoint.path.is_file() {
-                    bail!(
-                        "the checkpoint {} does not exist (the run stopped before its first checkpoint, or \
-                         the file moved without its .run.json); start the run again with `evo run`",
-                        checkpoint.path.display()
-                    );
-                }
+                self.require_checkpoint(&checkpoint.path)?;
                 builder = builder
                     .observer(ResumedFrom(checkpoint.path.clone()))
                     .resume_if_present(true);
@@ -242,35 +250,59 @@ impl Session<'_> {
                 .with_last_good_snapshot(false);
             builder = builder.checkpoint(checkpointing);
         }
-        if !self.display.quiet {
-            if std::io::stderr().is_terminal() {
-                builder = builder.observer(ProgressBarObserver::new());
-            } else {
-                builder = builder.observer(
-                    TracingObserver::new()
-                        .with_every(self.display.log_every)
-                        .context("--log-every")?,
-                );
-            }
+        if let Some(observer) = self.progress_observer()? {
+            builder = builder.observer(observer);
         }
-        let report = builder.run()?;
-        Ok(Report {
-            best: serde_json::to_value(&report.best).context("serializing the best solution")?,
-            algorithm: report.algorithm,
-            best_fitness: report.best_fitness,
-            evaluations: report.evaluations,
-            generations: report.generations,
-            wall_time_s: report.wall_time_s,
-            termination: report.termination,
-            history: report.history,
-            metadata: report.metadata,
-        })
+        to_json(builder.run()?)
     }
+
+    /// `evo resume` continues a checkpoint; it never starts afresh in its place.
+    pub fn require_checkpoint(&self, path: &Path) -> Result<()> {
+        if !path.is_file() {
+            bail!(
+                "the checkpoint {} does not exist (the run stopped before its first checkpoint, or the \
+                 file moved without its .run.json); start the run again with `evo run`",
+                path.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// The display's progress: a bar on a terminal, log lines otherwise, nothing with `--quiet`.
+    pub fn progress_observer(&self) -> Result<Option<Box<dyn Observer + Send>>> {
+        if self.display.quiet {
+            return Ok(None);
+        }
+        Ok(Some(if std::io::stderr().is_terminal() {
+            Box::new(ProgressBarObserver::new())
+        } else {
+            Box::new(
+                TracingObserver::new()
+                    .with_every(self.display.log_every)
+                    .context("--log-every")?,
+            )
+        }))
+    }
+}
+
+/// `report` with its best solution as JSON.
+pub fn to_json<S: Serialize>(report: Report<S>) -> Result<Report<Value>> {
+    Ok(Report {
+        best: serde_json::to_value(&report.best).context("serializing the best solution")?,
+        algorithm: report.algorithm,
+        best_fitness: report.best_fitness,
+        evaluations: report.evaluations,
+        generations: report.generations,
+        wall_time_s: report.wall_time_s,
+        termination: report.termination,
+        history: report.history,
+        metadata: report.metadata,
+    })
 }
 
 /// Says where a resumed run continues, once the builder has restored it (`on_start` sees the restored
 /// position); it asks for no step, so the run batches as it would without it.
-struct ResumedFrom(PathBuf);
+pub struct ResumedFrom(pub PathBuf);
 
 impl Observer for ResumedFrom {
     fn on_start(&mut self, _algorithm: &str, progress: &Progress, _termination: &Termination) {

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::algorithm::Algorithm;
 use crate::args::BudgetArgs;
+use crate::islands::IslandConfig;
 
 /// The file format version of the run file.
 pub const RUN_FILE_VERSION: u32 = 1;
@@ -47,6 +48,9 @@ pub struct RunConfig {
     /// this to refuse a source, manifest or data file edited since.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_files: Option<String>,
+    /// The island model (`evo run --islands K`); none for a run of one engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub islands: Option<IslandConfig>,
 }
 
 /// The stopping rules of a run; at least one is set.

@@ -229,21 +229,24 @@ mod tests {
             None,
             &sets(&["population=2000000", "max_evaluations=10000000"]),
         )
-        .unwrap();
+        .unwrap()
+        .params;
         assert!(matches!(ma, AlgorithmParams::Ma(p) if p.population() == 2_000_000));
         let ma = resolve(
             Algorithm::MaSwChains,
             None,
             &sets(&["population=10", "max_evaluations=30"]),
         )
-        .unwrap();
+        .unwrap()
+        .params;
         assert!(matches!(ma, AlgorithmParams::Ma(p) if p.max_evaluations() == 30));
         let ga = resolve(
             Algorithm::Ga,
             None,
             &sets(&["tournament_size=300", "population=512"]),
         )
-        .unwrap();
+        .unwrap()
+        .params;
         assert!(matches!(ga, AlgorithmParams::Ga(p) if p.tournament_size() == 300));
     }
 

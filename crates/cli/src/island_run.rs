@@ -1,0 +1,304 @@
+//! Runs a configuration's island model ([`crate::islands`]) under evo-core's [`Executor`], with the
+//! command's stopping rules, history, checkpoints and observers, in one process or (with the `mpi`
+//! feature, under `mpiexec`) over the ranks, which give the one-process result bit for bit.
+
+use anyhow::{Context, Result, bail};
+use evo_benchmarks::GaProblem;
+use evo_core::{BACKEND_REASON, Checkpointing, Engine, Executor, Report};
+use evo_distributed::{IslandParams, Placement, de, ga, ma};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::PathBuf;
+
+use crate::islands::IslandConfig;
+use crate::params::AlgorithmParams;
+use crate::problem::Problem;
+use crate::run::{ResumedFrom, Session, Start, to_json};
+
+/// The processes of the run: this one alone, or (with the `mpi` feature, under `mpiexec`) the ranks of
+/// MPI's world, which every rank joins before its islands are built.
+pub struct World {
+    rank: usize,
+    size: usize,
+    #[cfg(feature = "mpi")]
+    universe: Option<evo_distributed::mpi::Universe>,
+}
+
+/// How long a rank waits for the others at an exchange before it names the one it misses: generous, as a
+/// step of a large island (or a CUDA kernel's first compilation) takes a while.
+#[cfg(feature = "mpi")]
+const RANK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
+impl World {
+    /// The world of a run: MPI's when the build has the `mpi` feature and the run has islands, else this
+    /// process alone.
+    ///
+    /// # Errors
+    /// MPI initialized twice, or a world MPI cannot describe.
+    pub fn join(islands: Option<&IslandConfig>) -> Result<Self> {
+        #[cfg(feature = "mpi")]
+        if islands.is_some() {
+            use evo_distributed::Ranks as _;
+            let universe = evo_distributed::mpi::initialize()
+                .context("MPI was initialized already in this process")?;
+            let ranks = evo_distributed::mpi::MpiRanks::new(&universe.world(), RANK_TIMEOUT)?;
+            return Ok(Self {
+                rank: ranks.rank(),
+                size: ranks.size(),
+                universe: Some(universe),
+            });
+        }
+        let _ = islands;
+        Ok(Self {
+            rank: 0,
+            size: 1,
+            #[cfg(feature = "mpi")]
+            universe: None,
+        })
+    }
+
+    /// This process's rank (0 without MPI).
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The number of ranks (1 without MPI).
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Ends the process's part in the world without MPI's finalize, which waits for every rank: after an
+    /// error another rank may be gone.
+    pub fn abandon(self) {
+        #[cfg(feature = "mpi")]
+        std::mem::forget(self.universe);
+    }
+
+    /// The ranks as evo-distributed's transport, when there are several.
+    #[cfg(feature = "mpi")]
+    fn ranks(&self) -> Result<Option<evo_distributed::mpi::MpiRanks>> {
+        match &self.universe {
+            Some(universe) if self.size > 1 => Ok(Some(evo_distributed::mpi::MpiRanks::new(
+                &universe.world(),
+                RANK_TIMEOUT,
+            )?)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Runs `params` on `problem` as the configuration's island model.
+///
+/// # Errors
+/// A problem the algorithm's islands do not run, the model's and the engines' errors, a configuration the
+/// ranks cannot keep in step, and the executor's errors.
+pub fn run(
+    islands: &IslandConfig,
+    params: AlgorithmParams,
+    problem: Problem,
+    session: &Session<'_>,
+) -> Result<Report<Value>> {
+    let model = islands.params()?;
+    let placement = islands.placement()?;
+    check_ranks(session)?;
+    let seed = session.config.seed;
+    let site = Site {
+        model,
+        placement,
+        seed,
+        session,
+    };
+    match params {
+        AlgorithmParams::De(params) => match problem {
+            Problem::Rastrigin(problem) => site.de(&params, &problem),
+            Problem::Shifted(problem) => site.de(&params, &problem),
+            Problem::Cec2010(problem) => site.de(&params, problem.as_ref()),
+            Problem::GaFunction {
+                function,
+                variables,
+            } => site.de(&params, &GaProblem::new(function, variables)?),
+            Problem::Etc(problem) => site.de(&params, problem.as_ref()),
+            _ => bail!("de islands run the built-in continuous problems and etc:FILE"),
+        },
+        AlgorithmParams::Ga(params) => match problem {
+            Problem::GaFunction {
+                function,
+                variables,
+            } => {
+                let paper = evo_ga::PaperFunction::new(function, variables)?;
+                #[cfg(feature = "mpi")]
+                if let Some(ranks) = session.world.ranks()? {
+                    let (model, placement) = (site.model, site.placement.clone());
+                    return drive(
+                        ga::ranked_islands(&params, &paper, seed, model, placement, ranks)?,
+                        &site,
+                    );
+                }
+                drive(
+                    ga::islands(&params, &paper, seed, site.model, site.placement.clone())?,
+                    &site,
+                )
+            }
+            _ => bail!("ga islands run ga:fN:n problems"),
+        },
+        AlgorithmParams::Ma(params) => match problem {
+            Problem::Rastrigin(problem) => site.ma(&params, &problem),
+            Problem::Shifted(problem) => site.ma(&params, &problem),
+            Problem::Cec2010(problem) => site.ma(&params, problem.as_ref()),
+            Problem::GaFunction {
+                function,
+                variables,
+            } => site.ma(&params, &GaProblem::new(function, variables)?),
+            _ => bail!("ma-sw-chains islands run the built-in continuous problems"),
+        },
+        _ => bail!("--islands runs de, ga and ma-sw-chains"),
+    }
+}
+
+/// Over several ranks every batch must be one step on every rank and every rule must stop every rank at
+/// the same generation (evo-distributed's `RankedIslandModel`): a history point every generation, and no
+/// rule that reads the clock.
+fn check_ranks(session: &Session<'_>) -> Result<()> {
+    if session.world.size() == 1 {
+        return Ok(());
+    }
+    let config = session.config;
+    if config.history_every != 1 {
+        bail!(
+            "islands over {} ranks need --history-every 1 (a history point every generation keeps the \
+             ranks' batches in step), got {}",
+            session.world.size(),
+            config.history_every
+        );
+    }
+    if config.budget.seconds.is_some() {
+        bail!(
+            "islands over several ranks cannot stop on --seconds (each rank's clock would stop it at \
+             another generation); give --generations, --evaluations or --target"
+        );
+    }
+    Ok(())
+}
+
+/// What every island model of a run is built from.
+struct Site<'s, 'c> {
+    model: IslandParams,
+    placement: Placement,
+    seed: u64,
+    session: &'s Session<'c>,
+}
+
+impl Site<'_, '_> {
+    fn de<P>(&self, params: &evo_de::DeParams, problem: &P) -> Result<Report<Value>>
+    where
+        P: evo_de::DeviceProblem + Clone + Send + Sync + 'static,
+    {
+        #[cfg(feature = "mpi")]
+        if let Some(ranks) = self.session.world.ranks()? {
+            let model = de::ranked_islands(
+                params,
+                problem,
+                self.seed,
+                self.model,
+                self.placement.clone(),
+                ranks,
+            )?;
+            return drive(model, self);
+        }
+        let model = de::islands(
+            params,
+            problem,
+            self.seed,
+            self.model,
+            self.placement.clone(),
+        )?;
+        drive(model, self)
+    }
+
+    fn ma<P>(&self, params: &evo_ma_sw_chains::MaParams, problem: &P) -> Result<Report<Value>>
+    where
+        P: evo_benchmarks::cuda::DeviceRealProblem + Sync + ?Sized,
+    {
+        #[cfg(feature = "mpi")]
+        if let Some(ranks) = self.session.world.ranks()? {
+            let model = ma::ranked_islands(
+                params,
+                problem,
+                self.seed,
+                self.model,
+                self.placement.clone(),
+                ranks,
+            )?;
+            return drive(model, self);
+        }
+        let model = ma::islands(
+            params,
+            problem,
+            self.seed,
+            self.model,
+            self.placement.clone(),
+        )?;
+        drive(model, self)
+    }
+}
+
+/// Runs `model` with the session's rules, history, checkpoints and observers. Rank 0 checkpoints to the
+/// configured file and every other rank `r` to `<file>.rank<r>` (the model's checkpoints are collective);
+/// a resume on any rank continues rank 0's file. Progress and the resume line come from rank 0 alone.
+fn drive<E: Engine>(model: E, site: &Site<'_, '_>) -> Result<Report<Value>>
+where
+    E::Solution: Serialize,
+{
+    let session = site.session;
+    let config = session.config;
+    let rank = session.world.rank();
+    let single = session.world.size() == 1;
+    let mut executor = Executor::new(model)
+        .with_metadata("backend", &site.placement)
+        .with_metadata(
+            BACKEND_REASON,
+            format!(
+                "{} islands placed on {} (--gpus, --placement or --backend)",
+                site.model.islands(),
+                site.placement
+            ),
+        )
+        .with_metadata("seed", site.seed)
+        .with_metadata("problem", &config.problem)
+        // Ctrl-C reaches the ranks at different generations, so over ranks it ends them as a crash does:
+        // the last periodic checkpoint resumes the run.
+        .with_termination(session.termination.clone().with_ctrl_c(single))?
+        .with_history_every(config.history_every)?;
+    if let Some(checkpoint) = &config.checkpoint {
+        let own = match rank {
+            0 => checkpoint.path.clone(),
+            r => {
+                let mut name = checkpoint.path.as_os_str().to_owned();
+                name.push(format!(".rank{r}"));
+                PathBuf::from(name)
+            }
+        };
+        if session.start == Start::Resume {
+            session.require_checkpoint(&checkpoint.path)?;
+        }
+        let checkpointing =
+            Checkpointing::new(&own, checkpoint.every)?.with_last_good_snapshot(false);
+        executor = executor.with_checkpointing(checkpointing);
+        if session.start == Start::Resume {
+            if rank == 0 {
+                executor = executor
+                    .with_observer(ResumedFrom(checkpoint.path.clone()))
+                    .resume_if_present()?;
+            } else {
+                executor = executor.resume_from(&checkpoint.path)?;
+            }
+        }
+    }
+    if rank == 0
+        && let Some(observer) = session.progress_observer()?
+    {
+        executor = executor.with_observer(observer);
+    }
+    let report = executor.run().context("the island model")?;
+    to_json(report)
+}
