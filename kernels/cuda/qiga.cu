@@ -79,16 +79,18 @@ __device__ __forceinline__ unsigned int qiga_rotation_row(bool x, bool b, bool f
     return 4u * (unsigned int)x + 2u * (unsigned int)b + (unsigned int)flag;
 }
 
-// Twin: ops::delta.
+// Twin: ops::delta. A select chain rather than angles[row - 3], so that a caller's register array of angles
+// is not indexed at run time (which would move it to local memory).
 __device__ __forceinline__ float qiga_delta(unsigned int row, const float* angles)
 {
-    return row < 3u ? 0.0f : angles[row - 3u];
+    return row == 3u ? angles[0] : row == 4u ? angles[1] : row == 5u ? angles[2] : row == 6u ? angles[3] : row == 7u ? angles[4] : 0.0f;
 }
 
-// Twin: ops::sign.
-__device__ __forceinline__ float qiga_sign(unsigned int row, unsigned int quadrant, unsigned int sign_word, unsigned int sign_choice)
+// Twin: ops::sign, reading the cell from `table` (QIGA_SIGN or a shared-memory copy of it: a warp's lanes read
+// different cells, which constant memory serves one address at a time and shared memory at once).
+__device__ __forceinline__ float qiga_sign(const int (*table)[4], unsigned int row, unsigned int quadrant, unsigned int sign_word, unsigned int sign_choice)
 {
-    const int cell = QIGA_SIGN[row][quadrant];
+    const int cell = table[row][quadrant];
     if (cell != QIGA_EITHER) {
         return (float)cell;
     } else if (sign_choice == 1u && (sign_word >> 31) != 0u) {
@@ -97,12 +99,18 @@ __device__ __forceinline__ float qiga_sign(unsigned int row, unsigned int quadra
     return 1.0f;
 }
 
+// Twin: ops::rotate, with the sign table `table`.
+__device__ __forceinline__ float qiga_rotate_table(const int (*table)[4], float theta, bool x, bool b, bool flag, const float* angles, unsigned int sign_word, unsigned int sign_choice, unsigned int quadrant_rule)
+{
+    const unsigned int row = qiga_rotation_row(x, b, flag);
+    const float s = qiga_sign(table, row, qiga_quadrant(theta, quadrant_rule), sign_word, sign_choice);
+    return theta + s * qiga_delta(row, angles);
+}
+
 // Twin: ops::rotate.
 __device__ __forceinline__ float qiga_rotate(float theta, bool x, bool b, bool flag, const float* angles, unsigned int sign_word, unsigned int sign_choice, unsigned int quadrant_rule)
 {
-    const unsigned int row = qiga_rotation_row(x, b, flag);
-    const float s = qiga_sign(row, qiga_quadrant(theta, quadrant_rule), sign_word, sign_choice);
-    return theta + s * qiga_delta(row, angles);
+    return qiga_rotate_table(QIGA_SIGN, theta, x, b, flag, angles, sign_word, sign_choice, quadrant_rule);
 }
 
 // Steps 3-4 for one individual: the index-order repair in place, then the profit summed in index order in
@@ -562,10 +570,15 @@ __device__ __forceinline__ void qiga_generations(const float* weights, const flo
     __shared__ unsigned int leader;
     __shared__ bool improved;
     __shared__ unsigned int window[2u * QIGA_LS_WINDOW];
+    __shared__ int sign_table[8][4];
     const unsigned int run = blockIdx.x;
     if (run >= p.runs) {
         return;
     }
+    if (threadIdx.x < 32u) {
+        sign_table[threadIdx.x / 4u][threadIdx.x % 4u] = QIGA_SIGN[threadIdx.x / 4u][threadIdx.x % 4u];
+    }
+    __syncthreads();
     const unsigned int n = p.items;
     const unsigned int genes = p.population * n;
     const unsigned int quads = (n + 3u) / 4u;
@@ -623,7 +636,7 @@ __device__ __forceinline__ void qiga_generations(const float* weights, const flo
                 const size_t row = (size_t)i * n;
                 for (unsigned int r = 0; r < 4u && 4u * q + r < n; ++r) {
                     const unsigned int j = 4u * q + r;
-                    th[row + j] = qiga_rotate(th[row + j], x[row + j] != 0, b[j] != 0, flag, lut, evo_uint4_word(sign_words, r), p.sign_choice, p.quadrant_rule);
+                    th[row + j] = qiga_rotate_table(sign_table, th[row + j], x[row + j] != 0, b[j] != 0, flag, lut, evo_uint4_word(sign_words, r), p.sign_choice, p.quadrant_rule);
                 }
             }
         }
