@@ -233,7 +233,45 @@ pub fn render() -> Result<String> {
             writeln!(out, "  {key:<24} default {default:<24} allowed {range}")?;
         }
     }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Island model of de, ga and ma-sw-chains (--islands K, or --set islands=K; the keys also in \
+         --config):"
+    )?;
+    let model = evo_distributed::IslandParams::default();
+    for (key, default, range) in island_keys(&model) {
+        writeln!(out, "  {key:<24} default {default:<24} allowed {range}")?;
+    }
+    writeln!(
+        out,
+        "  Placement: --gpus 0,1 (CUDA devices; never a CPU fallback), --placement cpu:4,cuda:0, or the \
+         --backend
+  (auto = the CPU). With the mpi feature, mpiexec -n R evo run ... spreads the islands \
+         over R ranks."
+    )?;
     Ok(out)
+}
+
+/// The island keys ([`crate::islands::KEYS`]) with their flag, default and allowed values.
+fn island_keys(model: &evo_distributed::IslandParams) -> [(&'static str, String, &'static str); 3] {
+    [
+        (
+            "islands",
+            "none (one engine)".to_string(),
+            ">= 1, island i from seed + i; --islands",
+        ),
+        (
+            "migration_interval",
+            model.migration_interval().to_string(),
+            ">= 1 generations (ma-sw-chains: cycles); --migration-interval",
+        ),
+        (
+            "migrants",
+            model.migrants().to_string(),
+            "1 ..= population/2; --migrants",
+        ),
+    ]
 }
 
 /// A default as text, an `f32` field's value in its own shortest form: serde_json widens `f32` to `f64`, so
@@ -268,6 +306,18 @@ mod tests {
             listed.sort();
             assert_eq!(keys, listed, "{algorithm}");
         }
+    }
+
+    #[test]
+    fn the_island_keys_are_listed() {
+        let text = render().unwrap();
+        for key in crate::islands::KEYS {
+            assert!(
+                text.contains(&format!("\n  {key}")),
+                "{key} missing:\n{text}"
+            );
+        }
+        assert!(text.contains("--gpus 0,1"), "{text}");
     }
 
     #[test]

@@ -18,6 +18,7 @@ const README_COMMANDS: &[&str] = &[
     "evo run dpga --problem cec2006:g01 --generations 50 --config dpga.toml --out runs/dpga",
     "evo run ma-sw-chains --problem shifted-rastrigin:100 --evaluations 5000 --checkpoint ma.ckpt --every 5 --out runs/ma",
     "evo resume ma.ckpt",
+    "evo run de --problem rastrigin:64 --generations 200 --islands 4 --migration-interval 20 --migrants 2 --backend cpu --out runs/islands",
 ];
 
 /// The README's knapsack command, which needs the data folder ($EVO_DATA_DIR).
@@ -40,6 +41,9 @@ fn every_readme_command_runs() {
     );
     assert_eq!(result(&dir.join("runs/ma"))["evaluations"], 5000);
     assert!(dir.join("runs/ma/convergence.svg").is_file());
+    let islands = result(&dir.join("runs/islands"));
+    assert_eq!(islands["islands"]["islands"], 4);
+    assert_eq!(islands["evaluations"], 4 * 64 * 201);
 }
 
 #[test]
