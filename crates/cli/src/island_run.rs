@@ -5,7 +5,7 @@
 use anyhow::{Context, Result, bail};
 use evo_benchmarks::GaProblem;
 use evo_core::{BACKEND_REASON, Checkpointing, Engine, Executor, Report};
-use evo_distributed::{IslandParams, Placement, de, ga, ma};
+use evo_distributed::{IslandParams, IslandSnapshot, Migrate, Placement, de, ga, ma, ranking};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -245,9 +245,11 @@ impl Site<'_, '_> {
 /// Runs `model` with the session's rules, history, checkpoints and observers. Rank 0 checkpoints to the
 /// configured file and every other rank `r` to `<file>.rank<r>` (the model's checkpoints are collective);
 /// a resume on any rank continues rank 0's file. Progress and the resume line come from rank 0 alone.
-fn drive<E: Engine>(model: E, site: &Site<'_, '_>) -> Result<Report<Value>>
+fn drive<E, S>(model: E, site: &Site<'_, '_>) -> Result<Report<Value>>
 where
+    E: Engine<Snapshot = IslandSnapshot<S>>,
     E::Solution: Serialize,
+    S: Migrate,
 {
     let session = site.session;
     let config = session.config;
@@ -299,6 +301,28 @@ where
     {
         executor = executor.with_observer(observer);
     }
-    let report = executor.run().context("the island model")?;
+    let mut report = executor.run().context("the island model")?;
+    // One snapshot of the islands after the run (collective over ranks, as every rank ends here).
+    let snapshot = executor
+        .into_engine()
+        .snapshot()
+        .context("the islands after the run")?;
+    let bests: Vec<f64> = snapshot.islands.iter().map(population_best).collect();
+    report.metadata.insert(
+        ISLAND_BESTS.to_string(),
+        serde_json::to_string(&bests).context("the islands' best fitness")?,
+    );
     to_json(report)
+}
+
+/// The report's metadata key of the islands' best fitness at the end (a JSON array, island 0 first), which
+/// result.json shows under `islands.best_fitness`.
+pub const ISLAND_BESTS: &str = "island_best_fitness";
+
+/// The best fitness of an island's population (the workspace's order: NaN last).
+fn population_best<S: Migrate>(island: &S) -> f64 {
+    let fitness = island.fitness();
+    ranking(fitness)
+        .first()
+        .map_or(f64::NAN, |&slot| fitness[slot])
 }

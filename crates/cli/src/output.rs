@@ -8,6 +8,7 @@ use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::island_run::ISLAND_BESTS;
 use crate::islands::IslandConfig;
 use crate::runfile::RunConfig;
 
@@ -42,12 +43,31 @@ pub struct ResultFile<'a> {
     pub problem: &'a str,
     /// The parameters.
     pub params: &'a Value,
-    /// The island model (`--islands`): `K`, the migration interval, the migrant count and the placement;
-    /// the best above is the best of every island.
+    /// The island model (`--islands`): `K`, the migration interval, the migrant count, the placement and
+    /// each island's best fitness in its final population; the best above is the best of every island.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub islands: Option<&'a IslandConfig>,
+    pub islands: Option<IslandsResult<'a>>,
     /// The evo version that wrote this file.
     pub evo_version: &'static str,
+}
+
+/// The island model's part of result.json.
+#[derive(Debug, Serialize)]
+pub struct IslandsResult<'a> {
+    /// The model as configured.
+    #[serde(flatten)]
+    pub config: &'a IslandConfig,
+    /// Island `i`'s best fitness in its population when the run ended.
+    pub best_fitness: Value,
+}
+
+/// The islands' best fitness from the report's metadata ([`ISLAND_BESTS`]).
+fn island_bests(report: &Report<Value>) -> Result<Value> {
+    let text = report
+        .metadata
+        .get(ISLAND_BESTS)
+        .context("the island run's report lacks the islands' best fitness")?;
+    serde_json::from_str(text).context("the islands' best fitness")
 }
 
 /// Writes result.json, history.csv and convergence.svg into `config.out`.
@@ -73,7 +93,13 @@ pub fn write_all(config: &RunConfig, report: &Report<Value>) -> Result<()> {
         seed: config.seed,
         problem: &config.problem,
         params: &config.params,
-        islands: config.islands.as_ref(),
+        islands: match &config.islands {
+            Some(islands) => Some(IslandsResult {
+                config: islands,
+                best_fitness: island_bests(report)?,
+            }),
+            None => None,
+        },
         evo_version: env!("CARGO_PKG_VERSION"),
     };
     let mut json = serde_json::to_string_pretty(&result)?;

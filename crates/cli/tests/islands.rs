@@ -41,8 +41,8 @@ fn de_islands<'a>(generations: &'a str, out: &'a str, placement: &[&'a str]) -> 
     args
 }
 
-/// The same model through the library, for `generations`.
-fn library_run(generations: u64) -> evo_core::Report<Vec<f32>> {
+/// The same model through the library, for `generations`: its report and each island's best fitness.
+fn library_run(generations: u64) -> (evo_core::Report<Vec<f32>>, Vec<f64>) {
     let params = evo_de::DeParams::default().with_population(16).unwrap();
     let problem = evo_benchmarks::DeRastrigin::new(8).unwrap();
     let islands = IslandParams::default()
@@ -53,11 +53,17 @@ fn library_run(generations: u64) -> evo_core::Report<Vec<f32>> {
         .with_migrants(2)
         .unwrap();
     let model = de::islands(&params, &problem, 7, islands, "cpu:1".parse().unwrap()).unwrap();
-    Executor::new(model)
+    let mut executor = Executor::new(model)
         .with_termination(Termination::new().with_max_generations(generations))
-        .unwrap()
-        .run()
-        .unwrap()
+        .unwrap();
+    let report = executor.run().unwrap();
+    let model = executor.into_engine();
+    let bests = model
+        .islands()
+        .iter()
+        .map(|island| island.progress().best_fitness)
+        .collect();
+    (report, bests)
 }
 
 #[test]
@@ -69,7 +75,7 @@ fn a_cpu_island_run_is_the_library_island_model() {
         &de_islands("60", "islands", &["--placement", "cpu:1,cpu:1"]),
     );
     let written = result(&dir.join("islands"));
-    let library = library_run(60);
+    let (library, island_bests) = library_run(60);
     let best: Vec<f32> = serde_json::from_value(written["best"].clone()).unwrap();
     assert_eq!(best, library.best);
     assert_eq!(
@@ -89,6 +95,10 @@ fn a_cpu_island_run_is_the_library_island_model() {
         ],
         [&Value::from(3), &Value::from(5), &Value::from(2)]
     );
+    // DE keeps each island's best in its population, so the final populations' bests are the islands'.
+    let written_bests: Vec<f64> = serde_json::from_value(islands["best_fitness"].clone()).unwrap();
+    assert_eq!(written_bests, island_bests);
+    assert!(written_bests.contains(&library.best_fitness));
     // The keys of --set give the same run as the flags.
     ok_in(
         dir,
