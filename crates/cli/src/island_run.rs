@@ -29,6 +29,15 @@ pub struct World {
 #[cfg(feature = "mpi")]
 const RANK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
+/// The number of ranks the launcher started, from the process-manager variables of MPICH (`PMI_SIZE`) and
+/// Open MPI (`OMPI_COMM_WORLD_SIZE`), read without initializing MPI.
+#[cfg(feature = "mpi")]
+fn launched_ranks() -> Option<usize> {
+    ["PMI_SIZE", "OMPI_COMM_WORLD_SIZE"]
+        .into_iter()
+        .find_map(|name| std::env::var(name).ok()?.parse().ok())
+}
+
 impl World {
     /// The world of a run: MPI's when the build has the `mpi` feature and the run has islands, else this
     /// process alone.
@@ -47,6 +56,13 @@ impl World {
                 size: ranks.size(),
                 universe: Some(universe),
             });
+        }
+        #[cfg(feature = "mpi")]
+        if let Some(size) = launched_ranks().filter(|&size| size > 1) {
+            bail!(
+                "this evo runs as one of {size} MPI ranks, but only an island run (--islands K) spreads \
+                 over ranks; a run of one engine would run {size} times into the same output folder"
+            );
         }
         let _ = islands;
         Ok(Self {
