@@ -102,7 +102,7 @@ pub struct IslandArgs {
     pub migration_interval: Option<u64>,
 
     /// Individuals each island sends to the next one at a migration, 1 ..= population/2 [default: 1].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "N")]
     pub migrants: Option<usize>,
 
     /// Run the islands on these CUDA devices (e.g. 0,1,2,3), island i on the (i mod count)-th; never
