@@ -64,8 +64,7 @@ pub fn run(
             drive(executor, params.generations(), settings)
         }
         (KnapsackAlgorithm::Qiga(params), _) => {
-            let engine =
-                evo_qiga::QigaCpu::new(&params, &problem, seed, threads).map_err(to_py)?;
+            let engine = evo_qiga::QigaCpu::new(&params, &problem, seed, threads).map_err(to_py)?;
             let executor = metadata_of(engine, choice, seed, &label);
             drive(executor, params.generations(), settings)
         }
@@ -77,8 +76,8 @@ pub fn run(
             drive(executor, params.generations(), settings)
         }
         (KnapsackAlgorithm::Sga(params), _) => {
-            let engine = evo_qiga::SgaCpu::batch(&params, &problem, seed, 1, threads)
-                .map_err(to_py)?;
+            let engine =
+                evo_qiga::SgaCpu::batch(&params, &problem, seed, 1, threads).map_err(to_py)?;
             let executor = metadata_of(engine, choice, seed, &label);
             drive(executor, params.generations(), settings)
         }
@@ -86,12 +85,7 @@ pub fn run(
 }
 
 /// The executor of `engine` with the metadata every crate's `run` records, the backend's reason included.
-fn metadata_of<E: Engine>(
-    engine: E,
-    choice: BackendChoice,
-    seed: u64,
-    label: &str,
-) -> Executor<E> {
+fn metadata_of<E: Engine>(engine: E, choice: BackendChoice, seed: u64, label: &str) -> Executor<E> {
     Executor::new(engine)
         .with_run_metadata(choice.backend, seed, label)
         .with_metadata(BACKEND_REASON, choice.reason)

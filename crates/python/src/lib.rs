@@ -44,7 +44,10 @@ fn _evogpu(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<StopToken>()?;
     module.add_class::<dlpack_export::DeviceView>()?;
     module.add_class::<user_source::UserSource>()?;
-    module.add("CompileError", module.py().get_type::<user_source::CompileError>())?;
+    module.add(
+        "CompileError",
+        module.py().get_type::<user_source::CompileError>(),
+    )?;
     module.add_function(wrap_pyfunction!(dlpack_export::_host_view, module)?)?;
     module.add_function(wrap_pyfunction!(dlpack_import::_read_dlpack, module)?)?;
     module.add("ALGORITHMS", run::ALGORITHMS)?;
@@ -166,13 +169,15 @@ fn _minimize<'py>(
             .getattr("__name__")
             .and_then(|name| name.extract::<String>())
             .unwrap_or_else(|_| "python".to_string());
-        Fitness::Python(PythonFitness::new(
-            name,
-            to_bounds(&bounds)?,
-            fitness.clone().unbind(),
-            stop.clone(),
+        Fitness::Python(
+            PythonFitness::new(
+                name,
+                to_bounds(&bounds)?,
+                fitness.clone().unbind(),
+                stop.clone(),
+            )
+            .with_tensors(gpu_tensors),
         )
-        .with_tensors(gpu_tensors))
     } else {
         return Err(value_error(format!(
             "fitness must be a problem name ({}) or a callable over the population",

@@ -143,11 +143,11 @@ mod run;
 pub mod sga;
 pub mod snapshot;
 
+pub use ask_tell::QigaAskTell;
 pub use bits::{
     BatchFn, BitEvaluator, BitRepair, DeviceBitProblem, EvalSettings, HostEvaluated, HostRepairer,
     KnapsackRepair, QigaBitsCpu, QigaBitsCuda, RowRepairer, UserBits, run_bits, run_bits_host_only,
 };
-pub use ask_tell::QigaAskTell;
 pub use cpu::QigaCpu;
 pub use cuda::QigaCuda;
 pub use cuda::sga::SgaCuda;
