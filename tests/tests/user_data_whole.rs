@@ -157,7 +157,7 @@ fn the_data_twins_should_give_the_expected_values() {
     let all_weight: f64 = graph().iter().map(|e| e.2).sum();
     let mut alternating = Bits::zeros(VERTICES);
     for i in (0..VERTICES).step_by(2) {
-        alternating.set(i, true);
+        alternating.set(i, true).unwrap();
     }
     let value = cut.evaluate(&alternating);
     assert!(value < 0.0 && value >= -all_weight, "{value}");
