@@ -133,6 +133,14 @@ pub static HEADERS: &[Header] = &[
         name: "cuda/ga_fused.cuh",
         source: include_str!("../cuda/ga_fused.cuh"),
     },
+    Header {
+        name: "cuda/qiga_bits.cuh",
+        source: include_str!("../cuda/qiga_bits.cuh"),
+    },
+    Header {
+        name: "cuda/qiga_sga.cuh",
+        source: include_str!("../cuda/qiga_sga.cuh"),
+    },
 ];
 
 /// The header included as `name`, if there is one.

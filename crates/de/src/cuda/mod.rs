@@ -10,6 +10,7 @@
 //! its non-finite record, 4 bytes); [`DeCuda::step_many`] launches many generations and reads back once.
 
 mod evaluation;
+mod fused;
 mod host;
 pub mod launch;
 
@@ -17,16 +18,16 @@ use crate::cpu::{check_initial_vectors, check_problem};
 use crate::local_search::{LocalSearch, ScheduleSearch, Scope};
 use crate::params::{ALGORITHM, DeParams};
 use crate::problem::DeviceProblem;
-use crate::problem::FusedEvaluation;
 use crate::snapshot::DeSnapshot;
 use evaluation::Evaluation;
 use evo_core::{Backend, Engine, Error, Progress, Result, RunFingerprint};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, LaunchSite, Profile};
 use evo_kernels::entry::de;
+use fused::{Fused, FusedKind, has_uniform_bounds};
 use launch::{
-    ChunkSums, DeGenerationParams, DeKernelParams, DeLocalSearchParams, DeUserGenerationParams,
-    DeviceBest, DeviceBounds, EvaluatedTrials, FusedInputs, FusedProblem, KickScratch, Parents,
-    Population, SearchedPopulation, Settings, SlottedPopulation, Trials, UserInputs,
+    ChunkSums, DeKernelParams, DeLocalSearchParams, DeviceBest, DeviceBounds, EvaluatedTrials,
+    FusedInputs, KickScratch, Parents, Population, SearchedPopulation, Settings, SlottedPopulation,
+    Trials, UserInputs,
 };
 
 /// The DE engine on one CUDA device (see the module docs). Bit-identical to [`DeCpu`](crate::DeCpu) under
@@ -99,168 +100,6 @@ struct DeviceSearch {
     values: DeviceBuffer<f64>,
     /// `K + 1` schedules of `n` bytes (one, unused, without kicks).
     schedules: DeviceBuffer<u8>,
-}
-
-/// The state of the one-launch generation: the population is `population` (buffer 0) and `trials`
-/// (buffer 1), vector `i` in buffer `slots[current][i]`.
-struct Fused {
-    /// `de_generation_f32`, or `de_generation_user_f32` of the user's DE module, looked up once.
-    kernel: Kernel,
-    kind: FusedKind,
-    block: u32,
-    slots: [DeviceBuffer<u32>; 2],
-    current: usize,
-    /// Per-chunk sums and per-vector chunk tickets of split vectors.
-    partials: DeviceBuffer<f64>,
-    vector_done: DeviceBuffer<u32>,
-    done: DeviceBuffer<u32>,
-}
-
-/// What the one-launch generation evaluates, with what it needs besides the population.
-enum FusedKind {
-    /// The paper's problems (`de_generation_f32`).
-    BuiltIn {
-        params: DeGenerationParams,
-        /// The ETC matrix (one element for Rastrigin).
-        etc: DeviceBuffer<f32>,
-    },
-    /// A user's problem (`de_generation_user_f32`).
-    User(Box<UserFused>),
-}
-
-/// The fused generation's state for a user's problem.
-struct UserFused {
-    problem: String,
-    params: DeUserGenerationParams,
-    data32: DeviceBuffer<f32>,
-    data64: DeviceBuffer<f64>,
-    /// A non-finite trial fitness per vector, written only when one occurs.
-    nonfinite: DeviceBuffer<f64>,
-    /// The lowest vector with a non-finite trial fitness since the last read-back (`u32::MAX`: none).
-    status: DeviceBuffer<u32>,
-}
-
-impl UserFused {
-    /// Reports a non-finite trial fitness recorded since the last call, and clears the record so that the
-    /// engine stays usable.
-    fn check_finite(&mut self) -> Result<()> {
-        let first = self.status.to_vec()?.first().copied().unwrap_or(u32::MAX);
-        if first == u32::MAX {
-            return Ok(());
-        }
-        self.status.copy_from_host(&[u32::MAX])?;
-        let individual = first as usize;
-        let value = self
-            .nonfinite
-            .to_vec()?
-            .get(individual)
-            .copied()
-            .unwrap_or(f64::NAN);
-        Err(Error::NonFiniteFitness {
-            problem: self.problem.clone(),
-            individual,
-            value,
-        })
-    }
-}
-
-impl Fused {
-    /// The fused state for `evaluation` when the shape allows it.
-    fn new(
-        gpu: &Gpu,
-        evaluation: Option<FusedEvaluation>,
-        kernel_params: DeKernelParams,
-        params: &DeParams,
-        dimension: usize,
-        profile: Profile,
-        uniform_bounds: bool,
-    ) -> Result<Option<Self>> {
-        let Some(evaluation) = evaluation else {
-            return Ok(None);
-        };
-        let m = params.population();
-        let (problem, etc) = match evaluation {
-            FusedEvaluation::User(user) => {
-                let plan = launch::user_plan(dimension, user.terms, params.block_size());
-                let kind = FusedKind::User(Box::new(UserFused {
-                    params: DeUserGenerationParams::new(
-                        kernel_params,
-                        user.terms,
-                        plan,
-                        uniform_bounds,
-                    ),
-                    data32: gpu.upload(&user.data32)?,
-                    data64: gpu.upload(&user.data64)?,
-                    nonfinite: gpu.alloc_zeroed(m)?,
-                    status: gpu.upload(&[u32::MAX])?,
-                    problem: user.problem,
-                }));
-                let kernel = gpu.user_kernel(
-                    &user.module,
-                    &user.source,
-                    launch::USER_GENERATION_F32,
-                    profile,
-                )?;
-                return Self::with_kind(gpu, kernel, kind, plan.block, 1, m).map(Some);
-            }
-            FusedEvaluation::Rastrigin => (FusedProblem::Rastrigin, vec![0.0f32]),
-            FusedEvaluation::Etc {
-                etc,
-                machines,
-                lambda,
-            } => match u32::try_from(machines) {
-                Ok(machines) => (FusedProblem::Etc { machines, lambda }, etc),
-                Err(_) => return Ok(None),
-            },
-        };
-        let Some(plan) = launch::fused_plan(
-            problem,
-            m,
-            dimension,
-            params.block_size(),
-            gpu.info().multiprocessors,
-        ) else {
-            return Ok(None);
-        };
-        let kind = FusedKind::BuiltIn {
-            params: DeGenerationParams::new(kernel_params, problem, plan, uniform_bounds),
-            etc: gpu.upload(&etc)?,
-        };
-        let kernel = launch::generation_kernel(gpu, profile)?;
-        Self::with_kind(gpu, kernel, kind, plan.block, plan.chunks as usize, m).map(Some)
-    }
-
-    /// The state of `kind`'s generation by `kernel` in blocks of `block` threads, `chunks` per vector of `m`.
-    fn with_kind(
-        gpu: &Gpu,
-        kernel: Kernel,
-        kind: FusedKind,
-        block: u32,
-        chunks: usize,
-        m: usize,
-    ) -> Result<Self> {
-        Ok(Self {
-            kernel,
-            kind,
-            block,
-            slots: [gpu.alloc_zeroed(m)?, gpu.alloc_zeroed(m)?],
-            current: 0,
-            partials: gpu.alloc_zeroed(m * chunks)?,
-            vector_done: gpu.alloc_zeroed(m)?,
-            done: gpu.alloc_zeroed(1)?,
-        })
-    }
-}
-
-/// Whether every coordinate's box is the first coordinate's, bit for bit (the fused kernel then reads the
-/// box once per block).
-fn has_uniform_bounds(lower: &[f32], upper: &[f32]) -> bool {
-    let same = |values: &[f32]| {
-        values
-            .first()
-            .is_some_and(|first| values.iter().all(|v| v.to_bits() == first.to_bits()))
-    };
-    same(lower) && same(upper)
 }
 
 impl<P: DeviceProblem> DeCuda<P> {
