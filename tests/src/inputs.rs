@@ -48,6 +48,21 @@ impl SplitMix64 {
     }
 }
 
+/// A random graph for the user-problem tests: `edges` edges `(u, v, r)` with `u ≠ v` below `vertices` and `r`
+/// 64 random bits that the caller maps to a weight, drawn u, v, then r (only for a kept pair) from `seed`.
+pub fn random_graph(seed: u64, vertices: usize, edges: usize) -> Vec<(usize, usize, u64)> {
+    let mut rng = SplitMix64::new(seed);
+    let mut graph = Vec::with_capacity(edges);
+    while graph.len() < edges {
+        let u = (rng.next_u64() % vertices as u64) as usize;
+        let v = (rng.next_u64() % vertices as u64) as usize;
+        if u != v {
+            graph.push((u, v, rng.next_u64()));
+        }
+    }
+    graph
+}
+
 /// The region of most interest for `function`, as a sampler of (x, y) pairs in f64.
 fn focused(function: MathFunction, wide: bool, rng: &mut SplitMix64) -> (f64, f64) {
     match function {

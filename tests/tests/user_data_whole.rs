@@ -33,25 +33,10 @@ __device__ double evo_user_fitness(const unsigned int* bits, unsigned long long 
 
 /// A random weighted graph from a fixed seed (splitmix64): `(u, v, w)` with `u ≠ v`, `w` in 0.5..10.5.
 fn graph() -> Vec<(usize, usize, f64)> {
-    let mut state = 0xda7a_u64;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    let mut edges = Vec::with_capacity(EDGES);
-    while edges.len() < EDGES {
-        let (u, v) = (
-            (next() % VERTICES as u64) as usize,
-            (next() % VERTICES as u64) as usize,
-        );
-        if u != v {
-            edges.push((u, v, 0.5 + (next() % 1000) as f64 / 100.0));
-        }
-    }
-    edges
+    evo_equivalence::inputs::random_graph(0xda7a, VERTICES, EDGES)
+        .into_iter()
+        .map(|(u, v, r)| (u, v, 0.5 + (r % 1000) as f64 / 100.0))
+        .collect()
 }
 
 fn graph_data(edges: &[(usize, usize, f64)]) -> Result<UserData> {

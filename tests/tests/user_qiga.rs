@@ -70,25 +70,10 @@ fn trap5_problem() -> Result<UserBits<Twin>> {
 
 /// A random weighted graph from a fixed seed (splitmix64): `(u, v, w)` with `u ≠ v` and `w` in 1..=10.
 fn graph() -> Vec<(usize, usize, u32)> {
-    let mut state = 0x9a1d_u64;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    let mut edges = Vec::with_capacity(EDGES);
-    while edges.len() < EDGES {
-        let (u, v) = (
-            (next() % VERTICES as u64) as usize,
-            (next() % VERTICES as u64) as usize,
-        );
-        if u != v {
-            edges.push((u, v, (next() % 10 + 1) as u32));
-        }
-    }
-    edges
+    evo_equivalence::inputs::random_graph(0x9a1d, VERTICES, EDGES)
+        .into_iter()
+        .map(|(u, v, r)| (u, v, (r % 10 + 1) as u32))
+        .collect()
 }
 
 /// Max-cut as a minimisation over one packed row: minus the weight of the edges cut.
