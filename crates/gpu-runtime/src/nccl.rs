@@ -1,4 +1,5 @@
-//! NCCL collectives over the GPUs of one process (cargo feature `nccl`).
+//! NCCL collectives over the GPUs of one process, and over processes with one GPU each (cargo feature
+//! `nccl`).
 //!
 //! An [`NcclComm`] is one NCCL communicator per [`Gpu`] of a list, made together (`ncclCommInitAll`): rank
 //! `r` is the `r`-th GPU of the list. One host thread drives every rank, so each method is one whole
@@ -35,6 +36,15 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 //!
+//! ## Over processes
+//!
+//! [`NcclRankComm`] is one rank of a communicator whose ranks are processes (or threads), one GPU each
+//! (`ncclCommInitRank`): one process makes an [`NcclUniqueId`], a transport of the program's carries its
+//! [`UNIQUE_ID_BYTES`] bytes to the others (evo-distributed's `mpi` and `nccl` features broadcast it over
+//! MPI), and every process joins with its rank, the world size and the id. Its
+//! [`broadcast`](NcclRankComm::broadcast), [`all_gather`](NcclRankComm::all_gather) and
+//! [`all_reduce`](NcclRankComm::all_reduce) take this rank's buffer alone and mean what the table says.
+//!
 //! ## Finding the library
 //!
 //! libnccl is loaded at run time, so the feature builds anywhere. cudarc tries `libnccl.so`,
@@ -57,6 +67,7 @@
 
 mod collectives;
 mod library;
+mod process;
 
 use std::ffi::c_int;
 
@@ -67,6 +78,7 @@ use crate::{DeviceCopy, Gpu};
 
 pub use collectives::NcclReduce;
 pub use library::{NVLS_VARIABLE, nccl_present, require_nccl};
+pub use process::{NcclRankComm, NcclUniqueId, UNIQUE_ID_BYTES};
 
 use library::{multicast_off_unless_set, nccl_error};
 

@@ -26,7 +26,7 @@ pub enum NcclReduce {
 }
 
 impl NcclReduce {
-    fn raw(self) -> sys::ncclRedOp_t {
+    pub(super) fn raw(self) -> sys::ncclRedOp_t {
         match self {
             NcclReduce::Sum => sys::ncclRedOp_t::ncclSum,
             NcclReduce::Product => sys::ncclRedOp_t::ncclProd,
@@ -416,19 +416,19 @@ fn grouped(calls: impl FnOnce() -> Result<()>) -> Result<()> {
     queued.and(ended)
 }
 
-/// A rank index as NCCL's `int` (every rank fits: [`NcclComm::from_gpus`] checked the count).
-fn rank_number(rank: usize) -> Result<c_int> {
+/// A rank index as NCCL's `int`.
+pub(super) fn rank_number(rank: usize) -> Result<c_int> {
     c_int::try_from(rank)
         .map_err(|_| Error::invalid_parameter("NcclComm", "rank", rank, "at most i32::MAX"))
 }
 
 /// The stream as NCCL's `cudaStream_t` (the same handle as the driver's `CUstream`).
-fn stream_handle(stream: &CudaStream) -> sys::cudaStream_t {
+pub(super) fn stream_handle(stream: &CudaStream) -> sys::cudaStream_t {
     stream.cu_stream() as sys::cudaStream_t
 }
 
 /// The address of element `offset` of `buffer`.
-fn pointer<T: NcclElement>(
+pub(super) fn pointer<T: NcclElement>(
     buffer: &DeviceBuffer<T>,
     stream: &CudaStream,
     offset: usize,
@@ -439,7 +439,7 @@ fn pointer<T: NcclElement>(
 }
 
 /// The address of element `offset` of `buffer`, to be written.
-fn pointer_mut<T: NcclElement>(
+pub(super) fn pointer_mut<T: NcclElement>(
     buffer: &mut DeviceBuffer<T>,
     stream: &CudaStream,
     offset: usize,
