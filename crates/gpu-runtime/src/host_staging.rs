@@ -64,7 +64,8 @@ pub struct HostStaging<T: DeviceCopy, U: DeviceCopy> {
     /// One per chunk: whether a thread of this run saw its event complete, so that the chunk's other pieces
     /// skip the driver call (many threads waiting at once would queue on the driver's lock).
     seen: Vec<AtomicBool>,
-    /// Recorded on the main stream after the results' copy to the device, which reads `outputs`.
+    /// Recorded on the main stream after the results' copy to the device, which reads `outputs`: drop waits
+    /// for it before freeing them (a run needs no wait, see [`HostStaging::run`]).
     sent: CudaEvent,
 }
 
@@ -196,11 +197,10 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
             ));
         }
         let stream = self.gpu.main_stream();
-        // The last run's results must have left `outputs` before the host writes them again.
-        self.sent.synchronize().map_err(|e| {
-            self.gpu
-                .fault_while_synchronizing("cuEventSynchronize", e, Some(&stream))
-        })?;
+        // The last run's results copy reads `outputs` on this same stream, ahead of this run's copies to the
+        // host: a chunk's rows, and with them its outputs, are lent only once its copy has landed, so that
+        // copy has finished and the host need not wait for it here (which would hold back this run's copies
+        // and the host's start by the copy's round trip).
         for seen in &mut self.seen {
             *seen.get_mut() = false;
         }
@@ -335,9 +335,15 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
 
     /// Waits until every chunk's copy has landed.
     fn wait_landed(&self, stream: &CudaStream) -> Result<()> {
-        // Each event, not only the last: when queueing stopped at a failed copy, the later events are an
-        // earlier run's, and the copies queued before the failure may still be running.
-        self.landed.iter().try_for_each(|landed| {
+        // Each event not seen complete in this run, not only the last: when queueing stopped at a failed
+        // copy, the later events are an earlier run's, and the copies queued before the failure may still
+        // be running. The ones a piece saw complete need no second driver call.
+        let mut unseen = self
+            .landed
+            .iter()
+            .zip(&self.seen)
+            .filter(|(_, seen)| !seen.load(Ordering::Acquire));
+        unseen.try_for_each(|(landed, _)| {
             landed.synchronize().map_err(|e| {
                 self.gpu
                     .fault_while_synchronizing("cuEventSynchronize", e, Some(stream))

@@ -94,6 +94,50 @@ fn chunks_waited_on_other_threads_in_any_order_give_every_row_its_result() {
 }
 
 #[test]
+fn back_to_back_runs_into_different_outputs_each_get_their_own_results() {
+    let Some(gpu) =
+        common::gpu_or_skip("back_to_back_runs_into_different_outputs_each_get_their_own_results")
+    else {
+        return;
+    };
+    // A run does not wait for the previous run's results copy: the stream orders that copy before this
+    // run's copies to the host, and the host writes a chunk's results only once its rows have landed. Runs
+    // queued back to back with nothing read in between must still leave each output its own sums.
+    let mut staging = staging(&gpu, 3);
+    let seeds: Vec<Vec<f32>> = (0..3)
+        .map(|round| (0..4).map(|k| (round * 4 + k) as f32 * 1000.0).collect())
+        .collect();
+    let inputs: Vec<Vec<_>> = seeds
+        .iter()
+        .map(|round| {
+            round
+                .iter()
+                .map(|&s| gpu.upload(&rows(s)).unwrap())
+                .collect()
+        })
+        .collect();
+    let mut outputs: Vec<_> = (0..4)
+        .map(|_| gpu.alloc_zeroed::<f64>(ROWS).unwrap())
+        .collect();
+    for (round, inputs) in seeds.iter().zip(&inputs) {
+        for ((input, output), &seed) in inputs.iter().zip(&mut outputs).zip(round) {
+            staging
+                .run(input, output, |chunks| {
+                    chunks.into_iter().try_for_each(|c| sum_chunk(c, seed))
+                })
+                .unwrap();
+        }
+        for (output, &seed) in outputs.iter().zip(round) {
+            assert_eq!(
+                output.to_vec().unwrap(),
+                row_sums(&rows(seed)),
+                "seed {seed}"
+            );
+        }
+    }
+}
+
+#[test]
 fn pieces_cover_each_chunk_in_row_order() {
     let Some(gpu) = common::gpu_or_skip("pieces_cover_each_chunk_in_row_order") else {
         return;
