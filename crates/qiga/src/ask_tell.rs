@@ -108,53 +108,15 @@ impl QigaAskTell {
     /// # Errors
     /// As [`tell`](Self::tell); [`Error::InvalidParameter`] for `rows` of another length.
     pub fn tell_repaired(&mut self, fitness: &[f64], rows: &[u32]) -> Result<()> {
-        if rows.len() != self.run.observed.len() {
-            return Err(Error::invalid_parameter(
-                ALGORITHM,
-                "number of repaired words",
-                rows.len(),
-                format!(
-                    "{}, the asked strings' packed words",
-                    self.run.observed.len()
-                ),
-            ));
-        }
+        check_repaired_words(ALGORITHM, rows, self.run.observed.len())?;
         self.tell_rows(fitness, Some(rows))
     }
 
     fn tell_rows(&mut self, fitness: &[f64], repaired: Option<&[u32]>) -> Result<()> {
-        let Some(generation) = self.asked else {
-            return Err(Error::invalid_parameter(
-                ALGORITHM,
-                "tell",
-                "no asked strings",
-                "ask() first, then tell its strings' fitness",
-            ));
-        };
-        let population = self.params.population();
-        if fitness.len() != population {
-            return Err(Error::invalid_parameter(
-                ALGORITHM,
-                "number of fitness values",
-                fitness.len(),
-                format!("{population}, one per asked string"),
-            ));
-        }
-        if let Some((i, &value)) = fitness.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(Error::NonFiniteFitness {
-                problem: "QIGA ask/tell".to_string(),
-                individual: i,
-                value,
-            });
-        }
+        let generation = check_told(ALGORITHM, self.asked, fitness, self.params.population())?;
         if let Some(rows) = repaired {
             self.run.observed.copy_from_slice(rows);
-            let (words, used) = (self.words_per_row(), self.bits % 32);
-            if used != 0 {
-                for row in self.run.observed.chunks_mut(words) {
-                    row[words - 1] &= (1u32 << used) - 1;
-                }
-            }
+            clear_padding(&mut self.run.observed, self.bits);
         }
         for (profit, value) in self.run.profits.iter_mut().zip(fitness) {
             *profit = -value;
@@ -197,6 +159,80 @@ impl QigaAskTell {
     /// Words per packed row, `⌈bits / 32⌉`.
     pub fn words_per_row(&self) -> usize {
         Bits::word_count(self.bits)
+    }
+}
+
+/// The checks every tell of evo-qiga's ask/tell engines makes before changing anything: strings were
+/// asked (`asked`, what the engine keeps of them, is returned), one fitness per string of the `population`,
+/// each finite. `algorithm` names the engine in the errors.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when nothing was asked or for a count other than `population`;
+/// [`Error::NonFiniteFitness`] for NaN or an infinity.
+pub(crate) fn check_told<T>(
+    algorithm: &'static str,
+    asked: Option<T>,
+    fitness: &[f64],
+    population: usize,
+) -> Result<T> {
+    let Some(asked) = asked else {
+        return Err(Error::invalid_parameter(
+            algorithm,
+            "tell",
+            "no asked strings",
+            "ask() first, then tell its strings' fitness",
+        ));
+    };
+    if fitness.len() != population {
+        return Err(Error::invalid_parameter(
+            algorithm,
+            "number of fitness values",
+            fitness.len(),
+            format!("{population}, one per asked string"),
+        ));
+    }
+    if let Some((i, &value)) = fitness.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(Error::NonFiniteFitness {
+            problem: format!("{algorithm} ask/tell"),
+            individual: i,
+            value,
+        });
+    }
+    Ok(asked)
+}
+
+/// Checks that the repaired strings given to `tell_repaired` are `expected` packed words, as many as the
+/// asked strings.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for another number of words.
+pub(crate) fn check_repaired_words(
+    algorithm: &'static str,
+    rows: &[u32],
+    expected: usize,
+) -> Result<()> {
+    if rows.len() != expected {
+        return Err(Error::invalid_parameter(
+            algorithm,
+            "number of repaired words",
+            rows.len(),
+            format!("{expected}, the asked strings' packed words"),
+        ));
+    }
+    Ok(())
+}
+
+/// Clears the bits past `bits` in every packed row of `rows` (rows of `⌈bits / 32⌉` words).
+pub(crate) fn clear_padding(rows: &mut [u32], bits: usize) {
+    let words = Bits::word_count(bits);
+    if bits.is_multiple_of(32) || words == 0 {
+        return;
+    }
+    let mask = (1u32 << (bits % 32)) - 1;
+    for row in rows.chunks_mut(words) {
+        if let Some(last) = row.last_mut() {
+            *last &= mask;
+        }
     }
 }
 
@@ -306,6 +342,41 @@ mod tests {
         qiga.tell(&[3.0, -1.0, -2.5, 7.0]).unwrap();
         assert_eq!(qiga.generation(), Some(0));
         assert_eq!(qiga.best().unwrap().1, -2.5);
+    }
+
+    #[test]
+    fn padding_is_cleared_in_every_row_and_only_there() {
+        let mut rows = vec![u32::MAX; 6];
+        clear_padding(&mut rows, 37);
+        assert_eq!(rows, [u32::MAX, 0x1f, u32::MAX, 0x1f, u32::MAX, 0x1f]);
+        let mut full = vec![u32::MAX; 4];
+        clear_padding(&mut full, 64);
+        assert_eq!(full, [u32::MAX; 4]);
+    }
+
+    #[test]
+    fn qiga_and_the_sga_refuse_bad_answers_alike() {
+        let mut qiga =
+            QigaAskTell::new(&QigaParams::default().with_population(4).unwrap(), 40, 1).unwrap();
+        let params = crate::SgaParams::default().with_population(4).unwrap();
+        let mut sga = crate::sga::SgaAskTell::new(&params, 40, 1).unwrap();
+        let first = |q: Result<()>, s: Result<()>| {
+            let (q, s) = (q.unwrap_err().to_string(), s.unwrap_err().to_string());
+            assert!(q.contains("QIGA") && s.contains("SGA"), "{q} / {s}");
+            assert_eq!(q.replace("QIGA", "SGA"), s);
+        };
+        first(qiga.tell(&[0.0; 4]), sga.tell(&[0.0; 4]));
+        qiga.ask().unwrap();
+        sga.ask().unwrap();
+        first(qiga.tell(&[0.0; 3]), sga.tell(&[0.0; 3]));
+        first(
+            qiga.tell(&[0.0, -1.0, f64::NAN, 0.0]),
+            sga.tell(&[0.0, -1.0, f64::NAN, 0.0]),
+        );
+        first(
+            qiga.tell_repaired(&[0.0; 4], &[0; 7]),
+            sga.tell_repaired(&[0.0; 4], &[0; 7]),
+        );
     }
 
     #[test]

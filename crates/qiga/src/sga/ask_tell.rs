@@ -5,6 +5,7 @@ use evo_core::{Bits, Error, Result};
 
 use super::params::SGA;
 use super::{SgaParams, SgaRunState, breed, first_max, initial_rows, keep_best, survive};
+use crate::ask_tell::{check_repaired_words, check_told, clear_padding};
 
 /// The SGA (module docs, steps 1–6) driven from outside: [`ask`](Self::ask) gives the strings to
 /// evaluate, [`tell`](Self::tell) takes their fitness, to minimise. The first ask gives the initial
@@ -67,9 +68,7 @@ impl SgaAskTell {
         let population = params.population();
         let mut individuals = initial_rows(seed, population, words);
         // The padding bits past `bits` are cleared, as the knapsack engine's repair clears them.
-        individuals
-            .chunks_mut(words)
-            .for_each(|row| clear_padding(row, bits));
+        clear_padding(&mut individuals, bits);
         Ok(Self {
             params: params.clone(),
             bits,
@@ -120,42 +119,12 @@ impl SgaAskTell {
     /// As [`tell`](Self::tell); [`Error::InvalidParameter`] for `rows` of another length.
     pub fn tell_repaired(&mut self, fitness: &[f64], rows: &[u32]) -> Result<()> {
         let expected = self.params.population() * self.words_per_row();
-        if rows.len() != expected {
-            return Err(Error::invalid_parameter(
-                SGA,
-                "number of repaired words",
-                rows.len(),
-                format!("{expected}, the asked strings' packed words"),
-            ));
-        }
+        check_repaired_words(SGA, rows, expected)?;
         self.tell_rows(fitness, Some(rows))
     }
 
     fn tell_rows(&mut self, fitness: &[f64], repaired: Option<&[u32]>) -> Result<()> {
-        let Some(asked) = self.asked.as_ref() else {
-            return Err(Error::invalid_parameter(
-                SGA,
-                "tell",
-                "no asked strings",
-                "ask() first, then tell its strings' fitness",
-            ));
-        };
-        let population = self.params.population();
-        if fitness.len() != population {
-            return Err(Error::invalid_parameter(
-                SGA,
-                "number of fitness values",
-                fitness.len(),
-                format!("{population}, one per asked string"),
-            ));
-        }
-        if let Some((i, &value)) = fitness.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(Error::NonFiniteFitness {
-                problem: "SGA ask/tell".to_string(),
-                individual: i,
-                value,
-            });
-        }
+        let asked = check_told(SGA, self.asked.as_ref(), fitness, self.params.population())?;
         if let Some((i, &value)) = fitness.iter().enumerate().find(|(_, v)| **v > 0.0) {
             return Err(Error::invalid_parameter(
                 SGA,
@@ -167,8 +136,7 @@ impl SgaAskTell {
         let profits: Vec<f64> = fitness.iter().map(|f| -f).collect();
         let words = Bits::word_count(self.bits);
         let mut rows = repaired.map_or_else(|| asked.clone(), <[u32]>::to_vec);
-        rows.chunks_mut(words)
-            .for_each(|row| clear_padding(row, self.bits));
+        clear_padding(&mut rows, self.bits);
         match self.generation {
             None => {
                 self.run.individuals = rows;
@@ -225,15 +193,6 @@ impl SgaAskTell {
     pub fn leader(&self) -> Option<usize> {
         self.generation?;
         Some(first_max(&self.run.profits))
-    }
-}
-
-/// Clears the bits of a packed row past `bits`.
-fn clear_padding(row: &mut [u32], bits: usize) {
-    if !bits.is_multiple_of(32)
-        && let Some(last) = row.last_mut()
-    {
-        *last &= (1u32 << (bits % 32)) - 1;
     }
 }
 
