@@ -144,3 +144,48 @@ fn a_non_finite_fitness_names_the_individual_the_cpu_names() {
     assert_eq!(on_cpu, marked);
     assert_eq!(on_gpu, marked);
 }
+
+#[test]
+fn of_several_non_finite_fitnesses_the_lowest_row_is_named_as_on_the_cpu() {
+    let Some(gpu) =
+        gpu_or_skip("of_several_non_finite_fitnesses_the_lowest_row_is_named_as_on_the_cpu")
+    else {
+        return;
+    };
+    // Rows in both chunks and in several pieces are non-finite; the pieces run on many threads in any
+    // order, and the error must still name the lowest row, as the CPU engine's check does.
+    let initial = DeCpu::new(
+        params(),
+        FnProblem::new("rastrigin", bounds(), rastrigin),
+        SEED,
+        0,
+    )
+    .unwrap()
+    .snapshot()
+    .unwrap();
+    let marked = [60usize, 41, 9, 33];
+    let marks: Vec<u32> = marked
+        .iter()
+        .map(|&row| initial.population[row * DIMENSION].to_bits())
+        .collect();
+    let poisoned = || {
+        let marks = marks.clone();
+        FnProblem::new("poisoned", bounds(), move |x: &[f32]| {
+            if marks.contains(&x[0].to_bits()) {
+                f64::INFINITY
+            } else {
+                rastrigin(x)
+            }
+        })
+    };
+    let individual = |error: Error| match error {
+        Error::NonFiniteFitness { individual, .. } => individual,
+        other => panic!("expected NonFiniteFitness, got {other}"),
+    };
+    let on_cpu = individual(DeCpu::new(params(), poisoned(), SEED, 0).err().unwrap());
+    assert_eq!(on_cpu, 9);
+    for _ in 0..5 {
+        let on_gpu = individual(DeCuda::new(params(), poisoned(), SEED, &gpu).err().unwrap());
+        assert_eq!(on_gpu, on_cpu);
+    }
+}

@@ -8,10 +8,10 @@
 //! is reported for the lowest row that has one, as the CPU engine's check of the whole population does.
 
 use std::num::NonZeroUsize;
+use std::sync::OnceLock;
 
 use evo_core::{ContinuousProblem, Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, HostStaging, RowChunk};
-use rayon::prelude::*;
 
 /// Bytes of vectors per copy chunk: a copy this large runs near the bus's full speed, and the first chunk
 /// lands soon after the trials are built.
@@ -79,12 +79,26 @@ impl HostEvaluation {
                     .into_iter()
                     .flat_map(|chunk| chunk.split_rows(piece))
                     .collect();
-                let outcomes: Vec<Result<()>> = pieces
-                    .into_par_iter()
-                    .map(|piece| evaluate_piece(problem, piece))
-                    .collect();
+                let failures: Vec<OnceLock<Error>> =
+                    pieces.iter().map(|_| OnceLock::new()).collect();
+                // One task per piece, queued in row order, which is the order the chunks land in: free
+                // threads take the pieces of the chunk that lands first, and every queued task wakes a
+                // sleeping thread at once (a parallel iterator wakes them one split at a time).
+                rayon::in_place_scope_fifo(|scope| {
+                    for (piece, failure) in pieces.into_iter().zip(&failures) {
+                        scope.spawn_fifo(move |_| {
+                            if let Err(error) = evaluate_piece(problem, piece) {
+                                // Each piece has its own cell, set at most once.
+                                let _ = failure.set(error);
+                            }
+                        });
+                    }
+                });
                 // The first error in row order.
-                outcomes.into_iter().collect()
+                failures
+                    .into_iter()
+                    .find_map(OnceLock::into_inner)
+                    .map_or(Ok(()), Err)
             })
         })
     }
