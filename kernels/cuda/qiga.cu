@@ -3,10 +3,12 @@
 // threads stride over the genes of all individuals (four qubits, one Philox block, per thread); the repair and
 // evaluation run a warp per individual when the host has proven the f64 sums exact in any order (then the
 // warp's scans stop where the CPU's serial loops stop, bit for bit), else on threads 0..P-1 serially over the
-// items exactly as the CPU; store-best on thread 0; barriers between the phases. Every run of the grid has its own seed and its own five rotation angles, so
-// one launch evaluates many parameter sets. A launch runs `generations` consecutive generations of every run.
+// items exactly as the CPU; three barriers per generation (see qiga_generations_in). Every run of the grid has
+// its own seed and its own five rotation angles, so one launch evaluates many parameter sets. A launch runs
+// `generations` consecutive generations of every run, with the run's state in the block's shared memory when
+// it fits.
 //
-// State (global memory, run-major): theta[run][i][j] (f32), observed[run][i][j] (bytes 0/1),
+// State between launches (global memory, run-major): theta[run][i][j] (f32), observed[run][i][j] (bytes 0/1),
 // fitness[run][i] (profit, f64), best[run][j] (bytes), best_profit[run] (f64).
 #include "common/math.cuh"
 #include "common/rng.cuh"
@@ -24,8 +26,10 @@ struct QigaRunParams {
     unsigned int observe_stream;    // evo_rng::Stream::QigaObserve
     unsigned int sign_stream;       // evo_rng::Stream::QigaSign
     unsigned int exact_sums;        // 1: every weight and profit sum is exact in any order: a warp per individual
+    unsigned int shared_state;      // 1: the run's state lives in dynamic shared memory (qiga_generations_in)
+    unsigned int padding;
 };
-static_assert(sizeof(QigaRunParams) == 48, "QigaRunParams must match its Rust mirror (48 bytes)");
+static_assert(sizeof(QigaRunParams) == 56, "QigaRunParams must match its Rust mirror (56 bytes)");
 
 // Twin: ops::INITIAL_ANGLE and the private constants of ops.rs (each literal rounds to the same f32).
 #define QIGA_PI 3.14159265358979323846f
@@ -59,7 +63,9 @@ __device__ __forceinline__ bool qiga_observe(float theta, float u)
 // Twin: ops::quadrant.
 __device__ __forceinline__ unsigned int qiga_quadrant(float theta, unsigned int quadrant_rule)
 {
-    float c = fmodf(theta, QIGA_PI);
+    // fmodf(theta, pi) is theta itself when |theta| < pi (the remainder is exact), so the common case skips
+    // the library call; NaN and larger angles take it.
+    float c = fabsf(theta) < QIGA_PI ? theta : fmodf(theta, QIGA_PI);
     if (quadrant_rule == 0u && c < 0.0f) {
         c += QIGA_PI;
     }
@@ -115,7 +121,8 @@ __device__ __forceinline__ float qiga_rotate(float theta, bool x, bool b, bool f
 
 // Steps 3-4 for one individual: the index-order repair in place, then the profit summed in index order in
 // f64. Twin: evo_benchmarks::Knapsack::repair_row (its module docs number the steps).
-__device__ double qiga_repair_evaluate(unsigned char* x, const float* weights, const float* profits, unsigned int n, double capacity)
+template <typename Value>
+__device__ double qiga_repair_evaluate(unsigned char* x, const Value* weights, const Value* profits, unsigned int n, double capacity)
 {
     double weight = 0.0;
     for (unsigned int i = 0; i < n; ++i) {
@@ -180,7 +187,8 @@ __device__ __forceinline__ double qiga_warp_scan(double v, unsigned int lane)
 }
 
 // The weight (values = weights) or the profit (values = profits) of x.
-__device__ double qiga_warp_total(const unsigned char* x, const float* values, unsigned int n, unsigned int lane)
+template <typename Value>
+__device__ double qiga_warp_total(const unsigned char* x, const Value* values, unsigned int n, unsigned int lane)
 {
     double total = 0.0;
     for (unsigned int j = lane; j < n; j += 32u) {
@@ -226,7 +234,8 @@ __device__ __forceinline__ unsigned int qiga_warp_first_stop(const double* w4, d
 // W - (taken weight in 0..=k) is within C; the serial addition sets x[0..=k] for the first k at which
 // W + (left-out weight in 0..=k) passes C (k = n - 1 when none does) and then clears x[k]. Both k are found by
 // qiga_warp_first_stop over steps of 128 items.
-__device__ double qiga_warp_repair_evaluate(unsigned char* x, const float* weights, const float* profits, unsigned int n, double capacity, unsigned int lane)
+template <typename Value>
+__device__ double qiga_warp_repair_evaluate(unsigned char* x, const Value* weights, const Value* profits, unsigned int n, double capacity, unsigned int lane)
 {
     double weight = qiga_warp_total(x, weights, n, lane);
     double w4[4];
@@ -291,7 +300,7 @@ struct QigaOptionParams {
     unsigned int local_search;  // 0: off; 1: the swap-window local search of b after it changes
     unsigned int padding[2];
 };
-static_assert(sizeof(QigaOptionParams) == 64, "QigaOptionParams must match its Rust mirror (64 bytes)");
+static_assert(sizeof(QigaOptionParams) == 72, "QigaOptionParams must match its Rust mirror (72 bytes)");
 
 // Twin: local_search::WINDOW and local_search::MAX_MOVES.
 #define QIGA_LS_WINDOW 32u
@@ -301,7 +310,8 @@ static_assert(QIGA_LS_WINDOW <= 32u, "qiga_warp_local_search gives each out-cand
 // Steps 3-4 with the greedy repair (drop the worst profit/weight items while over, then add the best that
 // fit), then the profit in index order. `order` is the profit/weight order. Twin:
 // evo_benchmarks::Knapsack::greedy_repair_row (steps numbered in knapsack/greedy.rs).
-__device__ double qiga_greedy_repair_evaluate(unsigned char* x, const float* weights, const float* profits, const unsigned int* order, unsigned int n, double capacity)
+template <typename Value>
+__device__ double qiga_greedy_repair_evaluate(unsigned char* x, const Value* weights, const Value* profits, const unsigned int* order, unsigned int n, double capacity)
 {
     double weight = 0.0;
     for (unsigned int i = 0; i < n; ++i) {
@@ -334,7 +344,8 @@ __device__ double qiga_greedy_repair_evaluate(unsigned char* x, const float* wei
 
 // The swap-window local search of b (one thread); returns b's profit in index order. Twin:
 // local_search::improve (steps numbered there).
-__device__ double qiga_local_search(unsigned char* b, const float* weights, const float* profits, const unsigned int* order, unsigned int n, double capacity)
+template <typename Value>
+__device__ double qiga_local_search(unsigned char* b, const Value* weights, const Value* profits, const unsigned int* order, unsigned int n, double capacity)
 {
     double weight = 0.0;
     for (unsigned int j = 0; j < n; ++j) {
@@ -407,7 +418,8 @@ __device__ double qiga_local_search(unsigned char* b, const float* weights, cons
 // current weight never will (the weight only grows), so it closes; of the rest, the leading run whose prefix
 // weights fit is taken, and the first whose prefix does not fit closes (the serial loop meets it with exactly
 // that weight). Each round closes at least one item.
-__device__ double qiga_warp_greedy_repair_evaluate(unsigned char* x, const float* weights, const float* profits, const unsigned int* order, unsigned int n, double capacity, unsigned int lane)
+template <typename Value>
+__device__ double qiga_warp_greedy_repair_evaluate(unsigned char* x, const Value* weights, const Value* profits, const unsigned int* order, unsigned int n, double capacity, unsigned int lane)
 {
     double weight = qiga_warp_total(x, weights, n, lane);
     if (weight > capacity) {
@@ -503,7 +515,8 @@ __device__ unsigned int qiga_warp_collect(const unsigned char* b, const unsigned
 // out-candidate a (the add, then the swaps with each in-candidate); the warp keeps the largest gain, and on ties
 // the move the serial loop meets first, numbered a for an add and QIGA_LS_WINDOW * (c + 1) + a for the swap with
 // in-candidate c. Each move's gain and fit test are computed as in the serial loop, so the same move wins.
-__device__ double qiga_warp_local_search(unsigned char* b, const float* weights, const float* profits, const unsigned int* order, unsigned int n, double capacity, unsigned int lane, unsigned int* window)
+template <typename Value>
+__device__ double qiga_warp_local_search(unsigned char* b, const Value* weights, const Value* profits, const unsigned int* order, unsigned int n, double capacity, unsigned int lane, unsigned int* window)
 {
     unsigned int* outside = window;
     unsigned int* inside = window + QIGA_LS_WINDOW;
@@ -560,120 +573,324 @@ __device__ double qiga_warp_local_search(unsigned char* b, const float* weights,
     return qiga_warp_total(b, profits, n, lane);
 }
 
-// Generations first_generation .. first_generation + generations - 1 of one run (block = run). Generation 0
-// is the initial observation (no update). Steps 3-4 repair by `repair` (0: the paper's index order, 1: the
-// greedy order of `order`), and step 5' (the local search of b, on thread 0) runs when `local_search` is 1 and
-// step 5 replaced b. Inlined into both kernels, whose constant arguments fold the option branches away, so the
-// paper kernel's code is that of the paper's steps alone. Twin: cpu::run_generation, step numbers of the crate docs.
+// ---- The generation loop. A run's state lives either in the block's dynamic shared memory for the whole launch
+// (QigaRunParams::shared_state == 1: loaded at the start, stored at the end; the host asks for it,
+// crates/qiga/src/cuda/launch.rs shared_bytes, when it fits) or in global memory in place (else). Each thread owns quads: four
+// consecutive genes 4q .. 4q + 3 of one individual i, the genes that Philox block q of the sequence
+// (stream, generation, i) serves; it observes, rotates and copies its own quads only, so a phase needs no
+// barrier inside it. In shared memory a row is padded to `stride` = n rounded up to 4 and a quad moves as one
+// float4 / one word (no bank conflicts); the padding genes are computed and never stored.
+
+// The weights' and profits' type in a layout: the global f32 arrays, or their f64 copies in shared memory.
+template <bool kShared>
+struct QigaValue {
+    typedef float type;
+};
+template <>
+struct QigaValue<true> {
+    typedef double type;
+};
+
+// Where a run's state lives during a launch. Value is float (the global weights and profits) or double (their
+// shared copies, converted once: the same values).
+template <typename Value>
+struct QigaRunState {
+    float* theta;          // P rows of `stride` angles
+    unsigned char* x;      // P rows of `stride` bits, one byte each
+    unsigned char* b;      // n bytes
+    double* f;             // P profits
+    const Value* weights;  // n
+    const Value* profits;  // n
+    unsigned int stride;
+};
+
+// The block's static scalars, shared by both layouts.
+struct QigaBlockShared {
+    int sign_table[8][4];
+    unsigned int window[2u * QIGA_LS_WINDOW];
+    double best;            // f(b), the value of best_profit[run] during the launch
+    unsigned int leader;    // step 5's first best individual of the generation
+    bool improved;          // whether it replaces b
+};
+
+// The four angles of quad q of a row (0 past the row's end).
+template <bool kShared>
+__device__ __forceinline__ void qiga_load_quad(const float* row, unsigned int q, unsigned int n, float* t)
+{
+    if constexpr (kShared) {
+        const float4 v = *reinterpret_cast<const float4*>(row + 4u * q);
+        t[0] = v.x;
+        t[1] = v.y;
+        t[2] = v.z;
+        t[3] = v.w;
+    } else {
+        for (unsigned int r = 0; r < 4u; ++r) {
+            t[r] = 4u * q + r < n ? row[4u * q + r] : 0.0f;
+        }
+    }
+}
+
+template <bool kShared>
+__device__ __forceinline__ void qiga_store_quad(float* row, unsigned int q, unsigned int n, const float* t)
+{
+    if constexpr (kShared) {
+        *reinterpret_cast<float4*>(row + 4u * q) = make_float4(t[0], t[1], t[2], t[3]);
+    } else {
+        for (unsigned int r = 0; r < 4u && 4u * q + r < n; ++r) {
+            row[4u * q + r] = t[r];
+        }
+    }
+}
+
+// The four bytes of quad q of a row, byte r in bits 8r .. 8r + 7 (0 past the row's end).
+template <bool kShared>
+__device__ __forceinline__ unsigned int qiga_load_bytes(const unsigned char* row, unsigned int q, unsigned int n)
+{
+    if constexpr (kShared) {
+        return *reinterpret_cast<const unsigned int*>(row + 4u * q);
+    } else {
+        unsigned int v = 0u;
+        for (unsigned int r = 0; r < 4u && 4u * q + r < n; ++r) {
+            v |= (unsigned int)row[4u * q + r] << (8u * r);
+        }
+        return v;
+    }
+}
+
+template <bool kShared>
+__device__ __forceinline__ void qiga_store_bytes(unsigned char* row, unsigned int q, unsigned int n, unsigned int v)
+{
+    if constexpr (kShared) {
+        *reinterpret_cast<unsigned int*>(row + 4u * q) = v;
+    } else {
+        for (unsigned int r = 0; r < 4u && 4u * q + r < n; ++r) {
+            row[4u * q + r] = (unsigned char)(v >> (8u * r));
+        }
+    }
+}
+
+// Step 2 for quad q of individual i: qubit 4q + r observes word r of Philox block q.
+template <bool kShared>
+__device__ __forceinline__ void qiga_observe_quad(const QigaRunState<typename QigaValue<kShared>::type>& s, unsigned int i, unsigned int q, unsigned int n, unsigned long long seed, unsigned int stream, unsigned int g)
+{
+    const uint4 words = evo_sequence_block(evo_sequence(seed, stream, g, i), q);
+    float t[4];
+    qiga_load_quad<kShared>(s.theta + (size_t)i * s.stride, q, n, t);
+    unsigned int bits = 0u;
+    for (unsigned int r = 0; r < 4u; ++r) {
+        if (qiga_observe(t[r], evo_uniform_f32(evo_uint4_word(words, r)))) {
+            bits |= 1u << (8u * r);
+        }
+    }
+    qiga_store_bytes<kShared>(s.x + (size_t)i * s.stride, q, n, bits);
+}
+
+// Generations first_generation .. first_generation + generations - 1 of one run (block = run) in the layout
+// kShared. Generation 0 is the initial observation (no update). Steps 3-4 repair by `repair` (0: the paper's
+// index order, 1: the greedy order of `order`), and step 5' (the local search of b) runs when `local_search` is
+// 1 and step 5 replaced b. Per generation g: steps 3-4 | step 7 (rotate towards the b of g - 1, judged against
+// its f(b)) | step 5 (b <- the leader's x) with step 2 of g + 1 (a thread copies its quads of the leader's row
+// before it observes them again) | step 5' beside the next steps 3-4 (it touches b, they touch x and f).
+// Inlined into both kernels, whose constant arguments fold the option branches away. Twin: cpu::run_generation,
+// step numbers of the crate docs.
+template <bool kShared>
+__device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const float* weights, const float* profits, const unsigned int* order, unsigned long long seed, const float* lut, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, const QigaRunParams& p, unsigned int repair, unsigned int local_search)
+{
+    using Value = typename QigaValue<kShared>::type;
+    extern __shared__ __align__(16) unsigned char qiga_dynamic[];
+    const unsigned int run = blockIdx.x;
+    const unsigned int n = p.items;
+    const unsigned int pop = p.population;
+    const unsigned int genes = pop * n;
+    const unsigned int quads = (n + 3u) / 4u;
+    const unsigned int tasks = pop * quads;
+    float* g_theta = theta + (size_t)run * genes;
+    unsigned char* g_x = observed + (size_t)run * genes;
+    double* g_f = fitness + (size_t)run * pop;
+    unsigned char* g_b = best + (size_t)run * n;
+    QigaRunState<Value> s;
+    if constexpr (kShared) {
+        // Layout (launch.rs, shared_bytes): theta (rows of 16-byte quads), weights, profits, f, x, b.
+        s.stride = (n + 3u) & ~3u;
+        float* sh_theta = reinterpret_cast<float*>(qiga_dynamic);
+        double* sh_weights = reinterpret_cast<double*>(sh_theta + (size_t)pop * s.stride);
+        double* sh_profits = sh_weights + n;
+        s.f = sh_profits + n;
+        s.x = reinterpret_cast<unsigned char*>(s.f + pop);
+        s.b = s.x + (size_t)pop * s.stride;
+        s.theta = sh_theta;
+        s.weights = sh_weights;
+        s.profits = sh_profits;
+        for (unsigned int k = threadIdx.x; k < pop * s.stride; k += blockDim.x) {
+            const unsigned int i = k / s.stride;
+            const unsigned int j = k - i * s.stride;
+            sh_theta[k] = j < n ? g_theta[(size_t)i * n + j] : 0.0f;
+        }
+        for (unsigned int j = threadIdx.x; j < s.stride; j += blockDim.x) {
+            s.b[j] = j < n ? g_b[j] : 0;
+        }
+        for (unsigned int j = threadIdx.x; j < n; j += blockDim.x) {
+            sh_weights[j] = (double)weights[j];
+            sh_profits[j] = (double)profits[j];
+        }
+    } else {
+        s.stride = n;
+        s.theta = g_theta;
+        s.x = g_x;
+        s.b = g_b;
+        s.f = g_f;
+        s.weights = weights;
+        s.profits = profits;
+    }
+    __syncthreads();
+    const unsigned int end = p.first_generation + p.generations;
+    unsigned int g = p.first_generation;
+    for (unsigned int t = threadIdx.x; t < tasks; t += blockDim.x) {
+        const unsigned int i = t / quads;
+        qiga_observe_quad<kShared>(s, i, t - i * quads, n, seed, p.observe_stream, g);
+    }
+    __syncthreads();
+    for (;;) {
+        // Steps 3-4: repair and evaluate, a warp per individual when the sums are exact, else one thread.
+        if (p.exact_sums == 1u) {
+            const unsigned int lane = threadIdx.x & 31u;
+            for (unsigned int i = threadIdx.x >> 5; i < pop; i += blockDim.x >> 5) {
+                unsigned char* xi = s.x + (size_t)i * s.stride;
+                const double profit = repair == 1u ? qiga_warp_greedy_repair_evaluate(xi, s.weights, s.profits, order, n, p.capacity, lane)
+                                                   : qiga_warp_repair_evaluate(xi, s.weights, s.profits, n, p.capacity, lane);
+                if (lane == 0u) {
+                    s.f[i] = profit;
+                }
+            }
+        } else if (threadIdx.x < pop) {
+            unsigned char* xi = s.x + (size_t)threadIdx.x * s.stride;
+            s.f[threadIdx.x] = repair == 1u ? qiga_greedy_repair_evaluate(xi, s.weights, s.profits, order, n, p.capacity)
+                                            : qiga_repair_evaluate(xi, s.weights, s.profits, n, p.capacity);
+        }
+        __syncthreads();
+        // Step 7: rotate towards b, judged against the best of the previous generations; beside it, step 5's
+        // choice (first best on ties), published for the next phase.
+        const double previous = sh.best;
+        if (threadIdx.x == 0) {
+            unsigned int l = 0;
+            for (unsigned int i = 1; i < pop; ++i) {
+                if (s.f[i] > s.f[l]) {
+                    l = i;
+                }
+            }
+            sh.leader = l;
+            sh.improved = s.f[l] > previous;
+        }
+        if (g > 0u) {
+            for (unsigned int t = threadIdx.x; t < tasks; t += blockDim.x) {
+                const unsigned int i = t / quads;
+                const unsigned int q = t - i * quads;
+                const bool flag = s.f[i] >= previous;
+                uint4 sign_words = make_uint4(0u, 0u, 0u, 0u);
+                if (p.sign_choice == 1u) {
+                    sign_words = evo_sequence_block(evo_sequence(seed, p.sign_stream, g, i), q);
+                }
+                float* row = s.theta + (size_t)i * s.stride;
+                float th[4];
+                qiga_load_quad<kShared>(row, q, n, th);
+                const unsigned int xq = qiga_load_bytes<kShared>(s.x + (size_t)i * s.stride, q, n);
+                const unsigned int bq = qiga_load_bytes<kShared>(s.b, q, n);
+                for (unsigned int r = 0; r < 4u; ++r) {
+                    const bool xr = ((xq >> (8u * r)) & 0xffu) != 0u;
+                    const bool br = ((bq >> (8u * r)) & 0xffu) != 0u;
+                    th[r] = qiga_rotate_table(sh.sign_table, th[r], xr, br, flag, lut, evo_uint4_word(sign_words, r), p.sign_choice, p.quadrant_rule);
+                }
+                qiga_store_quad<kShared>(row, q, n, th);
+            }
+        }
+        __syncthreads();
+        // Step 5: the generation's best replaces b when strictly better; then step 2 of the next generation.
+        const bool more = g + 1u < end;
+        const bool improved = sh.improved;
+        const unsigned int leader = sh.leader;
+        if (improved || more) {
+            for (unsigned int t = threadIdx.x; t < tasks; t += blockDim.x) {
+                const unsigned int i = t / quads;
+                const unsigned int q = t - i * quads;
+                if (improved && i == leader) {
+                    qiga_store_bytes<kShared>(s.b, q, n, qiga_load_bytes<kShared>(s.x + (size_t)i * s.stride, q, n));
+                }
+                if (more) {
+                    qiga_observe_quad<kShared>(s, i, q, n, seed, p.observe_stream, g + 1u);
+                }
+            }
+        }
+        if (improved && threadIdx.x == 0) {
+            sh.best = s.f[leader];
+        }
+        __syncthreads();
+        if (local_search == 1u && improved) {
+            // Step 5': improve the new b, by warp 0 when the sums are exact, else by thread 0. The next reader of
+            // b and f(b) is step 7 of the next generation, after the barrier that ends its steps 3-4.
+            if (p.exact_sums == 1u && threadIdx.x < 32u) {
+                const double profit = qiga_warp_local_search(s.b, s.weights, s.profits, order, n, p.capacity, threadIdx.x, sh.window);
+                if (threadIdx.x == 0u) {
+                    sh.best = profit;
+                }
+            } else if (p.exact_sums != 1u && threadIdx.x == 0u) {
+                sh.best = qiga_local_search(s.b, s.weights, s.profits, order, n, p.capacity);
+            }
+        }
+        if (!more) {
+            break;
+        }
+        ++g;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        best_profit[run] = sh.best;
+    }
+    if constexpr (kShared) {
+        for (unsigned int k = threadIdx.x; k < genes; k += blockDim.x) {
+            const unsigned int i = k / n;
+            const size_t at = (size_t)i * s.stride + (k - i * n);
+            g_theta[k] = s.theta[at];
+            g_x[k] = s.x[at];
+        }
+        for (unsigned int j = threadIdx.x; j < n; j += blockDim.x) {
+            g_b[j] = s.b[j];
+        }
+        for (unsigned int i = threadIdx.x; i < pop; i += blockDim.x) {
+            g_f[i] = s.f[i];
+        }
+    }
+}
+
+// The global-memory layout, a separate function so that its register allocation does not constrain the
+// shared-memory layout's (a register budget is per function).
+__device__ __noinline__ void qiga_generations_global(QigaBlockShared& sh, const float* weights, const float* profits, const unsigned int* order, unsigned long long seed, const float* lut, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, const QigaRunParams& p, unsigned int repair, unsigned int local_search)
+{
+    qiga_generations_in<false>(sh, weights, profits, order, seed, lut, theta, observed, fitness, best, best_profit, p, repair, local_search);
+}
+
+// Both layouts behind one call: the kernels' entry into the generation loop.
 __device__ __forceinline__ void qiga_generations(const float* weights, const float* profits, const unsigned int* order, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, const QigaRunParams& p, unsigned int repair, unsigned int local_search)
 {
-    __shared__ unsigned int leader;
-    __shared__ bool improved;
-    __shared__ unsigned int window[2u * QIGA_LS_WINDOW];
-    __shared__ int sign_table[8][4];
+    __shared__ QigaBlockShared sh;
     const unsigned int run = blockIdx.x;
-    if (run >= p.runs) {
+    if (run >= p.runs || p.generations == 0u) {
         return;
     }
     if (threadIdx.x < 32u) {
-        sign_table[threadIdx.x / 4u][threadIdx.x % 4u] = QIGA_SIGN[threadIdx.x / 4u][threadIdx.x % 4u];
+        sh.sign_table[threadIdx.x / 4u][threadIdx.x % 4u] = QIGA_SIGN[threadIdx.x / 4u][threadIdx.x % 4u];
     }
-    __syncthreads();
-    const unsigned int n = p.items;
-    const unsigned int genes = p.population * n;
-    const unsigned int quads = (n + 3u) / 4u;
-    float* th = theta + (size_t)run * genes;
-    unsigned char* x = observed + (size_t)run * genes;
-    double* f = fitness + (size_t)run * p.population;
-    unsigned char* b = best + (size_t)run * n;
+    if (threadIdx.x == 0) {
+        sh.best = best_profit[run];
+    }
     const unsigned long long seed = seeds[run];
     float lut[5];
     for (int k = 0; k < 5; ++k) {
         lut[k] = angles[run * 5u + k];
     }
-    for (unsigned int g = p.first_generation; g < p.first_generation + p.generations; ++g) {
-        // Step 2: observe every qubit. Qubit j of individual i takes word j of its sequence, which is word j % 4
-        // of Philox block j / 4: a thread observes the four qubits of one block.
-        for (unsigned int t = threadIdx.x; t < p.population * quads; t += blockDim.x) {
-            const unsigned int i = t / quads;
-            const unsigned int q = t - i * quads;
-            const uint4 words = evo_sequence_block(evo_sequence(seed, p.observe_stream, g, i), q);
-            const size_t row = (size_t)i * n;
-            for (unsigned int r = 0; r < 4u && 4u * q + r < n; ++r) {
-                const size_t idx = row + 4u * q + r;
-                x[idx] = qiga_observe(th[idx], evo_uniform_f32(evo_uint4_word(words, r))) ? 1 : 0;
-            }
-        }
-        __syncthreads();
-        // Steps 3-4: repair and evaluate, a warp per individual when the sums are exact, else one thread.
-        if (p.exact_sums == 1u) {
-            const unsigned int lane = threadIdx.x & 31u;
-            for (unsigned int i = threadIdx.x >> 5; i < p.population; i += blockDim.x >> 5) {
-                unsigned char* xi = x + (size_t)i * n;
-                const double profit = repair == 1u ? qiga_warp_greedy_repair_evaluate(xi, weights, profits, order, n, p.capacity, lane)
-                                                   : qiga_warp_repair_evaluate(xi, weights, profits, n, p.capacity, lane);
-                if (lane == 0u) {
-                    f[i] = profit;
-                }
-            }
-        } else if (threadIdx.x < p.population) {
-            unsigned char* xi = x + (size_t)threadIdx.x * n;
-            f[threadIdx.x] = repair == 1u ? qiga_greedy_repair_evaluate(xi, weights, profits, order, n, p.capacity)
-                                          : qiga_repair_evaluate(xi, weights, profits, n, p.capacity);
-        }
-        __syncthreads();
-        // Step 7: rotate towards b, judged against the best of the previous generations.
-        if (g > 0u) {
-            const double previous = best_profit[run];
-            for (unsigned int t = threadIdx.x; t < p.population * quads; t += blockDim.x) {
-                const unsigned int i = t / quads;
-                const unsigned int q = t - i * quads;
-                const bool flag = f[i] >= previous;
-                uint4 sign_words = make_uint4(0u, 0u, 0u, 0u);
-                if (p.sign_choice == 1u) {
-                    sign_words = evo_sequence_block(evo_sequence(seed, p.sign_stream, g, i), q);
-                }
-                const size_t row = (size_t)i * n;
-                for (unsigned int r = 0; r < 4u && 4u * q + r < n; ++r) {
-                    const unsigned int j = 4u * q + r;
-                    th[row + j] = qiga_rotate_table(sign_table, th[row + j], x[row + j] != 0, b[j] != 0, flag, lut, evo_uint4_word(sign_words, r), p.sign_choice, p.quadrant_rule);
-                }
-            }
-        }
-        __syncthreads();
-        // Step 5: the generation's best (first on ties) replaces b when strictly better.
-        if (threadIdx.x == 0) {
-            unsigned int l = 0;
-            for (unsigned int i = 1; i < p.population; ++i) {
-                if (f[i] > f[l]) {
-                    l = i;
-                }
-            }
-            leader = l;
-            improved = f[l] > best_profit[run];
-            if (improved) {
-                best_profit[run] = f[l];
-            }
-        }
-        __syncthreads();
-        if (improved) {
-            for (unsigned int j = threadIdx.x; j < n; j += blockDim.x) {
-                b[j] = x[(size_t)leader * n + j];
-            }
-        }
-        __syncthreads();
-        if (local_search == 1u) {
-            // Step 5': improve the new b, by warp 0 when the sums are exact, else by thread 0.
-            if (improved && p.exact_sums == 1u && threadIdx.x < 32u) {
-                const double profit = qiga_warp_local_search(b, weights, profits, order, n, p.capacity, threadIdx.x, window);
-                if (threadIdx.x == 0u) {
-                    best_profit[run] = profit;
-                }
-            } else if (improved && p.exact_sums != 1u && threadIdx.x == 0u) {
-                best_profit[run] = qiga_local_search(b, weights, profits, order, n, p.capacity);
-            }
-            __syncthreads();
-        }
+    if (p.shared_state == 1u) {
+        qiga_generations_in<true>(sh, weights, profits, order, seed, lut, theta, observed, fitness, best, best_profit, p, repair, local_search);
+    } else {
+        qiga_generations_global(sh, weights, profits, order, seed, lut, theta, observed, fitness, best, best_profit, p, repair, local_search);
     }
 }
 

@@ -36,9 +36,14 @@ pub struct RunParams {
     /// 1: every weight and profit sum is exact in any order ([`sums_are_exact`](crate::cuda::exact::sums_are_exact)), so the kernel repairs,
     /// evaluates and searches with a warp per individual; 0: the serial loops of the CPU twin.
     pub exact_sums: u32,
+    /// 1: each run's state lives in the block's dynamic shared memory during the launch ([`shared_bytes`]
+    /// of it); 0: in global memory in place (a state too large for one block's shared memory).
+    pub shared_state: u32,
+    /// Keeps the size a multiple of 8.
+    pub padding: u32,
 }
-const _: () = assert!(size_of::<RunParams>() == 48);
-// SAFETY: repr(C), plain numbers only, the layout of `QigaRunParams` (48 bytes, asserted on both sides).
+const _: () = assert!(size_of::<RunParams>() == 56);
+// SAFETY: repr(C), plain numbers only, the layout of `QigaRunParams` (56 bytes, asserted on both sides).
 unsafe impl KernelParams for RunParams {}
 
 /// Scalar arguments of `qiga_run_generations_options`; mirrors `QigaOptionParams` in `kernels/cuda/qiga.cu`.
@@ -54,8 +59,8 @@ pub struct OptionParams {
     /// Keeps the size a multiple of 8.
     pub padding: [u32; 2],
 }
-const _: () = assert!(size_of::<OptionParams>() == 64);
-// SAFETY: repr(C), plain numbers only, the layout of `QigaOptionParams` (64 bytes, asserted on both sides).
+const _: () = assert!(size_of::<OptionParams>() == 72);
+// SAFETY: repr(C), plain numbers only, the layout of `QigaOptionParams` (72 bytes, asserted on both sides).
 unsafe impl KernelParams for OptionParams {}
 
 /// The device state of a batch, run-major (see `qiga.cu`).
@@ -85,6 +90,18 @@ pub struct DeviceState {
     /// from the host copies.
     pub exact_sums: bool,
 }
+
+/// The dynamic shared memory that holds one run's state in `qiga_generations_in<true>` (`kernels/cuda/qiga.cu`):
+/// θ in rows padded to a multiple of 4 genes (f32), the weights and profits as f64, the population's profits
+/// (f64), the observations in padded rows and b (bytes).
+pub fn shared_bytes(population: usize, items: usize) -> usize {
+    let stride = items.next_multiple_of(4);
+    4 * population * stride + 16 * items + 8 * population + population * stride + stride
+}
+
+/// The static shared memory of the generation kernels (`QigaBlockShared`, 400 bytes) with room to spare; the
+/// dynamic part must fit beside it.
+const STATIC_SHARED_BYTES: usize = 1024;
 
 /// Runs generations `first .. first + count` of every run of `state` in one launch (one block per run,
 /// `params.block_size()` threads).
@@ -144,6 +161,18 @@ pub fn run_generations(
         },
     );
     let grid = site.to_u32("runs", runs)?;
+    let kernel = site.kernel(gpu, Profile::Exact)?;
+    // The state in shared memory when it fits beside the static part: each generation then reads and writes
+    // it without a global-memory round trip.
+    let bytes = shared_bytes(population, items);
+    let shared = bytes + STATIC_SHARED_BYTES <= gpu.max_shared_bytes_per_block()? as usize;
+    let dynamic = if shared {
+        let bytes = site.to_u32("shared state bytes", bytes)?;
+        kernel.allow_dynamic_shared_bytes(bytes)?;
+        bytes
+    } else {
+        0
+    };
     let p = RunParams {
         capacity,
         runs: grid,
@@ -162,12 +191,13 @@ pub fn run_generations(
         observe_stream: Stream::QigaObserve.id(),
         sign_stream: Stream::QigaSign.id(),
         exact_sums: u32::from(state.exact_sums),
+        shared_state: u32::from(shared),
+        padding: 0,
     };
     // The block must hold one repair thread per individual; the population is at most 64 ≤ 32·2.
     let block = params
         .block_size()
         .max(site.to_u32("population", population.next_power_of_two())?);
-    let kernel = site.kernel(gpu, Profile::Exact)?;
     if !options.is_paper() {
         let o = OptionParams {
             run: p,
@@ -198,7 +228,7 @@ pub fn run_generations(
                 .output(&mut state.best)
                 .output(&mut state.best_profit)
                 .params(&o)
-                .run(LaunchConfig::linear(grid, block, 0))
+                .run(LaunchConfig::linear(grid, block, dynamic))
         };
     }
     // SAFETY: the arguments follow `qiga_run_generations`' parameter list in order and type; every buffer has
@@ -216,6 +246,6 @@ pub fn run_generations(
             .output(&mut state.best)
             .output(&mut state.best_profit)
             .params(&p)
-            .run(LaunchConfig::linear(grid, block, 0))
+            .run(LaunchConfig::linear(grid, block, dynamic))
     }
 }
