@@ -894,8 +894,13 @@ __device__ __forceinline__ void qiga_generations(const float* weights, const flo
     }
 }
 
+// The register budget of the generation kernels: 40 lets 6 blocks of 256 threads share an SM (64 K registers)
+// where the unbounded allocation (72, the Philox round keys hoisted out of the loops) lets 3; the few values
+// spilled are reloaded from L1 outside the per-gene arithmetic.
+#define QIGA_MAX_REGISTERS 40
+
 // The paper's generations of every run (block = run): qiga_generations with every option off.
-extern "C" __global__ void qiga_run_generations(const float* weights, const float* profits, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, QigaRunParams p)
+extern "C" __global__ void __maxnreg__(QIGA_MAX_REGISTERS) qiga_run_generations(const float* weights, const float* profits, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, QigaRunParams p)
 {
     qiga_generations(weights, profits, nullptr, seeds, angles, theta, observed, fitness, best, best_profit, p, 0u, 0u);
 }
@@ -903,7 +908,7 @@ extern "C" __global__ void qiga_run_generations(const float* weights, const floa
 // qiga_run_generations with the options: the repair of steps 3-4 by `repair`, and step 5' (the local search
 // of b, on thread 0) whenever step 5 replaces b. The initial b (the greedy seed) is uploaded by the host.
 // Twin: cpu::run_generation.
-extern "C" __global__ void qiga_run_generations_options(const float* weights, const float* profits, const unsigned int* order, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, QigaOptionParams o)
+extern "C" __global__ void __maxnreg__(QIGA_MAX_REGISTERS) qiga_run_generations_options(const float* weights, const float* profits, const unsigned int* order, const unsigned long long* seeds, const float* angles, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, QigaOptionParams o)
 {
     qiga_generations(weights, profits, order, seeds, angles, theta, observed, fitness, best, best_profit, o.run, o.repair, o.local_search);
 }
