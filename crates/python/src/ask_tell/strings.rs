@@ -1,5 +1,5 @@
 //! What `SgaAskTell` and `QigaAskTell` share: evo-qiga's ask/tell engines on bit strings, with NumPy bool
-//! arrays in and out.
+//! arrays in and out, and the one macro that makes both pyclasses.
 
 use evo_core::{Bits, Result};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
@@ -150,3 +150,94 @@ impl<E: StringEngine> Strings<E> {
         self.population_size
     }
 }
+
+/// A pyclass over one of evo-qiga's ask/tell engines: `$name(bits, seed=0, options=None)` built by
+/// `$engine::new(&$params(options)?, bits, seed)`, its NumPy side in [`Strings`]. The class docs and the
+/// `new` and `tell` docs are the caller's, since the two algorithms differ there only.
+macro_rules! string_ask_tell {
+    (
+        $(#[$class_doc:meta])*
+        class $name:ident($engine:ty, params = $params:path);
+        new = $new_doc:literal;
+        tell = $tell_doc:literal;
+    ) => {
+        $(#[$class_doc])*
+        #[pyclass(module = "evogpu")]
+        pub struct $name($crate::ask_tell::strings::Strings<$engine>);
+
+        #[pymethods]
+        impl $name {
+            #[doc = $new_doc]
+            #[new]
+            #[pyo3(signature = (bits, seed=0, options=None))]
+            fn new(
+                bits: usize,
+                seed: u64,
+                options: Option<&Bound<'_, pyo3::types::PyDict>>,
+            ) -> PyResult<Self> {
+                let params = $params(options)?;
+                let engine = <$engine>::new(&params, bits, seed).map_err($crate::errors::to_py)?;
+                Ok(Self($crate::ask_tell::strings::Strings::new(
+                    engine,
+                    params.population(),
+                )))
+            }
+
+            /// The next bit strings to evaluate, a bool array of shape (population_size, bits)
+            /// (`.view(numpy.uint8)` reads them as 0/1 bytes without a copy).
+            fn ask<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                self.0.ask(py)
+            }
+
+            #[doc = $tell_doc]
+            #[pyo3(signature = (fitness, repaired=None))]
+            fn tell(&mut self, fitness: Vec<f64>, repaired: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+                self.0.tell(&fitness, repaired)
+            }
+
+            /// The best string told so far (a bool array), or None before the first tell.
+            #[getter]
+            fn x<'py>(&self, py: Python<'py>) -> Option<Bound<'py, numpy::PyArray1<bool>>> {
+                self.0.best(py).map(|(x, _)| x)
+            }
+
+            /// The best fitness told so far, or None before the first tell.
+            #[getter]
+            fn fun(&self) -> Option<f64> {
+                self.0.fun()
+            }
+
+            /// `(x, fun)` of the best string told so far, or None before the first tell.
+            #[getter]
+            fn best<'py>(&self, py: Python<'py>) -> Option<(Bound<'py, numpy::PyArray1<bool>>, f64)> {
+                self.0.best(py)
+            }
+
+            /// Generations completed (0 after the initial population is told, and before).
+            #[getter]
+            fn generation(&self) -> u64 {
+                self.0.generation()
+            }
+
+            /// Fitness values told so far.
+            #[getter]
+            fn evaluations(&self) -> u64 {
+                self.0.evaluations()
+            }
+
+            /// The bits of every string.
+            #[getter]
+            fn bits(&self) -> usize {
+                self.0.bits()
+            }
+
+            /// The rows of every asked population.
+            #[getter]
+            fn population_size(&self) -> usize {
+                self.0.population_size()
+            }
+        }
+    };
+}
+
+pub(crate) use string_ask_tell;
