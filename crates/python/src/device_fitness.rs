@@ -25,7 +25,7 @@
 
 use evo_benchmarks::cuda::{EvalSettings, RealEvaluator};
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+use evo_gpu_runtime::{DeviceBuffer, Gpu};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -33,48 +33,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::dlpack::{DEVICE_CPU, DEVICE_CUDA};
 use crate::dlpack_export::{DeviceView, ViewState};
 use crate::dlpack_import::Imported;
+use crate::read_fitness::FitnessReader;
 use crate::watch::{Stop, StopSlot};
 
 /// `kDLCUDAHost`: pinned host memory.
 const DEVICE_CUDA_HOST: i32 = 3;
-
-/// The kernel that copies a DLPack vector of fitness values into the engine's buffer.
-const READ_FITNESS_SOURCE: &str = r#"
-struct EvogpuFitnessSource {
-    unsigned long long address;
-    long long stride;
-    unsigned long long rows;
-    unsigned int is_f64;
-    unsigned int pad;
-};
-static_assert(sizeof(EvogpuFitnessSource) == 32, "EvogpuFitnessSource mirrors FitnessSource");
-
-extern "C" __global__ void evogpu_read_fitness(double* fitness, EvogpuFitnessSource source) {
-    const unsigned long long row = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-    if (row >= source.rows) return;
-    const long long offset = (long long)row * source.stride;
-    fitness[row] = source.is_f64 ? ((const double*)source.address)[offset]
-                                 : (double)((const float*)source.address)[offset];
-}
-"#;
-const READ_FITNESS: &str = "evogpu_read_fitness";
-/// Threads per block of `evogpu_read_fitness`.
-const READ_BLOCK: u32 = 256;
-
-/// `EvogpuFitnessSource`: where the answer's values are.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct FitnessSource {
-    address: u64,
-    stride: i64,
-    rows: u64,
-    is_f64: u32,
-    pad: u32,
-}
-const _: () = assert!(size_of::<FitnessSource>() == 32);
-// SAFETY: repr(C), plain integers (the address is a device address, not a host pointer), the layout of
-// `EvogpuFitnessSource` above, whose size both sides assert.
-unsafe impl KernelParams for FitnessSource {}
 
 /// The last answer, kept until its read has been ordered before any reuse of its memory (module docs).
 struct Pending {
@@ -90,7 +53,7 @@ pub struct PythonEvaluator {
     function: Py<PyAny>,
     tensors: Option<Py<PyAny>>,
     stop: StopSlot,
-    kernel: Kernel,
+    reader: FitnessReader,
     pending: Mutex<Option<Pending>>,
 }
 
@@ -115,12 +78,7 @@ impl PythonEvaluator {
             function,
             tensors,
             stop,
-            kernel: gpu.user_kernel(
-                READ_FITNESS,
-                READ_FITNESS_SOURCE,
-                READ_FITNESS,
-                Profile::Exact,
-            )?,
+            reader: FitnessReader::new(gpu)?,
             pending: Mutex::new(None),
         })
     }
@@ -185,32 +143,16 @@ impl PythonEvaluator {
                     PyValueError::new_err("the engine's stream handle does not fit in a Python int")
                 })?;
                 let imported = Imported::take(&answer, Some(stream))?;
-                let vector = imported.vector(n)?;
-                let source = FitnessSource {
-                    address: vector.address,
-                    stride: vector.stride,
-                    rows: n as u64,
-                    is_f64: u32::from(vector.is_f64),
-                    pad: 0,
-                };
-                let blocks = u32::try_from(n.div_ceil(READ_BLOCK as usize)).map_err(|_| {
-                    PyValueError::new_err(format!("{n} rows are too many for one launch"))
-                })?;
-                // SAFETY: the kernel reads `n` values at `address` with `stride` (the producer's tensor,
-                // alive until `Pending` releases it after the launch has been ordered before any reuse) and
-                // writes `fitness[0..n)`, one thread per row of `blocks × READ_BLOCK ≥ n`.
-                unsafe {
-                    self.kernel
-                        .launch()
-                        .output(fitness)
-                        .params(&source)
-                        .run(LaunchConfig::linear(blocks, READ_BLOCK, 0))
-                }
-                .map_err(crate::errors::to_py)?;
+                let vector = imported.vector(n, "the fitness function must return")?;
+                // SAFETY: the vector holds `n` values of the producer's tensor, alive until `Pending`
+                // releases it after the read has been ordered before any reuse; `Imported::take` ordered
+                // the main stream after the producer's work.
+                unsafe { self.reader.read(vector, fitness) }.map_err(crate::errors::to_py)?;
                 Some(imported)
             }
             DEVICE_CPU | DEVICE_CUDA_HOST => {
-                let values = Imported::take(&answer, None)?.host_values(n)?;
+                let values = Imported::take(&answer, None)?
+                    .host_values(n, "the fitness function must return")?;
                 fitness
                     .copy_from_host(&values)
                     .map_err(crate::errors::to_py)?;

@@ -6,7 +6,8 @@
 //! engine queued the writes into it on its main stream; `__dlpack__(stream=s)` makes the consumer's stream
 //! `s` wait for them (an event, no host wait), as the protocol asks. The memory is the engine's: the view
 //! and every tensor made from it are valid during the call only (the view refuses a later export, and the
-//! evaluator reports tensors kept alive past the call, [`ViewState`]).
+//! evaluator reports tensors kept alive past the call, [`ViewState`]). DE's ask/tell on the CUDA backend
+//! hands out views the same way, each valid from `ask` to the next `tell`.
 //!
 //! On the host a view owns a copy of its values (the CPU tests of the protocol, `evogpu._host_view`), kept
 //! alive by every capsule and tensor made from it.
@@ -39,11 +40,12 @@ pub enum Memory {
     },
 }
 
-/// What a view and its exports share: whether the view may still export, and how many exports (capsules
-/// and the tensors consumers made of them) are alive.
+/// What a view and its exports share: whether the view may still export, whether an export ordered a
+/// consumer's stream, and how many exports (capsules and the tensors consumers made of them) are alive.
 #[derive(Debug)]
 pub struct ViewState {
     valid: AtomicBool,
+    ordered: AtomicBool,
     exports: AtomicUsize,
 }
 
@@ -52,14 +54,21 @@ impl ViewState {
     pub fn exports(&self) -> usize {
         self.exports.load(Ordering::Acquire)
     }
+
+    /// Whether an export of the view ordered a consumer's CUDA stream after the engine's main stream (as
+    /// it stood then): every `__dlpack__` call on device memory but one with `stream=-1`.
+    pub fn ordered_a_consumer(&self) -> bool {
+        self.ordered.load(Ordering::Acquire)
+    }
 }
 
 /// A row-major float32 matrix of memory the engine owns, exported without a copy through DLPack
 /// (`torch.from_dlpack(view)`, `cupy.from_dlpack(view)`; `numpy.from_dlpack(view)` for host views).
 ///
 /// `__dlpack__(stream=s)` makes the consumer's CUDA stream `s` wait for the engine's writes. A view of the
-/// engine's population is valid during one call of the fitness function: later exports raise BufferError,
-/// and tensors of it must not outlive the call nor be written.
+/// engine's population is valid while the engine waits for its fitness (during one call of the fitness
+/// function, or from `DeAskTell.ask` to the next `tell`): later exports raise BufferError, and tensors of
+/// it must not outlive that time nor be written.
 #[pyclass(name = "DeviceView", module = "evogpu", frozen)]
 pub struct DeviceView {
     rows: usize,
@@ -87,6 +96,7 @@ impl DeviceView {
             memory,
             state: Arc::new(ViewState {
                 valid: AtomicBool::new(true),
+                ordered: AtomicBool::new(false),
                 exports: AtomicUsize::new(0),
             }),
         }
@@ -124,18 +134,19 @@ impl DeviceView {
         }
     }
 
-    /// Orders the consumer's `stream` after the engine's writes (the protocol's `stream` argument).
-    fn order_consumer(&self, stream: Option<i64>) -> PyResult<()> {
+    /// Orders the consumer's `stream` after the engine's writes (the protocol's `stream` argument); true
+    /// when a CUDA stream was ordered.
+    fn order_consumer(&self, stream: Option<i64>) -> PyResult<bool> {
         match &self.memory {
             Memory::Host(_) => match stream {
-                None | Some(-1) => Ok(()),
+                None | Some(-1) => Ok(false),
                 Some(other) => Err(PyValueError::new_err(format!(
                     "__dlpack__: a view of host memory takes stream=None, got {other}"
                 ))),
             },
             Memory::Cuda { gpu, .. } => {
                 let handle = match stream {
-                    Some(-1) => return Ok(()),
+                    Some(-1) => return Ok(false),
                     // The protocol forbids 0 as ambiguous, but older consumers pass their default stream's
                     // handle, 0: the legacy default stream, whose wait also orders every blocking stream
                     // (a per-thread default stream included) that synchronises with it.
@@ -149,7 +160,8 @@ impl DeviceView {
                 // SAFETY: the protocol makes `stream` a live stream of the consumer on this view's device (or
                 // one of the special handles 1 and 2), kept alive by the consumer during `__dlpack__`; CUDA
                 // libraries share the device's primary context, which the runtime uses.
-                unsafe { gpu.order_after_main(handle) }.map_err(to_py)
+                unsafe { gpu.order_after_main(handle) }.map_err(to_py)?;
+                Ok(true)
             }
         }
     }
@@ -301,8 +313,9 @@ impl DeviceView {
     ) -> PyResult<Bound<'py, PyAny>> {
         if !self.state.valid.load(Ordering::Acquire) {
             return Err(PyBufferError::new_err(
-                "this view of the engine's population was valid only during the fitness call that received \
-                 it; copy the tensor during the call (x.clone()) to keep its values",
+                "this view of the engine's population was valid only while the engine waited for its \
+                 fitness (during the fitness call that received it, or until the tell after the ask that gave \
+                 it); copy the tensor while it is valid (x.clone()) to keep its values",
             ));
         }
         let device = self.device();
@@ -321,7 +334,9 @@ impl DeviceView {
                  copy the consumer's tensor instead",
             ));
         }
-        self.order_consumer(stream)?;
+        if self.order_consumer(stream)? {
+            self.state.ordered.store(true, Ordering::Release);
+        }
         let versioned = max_version.is_some_and(|(major, _)| major >= MAJOR_VERSION);
         self.export(py, versioned)
     }

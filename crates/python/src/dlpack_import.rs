@@ -149,10 +149,11 @@ impl Imported {
     }
 
     /// The tensor as a vector of `n` values: shape `(n,)` or `(n, 1)`, dtype `float32` or `float64`.
+    /// `source` names where the values come from in the errors ("the fitness function must return").
     ///
     /// # Errors
     /// `ValueError` naming the shape or dtype found.
-    pub fn vector(&self, n: usize) -> PyResult<Vector> {
+    pub fn vector(&self, n: usize, source: &str) -> PyResult<Vector> {
         let tensor = self.tensor();
         let ndim = usize::try_from(tensor.ndim).unwrap_or(0);
         let shape: &[i64] = if ndim == 0 {
@@ -175,7 +176,7 @@ impl Imported {
         };
         if !shape_ok {
             return Err(PyValueError::new_err(format!(
-                "the fitness function must return {n} values, shape ({n},) or ({n}, 1), got shape {shape:?}"
+                "{source} {n} values, shape ({n},) or ({n}, 1), got shape {shape:?}"
             )));
         }
         let is_f64 = match tensor.dtype {
@@ -183,7 +184,7 @@ impl Imported {
             DLDataType::F32 => false,
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "the fitness function must return float64 or float32 values, got {}",
+                    "{source} float64 or float32 values, got {}",
                     dtype_name(other)
                 )));
             }
@@ -196,11 +197,12 @@ impl Imported {
         })
     }
 
-    /// The `n` values of a host tensor ([`Imported::vector`]'s layout), as `f64` (exact for `float32`).
+    /// The `n` values of a host tensor ([`Imported::vector`]'s layout and errors), as `f64` (exact for
+    /// `float32`).
     ///
     /// # Errors
     /// As [`Imported::vector`]; `ValueError` for memory the host cannot read.
-    pub fn host_values(&self, n: usize) -> PyResult<Vec<f64>> {
+    pub fn host_values(&self, n: usize, source: &str) -> PyResult<Vec<f64>> {
         let device = self.device();
         if device.device_type != DEVICE_CPU && device.device_type != DEVICE_CUDA_HOST {
             return Err(PyValueError::new_err(format!(
@@ -208,7 +210,7 @@ impl Imported {
                 device.device_type
             )));
         }
-        let vector = self.vector(n)?;
+        let vector = self.vector(n, source)?;
         let values = (0..n)
             .map(|row| {
                 // Row offsets stay inside the producer's allocation, which holds n values at this stride.
@@ -252,5 +254,5 @@ impl Drop for Imported {
 /// the protocol without a GPU.
 #[pyfunction]
 pub fn _read_dlpack(object: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<f64>> {
-    Imported::take(object, None)?.host_values(n)
+    Imported::take(object, None)?.host_values(n, "the fitness function must return")
 }

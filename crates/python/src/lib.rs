@@ -15,6 +15,7 @@ mod errors;
 mod knapsack;
 mod params;
 mod problems;
+mod read_fitness;
 mod run;
 mod user_source;
 mod watch;

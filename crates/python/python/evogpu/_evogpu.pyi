@@ -47,9 +47,18 @@ class StopToken:
 class DeAskTell:
     """DE driven one population at a time: ``ask()`` gives the population, ``tell(fitness)`` its fitness.
 
-    The CPU engine runs on a thread of its own and waits for each ``tell``; the same seed and fitness give
-    the same populations as ``minimize`` with a Python fitness function. The first ``ask`` gives the initial
+    The engine runs on a thread of its own and waits for each ``tell``. The first ``ask`` gives the initial
     population, every later one a generation's trial vectors.
+
+    On the CPU backend (``backend="auto"`` or ``"cpu"``) ``ask`` gives a float64 NumPy array, and the same
+    seed and fitness give the same populations as ``minimize`` with a Python fitness function. On the CUDA
+    backend (``"cuda"`` or ``"cuda:N"``) ``ask`` gives a :class:`DeviceView` of the engine's own float32
+    device buffer (``torch.from_dlpack(view)`` or ``cupy.from_dlpack(view)`` views it without a copy, its
+    stream ordered after the engine's), valid until the next ``tell``; ``tell`` takes a CUDA tensor on the
+    engine's device (float64, or float32 widened on the device; read on the engine's stream, not checked
+    for NaN) or host values. The same seed and fitness give the CPU backend's populations and best, bit
+    for bit. ``"auto"`` stays on the CPU, as for a Python fitness function in ``minimize``; a CUDA backend
+    this machine lacks raises RuntimeError here.
     """
 
     def __init__(
@@ -58,12 +67,16 @@ class DeAskTell:
         seed: int = 0,
         options: Optional[Mapping[str, Any]] = None,
         threads: int = 0,
+        backend: str = "auto",
     ) -> None: ...
-    def ask(self) -> npt.NDArray[np.float64]:
-        """The next population, shape (population_size, dimension); raises ValueError when the last one
-        was not told, and the engine's error when it stopped."""
-    def tell(self, fitness: Sequence[float] | npt.NDArray[np.float64]) -> None:
-        """The fitness of the last asked population: population_size finite values, one per row."""
+    def ask(self) -> Union[npt.NDArray[np.float64], DeviceView]:
+        """The next population, shape (population_size, dimension): a float64 array on the CPU backend, a
+        DeviceView of the engine's device buffer on the CUDA backend (valid until the next ``tell``);
+        raises ValueError when the last one was not told, and the engine's error when it stopped."""
+    def tell(self, fitness: Any) -> None:
+        """The fitness of the last asked population, population_size values, one per row: finite host
+        values (a sequence, a NumPy array) or, on the CUDA backend, a CUDA tensor of shape (n,) or (n, 1)
+        on the engine's device (anything with ``__dlpack__``)."""
     @property
     def x(self) -> Optional[npt.NDArray[np.float64]]:
         """The best point told so far, or None before the first tell."""
@@ -72,7 +85,8 @@ class DeAskTell:
         """The best fitness told so far, or None before the first tell."""
     @property
     def best(self) -> Optional[Tuple[npt.NDArray[np.float64], float]]:
-        """``(x, fun)`` of the best point told so far, or None before the first tell."""
+        """``(x, fun)`` of the best point told so far, or None before the first tell (on the CUDA backend
+        kept on the device and read here)."""
     @property
     def generation(self) -> int:
         """Generations completed (0 once the initial population is told)."""
@@ -82,6 +96,9 @@ class DeAskTell:
     @property
     def population_size(self) -> int:
         """The rows of every asked population."""
+    @property
+    def backend(self) -> str:
+        """The backend the engine runs on: "cpu" or "cuda:N"."""
 
 class GaAskTell:
     """The binary GA driven one population at a time: ``ask()`` gives bit strings, ``tell(fitness)`` their
@@ -267,7 +284,8 @@ class DeviceView:
     (``torch.from_dlpack(view)``, ``cupy.from_dlpack(view)``, ``numpy.from_dlpack(view)`` for host views).
 
     ``__dlpack__(stream=s)`` orders the consumer's CUDA stream ``s`` after the engine's writes. A view of
-    the engine's population is valid during one fitness call: later exports raise BufferError.
+    the engine's population is valid while the engine waits for its fitness (one fitness call, or from
+    ``DeAskTell.ask`` to the next ``tell``): later exports raise BufferError.
     """
 
     def __dlpack__(

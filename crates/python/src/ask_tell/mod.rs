@@ -4,10 +4,14 @@
 //! NumPy side in `strings.rs`). DE and the GA do not: their problem is called with the rows to evaluate.
 //! So their CPU engine runs on a thread of its own with a problem, the [`Relay`], that hands each batch of
 //! rows to `ask` and waits for `tell`'s fitness: the engine does exactly what it does in an ordinary run,
-//! so the same seed and the same fitness give the same populations (`de.rs`, `ga.rs`). DPGA's evaluations
+//! so the same seed and the same fitness give the same populations (`de.rs`, `ga.rs`). DE's CUDA engine
+//! runs the same way with a device evaluator that hands `ask` a view of its device population and reads
+//! `tell`'s fitness on the device (`de_cuda.rs`, `device_best.rs`). DPGA's evaluations
 //! depend on the values told within a generation; `dpga.rs` replays its engine on the values told so far.
 
 mod de;
+mod de_cuda;
+mod device_best;
 mod dpga;
 mod ga;
 mod qiga;
@@ -48,6 +52,22 @@ fn packed(flat: &[bool], bits: usize) -> Vec<u32> {
         }
     }
     words
+}
+
+/// Checks host fitness told for `count` asked rows: one finite value per row.
+fn check_told(fitness: &[f64], count: usize) -> PyResult<()> {
+    if fitness.len() != count {
+        return Err(value_error(format!(
+            "tell: expected {count} fitness values, one per row of the asked population, got {}",
+            fitness.len()
+        )));
+    }
+    if let Some((i, value)) = fitness.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(value_error(format!(
+            "tell: fitness[{i}] is {value}; every fitness must be finite"
+        )));
+    }
+    Ok(())
 }
 
 /// What `ask` receives from the engine's thread.
@@ -150,17 +170,7 @@ impl<G: Clone + Send + 'static> Exchange<G> {
             return Err(value_error("tell: nothing was asked; call ask() first"));
         };
         let count = rows.len() / self.row_len.max(1);
-        if fitness.len() != count {
-            return Err(value_error(format!(
-                "tell: expected {count} fitness values, one per row of the asked population, got {}",
-                fitness.len()
-            )));
-        }
-        if let Some((i, value)) = fitness.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(value_error(format!(
-                "tell: fitness[{i}] is {value}; every fitness must be finite"
-            )));
-        }
+        check_told(&fitness, count)?;
         for (i, &value) in fitness.iter().enumerate() {
             if self.best.as_ref().is_none_or(|(_, best)| value < *best) {
                 let row = rows[i * self.row_len..(i + 1) * self.row_len].to_vec();
