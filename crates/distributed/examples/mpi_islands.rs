@@ -7,9 +7,11 @@
 //! ```
 //!
 //! Rank 0 also runs the one-process model (on one CPU thread) and compares the reports (wall times aside);
-//! the program fails when they differ. Each rank runs its islands on `--placement TEXT` (default `cpu:1`;
-//! `{rank}` in it becomes the rank, so `--placement 'cuda:{rank}'` gives each rank its own GPU, and the
-//! CUDA islands are then checked against the CPU model). `--out FILE` (rank 0) writes one line per algorithm (its report's generations,
+//! the program fails when they differ. The ranks run their islands on `--placement TEXT` (default `cpu:1`),
+//! shared by the ranks of a machine as `--share` says (evo-distributed's `RankShare`, default `same`: every
+//! rank on the whole placement): `--placement cuda:0 --share local-gpu` gives each rank its node-local GPU,
+//! `--placement cuda:0,cuda:1 --share split` divides the listed GPUs among a machine's ranks, and the CUDA
+//! islands are then checked against the CPU model. `--out FILE` (rank 0) writes one line per algorithm (its report's generations,
 //! evaluations, best fitness bits and a digest of the whole report), so that runs on different numbers of
 //! ranks can be compared by their files too.
 //!
@@ -25,7 +27,9 @@ use evo_benchmarks::{DeRastrigin, ShiftedFunction, ShiftedProblem};
 use evo_core::{Checkpointing, Engine, Executor, Observer, Progress, Report, Termination};
 use evo_de::DeParams;
 use evo_distributed::mpi::{MpiRanks, initialize};
-use evo_distributed::{IslandParams, Placement, Ranks, de, ga, ma};
+use evo_distributed::{
+    IslandParams, NodeRank, Placement, RankPlacement, RankShare, Ranks, de, ga, ma,
+};
 use evo_ga::{GaParams, PaperFunction};
 use evo_ma_sw_chains::MaParams;
 use serde::Serialize;
@@ -46,6 +50,7 @@ struct Options {
     out: Option<PathBuf>,
     timeout: Duration,
     placement: String,
+    share: RankShare,
 }
 
 /// The injected fault: this rank exits at this generation of the DE run.
@@ -80,10 +85,12 @@ fn run(universe: &evo_distributed::mpi::Universe) -> Result<(), Box<dyn Error>> 
         .with_adaptation(evo_de::Adaptation::Jde);
     let problem = DeRastrigin::new(8)?;
     let islands = island_params(5, 4, 3)?;
-    let placement: Placement = options
-        .placement
-        .replace("{rank}", &rank.to_string())
-        .parse()?;
+    let (node, placement) = rank_placement(&options, &ranks()?)?;
+    println!(
+        "mpi_islands: rank {rank} of {size}, node-local rank {} of {}: islands on {placement}",
+        node.local_rank(),
+        node.local_size()
+    );
     // The one-process model runs on rank 0 alone, on one CPU thread.
     let reference = rank == 0;
     let one_thread: Placement = "cpu:1".parse()?;
@@ -137,6 +144,26 @@ fn run(universe: &evo_distributed::mpi::Universe) -> Result<(), Box<dyn Error>> 
         }
     }
     Ok(())
+}
+
+/// This rank's place on its machine and its placement: the options' placement shared by the machine's
+/// ranks as `--share` says.
+fn rank_placement(
+    options: &Options,
+    ranks: &MpiRanks,
+) -> Result<(NodeRank, Placement), Box<dyn Error>> {
+    let whole: Placement = options.placement.parse()?;
+    let uses_cuda = whole
+        .backends()
+        .iter()
+        .any(|backend| matches!(backend, evo_core::Backend::Cuda { .. }));
+    let devices = match uses_cuda {
+        true => evo_gpu_runtime::device_count()?,
+        false => 0,
+    };
+    let shared = RankPlacement::new(whole, options.share)?;
+    let node = ranks.node_rank()?;
+    Ok((node, shared.for_rank(node, devices)?))
 }
 
 fn island_params(islands: usize, interval: u64, migrants: usize) -> evo_core::Result<IslandParams> {
@@ -247,6 +274,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
         out: None,
         timeout: Duration::from_secs(10),
         placement: "cpu:1".into(),
+        share: RankShare::Same,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -257,9 +285,10 @@ fn options() -> Result<Options, Box<dyn Error>> {
             "--out" => options.out = Some(value()?.into()),
             "--timeout-s" => options.timeout = Duration::from_secs_f64(value()?.parse()?),
             "--placement" => options.placement = value()?,
+            "--share" => options.share = value()?.parse()?,
             _ => {
                 return Err(format!(
-                    "unknown argument {arg:?} (allowed: --checkpoints DIR, --resume, --out FILE, --timeout-s S, --placement TEXT)"
+                    "unknown argument {arg:?} (allowed: --checkpoints DIR, --resume, --out FILE, --timeout-s S, --placement TEXT, --share same|local-gpu|split)"
                 )
                 .into());
             }

@@ -80,6 +80,18 @@
 //! on the same or another number of ranks. The example `mpi_islands` runs DE, GA and MA-SW-Chains islands
 //! under `mpiexec` and checks them against this process's [`IslandModel`].
 //!
+//! Each rank places its own block: a [`RankPlacement`] says how the ranks of one machine (node) share a
+//! placement ([`RankShare`]: every rank the whole of it, one GPU per rank from `cuda:d` on, or the listed
+//! GPUs divided among them), and [`RankPlacement::for_rank`] gives a rank its [`Placement`] from its
+//! [`NodeRank`] (over MPI `mpi::MpiRanks::node_rank`, MPI's shared-memory split; else
+//! [`NodeRank::from_env`], MPICH's or Open MPI's variables). More ranks on a machine than GPUs for one GPU
+//! each is an [`Error::InvalidParameter`](evo_core::Error::InvalidParameter) on every rank of it. The
+//! placement never changes a bit of the result.
+//!
+//! With the cargo feature `nccl`, `nccl_comm` makes an NCCL communicator over the ranks, one GPU each
+//! (`evo_gpu_runtime::nccl::NcclRankComm`): rank 0 makes the NCCL id and the ranks' exchange carries it
+//! (over MPI with `mpi::MpiRanks`).
+//!
 //! ## Example
 //!
 //! Four DE islands on two CPU pools, checked against the same model on one pool:
@@ -114,7 +126,8 @@
 //! [`IslandSite::seed`] on [`IslandSite::backend`].
 //!
 //! Not in this version: engines that cannot move between threads (`GaCuda`, which keeps a recorded CUDA
-//! graph) and NCCL collectives (issue 32).
+//! graph), and NCCL collectives inside the island model (its migrations go over the ranks' exchange; NCCL
+//! serves the population split and programs of their own).
 
 pub mod de;
 pub mod ga;
@@ -123,9 +136,12 @@ mod migration;
 mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+#[cfg(feature = "nccl")]
+mod nccl_ranks;
 mod parallel;
 mod params;
 mod placement;
+mod rank_placement;
 mod ranked;
 mod ranks;
 mod snapshot;
@@ -135,8 +151,11 @@ mod wire;
 
 pub use migration::{Migrate, ranking, ring_migration};
 pub use model::{IslandEngine, IslandModel, IslandSite, island_seed};
+#[cfg(feature = "nccl")]
+pub use nccl_ranks::nccl_comm;
 pub use params::IslandParams;
 pub use placement::Placement;
+pub use rank_placement::{NodeRank, RankPlacement, RankShare};
 pub use ranked::RankedIslandModel;
 pub use ranks::{Ranks, island_block};
 pub use snapshot::IslandSnapshot;

@@ -2,6 +2,7 @@
 //! on every exchange so that a rank that died is named instead of waited for.
 
 use crate::params::MODEL;
+use crate::rank_placement::NodeRank;
 use crate::ranks::Ranks;
 use evo_core::{Error, Result};
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
@@ -79,6 +80,22 @@ impl MpiRanks {
     /// The deadline of every exchange.
     pub fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// This rank's place among the ranks on its machine (collective, no deadline: call it at the start,
+    /// before the ranks can drift apart), from MPI itself: the ranks that share memory with this one
+    /// (`MPI_Comm_split_type` with `MPI_COMM_TYPE_SHARED`), in world-rank order. Give it to
+    /// [`RankPlacement::for_rank`](crate::RankPlacement::for_rank) for the rank's GPUs.
+    ///
+    /// # Errors
+    /// As [`NodeRank::new`] (an MPI that reports a rank outside its own count).
+    pub fn node_rank(&self) -> Result<NodeRank> {
+        // The key orders the node's ranks as the world does; world ranks are MPI `c_int`s.
+        let node = self.comm.split_shared(self.rank as mpi::Rank);
+        NodeRank::new(
+            node.rank().unsigned_abs() as usize,
+            node.size().unsigned_abs() as usize,
+        )
     }
 
     /// The process of rank `rank` in the communicator.

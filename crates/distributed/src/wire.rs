@@ -23,6 +23,9 @@ pub(crate) enum Exchange {
     Restore,
     /// The best island's solution, for a report.
     Best,
+    /// Rank 0's NCCL unique id, for a communicator over the ranks.
+    #[cfg(feature = "nccl")]
+    NcclId,
 }
 
 /// An exchange and the model's generation at it; every rank must be at the same stage.
@@ -51,6 +54,8 @@ impl fmt::Display for Stage {
             Exchange::Snapshot => write!(f, "snapshot exchange at generation {g}"),
             Exchange::Restore => write!(f, "restore of a snapshot at generation {g}"),
             Exchange::Best => write!(f, "best-solution exchange at generation {g}"),
+            #[cfg(feature = "nccl")]
+            Exchange::NcclId => f.write_str("NCCL id exchange"),
         }
     }
 }
