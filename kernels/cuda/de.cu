@@ -21,6 +21,7 @@
 #include "common/problems/etc.cuh"
 #include "common/problems/functions.cuh"
 #endif
+#include "common/launch.cuh"
 #include "common/problems/tree.cuh"
 #include "common/rng.cuh"
 
@@ -57,7 +58,9 @@ static_assert(sizeof(DeKernelParams) == 48, "DeKernelParams must match its Rust 
 #define DE_PROBLEM_ETC 1u
 // The fused ETC evaluation keeps one tree per machine; more machines take the four-launch path.
 #define DE_FUSED_MAX_MACHINES 32u
-static_assert((DE_FUSED_MAX_MACHINES + 1u) * 32u <= 1536u, "de_generation_f32's shared s_warp holds the ETC warp sums");
+// de_generation's shared scratch (doubles): the ETC warp sums, (m + 1) * 32, the most of its users (the argmin's
+// 32 keys and 32 indices, a user module's 32 * EVO_USER_SUMS block-tree slots).
+#define DE_SCRATCH_DOUBLES ((DE_FUSED_MAX_MACHINES + 1u) * 32u)
 
 // Scalar arguments of de_generation_f32; mirrored by `DeGenerationParams` in
 // crates/de/src/cuda/launch/generation.rs.
@@ -66,7 +69,7 @@ struct DeGenerationParams {
     unsigned int problem;   // DE_PROBLEM_*
     unsigned int machines;  // ETC: m (at most DE_FUSED_MAX_MACHINES); Rastrigin: unused
     double lambda;          // ETC: weight of the makespan in the fitness
-    unsigned int items;      // Rastrigin: adjacent coordinates per thread in a tile, 2 or 8 (ETC: 2)
+    unsigned int items;      // Rastrigin: adjacent coordinates per thread in a tile, 2, 4 or 8 (ETC: 2)
     unsigned int chunks;     // blocks per vector (Rastrigin; ETC: 1), each over chunk_len coordinates
     unsigned int chunk_len;  // a power of two, a multiple of the tile items * B (chunks = 1: any >= D)
     unsigned int uniform_bounds; // 1: every coordinate has the box [lower[0], upper[0]] (read once per block)
@@ -164,26 +167,41 @@ __device__ __forceinline__ long long de_total_order_key(double v)
     return bits ^ (long long)(((unsigned long long)(bits >> 63)) >> 1);
 }
 
-// Thread 0's draws for trial i (steps 3.1 and 3.3): the partners, jDE's (F', CR') and j_rand. Twin: the
-// first half of cpu::TrialContext::build.
-__device__ __forceinline__ void de_draw_vector(const DeKernelParams& p, unsigned int i, const float* weights, const float* rates, unsigned int partners[3], float* f_out, float* cr_out, unsigned int* j_rand)
+// Thread 0's draws for trial i (steps 3.1 and 3.3) that read no memory (de_generation takes them before it
+// waits for the previous grid): the partners, jDE's words (zero without jDE) and j_rand. Twin: the draws of
+// the first half of cpu::TrialContext::build.
+__device__ __forceinline__ void de_vector_draws(const DeKernelParams& p, unsigned int i, unsigned int partners[3], uint4* jde, unsigned int* j_rand)
 {
-    const unsigned int d = (unsigned int)p.dimension;
-    const unsigned int m = (unsigned int)p.population;
     const EvoSequence si = evo_sequence(p.seed, DE_STREAM_INDICES, p.generation, i);
     const uint4 iw = evo_sequence_block(si, 0);
     const unsigned int words[3] = {iw.x, iw.y, iw.z};
-    de_distinct_indices(words, i, m, partners);
+    de_distinct_indices(words, i, (unsigned int)p.population, partners);
+    *jde = p.jde != 0 ? evo_sequence_block(evo_sequence(p.seed, DE_STREAM_JDE, p.generation, i), 0) : make_uint4(0u, 0u, 0u, 0u);
+    *j_rand = evo_sequence_below(evo_sequence(p.seed, DE_STREAM_JRAND, p.generation, i), 0, (unsigned int)p.dimension);
+}
+
+// Thread 0's (F, CR) of trial i: the vector's own (weights[i], rates[i]), adapted by jDE's words when p.jde.
+// Twin: the rest of the first half of cpu::TrialContext::build.
+__device__ __forceinline__ void de_vector_rates(const DeKernelParams& p, unsigned int i, uint4 jde, const float* weights, const float* rates, float* f_out, float* cr_out)
+{
     float f = weights[i];
     float cr = rates[i];
     if (p.jde != 0) {
-        const float2 adapted = de_jde_adapt(evo_sequence_block(evo_sequence(p.seed, DE_STREAM_JDE, p.generation, i), 0), f, cr);
+        const float2 adapted = de_jde_adapt(jde, f, cr);
         f = adapted.x;
         cr = adapted.y;
     }
     *f_out = f;
     *cr_out = cr;
-    *j_rand = evo_sequence_below(evo_sequence(p.seed, DE_STREAM_JRAND, p.generation, i), 0, d);
+}
+
+// Thread 0's draws for trial i (steps 3.1 and 3.3): the partners, jDE's (F', CR') and j_rand. Twin: the
+// first half of cpu::TrialContext::build.
+__device__ __forceinline__ void de_draw_vector(const DeKernelParams& p, unsigned int i, const float* weights, const float* rates, unsigned int partners[3], float* f_out, float* cr_out, unsigned int* j_rand)
+{
+    uint4 jde;
+    de_vector_draws(p, i, partners, &jde, j_rand);
+    de_vector_rates(p, i, jde, weights, rates, f_out, cr_out);
 }
 
 // Twin: ops::exponential_length. The first k in [1, D) with u_k >= CR, chunk by chunk, into *length (which
@@ -250,35 +268,71 @@ __device__ __forceinline__ float de_trial_coordinate(const DeKernelParams& p, un
     return de_mutant_value(p, f, xj, best_j, a[j], b[j], cj, uniform ? lo : lower[j], uniform ? hi : upper[j]);
 }
 
+// Whether (key a, index ia) comes before (key b, index ib): the total order of the fitness, then the lower index.
+__device__ __forceinline__ bool de_before(long long a, unsigned int ia, long long b, unsigned int ib)
+{
+    return a < b || (a == b && ia < ib);
+}
+
 // The index of the smallest of fitness[0..m) under the total order (f64::total_cmp, then the lower index)
-// by one block of a power-of-two size <= 1024, returned in thread 0; loads bypass L1 (`__ldcg`) so that the
-// last block of de_generation_f32 sees the other blocks' writes. Twin: ops::best_index.
+// by one block of a power-of-two size in 32..1024, returned in thread 0; loads bypass L1 (`__ldcg`) so that
+// the last block of de_generation_f32 sees the other blocks' writes. The order is total and the indices
+// distinct, so the minimum does not depend on how the block combines: each thread takes its values four
+// loads at a time (all in flight before the first comparison), each warp combines by shuffles, warp 0 the
+// warps' minima (s_key and s_index: one slot per warp, one barrier). Twin: ops::best_index.
 __device__ __forceinline__ unsigned int de_block_argmin(const double* fitness, unsigned int m, long long* s_key, unsigned int* s_index)
 {
+    // The sentinel (largest key, no index) comes after every entry.
     long long key = 0x7fffffffffffffffll;
     unsigned int index = 0xffffffffu;
-    for (unsigned int i = threadIdx.x; i < m; i += blockDim.x) {
-        const long long k = de_total_order_key(__ldcg(fitness + i));
-        if (index == 0xffffffffu || k < key) {
-            key = k;
-            index = i;
+    for (unsigned int base = threadIdx.x; base < m; base += 4u * blockDim.x) {
+        double v[4];
+#pragma unroll
+        for (unsigned int k = 0; k < 4u; ++k) {
+            const unsigned int j = base + k * blockDim.x;
+            v[k] = j < m ? __ldcg(fitness + j) : 0.0;
         }
-    }
-    s_key[threadIdx.x] = key;
-    s_index[threadIdx.x] = index;
-    __syncthreads();
-    for (unsigned int active = blockDim.x >> 1; active > 0; active >>= 1) {
-        if (threadIdx.x < active) {
-            const long long other_key = s_key[threadIdx.x + active];
-            const unsigned int other_index = s_index[threadIdx.x + active];
-            if (other_key < s_key[threadIdx.x] || (other_key == s_key[threadIdx.x] && other_index < s_index[threadIdx.x])) {
-                s_key[threadIdx.x] = other_key;
-                s_index[threadIdx.x] = other_index;
+#pragma unroll
+        for (unsigned int k = 0; k < 4u; ++k) {
+            const unsigned int j = base + k * blockDim.x;
+            const long long candidate = de_total_order_key(v[k]);
+            if (j < m && de_before(candidate, j, key, index)) {
+                key = candidate;
+                index = j;
             }
         }
-        __syncthreads();
     }
-    return s_index[0];
+#pragma unroll
+    for (unsigned int off = 16u; off > 0u; off >>= 1) {
+        const long long other_key = __shfl_down_sync(EVO_FULL_MASK, key, off);
+        const unsigned int other_index = __shfl_down_sync(EVO_FULL_MASK, index, off);
+        if (de_before(other_key, other_index, key, index)) {
+            key = other_key;
+            index = other_index;
+        }
+    }
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    if (lane == 0u) {
+        s_key[warp] = key;
+        s_index[warp] = index;
+    }
+    __syncthreads();
+    if (warp == 0u) {
+        const unsigned int warps = blockDim.x >> 5;
+        key = lane < warps ? s_key[lane] : 0x7fffffffffffffffll;
+        index = lane < warps ? s_index[lane] : 0xffffffffu;
+#pragma unroll
+        for (unsigned int off = 16u; off > 0u; off >>= 1) {
+            const long long other_key = __shfl_down_sync(EVO_FULL_MASK, key, off);
+            const unsigned int other_index = __shfl_down_sync(EVO_FULL_MASK, index, off);
+            if (de_before(other_key, other_index, key, index)) {
+                key = other_key;
+                index = other_index;
+            }
+        }
+    }
+    return index;
 }
 
 // Coordinates g0 .. g0 + 3 (g0 a multiple of 4: one Philox block of words) of a trial into v and `out`;
@@ -369,13 +423,14 @@ __device__ __forceinline__ void de_fused_chunk4(const DeKernelParams& p, unsigne
 
 // The block's shared state of de_generation: the rows of the vector, its partners and the best vector, where
 // the trial goes, the vector's slot, the draws, whether this block selects last, the evaluation's scratch
-// (the ETC trees' warp sums, (m + 1) * 32 doubles; a user module's block trees) reused by the argmin's 1024 keys
-// and 1024 indices, and the ETC trees' roots.
+// (the ETC trees' warp sums, (m + 1) * 32 doubles; a user module's block trees) reused by the argmin's 32 keys
+// and 32 indices, and the ETC trees' roots.
 struct DeGenerationShared {
     const float** rows;
     float** out;
     unsigned int* own;
     unsigned int* partners;
+    uint4* jde;
     unsigned int* j_rand;
     unsigned int* length;
     float* f;
@@ -391,15 +446,16 @@ struct DeGenerationShared {
     __shared__ float* s_out;                                                                               \
     __shared__ unsigned int s_own;                                                                         \
     __shared__ unsigned int s_partners[3];                                                                 \
+    __shared__ uint4 s_jde;                                                                                \
     __shared__ unsigned int s_j_rand;                                                                      \
     __shared__ unsigned int s_length;                                                                      \
     __shared__ float s_f;                                                                                  \
     __shared__ float s_cr;                                                                                 \
     __shared__ bool s_last;                                                                                \
-    __shared__ double s_warp[1536];                                                                        \
+    __shared__ double s_warp[DE_SCRATCH_DOUBLES];                                                          \
     __shared__ double s_tree[DE_FUSED_MAX_MACHINES + 1u];                                                  \
-    const DeGenerationShared name = {s_rows, &s_out, &s_own, s_partners, &s_j_rand, &s_length, &s_f, &s_cr, \
-                                     &s_last, s_warp, s_tree}
+    const DeGenerationShared name = {s_rows, &s_out, &s_own, s_partners, &s_jde, &s_j_rand, &s_length, &s_f, \
+                                     &s_cr, &s_last, s_warp, s_tree}
 
 // One whole generation (steps 3.1-3.4) in one launch of B threads per block (B a power of two in 32..1024).
 // `evaluate(i, chunk, cross, j_rand, length, f, cr, rows, out)`, called by every thread, builds the trial's
@@ -413,6 +469,9 @@ struct DeGenerationShared {
 // (read by no other block during the generation) and writes slot_out[i] = the other buffer, else slot_out[i]
 // = slot_in[i]. The last vector to be selected (a ticket on done[0]) writes the best index to best[0] and
 // (fitness, index) to best_fitness, as de_best_index_f64. Tickets are reset to 0 for the next launch.
+// Launched overlapping the previous kernel on the stream (Programmatic Dependent Launch): no global memory is
+// touched before evo_wait_previous_grid(), and a block allows the next grid (evo_allow_next_grid) after its
+// last selection, so that the next generation's launch and draws overlap this one's best-vector search.
 // Twin: DeCpu::step.
 template <class Evaluation>
 __device__ __forceinline__ void de_generation(float* buffer0, float* buffer1, const unsigned int* slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best, double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const DeGenerationParams& p, const Evaluation& evaluate, const DeGenerationShared& shared)
@@ -425,12 +484,19 @@ __device__ __forceinline__ void de_generation(float* buffer0, float* buffer1, co
         const unsigned int i = (unsigned int)(w / chunks);
         const unsigned int chunk = (unsigned int)(w % chunks);
         const EvoSequence cross = evo_sequence(p.de.seed, DE_STREAM_CROSS, p.de.generation, i);
+        // The draws that read no memory come before the wait: launched overlapping the previous generation
+        // (Programmatic Dependent Launch), the first work item's draws run during that grid's tail. Every
+        // thread waits before its first global access (after the first work item the wait returns at once).
+        if (threadIdx.x == 0) {
+            de_vector_draws(p.de, i, shared.partners, shared.jde, shared.j_rand);
+        }
+        evo_wait_previous_grid();
         // Thread 0 loads the parent's fitness now (only the vector's selecting block writes it, after every
         // chunk's ticket), so that the selection does not wait for it.
         double parent = 0.0;
         if (threadIdx.x == 0) {
             parent = fitness[i];
-            de_draw_vector(p.de, i, weights, rates, shared.partners, shared.f, shared.cr, shared.j_rand);
+            de_vector_rates(p.de, i, *shared.jde, weights, rates, shared.f, shared.cr);
             *shared.length = d;
             const unsigned int own = slot_in[i];
             *shared.own = own;
@@ -488,10 +554,15 @@ __device__ __forceinline__ void de_generation(float* buffer0, float* buffer1, co
             }
         }
         __syncthreads();
+        if (w + gridDim.x >= work) {
+            // The block's last selection is done: once every block is here (or gone), the next generation's
+            // grid may start and take its draws while the last block finds the best vector.
+            evo_allow_next_grid();
+        }
         if (*shared.last) {
             __threadfence();
             long long* s_key = reinterpret_cast<long long*>(shared.warp);
-            unsigned int* s_index = reinterpret_cast<unsigned int*>(shared.warp + 1024);
+            unsigned int* s_index = reinterpret_cast<unsigned int*>(shared.warp + 32);
             const unsigned int index = de_block_argmin(fitness, m, s_key, s_index);
             if (threadIdx.x == 0) {
                 best[0] = index;
@@ -587,12 +658,12 @@ extern "C" __global__ void de_merge_f32(float* population, double* fitness, floa
 }
 
 // The smallest fitness under the total order (f64::total_cmp, then the lower index), in one block of a
-// power-of-two size; writes its index to best[0] (read by de_trial_f32) and (fitness, index) to best_fitness
+// power-of-two size in 32..1024; writes its index to best[0] (read by de_trial_f32) and (fitness, index) to best_fitness
 // so that the host reads both in one copy. Twin: ops::best_index.
 extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fitness, const double* fitness, DeKernelParams p)
 {
-    __shared__ long long s_key[1024];
-    __shared__ unsigned int s_index[1024];
+    __shared__ long long s_key[32];
+    __shared__ unsigned int s_index[32];
     const unsigned int index = de_block_argmin(fitness, (unsigned int)p.population, s_key, s_index);
     if (threadIdx.x == 0) {
         best[0] = index;
@@ -601,13 +672,13 @@ extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fi
     }
 }
 
-// Rastrigin of a trial: the canonical tree over D terms in tiles of K·B coordinates (K = p.items, 2 or 8:
+// Rastrigin of a trial: the canonical tree over D terms in tiles of K·B coordinates (K = p.items, 2, 4 or 8:
 // thread t builds coordinates K t .. K t + K - 1 of the tile and adds their terms with the adjacent-pair
 // tree, node(log2 K, t) of the tile's tree; the block adds the B nodes with the shuffle tree), tile sums
 // combined left to right by thread 0's stack and padded to a power of two. Writes the trial into `out`;
 // returns the fitness in thread 0. Twin: DeCpu's trial loop followed by DeRastrigin::evaluate
-// (functions::rastrigin, evo_core::reduce's tree). de_generation_f32 takes de_fused_rastrigin8 for K = 8
-// (the same tree and tiles; float4 loads, one barrier per tile).
+// (functions::rastrigin, evo_core::reduce's tree). de_generation_f32 takes this for K = 2,
+// de_fused_rastrigin4 for K = 4 and de_fused_rastrigin8 for K = 8 (the same tree and tiles; float4 loads).
 template <unsigned int ITEMS>
 __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
 {
@@ -801,6 +872,63 @@ __device__ __forceinline__ double de_fused_rastrigin8(const DeGenerationParams& 
     return sum;
 }
 
+// Rastrigin of a trial for K = 4 (the plan's choice where blocks of D/2 threads would not all be resident at
+// once): the same tiles of 4B coordinates and the same canonical tree as de_fused_rastrigin<4>, thread t
+// building the aligned 4-coordinate chunk 4 t of the tile by de_fused_chunk4 (one float4 load per row on
+// 16-byte aligned rows); the chunk's terms are node(2, t) of the tile's tree, the block's shuffle tree over
+// the B nodes the tile's sum. Writes the trial into `out`; returns the fitness in thread 0. Twin: as
+// de_fused_rastrigin.
+__device__ __forceinline__ double de_fused_rastrigin4(const DeGenerationParams& g, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
+{
+    const DeKernelParams& p = g.de;
+    const unsigned int d = (unsigned int)p.dimension;
+    const unsigned long long begin = (unsigned long long)chunk * g.chunk_len;
+    const unsigned long long end_wide = begin + g.chunk_len;
+    const unsigned int end = end_wide < d ? (unsigned int)end_wide : d;
+    const bool uniform = g.uniform_bounds != 0u;
+    const float lo = uniform ? lower[0] : 0.0f;
+    const float hi = uniform ? upper[0] : 0.0f;
+    const unsigned int tile = 4u * blockDim.x;
+    unsigned long long address = reinterpret_cast<unsigned long long>(out);
+#pragma unroll
+    for (unsigned int k = 0; k < 5u; ++k) {
+        address |= reinterpret_cast<unsigned long long>(rows[k]);
+    }
+    const bool aligned = (address & 15ull) == 0ull;
+    EvoTreeStack<false> stack;
+    stack.init();
+    for (unsigned int base = (unsigned int)begin; base < end; base += tile) {
+        const unsigned int g0 = base + 4u * threadIdx.x;
+        double node = 0.0;
+        if (g0 < d) {
+            float v[4];
+            if (aligned && g0 + 4u <= d) {
+                de_fused_chunk4<true>(p, g0, cross, j_rand, length, f, cr, rows, out, lower, upper, uniform, lo, hi, v);
+            } else {
+                de_fused_chunk4<false>(p, g0, cross, j_rand, length, f, cr, rows, out, lower, upper, uniform, lo, hi, v);
+            }
+            // One range check for the 4 cosine arguments instead of one per cosine.
+            const bool reduced = (fabs((double)v[0]) < 0x1p49) & (fabs((double)v[1]) < 0x1p49) &
+                                 (fabs((double)v[2]) < 0x1p49) & (fabs((double)v[3]) < 0x1p49);
+            node = reduced ? de_chunk_terms4<true>(g0, d, v) : de_chunk_terms4<false>(g0, d, v);
+        }
+        const double sum = evo_block_tree<false>(node, scratch);
+        if (threadIdx.x == 0) {
+            stack.push(sum);
+        }
+    }
+    double sum = 0.0;
+    if (threadIdx.x == 0) {
+        // As de_fused_rastrigin: pad to a power of two (one chunk) or to the chunk's tile count.
+        const unsigned long long tiles = g.chunks == 1u ? 0ull : g.chunk_len / tile;
+        while ((stack.pushed & (stack.pushed - 1ull)) != 0ull || stack.pushed < tiles) {
+            stack.push(0.0);
+        }
+        sum = stack.node[0];
+    }
+    return sum;
+}
+
 // ETC fitness of a trial of n <= 2B tasks (one tile): thread t builds tasks 2t and 2t + 1, maps them to
 // machines, and every machine's load and the flowtime are the canonical trees over the tile's leaves (ETC or
 // +0.0), all reduced together: each warp's shuffle tree per tree, then one warp per tree over the warps'
@@ -873,7 +1001,7 @@ __device__ __forceinline__ double de_fused_etc(const DeGenerationParams& p, EvoS
 }
 
 // The evaluation of de_generation_f32: ETC (n <= 2B, m <= DE_FUSED_MAX_MACHINES, items 2, one chunk) or
-// Rastrigin (items 2 or 8, any chunks). Writes the trial into `out`; returns its fitness in thread 0.
+// Rastrigin (items 2, 4 or 8, any chunks). Writes the trial into `out`; returns its fitness in thread 0.
 struct DeBuiltInEvaluation {
     const DeGenerationParams* p;
     const float* lower;
@@ -887,8 +1015,13 @@ struct DeBuiltInEvaluation {
         if (p->problem == DE_PROBLEM_ETC) {
             return de_fused_etc(*p, cross, j_rand, length, f, cr, rows, out, lower, upper, etc, s_warp, s_tree);
         }
-        return p->items == 8u ? de_fused_rastrigin8(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp)
-                              : de_fused_rastrigin<2u>(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
+        if (p->items == 8u) {
+            return de_fused_rastrigin8(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
+        }
+        if (p->items == 4u) {
+            return de_fused_rastrigin4(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
+        }
+        return de_fused_rastrigin<2u>(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
     }
 };
 

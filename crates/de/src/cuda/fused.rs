@@ -89,7 +89,13 @@ impl Fused {
         let m = params.population();
         let (problem, etc) = match evaluation {
             FusedEvaluation::User(user) => {
-                let plan = launch::user_plan(dimension, user.terms, params.block_size());
+                let plan = launch::user_plan(
+                    m,
+                    dimension,
+                    user.terms,
+                    params.block_size(),
+                    gpu.info().multiprocessors,
+                );
                 let kind = FusedKind::User(Box::new(UserFused {
                     params: DeUserGenerationParams::new(
                         kernel_params,

@@ -35,7 +35,8 @@ pub struct DeGenerationParams {
     pub machines: u32,
     /// ETC: `λ`; Rastrigin: 0.
     pub lambda: f64,
-    /// Adjacent coordinates per thread in a tile: 2, or 8 for Rastrigin with `D > 2048`.
+    /// Adjacent coordinates per thread in a tile: 2; for Rastrigin 8 with `D > 2048`, and 4 or 8 where the
+    /// blocks of 2 would not all be resident at once ([`fused_plan`]).
     pub items: u32,
     /// Blocks per vector (1 for ETC).
     pub chunks: u32,
@@ -95,7 +96,9 @@ pub const CHUNKED_FROM: usize = 1 << 16;
 const CHUNKED_BLOCK: u32 = 256;
 
 /// The fused generation's shape for `M` vectors of `D` coordinates on a device with `multiprocessors`:
-/// [`fused_block`] threads, one block per vector, except Rastrigin from [`CHUNKED_FROM`] coordinates when
+/// [`fused_block`] threads, one block per vector (Rastrigin with 4 or 8 coordinates per thread instead of 2
+/// where that makes every block resident at once, [`RESIDENT_THREADS_PER_MULTIPROCESSOR`]), except
+/// Rastrigin from [`CHUNKED_FROM`] coordinates when
 /// `M` blocks would leave the device short of work (fewer than 4 per multiprocessor): then vectors split
 /// into chunks of 256-thread blocks, a power-of-two number of coordinates each, at least 4 blocks per
 /// multiprocessor in all. `None` where the fused generation does not apply (see [`fused_block`]) or where
@@ -129,6 +132,8 @@ pub fn fused_plan(
             chunk_len: u32::try_from(chunk_len).ok()?,
         });
     }
+    let (block, items) =
+        one_wave(problem, population, dimension, cap, multiprocessors).unwrap_or((block, items));
     let tile = (items * block) as usize;
     Some(FusedPlan {
         block,
@@ -136,6 +141,39 @@ pub fn fused_plan(
         chunks: 1,
         chunk_len: u32::try_from(dimension.next_power_of_two().max(tile)).ok()?,
     })
+}
+
+/// Threads of the fused generation a multiprocessor holds at once: `__launch_bounds__(1024)` lets the
+/// kernel take up to 64 registers per thread, and a multiprocessor of compute capability 8.0–9.0 has 64 Ki.
+pub const RESIDENT_THREADS_PER_MULTIPROCESSOR: usize = 1024;
+
+/// For Rastrigin of `D ≤ 2048` (2 items per thread) whose `M` blocks of `D/2` threads would not all be
+/// resident at once: the block and items (4, else 8; one tile covering `D`) with which they are, so that the
+/// generation runs as one wave of blocks instead of two or more, each wave paying a block's whole latency
+/// (draws, loads, trees, tickets). `None` where the first shape already fits or no wider one does.
+fn one_wave(
+    problem: FusedProblem,
+    population: usize,
+    dimension: usize,
+    cap: u32,
+    multiprocessors: u32,
+) -> Option<(u32, u32)> {
+    let resident = RESIDENT_THREADS_PER_MULTIPROCESSOR * multiprocessors.max(1) as usize;
+    let fits = |block: u32| population.saturating_mul(block as usize) <= resident;
+    if !matches!(problem, FusedProblem::Rastrigin) || fused_items(problem, dimension) != 2 {
+        return None;
+    }
+    let block_of = |items: usize| {
+        let half = dimension.div_ceil(items).max(32).next_power_of_two();
+        u32::try_from(half).map_or(cap, |half| half.min(cap))
+    };
+    if fits(block_of(2)) {
+        return None;
+    }
+    [4u32, 8]
+        .into_iter()
+        .map(|items| (block_of(items as usize), items))
+        .find(|&(block, _)| fits(block))
 }
 
 /// Coordinates per thread in a tile of the fused generation: 8 for Rastrigin beyond 2048 coordinates (more
@@ -253,7 +291,7 @@ pub fn generation(
         && chunks * chunk_len >= d
         && (chunks == 1 || (chunks - 1) * chunk_len < d);
     let shape_ok = chunks_ok
-        && matches!(p.items, 2 | 8)
+        && matches!(p.items, 2 | 4 | 8)
         && match p.problem {
             0 => true,
             _ => {
@@ -274,10 +312,12 @@ pub fn generation(
                 etc.len(),
                 p.items
             ),
-            "a power-of-two block in 32..=1024, 2 or 8 items, power-of-two chunks of whole tiles \
+            "a power-of-two block in 32..=1024, 2, 4 or 8 items, power-of-two chunks of whole tiles \
              covering D; ETC: one chunk, 2 items, D ≤ 2·block, 1 ≤ m ≤ 32, an n × m matrix",
         ));
     }
+    // Overlapping the previous kernel: the kernel waits for it (evo_wait_previous_grid) before it touches
+    // global memory, so only its launch and its memory-free draws run during that kernel's tail.
     // SAFETY: arguments follow `de_generation_f32(float* buffer0, float* buffer1, const unsigned int*
     // slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best,
     // double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float*
@@ -289,6 +329,7 @@ pub fn generation(
     unsafe {
         kernel
             .launch()
+            .overlapping_previous()
             .output(buffer0)
             .output(buffer1)
             .input(population.slots_in)
@@ -341,6 +382,25 @@ mod tests {
             assert!(chunks * len >= d && (chunks - 1) * len < d, "{plan:?}");
             assert!(m * chunks >= 4 * 132, "{plan:?}");
         }
+        // Blocks of D/2 threads would take two waves: 4 or 8 coordinates per thread, one tile over D.
+        for (m, d, sms, shape) in [
+            (1024, 512, 132, (128, 4)),
+            (1024, 512, 114, (64, 8)),
+            (1024, 1024, 132, (128, 8)),
+            (512, 512, 132, (256, 2)),
+            (1024, 128, 132, (64, 2)),
+        ] {
+            let plan = fused_plan(FusedProblem::Rastrigin, m, d, 256, sms).unwrap();
+            assert_eq!(
+                (plan.block, plan.items, plan.chunks),
+                (shape.0, shape.1, 1),
+                "{m} × {d}"
+            );
+            assert!(plan.chunk_len as usize >= d);
+            assert!((plan.chunk_len as usize).is_multiple_of((plan.items * plan.block) as usize));
+        }
+        let etc_wide = fused_plan(etc, 4096, 512, 256, 132).unwrap();
+        assert_eq!((etc_wide.block, etc_wide.items), (256, 2));
         let huge = fused_plan(FusedProblem::Rastrigin, 100, 1_000_000, 1024, 132).unwrap();
         assert_eq!((huge.block, huge.items, huge.chunks), (256, 8, 8));
     }

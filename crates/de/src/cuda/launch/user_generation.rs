@@ -1,7 +1,7 @@
 //! The one-launch generation of a user's problem (`de_generation_user_f32` in the user's DE module,
 //! `kernels/common/problems/de_user_generation.cuh`): its parameters, its launch shape and its launch.
 
-use super::{ChunkSums, DeviceBest, SlottedPopulation};
+use super::{ChunkSums, DeviceBest, RESIDENT_THREADS_PER_MULTIPROCESSOR, SlottedPopulation};
 use super::{DeGenerationParams, DeKernelParams, DeviceBounds, Settings, grid_for_rows};
 use crate::params::ALGORITHM;
 use evo_core::{Error, Result};
@@ -52,15 +52,32 @@ pub struct UserPlan {
     pub leaves: u32,
 }
 
-/// The shape for rows of `dimension` genes and `terms` terms with blocks of at most `cap` threads: the block
-/// is the power of two covering half the genes and half the terms (as the built-in Rastrigin's), at least a
-/// warp and at most `cap`; with `P` the terms padded to a power of two, a row of `P ≤ block` terms is one tile
+/// The shape for `population` rows of `dimension` genes and `terms` terms with blocks of at most `cap`
+/// threads on `multiprocessors`: the block is the power of two covering half the genes and half the terms (as
+/// the built-in Rastrigin's), at least a warp and at most `cap`, halved (down to a warp, while the genes and
+/// the terms stay within 8 per thread) where the `population` blocks would not all be resident at once
+/// ([`RESIDENT_THREADS_PER_MULTIPROCESSOR`]: one wave of blocks instead of two or more, each wave paying a
+/// block's whole latency); with `P` the terms padded to a power of two, a row of `P ≤ block` terms is one tile
 /// of `P` threads of one term, a longer row takes tiles of `block` threads of `min(8, P / block)` terms. A tile
 /// never spans more than `P` terms, so every tile is an aligned subtree of the canonical tree.
-pub fn user_plan(dimension: usize, terms: usize, cap: u32) -> UserPlan {
-    let half = dimension.max(terms).div_ceil(2).max(32).next_power_of_two();
+pub fn user_plan(
+    population: usize,
+    dimension: usize,
+    terms: usize,
+    cap: u32,
+    multiprocessors: u32,
+) -> UserPlan {
+    let widest = dimension.max(terms);
+    let half = widest.div_ceil(2).max(32).next_power_of_two();
     // A half beyond u32 is beyond the cap as well.
-    let block = u32::try_from(half).map_or(cap, |half| half.min(cap));
+    let mut block = u32::try_from(half).map_or(cap, |half| half.min(cap));
+    let resident = RESIDENT_THREADS_PER_MULTIPROCESSOR * multiprocessors.max(1) as usize;
+    while block > 32
+        && population.saturating_mul(block as usize) > resident
+        && widest <= 8 * (block as usize / 2)
+    {
+        block /= 2;
+    }
     let padded = (terms.max(1) as u64).next_power_of_two();
     let (items, leaves) = if padded <= u64::from(block) {
         (1, padded)
@@ -193,6 +210,8 @@ pub fn user_generation(
     } else {
         site.to_u32("shared trial bytes", 4 * d)?
     };
+    // Overlapping the previous kernel: the kernel waits for it (evo_wait_previous_grid) before it touches
+    // global memory, so only its launch and its memory-free draws run during that kernel's tail.
     // SAFETY: arguments follow `de_generation_user_f32(float* buffer0, float* buffer1, const unsigned int*
     // slot_in, unsigned int* slot_out, double* fitness, float* weights, float* rates, unsigned int* best,
     // double* best_fitness, double* partials, unsigned int* vector_done, unsigned int* done, const float*
@@ -207,6 +226,7 @@ pub fn user_generation(
     unsafe {
         kernel
             .launch()
+            .overlapping_previous()
             .output(buffer0)
             .output(buffer1)
             .input(population.slots_in)
@@ -250,26 +270,38 @@ mod tests {
             (1, 1, 32),
             (5000, 3, 1024),
         ] {
-            let plan = user_plan(d, terms, cap);
-            let padded = (terms as u64).next_power_of_two();
-            let tile = u64::from(plan.items) * u64::from(plan.leaves);
-            assert!(tile <= padded, "{d} {terms}: {plan:?}");
-            assert!(plan.block.is_power_of_two() && (32..=cap).contains(&plan.block));
-            assert!(plan.items.is_power_of_two() && u64::from(plan.items) <= MAX_USER_ITEMS);
-            assert!(plan.leaves.is_power_of_two() && plan.leaves <= plan.block);
+            for m in [4, 64, 1024, 100_000] {
+                let plan = user_plan(m, d, terms, cap, 132);
+                let padded = (terms as u64).next_power_of_two();
+                let tile = u64::from(plan.items) * u64::from(plan.leaves);
+                assert!(tile <= padded, "{m} × {d}, {terms}: {plan:?}");
+                assert!(plan.block.is_power_of_two() && (32..=cap).contains(&plan.block));
+                assert!(plan.items.is_power_of_two() && u64::from(plan.items) <= MAX_USER_ITEMS);
+                assert!(plan.leaves.is_power_of_two() && plan.leaves <= plan.block);
+            }
         }
         // The built-in Rastrigin's shape at 64 × 128: 64 threads of 2 terms.
         assert_eq!(
-            user_plan(128, 128, 256),
+            user_plan(64, 128, 128, 256, 132),
             UserPlan {
                 block: 64,
                 items: 2,
                 leaves: 64
             }
         );
+        // At 1024 × 512, blocks of 256 would take two waves on 132 multiprocessors: 128 threads of 4 terms,
+        // the built-in Rastrigin's shape there.
+        assert_eq!(
+            user_plan(1024, 512, 512, 256, 132),
+            UserPlan {
+                block: 128,
+                items: 4,
+                leaves: 128
+            }
+        );
         // 10^5 data points on 3 genes: tiles of 8 × 256 terms.
         assert_eq!(
-            user_plan(3, 100_000, 256),
+            user_plan(64, 3, 100_000, 256, 132),
             UserPlan {
                 block: 256,
                 items: 8,
