@@ -6,6 +6,7 @@ mod doors;
 pub mod dpga;
 pub mod eval;
 mod ga;
+mod islands;
 pub mod ma;
 mod qiga;
 mod rng;
@@ -28,5 +29,6 @@ pub fn suites() -> Vec<Box<dyn Suite>> {
         Box::new(dpga::Dpga),
         Box::new(doors::Doors),
         Box::new(user::User),
+        Box::new(islands::Islands),
     ]
 }
