@@ -7,6 +7,10 @@ These tests skip without a CUDA device or without PyTorch built with CUDA, and f
 EVO_REQUIRE_GPU=1 (the GPU machine has both).
 """
 
+import pathlib
+import re
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -113,3 +117,16 @@ def test_out_of_order_calls_and_bad_answers_are_refused():
     engine.tell(fitness(x))
     assert engine.generation == 0 and engine.evaluations == 32
     assert engine.fun == float(fitness(x).min())
+
+
+def test_the_package_readme_cuda_ask_tell_example_runs():
+    torch_cuda_or_skip()
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = [textwrap.dedent(block) for block in re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)]
+    examples = [block for block in blocks if "DeAskTell" in block and 'backend="cuda"' in block]
+    assert len(examples) == 1
+    scope = {}
+    exec(compile(examples[0], "crates/python/README.md", "exec"), scope)
+    engine = scope["engine"]
+    assert engine.generation == 999 and engine.evaluations == 1000 * 1024
+    assert np.isfinite(engine.fun) and engine.x.shape == (512,)

@@ -4,7 +4,8 @@
 problem or on a Python function over the whole population, and returns an :class:`OptimizeResult` in the
 habits of ``scipy.optimize``. :class:`DeAskTell`, :class:`GaAskTell`, :class:`QigaAskTell`, :class:`SgaAskTell`
 and :class:`DpgaAskTell` drive DE, the binary GA, QIGA, the SGA and DPGA one population at a time for fitness
-evaluated elsewhere.
+evaluated elsewhere; ``DeAskTell(..., backend="cuda")`` hands out the engine's device population as a
+:class:`DeviceView` (DLPack, no copy) and reads a CUDA tensor's fitness on the device.
 
 The engines run without the GIL; it is taken back only to call Python (the callback, a Python fitness
 function, the signal handlers), so Ctrl-C stops a run with ``KeyboardInterrupt``.

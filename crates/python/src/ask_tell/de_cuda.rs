@@ -235,7 +235,7 @@ impl DeviceDoor {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .recv()
-                .unwrap_or_else(|_| Err(value_error("ask: the engine has stopped")))
+                .unwrap_or_else(|_| Err(value_error("the DE engine's thread has stopped")))
         })
     }
 
