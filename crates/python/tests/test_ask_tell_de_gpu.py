@@ -130,3 +130,13 @@ def test_the_package_readme_cuda_ask_tell_example_runs():
     engine = scope["engine"]
     assert engine.generation == 999 and engine.evaluations == 1000 * 1024
     assert np.isfinite(engine.fun) and engine.x.shape == (512,)
+
+
+def test_a_view_of_a_dropped_engine_refuses_exports():
+    torch = torch_cuda_or_skip()
+    engine = evogpu.DeAskTell(BOX, seed=1, options=OPTIONS, backend="cuda")
+    view = engine.ask()
+    # The engine's thread frees its buffers once the object is gone: the view no longer exports them.
+    del engine
+    with pytest.raises(BufferError, match="valid only"):
+        torch.from_dlpack(view)

@@ -355,8 +355,12 @@ impl DeviceDoor {
 }
 
 impl Drop for DeviceDoor {
-    /// Releases the last device answer once the engine's stream has copied it (step 4).
+    /// Releases the last device answer once the engine's stream has copied it (step 4), and makes a view
+    /// still waiting for its tell refuse exports: the engine frees its buffers when its thread ends.
     fn drop(&mut self) {
+        if let Some(asked) = self.asked.take() {
+            asked.view.get().invalidate();
+        }
         let pending = self
             .pending
             .get_mut()
