@@ -57,7 +57,7 @@ pub use constrained::{ConstrainedEvaluator, DeviceConstrainedProblem, check_eval
 pub use real::{DeviceRealProblem, EvalSettings, RealEvaluator};
 pub use user::{USER_ENTRY, UserFunction};
 pub use user_data::{DataLength, DataValues, UserData};
-pub use user_launch::{USER_REAL_FINISH, USER_REAL_TILES, UserRealParams};
+pub use user_launch::{USER_REAL_TILES, UserRealParams};
 pub use user_module::{
     NonFiniteWatch, UserDataBuffers, UserModuleKernels, row_grid, user_data_prelude,
 };

@@ -1,11 +1,12 @@
-//! The device evaluation of a [`UserProblem`](super::UserProblem): typed launches of the two kernels of
+//! The device evaluation of a [`UserProblem`](super::UserProblem): the typed launch of the kernel of
 //! `kernels/common/problems/user_real.cuh` in the user's module, and the shape that keeps every tile an
 //! aligned subtree of the canonical tree.
 //!
-//! The work split is the built-ins' (`launch.rs`): a block per row, or tiles of a row over several blocks and
-//! a finish kernel for long rows; rows of fewer than 32 terms share a warp. Under a checking engine
-//! ([`RealEvaluator::engine_checks_fitness`], MA-SW-Chains) an evaluation only queues its launches; otherwise
-//! it reads one status word back to report a non-finite fitness, which waits for the device.
+//! The work split is the built-ins' (`launch.rs`): a block per row, or tiles of a row over several blocks
+//! whose last block sums the tile sums (one launch, no finish kernel); rows of fewer than 32 terms share a
+//! warp. Under a checking engine ([`RealEvaluator::engine_checks_fitness`], MA-SW-Chains) an evaluation only
+//! queues its launch; otherwise it reads one status word back to report a non-finite fitness, which waits for
+//! the device.
 
 use super::real::{EvalSettings, RealEvaluator};
 use super::user_data::UserData;
@@ -14,22 +15,21 @@ use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
 use std::sync::{Mutex, PoisonError};
 
-/// Entry point of the tiles kernel of a user module.
+/// Entry point of the kernel of a user module.
 pub const USER_REAL_TILES: &str = "evo_user_real_tiles";
-/// Entry point of the finish kernel of a user module.
-pub const USER_REAL_FINISH: &str = "evo_user_real_finish";
 /// Threads per block at most (`EVO_USER_MAX_THREADS`).
 const MAX_THREADS: u64 = 256;
 /// Threads of a warp: rows of fewer leaves share one.
 const WARP: u64 = 32;
-/// Rounds per thread at most in the tiles kernel (its four slots of pending subtrees hold 8).
-const MAX_ITEMS: u64 = 8;
+/// Rounds per thread of rows longer than [`MAX_THREADS`] leaves (`EVO_USER_ITEMS`: a warp's butterfly sums
+/// 8 rounds).
+const ITEMS: u64 = 8;
 /// Rows per launch at most (the grid's y extent, a block per row when rows take several tiles).
 const MAX_ROWS: u64 = 65_535;
 /// The status word when no row was bad.
 const NO_ROW: u32 = u32::MAX;
 
-/// Scalar arguments of both kernels; mirrors `EvoUserRealParams`.
+/// Scalar arguments of the kernel; mirrors `EvoUserRealParams`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UserRealParams {
@@ -41,15 +41,15 @@ pub struct UserRealParams {
     pub rows: u64,
     /// Tiles per row.
     pub tiles: u64,
-    /// Rounds per thread of the tiles kernel (a tile is `leaves · items` leaves).
+    /// Rounds per thread: 1, or 8 for rows longer than 256 leaves (a tile is `leaves · items` leaves).
     pub items: u64,
     /// Threads of one row's tile (a power of two).
     pub leaves: u64,
-    /// Rows per block of the tiles kernel: `32 / leaves` for rows of fewer than 32 leaves, else 1.
+    /// Rows per block: `32 / leaves` for rows of fewer than 32 leaves, else 1.
     pub segments: u64,
-    /// Tile sums per thread of the finish kernel.
+    /// Tile sums per thread of the row's last block, which sums them.
     pub finish_items: u64,
-    /// Threads of the finish kernel's block tree.
+    /// Threads of the last block's tree of tile sums.
     pub finish_leaves: u64,
 }
 const _: () = assert!(size_of::<UserRealParams>() == 72);
@@ -59,8 +59,8 @@ unsafe impl KernelParams for UserRealParams {}
 impl UserRealParams {
     /// The shape for `rows` rows of `dimension` genes and `terms` terms: with `P` the terms padded to a power
     /// of two, a row of `P ≤ 256` is one tile of `P` threads of one round (`32 / P` rows to a warp when
-    /// `P < 32`); a longer row takes tiles of 256 threads of `min(8, P / 256)` rounds, whose sums the finish
-    /// kernel reduces (their count padded to a power of two `Q`, `Q / min(Q, 256)` per thread). A tile never
+    /// `P < 32`); a longer row takes tiles of `min(256, P / 8)` threads of 8 rounds, whose sums the row's last
+    /// block reduces (their count padded to a power of two `Q`, `Q / min(Q, 256)` per thread). A tile never
     /// spans more leaves than `P`, so every tile, every warp's share and every round is an aligned subtree of
     /// the canonical tree.
     pub fn new(dimension: u64, terms: u64, rows: u64) -> Self {
@@ -68,7 +68,7 @@ impl UserRealParams {
         let (items, leaves) = if padded <= MAX_THREADS {
             (1, padded)
         } else {
-            ((padded / MAX_THREADS).min(MAX_ITEMS), MAX_THREADS)
+            (ITEMS, (padded / ITEMS).min(MAX_THREADS))
         };
         let tiles = terms.div_ceil(items * leaves).max(1);
         let padded_tiles = tiles.next_power_of_two();
@@ -86,7 +86,7 @@ impl UserRealParams {
         }
     }
 
-    /// Threads per block of the tiles kernel: `leaves · segments`, from 32 to 256.
+    /// Threads per block: `leaves · segments`, from 32 to 256.
     pub fn tile_threads(&self) -> u64 {
         self.leaves * self.segments
     }
@@ -113,20 +113,15 @@ fn block_of(threads: u64) -> Result<u32> {
         })
 }
 
-/// The tiles and finish kernels of one profile.
-#[derive(Clone)]
-struct ProfileKernels {
-    tiles: Kernel,
-    finish: Kernel,
-}
-
 /// The evaluator of a user module (see [`RealEvaluator`]).
 pub(crate) struct UserEvaluator {
     gpu: Gpu,
     problem: String,
-    /// The two entry points under each profile used so far (compiled on first use, Exact up front).
+    /// The entry point under each profile used so far (compiled on first use, Exact up front).
     tiles: Mutex<UserModuleKernels>,
-    finish: Mutex<UserModuleKernels>,
+    /// One ticket per row of the largest evaluation so far: the blocks of a row of several tiles count
+    /// themselves in, and the last one, which sums the tile sums, sets it back to zero. Zero between launches.
+    tickets: Mutex<DeviceBuffer<u32>>,
     dimension: usize,
     terms: usize,
     sums: usize,
@@ -138,7 +133,7 @@ pub(crate) struct UserEvaluator {
 }
 
 impl UserEvaluator {
-    /// Uploads the data and compiles both entry points under the Exact profile.
+    /// Uploads the data and compiles the entry point under the Exact profile.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         gpu: &Gpu,
@@ -150,14 +145,13 @@ impl UserEvaluator {
         sums: usize,
         data: &UserData,
     ) -> Result<Self> {
-        let tiles = UserModuleKernels::new(gpu, module.clone(), source.clone(), USER_REAL_TILES)?;
-        let finish = UserModuleKernels::new(gpu, module, source, USER_REAL_FINISH)?;
+        let tiles = UserModuleKernels::new(gpu, module, source, USER_REAL_TILES)?;
         let (data32, data64) = data.concatenated();
         Ok(Self {
             gpu: gpu.clone(),
             problem: problem.to_string(),
             tiles: Mutex::new(tiles),
-            finish: Mutex::new(finish),
+            tickets: Mutex::new(gpu.alloc_zeroed(1)?),
             dimension,
             terms,
             sums,
@@ -167,17 +161,12 @@ impl UserEvaluator {
         })
     }
 
-    /// Both entry points under `profile`.
-    fn kernels(&self, profile: Profile) -> Result<ProfileKernels> {
-        let lock = |m: &Mutex<UserModuleKernels>| {
-            m.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .kernel(profile)
-        };
-        Ok(ProfileKernels {
-            tiles: lock(&self.tiles)?,
-            finish: lock(&self.finish)?,
-        })
+    /// The entry point under `profile`.
+    fn kernel(&self, profile: Profile) -> Result<Kernel> {
+        self.tiles
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .kernel(profile)
     }
 
     /// The launch shape of `rows` rows, checked against the grid's limits.
@@ -215,9 +204,8 @@ impl RealEvaluator for UserEvaluator {
         self.dimension
     }
 
-    /// The tiles kernel over a grid of (tiles, groups of rows), then the finish kernel for rows of several
-    /// tiles; unless the engine checks the fitness itself, reads back one word to report a non-finite
-    /// fitness.
+    /// The kernel over a grid of (tiles, groups of rows), whose last block of each row of several tiles sums
+    /// them; unless the engine checks the fitness itself, reads back one word to report a non-finite fitness.
     fn evaluate(
         &self,
         population: &DeviceBuffer<f32>,
@@ -238,7 +226,7 @@ impl RealEvaluator for UserEvaluator {
             return Ok(());
         }
         let (params, grid_tiles, grid_rows) = self.shape(rows)?;
-        let kernels = self.kernels(settings.profile)?;
+        let kernel = self.kernel(settings.profile)?;
         // A checking engine never reads the word: a pooled one needs no clearing (no copy, no wait).
         let mut status = if self.checked {
             self.gpu.upload(&[NO_ROW])?
@@ -260,18 +248,25 @@ impl RealEvaluator for UserEvaluator {
             // Rows of one tile write no partials: a placeholder, never read, needs no clearing.
             self.gpu.alloc::<f64>(1)?
         };
+        let mut tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
+        if params.tiles > 1 && tickets.len() < fitness.len() {
+            // Zeroed once on the stream, before the launch; each launch leaves its tickets at zero.
+            *tickets = self.gpu.alloc_zeroed(fitness.len())?;
+        }
         // SAFETY: the arguments follow `(const float* x, const float* data32, const double* data64,
-        // double* partials, double* fitness, unsigned int* status, EvoUserRealParams)`; block (t, g) with
-        // t < tiles and g < ⌈rows / segments⌉ handles rows g·segments + s for s < segments, and only those
-        // below rows (the others add zeros): it reads those rows of x (rows · D genes, checked above), the
-        // data arrays at the offsets and lengths the prelude was generated from (the buffers uploaded from
-        // the same arrays), and writes partials[(r·tiles + t)·K + k] below rows·tiles·K (allocated so) when
-        // tiles > 1, else fitness[r] below rows and status[0]; the block has leaves · segments threads, from
+        // double* partials, double* fitness, unsigned int* status, unsigned int* tickets, EvoUserRealParams)`;
+        // block (t, g) with t < tiles and g < ⌈rows / segments⌉ handles rows g·segments + s for s < segments,
+        // and only those below rows (the others add zeros): it reads those rows of x (rows · D genes, checked
+        // above; the prefetches stay below D in each row), the data arrays at the offsets and lengths the
+        // prelude was generated from (the buffers uploaded from the same arrays), and writes fitness[r] below
+        // rows and status[0] when tiles = 1; when tiles > 1 (segments = 1, so r = g < rows) it writes
+        // partials[(r·tiles + t)·K + k] below rows·tiles·K (allocated so) and counts itself in tickets[r]
+        // (at least rows tickets, zero before the launch), and the row's last block reads the row's partials
+        // and writes fitness[r], status[0] and tickets[r] = 0; the block has leaves · segments threads, from
         // 32 to 256 (the kernel's bound and its shared scratch's warps); the kernel touches no global memory
         // before evo_wait_previous_grid(), as an overlapping launch requires.
         unsafe {
-            kernels
-                .tiles
+            kernel
                 .launch()
                 .overlapping_previous()
                 .input(population)
@@ -280,6 +275,7 @@ impl RealEvaluator for UserEvaluator {
                 .output(&mut partials)
                 .output(fitness)
                 .output(&mut status)
+                .output(&mut *tickets)
                 .params(&params)
                 .run(LaunchConfig {
                     grid: (grid_tiles, grid_rows, 1),
@@ -287,30 +283,7 @@ impl RealEvaluator for UserEvaluator {
                     shared_bytes: 0,
                 })?;
         }
-        if params.tiles > 1 {
-            // SAFETY: `(const float* data32, const double* data64, const double* partials, double* fitness,
-            // unsigned int* status, EvoUserRealParams)`; block r < rows (segments is 1 for rows of several
-            // tiles, so the tiles grid covered every row) reads partials[r·tiles·K .. (r+1)·tiles·K] (written
-            // by the tiles kernel above) and the data arrays as above, and writes fitness[r] and status[0];
-            // at most 256 threads; no global memory before evo_wait_previous_grid().
-            unsafe {
-                kernels
-                    .finish
-                    .launch()
-                    .overlapping_previous()
-                    .input(&self.data32)
-                    .input(&self.data64)
-                    .input(&partials)
-                    .output(fitness)
-                    .output(&mut status)
-                    .params(&params)
-                    .run(LaunchConfig::linear(
-                        grid_rows,
-                        block_of(params.finish_leaves)?,
-                        0,
-                    ))?;
-            }
-        }
+        drop(tickets);
         if !self.checked {
             return Ok(());
         }
@@ -370,7 +343,10 @@ mod tests {
                 p.finish_items * p.finish_leaves,
                 p.tiles.next_power_of_two()
             );
-            assert!(p.leaves <= 256 && p.finish_leaves <= 256 && p.items <= 8);
+            assert!(p.leaves <= 256 && p.finish_leaves <= 256);
+            // One round, or the butterfly's 8 rounds over whole warps (at least two: 512 terms, 64 threads).
+            assert!(p.items == 1 || (p.items == 8 && p.leaves >= 64), "{terms}");
+            assert_eq!(p.items == 1, padded <= 256, "{terms}");
             // A block is whole warps of at most 256 threads; rows share one only when a row is one tile.
             assert!(p.segments.is_power_of_two() && p.tile_threads() <= 256);
             assert_eq!(p.tile_threads() % 32, 0, "{terms}");
@@ -386,7 +362,12 @@ mod tests {
         assert_eq!((p.leaves, p.segments, p.row_blocks()), (1, 32, 1));
         assert_eq!(UserRealParams::new(128, 127, 4).tiles, 1);
         assert_eq!(UserRealParams::new(128, 127, 4).leaves, 128);
-        // 10^5 data points: tiles of 2048, 49 tiles, 64 leaves of the finish tree.
+        // Rows of 257 to 2048 terms: one tile of 8 rounds over P / 8 threads.
+        let p = UserRealParams::new(257, 257, 2);
+        assert_eq!((p.items, p.leaves, p.tiles), (8, 64, 1));
+        let p = UserRealParams::new(2000, 2000, 2);
+        assert_eq!((p.items, p.leaves, p.tiles), (8, 256, 1));
+        // 10^5 data points: tiles of 2048, 49 tiles, 64 leaves of the last block's tree.
         let p = UserRealParams::new(3, 100_000, 64);
         assert_eq!((p.items, p.leaves, p.tiles), (8, 256, 49));
         assert_eq!((p.finish_items, p.finish_leaves), (1, 64));
