@@ -10,6 +10,7 @@
 // blockDim.x leaves, then one block per pair reduces the tile sums (padded with +0.0 to a power of two).
 #include "common/rng.cuh"
 #include "common/reduce.cuh"
+#include "common/problems/functions.cuh"
 #include "common/problems/tree.cuh"
 
 // Scalar arguments of every `ma_*` kernel; mirrored by `MaKernelParams` in crates/ma-sw-chains/src/cuda/launch.rs.
@@ -22,7 +23,8 @@ struct MaKernelParams {
     unsigned int step;              // Philox step (counter word 2)
     unsigned int count;             // rows, pairs or children in the launch; ma_sw_step_f32: the state slot read
     unsigned int tiles;             // distance tiles per pair
-    float rho;                      // unused (the Solis-Wets step size lives in MaSwState)
+    unsigned int lane_offset;       // the Philox lane of variable 0 of these rows: 0, or first/4 for a dimension slice
+                                    // whose variables are first .. first + dimension - 1 of the whole vector
     float alpha;                    // BLX-alpha
     float range;                    // BGA range as a fraction of b - a
     unsigned int flag;              // ma_sw_step_f32: the look-ahead L (1 or 2)
@@ -124,7 +126,7 @@ extern "C" __global__ void ma_init_rows_f32(float* population, const unsigned in
     if (first >= p.dimension) {
         return;
     }
-    const uint4 b = evo_sequence_block(evo_sequence(p.seed, p.stream, p.step, row), (unsigned int)lane);
+    const uint4 b = evo_sequence_block(evo_sequence(p.seed, p.stream, p.step, row), p.lane_offset + (unsigned int)lane);
     float* x = population + (unsigned long long)row * p.dimension;
     for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
         const unsigned long long i = first + q;
@@ -194,14 +196,14 @@ extern "C" __global__ void ma_crossover_f32(const float* population, float* chil
     if (first >= p.dimension) {
         return;
     }
-    const uint4 b = evo_sequence_block(evo_sequence(p.seed, p.stream, c.counter, 0u), (unsigned int)lane);
+    const uint4 b = evo_sequence_block(evo_sequence(p.seed, p.stream, c.counter, 0u), p.lane_offset + (unsigned int)lane);
     const float* mother = population + (unsigned long long)c.mother * p.dimension;
     const float* father = population + (unsigned long long)c.father * p.dimension;
     float* child = children + (unsigned long long)blockIdx.y * p.dimension;
     for (unsigned int q = 0; q < 4u && first + q < p.dimension; ++q) {
         const unsigned long long i = first + q;
         float v = ma_blx_gene(mother[i], father[i], p.alpha, lower[i], upper[i], ma_word_of(b, q));
-        if (c.mutate != 0u && (unsigned long long)c.gene == i) {
+        if (c.mutate != 0u && (unsigned long long)c.gene == 4ull * p.lane_offset + i) {
             v = ma_bga_gene(v, lower[i], upper[i], p.range, c.s, c.plus != 0u);
         }
         child[i] = v;
@@ -377,8 +379,8 @@ extern "C" __global__ void ma_sw_step_f32(float* x, float* bias, float* probes, 
     }
     const unsigned long long d = p.dimension;
     if (s.pending != MA_SW_NONE) {
-        const float4 n1 = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration, 0u), (unsigned int)lane);
-        const float4 n2 = s.pending2 != MA_SW_NONE ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration + 1u, 0u), (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 n1 = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration, 0u), p.lane_offset + (unsigned int)lane);
+        const float4 n2 = s.pending2 != MA_SW_NONE ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.pending_iteration + 1u, 0u), p.lane_offset + (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         for (unsigned int q = 0; q < 4u && first + q < d; ++q) {
             const unsigned long long i = first + q;
             float b = bias[i];
@@ -399,8 +401,8 @@ extern "C" __global__ void ma_sw_step_f32(float* x, float* bias, float* probes, 
         }
     }
     if (s.active != 0u) {
-        const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration, 0u), (unsigned int)lane);
-        const float4 m = p.flag == 2u ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration + 1u, 0u), (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 n = evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration, 0u), p.lane_offset + (unsigned int)lane);
+        const float4 m = p.flag == 2u ? evo_sequence_normals4(evo_sequence(p.seed, p.stream, s.iteration + 1u, 0u), p.lane_offset + (unsigned int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         float rho_after[3];
         for (unsigned int o = 0; o < 3u; ++o) {
             rho_after[o] = ma_sw_rho_after(s, o);
@@ -426,5 +428,101 @@ extern "C" __global__ void ma_sw_step_f32(float* x, float* bias, float* probes, 
                 }
             }
         }
+    }
+}
+
+// ---- The dimension split (crates/distributed, module `dimension`): one slice of the variables of every row ----
+//
+// A slice holds variables first .. first + dimension - 1 of every vector (first and the block below multiples of
+// 1024), so the kernels above run on it unchanged with p.lane_offset = first / 4 and slice-local bounds. A
+// fitness or a distance over the whole vector is the canonical tree of its terms; the slice computes the
+// nodes of that tree over its aligned blocks of 2^k leaves (the tiles of 1024 leaves, then ma_block_sums_f64),
+// and the host joins all slices' block nodes with the top of the same tree (evo_core::reduce), so the bits do
+// not depend on the slices.
+
+// Scalar arguments of the slice kernels; mirrored by `SliceParams` in crates/ma-sw-chains/src/cuda/slice.rs.
+struct MaSliceParams {
+    unsigned long long dimension;        // variables of the slice (the row stride)
+    unsigned long long first;            // the whole vector's index of the slice's variable 0
+    unsigned long long tiles;            // tile partials per row: ceil(dimension / 1024)
+    unsigned long long tiles_per_block;  // ma_block_sums_f64: tiles per block, a power of two
+    unsigned int term;                   // ma_slice_terms_f64: 0 sphere, 1 Rastrigin, 2 step, 3 Schwefel, 4 discus, 5 sum squares
+    unsigned int shifted;                // ma_slice_terms_f64: 1: z = x - (double)shift[j] (the slice's part of the shift)
+};
+static_assert(sizeof(MaSliceParams) == 40, "MaSliceParams must match its Rust mirror (40 bytes)");
+
+// The term of variable i (whole-vector index) at z: the separable built-ins of common/problems/functions.cuh,
+// the twins of evo_benchmarks::functions.
+__device__ __forceinline__ double ma_slice_term(unsigned int term, unsigned long long i, double z)
+{
+    switch (term) {
+    case 0u:
+        return evo_sphere_term(z);
+    case 1u:
+        return evo_rastrigin_term(z);
+    case 2u:
+        return evo_step_term(z);
+    case 3u:
+        return evo_schwefel_term(z);
+    case 4u:
+        return evo_discus_term(i, z);
+    default:
+        return evo_sum_squares_term(i, z);
+    }
+}
+
+// Tile blockIdx.x (4 blockDim.x = 1024 leaves) of the fitness terms of row blockIdx.y of a slice: each thread adds
+// its lane's 4 terms as the aligned subtree they are, the block tree joins the lanes; leaves past the slice are
+// +0.0 (only the last slice of a vector has them: the others are whole blocks). Written to
+// partials[row tiles + tile].
+extern "C" __global__ void ma_slice_terms_f64(const float* x, const float* shift, double* partials, MaSliceParams p)
+{
+    extern __shared__ double ma_scratch[];
+    const float* row = x + (unsigned long long)blockIdx.y * p.dimension;
+    const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 4ull;
+    double t[4];
+    for (unsigned int q = 0; q < 4u; ++q) {
+        const unsigned long long j = first + q;
+        t[q] = 0.0;
+        if (j < p.dimension) {
+            double z = (double)row[j];
+            if (p.shifted == 1u) {
+                z = z - (double)shift[j];
+            }
+            t[q] = ma_slice_term(p.term, p.first + j, z);
+        }
+    }
+    const double lane = (t[0] + t[1]) + (t[2] + t[3]);
+    const double sum = evo_block_pairwise_sum_f64(lane, ma_scratch);
+    if (threadIdx.x == 0u) {
+        partials[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x] = sum;
+    }
+}
+
+// Block blockIdx.x (p.tiles_per_block tiles, a power of two) of row blockIdx.y of the tile partials (of
+// ma_slice_terms_f64 or ma_distance_tiles_f64): the canonical subtree over its tiles, tiles past the row's
+// p.tiles being +0.0. Each of the blockDim.x threads (a power of two dividing p.tiles_per_block) reduces its
+// aligned run of leaves on a stack, then the block tree joins the runs. Written to sums[row gridDim.x + block].
+extern "C" __global__ void ma_block_sums_f64(const double* partials, double* sums, MaSliceParams p)
+{
+    extern __shared__ double ma_scratch[];
+    const double* leaves = partials + (unsigned long long)blockIdx.y * p.tiles;
+    const unsigned long long per = p.tiles_per_block / blockDim.x;
+    const unsigned long long base = (unsigned long long)blockIdx.x * p.tiles_per_block + threadIdx.x * per;
+    double value = 0.0;
+    if (per == 1ull) {
+        value = base < p.tiles ? leaves[base] : 0.0;
+    } else {
+        EvoTreeStack<false> stack;
+        stack.init();
+        for (unsigned long long j = 0; j < per; ++j) {
+            const unsigned long long leaf = base + j;
+            stack.push(leaf < p.tiles ? leaves[leaf] : 0.0);
+        }
+        value = stack.node[0];
+    }
+    const double sum = evo_block_pairwise_sum_f64(value, ma_scratch);
+    if (threadIdx.x == 0u) {
+        sums[(unsigned long long)blockIdx.y * gridDim.x + blockIdx.x] = sum;
     }
 }

@@ -332,7 +332,7 @@ impl<P: ContinuousProblem + ?Sized> Engine for MaCpu<'_, P> {
 }
 
 /// Assembles a snapshot from the host state, the population and each chained slot's bias.
-pub(crate) fn snapshot_of(
+pub fn snapshot_of(
     host: &HostState,
     seed: u64,
     dimension: usize,
@@ -368,7 +368,7 @@ pub(crate) fn snapshot_of(
 }
 
 /// Checks a snapshot's shape against an engine and returns its host state.
-pub(crate) fn host_of(
+pub fn host_of(
     snapshot: &MaSnapshot,
     seed: u64,
     dimension: usize,

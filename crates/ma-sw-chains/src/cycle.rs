@@ -3,16 +3,19 @@
 //! The host keeps the scalars (fitness, counters, chain ρ and counters) and makes every decision; the
 //! workspace holds the vectors (population, children, bias vectors, the LS point) and does the vector work.
 //! Both engines run this same code, so they differ only in the workspace operations, each of which has an
-//! exact CPU twin.
+//! exact CPU twin. The module is public so that other crates can run the same cycle over their own vector
+//! storage (`evo_distributed`'s dimension split keeps each individual's variables in slices on several GPUs):
+//! a [`Workspace`] whose operations give the CPU engine's numbers gives the CPU engine's snapshots.
 
 use crate::ops::{SwState, improved_enough};
 use crate::params::MaParams;
 use crate::plan::{self, ChildPlan};
 use evo_core::Result;
-use evo_rng::{Philox, Stream};
+/// The random-number types of the cycle's signatures, for workspaces outside this crate.
+pub use evo_rng::{Philox, Stream};
 
 /// The vector state and work of one backend.
-pub(crate) trait Workspace {
+pub trait Workspace {
     /// Fills the given rows with uniform genes (sequence (`stream`, `step`, individual = row), word j =
     /// gene j) and evaluates them; returns their fitness in the same order.
     fn init_rows(&mut self, rows: &[u32], stream: Stream, step: u32) -> Result<Vec<f64>>;
@@ -34,22 +37,33 @@ pub(crate) trait Workspace {
 
 /// The scalars of a chain (its bias lives in the workspace).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct ChainMeta {
+pub struct ChainMeta {
+    /// The step size ρ.
     pub rho: f32,
+    /// Consecutive successes.
     pub successes: u32,
+    /// Consecutive failures.
     pub failures: u32,
 }
 
-/// The host-side state.
+/// The host-side state (the scalars of [`MaSnapshot`](crate::MaSnapshot)).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct HostState {
+pub struct HostState {
+    /// The fitness of each slot.
     pub fitness: Vec<f64>,
+    /// Per slot, the LS applications that did not improve it enough.
     pub non_improved: Vec<u32>,
+    /// Per slot, its chain's scalars.
     pub chains: Vec<Option<ChainMeta>>,
+    /// Evaluations spent.
     pub evaluations: u64,
+    /// Memetic cycles done.
     pub cycles: u64,
+    /// Children made (the crossover draws' step counter).
     pub children: u32,
+    /// Solis–Wets iterations done (the noise's step counter).
     pub ls_iterations: u32,
+    /// Restarts done.
     pub restarts: u32,
 }
 

@@ -98,13 +98,14 @@
 //! | [`plan`] | the host decisions shared by both engines (draws, father, replacement, c_LS) |
 //! | [`snapshot`] | [`MaSnapshot`], [`Chain`] |
 //! | [`cpu`] | [`MaCpu`] |
-//! | [`cuda`] | [`MaCuda`], with `cuda::launch` (one typed launch function per kernel) |
+//! | [`cuda`] | [`MaCuda`], with `cuda::launch` (one typed launch function per kernel) and `cuda::slice` (the launches of a dimension slice) |
+//! | [`cycle`] | the memetic cycle over a [`cycle::Workspace`], shared by both engines and by `evo_distributed`'s dimension split |
 //! | [`memory`] | the CUDA layout (block, tile, probe rows) and the memory need, checked before allocating |
 
 pub mod cpu;
 #[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
-mod cycle;
+pub mod cycle;
 pub mod memory;
 pub mod ops;
 pub mod params;

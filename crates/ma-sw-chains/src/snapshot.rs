@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// The run's fingerprint, shared by [`MaCpu`](crate::MaCpu) and [`MaCuda`](crate::MaCuda): seed,
 /// parameters and problem (name, dimension, bounds).
-pub(crate) fn fingerprint<P: ContinuousProblem + ?Sized>(
+pub fn fingerprint<P: ContinuousProblem + ?Sized>(
     seed: u64,
     params: &MaParams,
     problem: &P,
@@ -66,7 +66,10 @@ impl MaSnapshot {
     /// within the problem's bounds (every operator keeps them there), every chain's ρ finite and positive
     /// and its bias finite, and at least one evaluation per slot and per memetic cycle (`evaluations ≥ N +
     /// cycles`).
-    pub(crate) fn check_values(&self, bounds: &Bounds) -> Result<()> {
+    ///
+    /// # Errors
+    /// [`Error::InvalidSnapshot`] naming the first value out of range.
+    pub fn check_values(&self, bounds: &Bounds) -> Result<()> {
         snapshot_checks::finite(ALGORITHM, "fitness", &self.fitness)?;
         snapshot_checks::within_bounds(ALGORITHM, "population", &self.population, bounds)?;
         for (slot, chain) in self.chains.iter().enumerate() {

@@ -34,8 +34,10 @@ pub struct MaKernelParams {
     pub count: u32,
     /// Distance tiles per pair.
     pub tiles: u32,
-    /// Unused (ρ lives in `SwState`).
-    pub rho: f32,
+    /// The Philox lane of variable 0 of the rows: 0 for whole vectors, `first / 4` for a dimension slice of
+    /// variables `first ..` (`ma_init_rows_f32`, `ma_crossover_f32`, `ma_sw_step_f32`; the mutated gene is
+    /// compared with the whole vector's index `4·lane_offset + i`).
+    pub lane_offset: u32,
     /// BLX-α.
     pub alpha: f32,
     /// BGA range fraction.

@@ -30,6 +30,7 @@
 //! evaluation.
 
 pub mod launch;
+pub mod slice;
 
 use crate::cpu::{host_of, snapshot_of};
 use crate::cycle::{HostState, Workspace};
