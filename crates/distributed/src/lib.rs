@@ -125,11 +125,18 @@
 //! [`IslandModel::new`] with a builder that makes island [`IslandSite::index`]'s engine from
 //! [`IslandSite::seed`] on [`IslandSite::backend`].
 //!
+//! ## The dimension split
+//!
+//! [`dimension`]: MA-SW-Chains with every individual's variables cut into slices over GPUs
+//! ([`dimension::MaDimensionSplit`]), for more variables than one GPU holds; bit for bit the unsplit engines'
+//! snapshots under the Exact profile, for any layout of slices.
+//!
 //! Not in this version: engines that cannot move between threads (`GaCuda`, which keeps a recorded CUDA
 //! graph), and NCCL collectives inside the island model (its migrations go over the ranks' exchange; NCCL
 //! serves the population split and programs of their own).
 
 pub mod de;
+pub mod dimension;
 pub mod ga;
 pub mod ma;
 mod migration;

@@ -1,0 +1,99 @@
+//! The dimension split of MA-SW-Chains: every individual's `D` variables are cut into slices, each slice on a
+//! GPU (several slices may share one), so that a run holds more variables than one GPU's memory
+//! ([`MaDimensionSplit`]). Under the Exact profile its snapshots after every cycle are bit for bit those of the
+//! unsplit [`MaCuda`](evo_ma_sw_chains::MaCuda) and of [`MaCpu`](evo_ma_sw_chains::MaCpu), for any number
+//! and placement of slices.
+//!
+//! # What is split
+//!
+//! A [`SliceLayout`] cuts `0..D` into consecutive runs of whole **blocks** of `B` variables (`B` a power of two,
+//! `1024 ≤ B ≤ max(1024, next_power_of_two(D))`; the last block may be partial). Slice `s` holds variables
+//! `first_s .. first_s + len_s` of the population (N rows), the children area (K rows), the chain biases (N rows),
+//! the LS point and bias, the Solis–Wets probe rows, the bounds and the shift vector, each as rows of `len_s`
+//! values on its GPU. The host keeps what [`MaCuda`](evo_ma_sw_chains::MaCuda)'s host keeps: the N fitness
+//! values, the chain scalars, the counters, and it runs the same cycle (`evo_ma_sw_chains::cycle`) over a
+//! workspace whose every operation runs on all slices.
+//!
+//! # Why the bits do not change
+//!
+//! 1. **Per-variable work.** Initialisation, BLX-α, BGA mutation, the Solis–Wets moves, probes and bias
+//!    updates, row copies: each touches variable `i` alone, with random numbers addressed by
+//!    (stream, step, individual, variable): word `i` (lane `⌊i/4⌋`) of a Philox sequence. A slice runs the
+//!    engine's own kernels (`kernels/cuda/ma.cu`) on its rows with `lane_offset = first_s/4`
+//!    ([`MaKernelParams::lane_offset`](evo_ma_sw_chains::cuda::launch::MaKernelParams::lane_offset)), so it
+//!    draws exactly the numbers of its own variables, and the mutated gene is compared with the whole
+//!    vector's index. `first_s` is a multiple of `B ≥ 1024`, so lanes never straddle slices.
+//! 2. **Sums.** A fitness accepted here is `Σ_i term(i, z_i) (+ bias)` ([`SeparableProblem`]), and a squared
+//!    distance is `Σ_i (x_i − y_i)²`; both are the canonical tree of `evo_core::reduce` over `D` leaves padded
+//!    with `+0.0` to `P = next_power_of_two(D)`. Block `j` (leaves `jB .. (j+1)B`, `B ≤ P`, `B | P`) is an
+//!    aligned subtree, the node of level `log2 B` at index `j`; the nodes `j ≥ ⌈D/B⌉` are all-padding, `+0.0`.
+//!    (Below 1024 variables the single block is one tile of 1024 leaves, more than `P`: the extra padding
+//!    only adds `+0.0`, as the unsplit engine's own tiles do.)
+//!    Each slice computes its blocks' nodes: tiles of 1024 leaves (`ma_slice_terms_f64`,
+//!    `ma_distance_tiles_f64`: 4 leaves per thread, then the block tree), then the tree over each block's
+//!    `B/1024` tiles (`ma_block_sums_f64`), leaves past `D` being `+0.0` as in the canonical padding. The host
+//!    gathers the `⌈D/B⌉` block nodes of a row in coordinate order and sums them with
+//!    [`pairwise_sum_f64`](evo_core::reduce::pairwise_sum_f64), which pads them with `+0.0` to
+//!    `next_power_of_two(⌈D/B⌉) = P/B` nodes: the top `log2(P/B)` levels of the same tree
+//!    ([`combine_block_sums`]). Every addition of the canonical tree is made once, on the same operands, in
+//!    the same order, so the sum is the same number whatever the slices; the bias is added after it, as the
+//!    problem's own evaluation does. The terms are the twins of `evo_benchmarks::functions` in
+//!    `kernels/common/problems/functions.cuh`, evaluated at the whole vector's index `i`.
+//! 3. **Decisions.** The host makes the cycle's decisions from the joined fitness and distances, as
+//!    `MaCuda` does. Inside a Solis–Wets application the decisions are made on the device by
+//!    `ma_sw_step_f32`: each group's probe fitness is joined on the host and uploaded to every slice, which
+//!    then decides the same outcomes from the same numbers and state, and applies them to its variables. The
+//!    engine reads every slice's state after each batch of groups and fails if they differ.
+//!
+//! No NCCL all-reduce is used: its order of additions is not the tree's. The block sums travel through the
+//! host (a few hundred numbers per row: `≈ 64` blocks per slice with [`SliceLayout::even`]).
+//!
+//! # Problems
+//!
+//! [`SeparableProblem`] lists what the split accepts: shifted Rastrigin, Discus and Sum Squares
+//! (`evo_benchmarks::ShiftedProblem`, up to its 10^8 variables), the GA paper's Hypersphere, Step, Schwefel and
+//! Rastrigin (`GaProblem`, any D), DE's Rastrigin (`DeRastrigin`, any D). Griewank, Ackley and Salomon
+//! (combinations of sums), Schwefel 1.2, Ridge and Rosenbrock (terms of several variables) are refused
+//! with [`Error::InvalidParameter`](evo_core::Error::InvalidParameter); CEC 2010 problems (permuted groups
+//! across slices) and user problems do not implement the trait.
+//!
+//! # Cost
+//!
+//! Per evaluation call (a crossover step's K children, a Solis–Wets group of 2 or 8 probe rows, the N rows of
+//! an initialisation or restart, a step's distances) the host waits for every slice once and moves
+//! `rows × ⌈D/B⌉` doubles down and, in Solis–Wets, the rows' fitness up: a round trip of tens of µs per group,
+//! against a group's ~0.3–0.6 ms of device work per 5·10^7 variables on a slice. The evaluation kernel is the
+//! simple tile kernel above, not evo-benchmarks' tuned ones (float4 loads, row groups). The slices of
+//! one GPU share its stream and run one after the other; the slices of different GPUs run side by side.
+//!
+//! # Memory
+//!
+//! [`memory::slice_bytes`] gives a slice's buffers, [`memory::gpu_bytes`] each GPU's total with one context's
+//! headroom; [`MaDimensionSplit::with_profile`] checks every GPU's need against its free memory before it
+//! allocates anything and names the first GPU that does not fit ([`Error::GpuOutOfMemory`](evo_core::Error::GpuOutOfMemory)).
+//!
+//! # Files
+//!
+//! | file | what |
+//! | --- | --- |
+//! | `layout.rs` | [`SliceLayout`], [`Slice`] |
+//! | `problem.rs` | [`SeparableProblem`], [`Separable`] |
+//! | `memory.rs` | the memory need per slice and per GPU |
+//! | `slice.rs` | one slice's buffers and kernels |
+//! | `workspace.rs` | the cycle's vector work over the slices, [`combine_block_sums`] |
+//! | `engine.rs` | [`MaDimensionSplit`] |
+
+mod engine;
+mod layout;
+pub mod memory;
+mod problem;
+mod slice;
+mod workspace;
+
+pub use engine::MaDimensionSplit;
+pub use layout::{EVEN_BLOCKS_PER_SLICE, MIN_BLOCK, Slice, SliceLayout, max_block};
+pub use problem::{Separable, SeparableProblem};
+pub use workspace::combine_block_sums;
+
+/// The component named by the split's errors.
+const COMPONENT: &str = "MA-SW-Chains dimension split";

@@ -1,0 +1,362 @@
+//! One slice's device state and work: the engine's own kernels on slice-local buffers (with the slice's
+//! Philox lane offset), and the block sums of its fitness terms and distance terms. Every method only queues
+//! work on the slice's GPU stream, except [`SliceState::read_sums`], which waits for it.
+
+use evo_core::{Error, Result};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
+use evo_ma_sw_chains::cuda::launch::{self, ChildGpu, MaKernelParams};
+use evo_ma_sw_chains::cuda::slice::{self as kernels, SliceParams, tiles_of};
+use evo_ma_sw_chains::memory::{TILE_VARIABLES, sw_rows};
+use evo_ma_sw_chains::ops::SwState;
+use evo_ma_sw_chains::{MaParams, ops};
+
+use super::COMPONENT;
+use super::layout::{Slice, SliceLayout};
+use super::memory::work_rows;
+use super::problem::Separable;
+
+/// The buffers of one slice (rows of `len` variables).
+pub(crate) struct SliceState {
+    pub gpu: Gpu,
+    pub len: usize,
+    first: usize,
+    seed: u64,
+    profile: Profile,
+    tiles_per_block: u64,
+    /// The blocks of this slice (block sums per row).
+    pub blocks: usize,
+    term: u32,
+    shifted: u32,
+    lower: DeviceBuffer<f32>,
+    upper: DeviceBuffer<f32>,
+    shift: DeviceBuffer<f32>,
+    pub population: DeviceBuffer<f32>,
+    children: DeviceBuffer<f32>,
+    pub bias: DeviceBuffer<f32>,
+    ls_point: DeviceBuffer<f32>,
+    ls_bias: DeviceBuffer<f32>,
+    probes: DeviceBuffer<f32>,
+    probe_fitness: DeviceBuffer<f64>,
+    pub sw_state: DeviceBuffer<SwState>,
+    partials: DeviceBuffer<f64>,
+    sums: DeviceBuffer<f64>,
+}
+
+/// Which rows a block-sum evaluation reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rows {
+    /// The first `n` population rows.
+    Population(usize),
+    /// The first `n` rows of the children area.
+    Children(usize),
+    /// Every Solis–Wets probe row.
+    Probes,
+}
+
+impl SliceState {
+    /// Allocates slice `slice` of `layout` on `gpu` (the caller checked the memory need).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        gpu: &Gpu,
+        layout: &SliceLayout,
+        slice: &Slice,
+        params: &MaParams,
+        separable: &Separable<'_>,
+        lower: &[f32],
+        upper: &[f32],
+        seed: u64,
+        profile: Profile,
+        lookahead: u32,
+    ) -> Result<Self> {
+        let (first, len) = (slice.first, slice.len);
+        let range = first..first + len;
+        let n = params.population();
+        let k = params.children_per_step();
+        let rows = work_rows(params, lookahead);
+        let blocks = layout.blocks_of(slice);
+        let (shift, shifted) = match separable.shift {
+            Some(o) => (gpu.upload(&o[range.clone()])?, 1),
+            None => (gpu.alloc_zeroed(1)?, 0),
+        };
+        Ok(Self {
+            gpu: gpu.clone(),
+            len,
+            first,
+            seed,
+            profile,
+            tiles_per_block: (layout.block() / TILE_VARIABLES) as u64,
+            blocks,
+            term: separable.term as u32,
+            shifted,
+            lower: gpu.upload(&lower[range.clone()])?,
+            upper: gpu.upload(&upper[range])?,
+            shift,
+            population: gpu.alloc_zeroed(n * len)?,
+            children: gpu.alloc_zeroed(k * len)?,
+            bias: gpu.alloc_zeroed(n * len)?,
+            ls_point: gpu.alloc_zeroed(len)?,
+            ls_bias: gpu.alloc_zeroed(len)?,
+            // Zeroed so that no evaluation reads unwritten memory (a group enqueued after the end of an
+            // application evaluates the last probes again and is ignored).
+            probes: gpu.alloc_zeroed(sw_rows(lookahead) * len)?,
+            probe_fitness: gpu.alloc_zeroed(sw_rows(lookahead))?,
+            sw_state: gpu.alloc_zeroed(2)?,
+            partials: gpu.alloc(rows * tiles_of(len as u64) as usize)?,
+            sums: gpu.alloc(rows * blocks)?,
+        })
+    }
+
+    /// The kernel parameters of this slice's rows (D = the slice's length, the slice's Philox lanes).
+    pub fn params(&self) -> Result<MaKernelParams> {
+        let lane_offset = u32::try_from(self.first / 4).map_err(|_| {
+            Error::invalid_parameter(COMPONENT, "slice start", self.first, "below 2^34")
+        })?;
+        Ok(MaKernelParams {
+            seed: self.seed,
+            dimension: self.len as u64,
+            lane_offset,
+            ..MaKernelParams::default()
+        })
+    }
+
+    fn slice_params(&self) -> SliceParams {
+        SliceParams {
+            dimension: self.len as u64,
+            first: self.first as u64,
+            tiles: tiles_of(self.len as u64),
+            tiles_per_block: self.tiles_per_block,
+            term: self.term,
+            shifted: self.shifted,
+        }
+    }
+
+    /// Queues the block sums of the fitness terms of `rows` into the sums buffer (row-major, `blocks` per row).
+    pub fn evaluate(&mut self, rows: Rows) -> Result<usize> {
+        let (x, count) = match rows {
+            Rows::Population(n) => (&self.population, n),
+            Rows::Children(n) => (&self.children, n),
+            Rows::Probes => (&self.probes, self.probe_fitness.len()),
+        };
+        let params = self.slice_params();
+        kernels::slice_terms(
+            &self.gpu,
+            x,
+            &self.shift,
+            &mut self.partials,
+            count,
+            params,
+            self.profile,
+        )?;
+        kernels::block_sums(
+            &self.gpu,
+            &self.partials,
+            &mut self.sums,
+            count,
+            params,
+            self.profile,
+        )?;
+        Ok(count)
+    }
+
+    /// Queues the block sums of the squared distances of the slot pairs `flat` (`[a0, b0, a1, b1, …]`).
+    pub fn distances(&mut self, flat: &[u32]) -> Result<usize> {
+        let pairs = self.gpu.upload(flat)?;
+        let params = self.params()?;
+        kernels::distance_tiles(
+            &self.gpu,
+            &self.population,
+            &pairs,
+            &mut self.partials,
+            params,
+            self.profile,
+        )?;
+        let count = flat.len() / 2;
+        let block_params = self.slice_params();
+        kernels::block_sums(
+            &self.gpu,
+            &self.partials,
+            &mut self.sums,
+            count,
+            block_params,
+            self.profile,
+        )?;
+        Ok(count)
+    }
+
+    /// Waits for the queued work and returns the block sums of its first `rows` rows.
+    pub fn read_sums(&self, rows: usize) -> Result<Vec<f64>> {
+        let mut all = self.sums.to_vec()?;
+        all.truncate(rows * self.blocks);
+        Ok(all)
+    }
+
+    /// Queues the initial (or restart) genes of `rows` (uploaded slot indices).
+    pub fn init_rows(
+        &mut self,
+        rows: &DeviceBuffer<u32>,
+        stream: u32,
+        step: u32,
+        slots: usize,
+    ) -> Result<()> {
+        let params = MaKernelParams {
+            stream,
+            step,
+            ..self.params()?
+        };
+        launch::init_rows(
+            &self.gpu,
+            &mut self.population,
+            rows,
+            &self.lower,
+            &self.upper,
+            params,
+            slots,
+            self.profile,
+        )
+    }
+
+    /// Queues the children of `plans` into the first rows of the children area.
+    pub fn crossover(
+        &mut self,
+        plans: &DeviceBuffer<ChildGpu>,
+        stream: u32,
+        alpha: f32,
+        range: f32,
+    ) -> Result<()> {
+        let params = MaKernelParams {
+            stream,
+            alpha,
+            range,
+            ..self.params()?
+        };
+        launch::crossover(
+            &self.gpu,
+            &self.population,
+            &mut self.children,
+            plans,
+            &self.lower,
+            &self.upper,
+            params,
+            self.profile,
+        )
+    }
+
+    /// Copies child `child` into slot `slot`.
+    pub fn adopt_child(&mut self, child: usize, slot: usize) -> Result<()> {
+        let params = self.params()?;
+        copy_row(
+            &self.gpu,
+            self.profile,
+            params,
+            &self.children,
+            child,
+            &mut self.population,
+            slot,
+        )
+    }
+
+    /// The LS point from slot `slot`, the LS bias from its chain or zeros.
+    pub fn ls_begin(&mut self, slot: usize, resume_bias: bool) -> Result<()> {
+        let params = self.params()?;
+        copy_row(
+            &self.gpu,
+            self.profile,
+            params,
+            &self.population,
+            slot,
+            &mut self.ls_point,
+            0,
+        )?;
+        if resume_bias {
+            copy_row(
+                &self.gpu,
+                self.profile,
+                params,
+                &self.bias,
+                slot,
+                &mut self.ls_bias,
+                0,
+            )
+        } else {
+            self.ls_bias.fill_zero()
+        }
+    }
+
+    /// The LS point and bias into slot `slot`.
+    pub fn ls_write_back(&mut self, slot: usize) -> Result<()> {
+        let params = self.params()?;
+        copy_row(
+            &self.gpu,
+            self.profile,
+            params,
+            &self.ls_point,
+            0,
+            &mut self.population,
+            slot,
+        )?;
+        copy_row(
+            &self.gpu,
+            self.profile,
+            params,
+            &self.ls_bias,
+            0,
+            &mut self.bias,
+            slot,
+        )
+    }
+
+    /// Uploads the combined fitness of the probe rows.
+    pub fn set_probe_fitness(&mut self, fitness: &[f64]) -> Result<()> {
+        self.probe_fitness.copy_from_host(fitness)
+    }
+
+    /// Queues `ma_sw_step_f32` reading state slot `slot` with look-ahead `lookahead`.
+    pub fn sw_step(&mut self, slot: u32, stream: u32, lookahead: u32) -> Result<()> {
+        let params = MaKernelParams {
+            stream,
+            flag: lookahead,
+            count: slot,
+            ..self.params()?
+        };
+        launch::sw_step(
+            &self.gpu,
+            &mut self.ls_point,
+            &mut self.ls_bias,
+            &mut self.probes,
+            &self.lower,
+            &self.upper,
+            &self.probe_fitness,
+            &mut self.sw_state,
+            params,
+            self.profile,
+        )
+    }
+}
+
+/// Copies row `from_row` of `from` into row `to_row` of `to` (rows of the slice's length, `params.dimension`).
+fn copy_row(
+    gpu: &Gpu,
+    profile: Profile,
+    params: MaKernelParams,
+    from: &DeviceBuffer<f32>,
+    from_row: usize,
+    to: &mut DeviceBuffer<f32>,
+    to_row: usize,
+) -> Result<()> {
+    let d = params.dimension;
+    let params = MaKernelParams {
+        src_offset: from_row as u64 * d,
+        dst_offset: to_row as u64 * d,
+        ..params
+    };
+    launch::copy(gpu, from, to, params, profile)
+}
+
+/// The outcome code of `pending` never leaks out of an application: the engine's state after one.
+pub(crate) fn finished(state: SwState) -> SwState {
+    SwState {
+        pending: ops::SW_NONE,
+        pending2: ops::SW_NONE,
+        ..state
+    }
+}
