@@ -27,11 +27,12 @@ struct QigaRunParams {
     unsigned int sign_stream;       // evo_rng::Stream::QigaSign
     unsigned int exact_sums;        // 1: every weight and profit sum is exact in any order: a warp per individual
     unsigned int shared_state;      // 1: the run's state lives in dynamic shared memory (qiga_generations_in)
-    unsigned int padding;
+    unsigned int initial_theta;     // 1: theta is not read but starts at QIGA_INITIAL_ANGLE (a new batch's generation 0)
 };
 static_assert(sizeof(QigaRunParams) == 56, "QigaRunParams must match its Rust mirror (56 bytes)");
 
 // Twin: ops::INITIAL_ANGLE and the private constants of ops.rs (each literal rounds to the same f32).
+#define QIGA_INITIAL_ANGLE 0.785398163397448309616f
 #define QIGA_PI 3.14159265358979323846f
 #define QIGA_HALF_PI 1.57079632679489661923f
 #define QIGA_EPSILON 10e-9f
@@ -669,6 +670,36 @@ __device__ __forceinline__ void qiga_store_bytes(unsigned char* row, unsigned in
     }
 }
 
+// A thread's quads t = threadIdx.x, threadIdx.x + blockDim.x, ... below P * quads, as (i, q) = (t / quads,
+// t % quads), stepped without a division per quad: blockDim.x = di * quads + dq.
+struct QigaQuadWalk {
+    unsigned int i0;
+    unsigned int q0;
+    unsigned int di;
+    unsigned int dq;
+};
+
+__device__ __forceinline__ QigaQuadWalk qiga_quad_walk(unsigned int quads)
+{
+    QigaQuadWalk w;
+    w.i0 = threadIdx.x / quads;
+    w.q0 = threadIdx.x - w.i0 * quads;
+    w.di = blockDim.x / quads;
+    w.dq = blockDim.x - w.di * quads;
+    return w;
+}
+
+// The quad after (i, q) in a walk.
+__device__ __forceinline__ void qiga_next_quad(const QigaQuadWalk& w, unsigned int quads, unsigned int& i, unsigned int& q)
+{
+    i += w.di;
+    q += w.dq;
+    if (q >= quads) {
+        q -= quads;
+        ++i;
+    }
+}
+
 // Step 2 for quad q of individual i: qubit 4q + r observes word r of Philox block q.
 template <bool kShared>
 __device__ __forceinline__ void qiga_observe_quad(const QigaRunState<typename QigaValue<kShared>::type>& s, unsigned int i, unsigned int q, unsigned int n, unsigned long long seed, unsigned int stream, unsigned int g)
@@ -703,7 +734,7 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
     const unsigned int pop = p.population;
     const unsigned int genes = pop * n;
     const unsigned int quads = (n + 3u) / 4u;
-    const unsigned int tasks = pop * quads;
+    const QigaQuadWalk walk = qiga_quad_walk(quads);
     float* g_theta = theta + (size_t)run * genes;
     unsigned char* g_x = observed + (size_t)run * genes;
     double* g_f = fitness + (size_t)run * pop;
@@ -724,7 +755,7 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
         for (unsigned int k = threadIdx.x; k < pop * s.stride; k += blockDim.x) {
             const unsigned int i = k / s.stride;
             const unsigned int j = k - i * s.stride;
-            sh_theta[k] = j < n ? g_theta[(size_t)i * n + j] : 0.0f;
+            sh_theta[k] = j >= n ? 0.0f : p.initial_theta == 1u ? QIGA_INITIAL_ANGLE : g_theta[(size_t)i * n + j];
         }
         for (unsigned int j = threadIdx.x; j < s.stride; j += blockDim.x) {
             s.b[j] = j < n ? g_b[j] : 0;
@@ -741,13 +772,17 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
         s.f = g_f;
         s.weights = weights;
         s.profits = profits;
+        if (p.initial_theta == 1u) {
+            for (unsigned int k = threadIdx.x; k < genes; k += blockDim.x) {
+                g_theta[k] = QIGA_INITIAL_ANGLE;
+            }
+        }
     }
     __syncthreads();
     const unsigned int end = p.first_generation + p.generations;
     unsigned int g = p.first_generation;
-    for (unsigned int t = threadIdx.x; t < tasks; t += blockDim.x) {
-        const unsigned int i = t / quads;
-        qiga_observe_quad<kShared>(s, i, t - i * quads, n, seed, p.observe_stream, g);
+    for (unsigned int i = walk.i0, q = walk.q0; i < pop; qiga_next_quad(walk, quads, i, q)) {
+        qiga_observe_quad<kShared>(s, i, q, n, seed, p.observe_stream, g);
     }
     __syncthreads();
     for (;;) {
@@ -782,9 +817,7 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
             sh.improved = s.f[l] > previous;
         }
         if (g > 0u) {
-            for (unsigned int t = threadIdx.x; t < tasks; t += blockDim.x) {
-                const unsigned int i = t / quads;
-                const unsigned int q = t - i * quads;
+            for (unsigned int i = walk.i0, q = walk.q0; i < pop; qiga_next_quad(walk, quads, i, q)) {
                 const bool flag = s.f[i] >= previous;
                 uint4 sign_words = make_uint4(0u, 0u, 0u, 0u);
                 if (p.sign_choice == 1u) {
@@ -809,9 +842,7 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
         const bool improved = sh.improved;
         const unsigned int leader = sh.leader;
         if (improved || more) {
-            for (unsigned int t = threadIdx.x; t < tasks; t += blockDim.x) {
-                const unsigned int i = t / quads;
-                const unsigned int q = t - i * quads;
+            for (unsigned int i = walk.i0, q = walk.q0; i < pop; qiga_next_quad(walk, quads, i, q)) {
                 if (improved && i == leader) {
                     qiga_store_bytes<kShared>(s.b, q, n, qiga_load_bytes<kShared>(s.x + (size_t)i * s.stride, q, n));
                 }

@@ -39,8 +39,9 @@ pub struct RunParams {
     /// 1: each run's state lives in the block's dynamic shared memory during the launch ([`shared_bytes`]
     /// of it); 0: in global memory in place (a state too large for one block's shared memory).
     pub shared_state: u32,
-    /// Keeps the size a multiple of 8.
-    pub padding: u32,
+    /// 1: θ is not read but starts at [`INITIAL_ANGLE`](crate::ops::INITIAL_ANGLE) (a new batch's generation
+    /// 0, so that the host neither fills nor uploads it); 0: θ is read.
+    pub initial_theta: u32,
 }
 const _: () = assert!(size_of::<RunParams>() == 56);
 // SAFETY: repr(C), plain numbers only, the layout of `QigaRunParams` (56 bytes, asserted on both sides).
@@ -86,6 +87,9 @@ pub struct DeviceState {
     pub best: DeviceBuffer<u8>,
     /// f(b), one per run.
     pub best_profit: DeviceBuffer<f64>,
+    /// Whether θ is still unwritten: the next launch, generation 0 of a new batch, starts it at
+    /// [`INITIAL_ANGLE`](crate::ops::INITIAL_ANGLE) instead of reading it.
+    pub initial_theta: bool,
     /// Whether the weights' and the profits' sums are exact in any order ([`sums_are_exact`](crate::cuda::exact::sums_are_exact)), computed once
     /// from the host copies.
     pub exact_sums: bool,
@@ -102,6 +106,17 @@ pub fn shared_bytes(population: usize, items: usize) -> usize {
 /// The static shared memory of the generation kernels (`QigaBlockShared`, 400 bytes) with room to spare; the
 /// dynamic part must fit beside it.
 const STATIC_SHARED_BYTES: usize = 1024;
+
+/// Whether runs of `population` × `items` keep their state in shared memory on `gpu` ([`shared_bytes`] of it
+/// beside the kernels' static shared memory, within the most one block may use); else it stays in global
+/// memory. Both layouts give the same bits.
+///
+/// # Errors
+/// When the device cannot be queried.
+pub fn shared_layout(gpu: &Gpu, population: usize, items: usize) -> Result<bool> {
+    let limit = usize::try_from(gpu.max_shared_bytes_per_block()?).unwrap_or(usize::MAX);
+    Ok(shared_bytes(population, items) + STATIC_SHARED_BYTES <= limit)
+}
 
 /// Runs generations `first .. first + count` of every run of `state` in one launch (one block per run,
 /// `params.block_size()` threads).
@@ -164,10 +179,9 @@ pub fn run_generations(
     let kernel = site.kernel(gpu, Profile::Exact)?;
     // The state in shared memory when it fits beside the static part: each generation then reads and writes
     // it without a global-memory round trip.
-    let bytes = shared_bytes(population, items);
-    let shared = bytes + STATIC_SHARED_BYTES <= gpu.max_shared_bytes_per_block()? as usize;
+    let shared = shared_layout(gpu, population, items)?;
     let dynamic = if shared {
-        let bytes = site.to_u32("shared state bytes", bytes)?;
+        let bytes = site.to_u32("shared state bytes", shared_bytes(population, items))?;
         kernel.allow_dynamic_shared_bytes(bytes)?;
         bytes
     } else {
@@ -192,13 +206,31 @@ pub fn run_generations(
         sign_stream: Stream::QigaSign.id(),
         exact_sums: u32::from(state.exact_sums),
         shared_state: u32::from(shared),
-        padding: 0,
+        initial_theta: u32::from(state.initial_theta),
     };
     // The block must hold one repair thread per individual; the population is at most 64 ≤ 32·2.
     let block = params
         .block_size()
         .max(site.to_u32("population", population.next_power_of_two())?);
-    if !options.is_paper() {
+    let launched = if options.is_paper() {
+        // SAFETY: the arguments follow `qiga_run_generations`' parameter list in order and type; every buffer
+        // has the batch's shape (checked above) and the kernel indexes block `run < runs` within it only.
+        unsafe {
+            kernel
+                .launch()
+                .input(&state.weights)
+                .input(&state.profits)
+                .input(&state.seeds)
+                .input(&state.angles)
+                .output(&mut state.theta)
+                .output(&mut state.observed)
+                .output(&mut state.fitness)
+                .output(&mut state.best)
+                .output(&mut state.best_profit)
+                .params(&p)
+                .run(LaunchConfig::linear(grid, block, dynamic))
+        }
+    } else {
         let o = OptionParams {
             run: p,
             repair: match options.repair {
@@ -214,7 +246,7 @@ pub fn run_generations(
         // SAFETY: the arguments follow `qiga_run_generations_options`' parameter list in order and type;
         // every buffer has the batch's shape (checked above, `order` included) and the kernel indexes block
         // `run < runs` within it only.
-        return unsafe {
+        unsafe {
             kernel
                 .launch()
                 .input(&state.weights)
@@ -229,23 +261,9 @@ pub fn run_generations(
                 .output(&mut state.best_profit)
                 .params(&o)
                 .run(LaunchConfig::linear(grid, block, dynamic))
-        };
-    }
-    // SAFETY: the arguments follow `qiga_run_generations`' parameter list in order and type; every buffer has
-    // the batch's shape (checked above) and the kernel indexes block `run < runs` within it only.
-    unsafe {
-        kernel
-            .launch()
-            .input(&state.weights)
-            .input(&state.profits)
-            .input(&state.seeds)
-            .input(&state.angles)
-            .output(&mut state.theta)
-            .output(&mut state.observed)
-            .output(&mut state.fitness)
-            .output(&mut state.best)
-            .output(&mut state.best_profit)
-            .params(&p)
-            .run(LaunchConfig::linear(grid, block, dynamic))
-    }
+        }
+    };
+    launched?;
+    state.initial_theta = false;
+    Ok(())
 }

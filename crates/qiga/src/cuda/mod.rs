@@ -76,11 +76,14 @@ impl QigaCuda {
             order: gpu.upload(problem.ratio_order())?,
             seeds: gpu.upload(&seeds)?,
             angles: gpu.upload(&angles)?,
-            theta: gpu.upload(&vec![crate::ops::INITIAL_ANGLE; count * population * items])?,
+            // θ is set to INITIAL_ANGLE by the generation-0 launch below (initial_theta), not filled and
+            // uploaded from the host.
+            theta: gpu.alloc(count * population * items)?,
             observed: gpu.alloc_zeroed(count * population * items)?,
             fitness: gpu.alloc_zeroed(count * population)?,
             best: gpu.upload(&seed_bytes.repeat(count))?,
             best_profit: gpu.upload(&vec![seed_profit; count])?,
+            initial_theta: true,
             exact_sums: exact::sums_are_exact(problem.weights())
                 && exact::sums_are_exact(problem.profits()),
         };
@@ -248,6 +251,7 @@ impl Engine for QigaCuda {
             .flat_map(|r| r.config.angles.angles())
             .collect();
         self.state.theta.copy_from_host(&theta)?;
+        self.state.initial_theta = false;
         self.state
             .observed
             .copy_from_host(&flat(&|r| unpack(&r.observed, items)))?;
