@@ -8,11 +8,12 @@
 //! - weak scaling: 8 islands per GPU (`K = 8n`);
 //! - strong scaling: `K = 8N` islands in all, whatever `n` (only when `N ≥ 2`).
 //!
-//! Each configuration builds one model, runs `G` generations as warm-up (the samples' count of them), then
-//! times `G` generations (`step_many(G)`, `G` a multiple of 50, so every sample ends with a migration) with
-//! the wall clock, as many samples as the bench's sampling says; the median gives generations · islands per
-//! second (`K · G / median`). Each DE island reads its best back at the end of its generations and a
-//! migration copies every population to the host and back, so the GPUs are idle when the clock stops.
+//! Each configuration builds one model, runs `step_many(G)` for the bench's warm-up count, then times
+//! `step_many(G)` with the wall clock for its sample count (`G` = 1000 generations, 200 with `--quick`, a
+//! multiple of 50 so that every sample ends with a migration); the median gives generations · islands per
+//! second (`K · G / median`). The wall clock is the right clock across GPUs, and a sample waits for its
+//! GPUs: each DE island reads its best back after its generations, and the closing migration reads every
+//! population back.
 //! Speed-up is the throughput over the same scaling's one-GPU throughput; efficiency is speed-up / `n`
 //! (target ≥ 0.9).
 //!
@@ -22,8 +23,8 @@
 //! command.
 //!
 //! The CPU side does the same with pools of one thread (`cpu:1` × `n`, `n` up to the machine's cores, at most
-//! 4), 64 × 128 only, with fewer islands per pool and generations per sample, so that `--backend cpu
-//! --quick` ends within a minute on a two-core machine.
+//! 4), 64 × 128 only, 4 islands per pool and 200 generations per sample (100 with `--quick`), so that
+//! `--backend cpu --quick` ends within a minute on a two-core machine.
 //!
 //! How the model runs its islands (crates/distributed `parallel.rs`): one host thread per placement entry
 //! (one per GPU, spawned for each stretch of generations between migrations), the islands of an entry in
