@@ -237,10 +237,7 @@ impl<P: SeparableProblem + ?Sized> Engine for MaDimensionSplit<'_, P> {
         let d = self.layout.dimension();
         let mut row = vec![0.0f32; d];
         for (slice, state) in self.layout.slices().iter().zip(&self.workspace.slices) {
-            // The whole slice comes back; one row of it is kept (a best row is rare, a snapshot is larger).
-            let part = state.population.to_vec()?;
-            row[slice.first..slice.first + slice.len]
-                .copy_from_slice(&part[slot * slice.len..(slot + 1) * slice.len]);
+            row[slice.first..slice.first + slice.len].copy_from_slice(&state.population_row(slot)?);
         }
         Ok((row, self.host.fitness[slot]))
     }

@@ -305,6 +305,21 @@ impl SliceState {
         )
     }
 
+    /// Row `slot` of the population, copied on the device and read back alone.
+    pub fn population_row(&self, slot: usize) -> Result<Vec<f32>> {
+        let mut row = self.gpu.alloc::<f32>(self.len)?;
+        copy_row(
+            &self.gpu,
+            self.profile,
+            self.params()?,
+            &self.population,
+            slot,
+            &mut row,
+            0,
+        )?;
+        row.to_vec()
+    }
+
     /// Uploads the combined fitness of the probe rows.
     pub fn set_probe_fitness(&mut self, fitness: &[f64]) -> Result<()> {
         self.probe_fitness.copy_from_host(fitness)
