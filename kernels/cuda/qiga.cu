@@ -54,10 +54,37 @@ __constant__ int QIGA_SIGN[8][4] = {
     {1, -1, 0, QIGA_EITHER},
 };
 
+// evo_cos_f32 (common/math/single.cuh; Rust twin evo_core::math::cos_f32) from the same pieces, with the octant's
+// choice as selects: both polynomials of the reduced argument are computed and one is kept, where evo_cos_f32
+// branches to one of five paths, which a warp whose lanes hold angles in different octants runs one after
+// another. Same operations on the kept path, so the same bits for every input.
+__device__ __forceinline__ float qiga_cos_f32(float x)
+{
+    using namespace evo_math;
+    const unsigned int ix = __float_as_uint(x) & 0x7fffffffu;
+    if (ix >= 0x7f800000u) {
+        return nan_f32();
+    }
+    if (ix < 0x39800000u) {
+        return 1.0f;
+    }
+    double y = (double)x;
+    int n = 0;
+    if (ix > 0x3f490fdau) {
+        const RemPio2 r = rem_pio2_f32(x);
+        y = r.y0;
+        n = r.n;
+    }
+    const float c = kernel_cos_f32(y);
+    const float s = kernel_sin_f32(y);
+    const float v = (n & 1) != 0 ? s : c;
+    return ((n + 1) & 2) != 0 ? -v : v;
+}
+
 // Twin: ops::observe.
 __device__ __forceinline__ bool qiga_observe(float theta, float u)
 {
-    const float alpha = evo_cos_f32(theta);
+    const float alpha = qiga_cos_f32(theta);
     return u >= alpha * alpha;
 }
 
@@ -700,6 +727,33 @@ __device__ __forceinline__ void qiga_next_quad(const QigaQuadWalk& w, unsigned i
     }
 }
 
+// Step 5's choice by one warp: the first individual of the largest profit (the serial loop `l = i when
+// f[i] > f[l]`: each lane keeps the first best of its individuals, and the lanes' candidates merge by the
+// larger profit, then the smaller index; profits are finite sums, never NaN), and whether it beats f(b).
+__device__ __forceinline__ void qiga_warp_leader(const double* f, unsigned int pop, double previous, unsigned int lane, QigaBlockShared& sh)
+{
+    unsigned int l = lane < pop ? lane : 0u;
+    double best = f[l];
+    for (unsigned int i = lane + 32u; i < pop; i += 32u) {
+        if (f[i] > best) {
+            best = f[i];
+            l = i;
+        }
+    }
+    for (unsigned int o = 16u; o > 0u; o >>= 1) {
+        const double other = __shfl_xor_sync(QIGA_FULL_MASK, best, o);
+        const unsigned int other_l = __shfl_xor_sync(QIGA_FULL_MASK, l, o);
+        if (other > best || (other == best && other_l < l)) {
+            best = other;
+            l = other_l;
+        }
+    }
+    if (lane == 0u) {
+        sh.leader = l;
+        sh.improved = best > previous;
+    }
+}
+
 // Step 2 for quad q of individual i: qubit 4q + r observes word r of Philox block q.
 template <bool kShared>
 __device__ __forceinline__ void qiga_observe_quad(const QigaRunState<typename QigaValue<kShared>::type>& s, unsigned int i, unsigned int q, unsigned int n, unsigned long long seed, unsigned int stream, unsigned int g)
@@ -804,17 +858,11 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
         }
         __syncthreads();
         // Step 7: rotate towards b, judged against the best of the previous generations; beside it, step 5's
-        // choice (first best on ties), published for the next phase.
+        // choice (first best on ties), published for the next phase, by the last warp (whose share of the
+        // quads is never larger than warp 0's).
         const double previous = sh.best;
-        if (threadIdx.x == 0) {
-            unsigned int l = 0;
-            for (unsigned int i = 1; i < pop; ++i) {
-                if (s.f[i] > s.f[l]) {
-                    l = i;
-                }
-            }
-            sh.leader = l;
-            sh.improved = s.f[l] > previous;
+        if (threadIdx.x >= blockDim.x - 32u) {
+            qiga_warp_leader(s.f, pop, previous, threadIdx.x & 31u, sh);
         }
         if (g > 0u) {
             for (unsigned int i = walk.i0, q = walk.q0; i < pop; qiga_next_quad(walk, quads, i, q)) {
