@@ -1,5 +1,5 @@
-//! The device memory of a split run, per slice and per GPU, computed before anything is allocated (the
-//! layout of [`super::slice`]'s buffers; pure host arithmetic).
+//! The device memory of a split run, per slice and per GPU, computed before anything is allocated
+//! from the layout of the slice buffers (`slice.rs`); pure host arithmetic.
 
 use evo_ma_sw_chains::MaParams;
 use evo_ma_sw_chains::cuda::slice::tiles_of;
@@ -33,8 +33,9 @@ pub fn split_lookahead(dimension: usize) -> u32 {
 /// | tile partials (f64) | R·⌈len/1024⌉ |
 /// | block sums (f64) | R·blocks |
 ///
-/// with `R` the most rows or pairs of one evaluation ([`work_rows`]: 60 by default); each large buffer may be
-/// rounded up by the buffer pool's size classes (at most 1/8), which is included.
+/// with `R` the most rows or pairs of one evaluation (`max(N, K, probe rows, K·n_ass, N − 1)`: 60 by
+/// default); each large buffer may be rounded up by the buffer pool's size classes (at most 1/8), which is
+/// included.
 pub fn slice_bytes(params: &MaParams, layout: &SliceLayout, slice: &Slice) -> u64 {
     let len = slice.len as u64;
     let n = params.population() as u64;
