@@ -6,8 +6,8 @@
 //! fitness copied back, merge and best), beside the host path's copies alone (the same bytes through the
 //! same page-locked staging in one chunk, timed the same way) and the closure's own time (wall clock, warm
 //! rayon pool) on the population the host path's engine holds after its timing (without a GPU, the initial
-//! population: the same random draw). On the CPU, the CPU engine (rayon) on the built-in and on the user
-//! problem's Rust twin.
+//! population: the same random draw), and the host path with a closure that costs nothing (the path's own
+//! cost). On the CPU, the CPU engine (rayon) on the built-in and on the user problem's Rust twin.
 
 use evo_benchmarks::DeRastrigin;
 use evo_core::{Bounds, ContinuousProblem, Engine};
@@ -67,13 +67,24 @@ fn params(population: usize) -> anyhow::Result<DeParams> {
 }
 
 /// The host path's problem: a Rust function of one row, evaluated on the host.
-type HostRastrigin = HostEvaluated<FnProblem<fn(&[f32]) -> f64>>;
+type HostClosure = HostEvaluated<FnProblem<fn(&[f32]) -> f64>>;
 
 /// Rastrigin as a Rust closure over one row, as a user would write it for the host path.
-fn host_rastrigin(dimension: usize) -> anyhow::Result<HostRastrigin> {
+fn host_rastrigin(dimension: usize) -> anyhow::Result<HostClosure> {
     let closure: fn(&[f32]) -> f64 = |x| x.iter().map(|&v| rastrigin_term(v)).sum();
     Ok(HostEvaluated(FnProblem::new(
         "rastrigin-closure",
+        Bounds::uniform(dimension, -RASTRIGIN_LIMIT, RASTRIGIN_LIMIT)?,
+        closure,
+    )))
+}
+
+/// A closure that costs nothing (every fitness 0): the host path with it times the path's own work per
+/// generation (the trials, the copies, rayon's hand-over and the merge) without the closure's.
+fn host_no_op(dimension: usize) -> anyhow::Result<HostClosure> {
+    let closure: fn(&[f32]) -> f64 = |_| 0.0;
+    Ok(HostEvaluated(FnProblem::new(
+        "no-op-closure",
         Bounds::uniform(dimension, -RASTRIGIN_LIMIT, RASTRIGIN_LIMIT)?,
         closure,
     )))
@@ -93,6 +104,7 @@ struct Figures {
     host: PerStep,
     copies: PerStep,
     closure: PerStep,
+    host_no_op: PerStep,
     cpu_builtin: PerStep,
     cpu_user: PerStep,
 }
@@ -101,9 +113,9 @@ struct Figures {
 pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Result<()> {
     let sizes: &[(usize, usize)] = if ctx.quick() { &QUICK_SIZES } else { &SIZES };
     let mut table = vec![
-        "| M | D | built-in µs/gen | user source µs/gen | user / built-in | host closure µs/gen | host / built-in | bytes down + up per gen | copies alone µs | closure alone µs | host ≤ copies + closure | CPU built-in µs/gen | CPU user twin µs/gen |"
+        "| M | D | built-in µs/gen | user source µs/gen | user / built-in | host closure µs/gen | host / built-in | bytes down + up per gen | copies alone µs | closure alone µs | host ≤ copies + closure | host, no-op closure µs/gen | CPU built-in µs/gen | CPU user twin µs/gen |"
             .to_string(),
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
     ];
     let bar = ctx.progress(sizes.len() as u64, "user de");
     for &(population, dimension) in sizes {
@@ -122,7 +134,7 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
             "-"
         };
         table.push(format!(
-            "| {population} | {dimension} | {} | {} | {} | {} | {} | {down} + {up} | {} | {} | {within} | {} | {} |",
+            "| {population} | {dimension} | {} | {} | {} | {} | {} | {down} + {up} | {} | {} | {within} | {} | {} | {} |",
             cell(figures.builtin.us()),
             cell(figures.user.us()),
             ratio(figures.user.us(), figures.builtin.us()),
@@ -130,6 +142,7 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
             ratio(figures.host.us(), figures.builtin.us()),
             cell(figures.copies.us()),
             cell(figures.closure.us()),
+            cell(figures.host_no_op.us()),
             cell(figures.cpu_builtin.us()),
             cell(figures.cpu_user.us()),
         ));
@@ -148,8 +161,9 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
          copies through the same page-locked staging (`evo_gpu_runtime::HostStaging`, one chunk, nothing \
          computed), \"closure alone\" the closure's `evaluate_batch` on the host engine's population \
          after its timing (wall clock, rayon on the same pool, warm; rows like the trials it evaluates, \
-         since the cosine's cost depends on its arguments); the target is host ≤ copies + closure. CPU: \
-         the CPU engine (rayon) on the built-in and on the user problem's Rust twin, {} generations per \
+         since the cosine's cost depends on its arguments); the target is host ≤ copies + closure; \"host, no-op closure\" is the host path with a \
+         closure that returns 0 (the path's own cost per generation: trials, copies, rayon's hand-over, \
+         merge and best). CPU: the CPU engine (rayon) on the built-in and on the user problem's Rust twin, {} generations per \
          sample, up to 10^6 coordinates.",
         cpu_generations(ctx.quick())
     );
@@ -169,6 +183,7 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
         host: PerStep::missing(),
         copies: PerStep::missing(),
         closure: PerStep::missing(),
+        host_no_op: PerStep::missing(),
         cpu_builtin: PerStep::missing(),
         cpu_user: PerStep::missing(),
     };
@@ -190,6 +205,8 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
         let mut host = DeCuda::new(params(population)?, host_rastrigin(dimension)?, SEED, gpu)?;
         figures.host = gpu_time(ctx, gpu, &mut host, generations)?;
         figures.copies = copy_time(ctx, gpu, population, dimension)?;
+        let mut no_op = DeCuda::new(params(population)?, host_no_op(dimension)?, SEED, gpu)?;
+        figures.host_no_op = gpu_time(ctx, gpu, &mut no_op, generations)?;
         host.snapshot()?.population
     } else {
         initial_population(population, dimension)?
@@ -345,6 +362,14 @@ fn push_rows(
             &figures.closure,
             None,
             Some("evaluate_batch, rayon".to_string()),
+        ),
+        step_row(
+            case("host no-op closure"),
+            gpu(),
+            size,
+            &figures.host_no_op,
+            None,
+            Some("the host path's own cost: every fitness 0".to_string()),
         ),
     ]);
     if !large(population, dimension) {
