@@ -634,7 +634,8 @@ struct QigaRunState {
 
 // The block's static scalars, shared by both layouts.
 struct QigaBlockShared {
-    int sign_table[8][4];
+    float step[32];         // cell 4 * row + quadrant: the sign (its +-1 cells as +1) times the row's angle
+    unsigned int either;    // bit cell set for the +-1 cells
     unsigned int window[2u * QIGA_LS_WINDOW];
     double best;            // f(b), the value of best_profit[run] during the launch
     unsigned int leader;    // step 5's first best individual of the generation
@@ -754,6 +755,30 @@ __device__ __forceinline__ void qiga_warp_leader(const double* f, unsigned int p
     }
 }
 
+// Twin: ops::rotate, with sign(cell) * delta(row) read from the block's table (qiga_step_table): the same f32
+// product, negated for a +-1 cell whose sign word says -1 (-(1 * d) and (-1) * d are the same bits).
+__device__ __forceinline__ float qiga_rotate_step(const QigaBlockShared& sh, float theta, bool x, bool b, bool flag, unsigned int sign_word, unsigned int sign_choice, unsigned int quadrant_rule)
+{
+    const unsigned int cell = 4u * qiga_rotation_row(x, b, flag) + qiga_quadrant(theta, quadrant_rule);
+    float step = sh.step[cell];
+    if (sign_choice == 1u && ((sh.either >> cell) & 1u) != 0u && (sign_word >> 31) != 0u) {
+        step = -step;
+    }
+    return theta + step;
+}
+
+// The table of qiga_rotate_step for the run's angles, by warp 0.
+__device__ __forceinline__ void qiga_step_table(QigaBlockShared& sh, const float* lut)
+{
+    const unsigned int cell = threadIdx.x;
+    const int sign = QIGA_SIGN[cell / 4u][cell % 4u];
+    sh.step[cell] = (sign == QIGA_EITHER ? 1.0f : (float)sign) * qiga_delta(cell / 4u, lut);
+    const unsigned int either = __ballot_sync(QIGA_FULL_MASK, sign == QIGA_EITHER);
+    if (cell == 0u) {
+        sh.either = either;
+    }
+}
+
 // Step 2 for quad q of individual i: qubit 4q + r observes word r of Philox block q.
 template <bool kShared>
 __device__ __forceinline__ void qiga_observe_quad(const QigaRunState<typename QigaValue<kShared>::type>& s, unsigned int i, unsigned int q, unsigned int n, unsigned long long seed, unsigned int stream, unsigned int g)
@@ -779,7 +804,7 @@ __device__ __forceinline__ void qiga_observe_quad(const QigaRunState<typename Qi
 // Inlined into both kernels, whose constant arguments fold the option branches away. Twin: cpu::run_generation,
 // step numbers of the crate docs.
 template <bool kShared>
-__device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const float* weights, const float* profits, const unsigned int* order, unsigned long long seed, const float* lut, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, const QigaRunParams& p, unsigned int repair, unsigned int local_search)
+__device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const float* weights, const float* profits, const unsigned int* order, unsigned long long seed, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, const QigaRunParams& p, unsigned int repair, unsigned int local_search)
 {
     using Value = typename QigaValue<kShared>::type;
     extern __shared__ __align__(16) unsigned char qiga_dynamic[];
@@ -879,7 +904,7 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
                 for (unsigned int r = 0; r < 4u; ++r) {
                     const bool xr = ((xq >> (8u * r)) & 0xffu) != 0u;
                     const bool br = ((bq >> (8u * r)) & 0xffu) != 0u;
-                    th[r] = qiga_rotate_table(sh.sign_table, th[r], xr, br, flag, lut, evo_uint4_word(sign_words, r), p.sign_choice, p.quadrant_rule);
+                    th[r] = qiga_rotate_step(sh, th[r], xr, br, flag, evo_uint4_word(sign_words, r), p.sign_choice, p.quadrant_rule);
                 }
                 qiga_store_quad<kShared>(row, q, n, th);
             }
@@ -942,9 +967,9 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
 
 // The global-memory layout, a separate function so that its register allocation does not constrain the
 // shared-memory layout's (a register budget is per function).
-__device__ __noinline__ void qiga_generations_global(QigaBlockShared& sh, const float* weights, const float* profits, const unsigned int* order, unsigned long long seed, const float* lut, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, const QigaRunParams& p, unsigned int repair, unsigned int local_search)
+__device__ __noinline__ void qiga_generations_global(QigaBlockShared& sh, const float* weights, const float* profits, const unsigned int* order, unsigned long long seed, float* theta, unsigned char* observed, double* fitness, unsigned char* best, double* best_profit, const QigaRunParams& p, unsigned int repair, unsigned int local_search)
 {
-    qiga_generations_in<false>(sh, weights, profits, order, seed, lut, theta, observed, fitness, best, best_profit, p, repair, local_search);
+    qiga_generations_in<false>(sh, weights, profits, order, seed, theta, observed, fitness, best, best_profit, p, repair, local_search);
 }
 
 // Both layouts behind one call: the kernels' entry into the generation loop.
@@ -956,20 +981,20 @@ __device__ __forceinline__ void qiga_generations(const float* weights, const flo
         return;
     }
     if (threadIdx.x < 32u) {
-        sh.sign_table[threadIdx.x / 4u][threadIdx.x % 4u] = QIGA_SIGN[threadIdx.x / 4u][threadIdx.x % 4u];
+        float lut[5];
+        for (int k = 0; k < 5; ++k) {
+            lut[k] = angles[run * 5u + k];
+        }
+        qiga_step_table(sh, lut);
     }
     if (threadIdx.x == 0) {
         sh.best = best_profit[run];
     }
     const unsigned long long seed = seeds[run];
-    float lut[5];
-    for (int k = 0; k < 5; ++k) {
-        lut[k] = angles[run * 5u + k];
-    }
     if (p.shared_state == 1u) {
-        qiga_generations_in<true>(sh, weights, profits, order, seed, lut, theta, observed, fitness, best, best_profit, p, repair, local_search);
+        qiga_generations_in<true>(sh, weights, profits, order, seed, theta, observed, fitness, best, best_profit, p, repair, local_search);
     } else {
-        qiga_generations_global(sh, weights, profits, order, seed, lut, theta, observed, fitness, best, best_profit, p, repair, local_search);
+        qiga_generations_global(sh, weights, profits, order, seed, theta, observed, fitness, best, best_profit, p, repair, local_search);
     }
 }
 
