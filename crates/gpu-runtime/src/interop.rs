@@ -5,7 +5,7 @@
 //! The runtime's context is the device's primary context (`cuDevicePrimaryCtxRetain`), the one the CUDA
 //! runtime API and the libraries built on it use, so addresses and streams pass between them unchanged.
 
-use cudarc::driver::{DevicePtr, result, sys};
+use cudarc::driver::{CudaEvent, DevicePtr, result, sys};
 use evo_core::Result;
 
 use crate::Gpu;
@@ -66,5 +66,99 @@ impl Gpu {
             )
         }
         .map_err(|e| self.driver_failed("cuStreamWaitEvent", e, None))
+    }
+}
+
+/// One event, created once and recorded again for every hand-off, that orders the main stream and a stream
+/// of another library after each other: the per-call alternative to [`Gpu::order_after_main`] for a caller
+/// that hands work back and forth every generation (a Python fitness function), which would otherwise create
+/// and destroy an event each time.
+///
+/// A wait queued by `cuStreamWaitEvent` keeps the work the event stood for when the wait was queued, so
+/// recording the event again afterwards changes no earlier wait; the record and its wait are made under one
+/// lock, so two threads never interleave them.
+pub struct StreamOrder {
+    gpu: Gpu,
+    event: std::sync::Mutex<CudaEvent>,
+}
+
+impl StreamOrder {
+    /// The event of `gpu` (timing disabled, the cheapest kind to record).
+    ///
+    /// # Errors
+    /// [`evo_core::Error::Driver`] (or [`evo_core::Error::DevicePoisoned`]) when the driver refuses the event.
+    pub fn new(gpu: &Gpu) -> Result<Self> {
+        gpu.usable()?;
+        let main = gpu.main_stream();
+        let event = main
+            .context()
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(|e| gpu.driver_failed("cuEventCreate", e, Some(&main)))?;
+        Ok(Self {
+            gpu: gpu.clone(),
+            event: std::sync::Mutex::new(event),
+        })
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// As [`Gpu::order_after_main`]: queues on `foreign` a wait for everything queued so far on the main
+    /// stream, without blocking the host.
+    ///
+    /// # Safety
+    /// As [`Gpu::order_after_main`].
+    ///
+    /// # Errors
+    /// As [`Gpu::order_after_main`].
+    pub unsafe fn order_after_main(&self, foreign: u64) -> Result<()> {
+        let main = self.gpu.main_stream();
+        // SAFETY: the caller's guarantee on `foreign`, passed on.
+        unsafe { self.hand_off(main.cu_stream(), foreign as sys::CUstream) }
+    }
+
+    /// The reverse: queues on the main stream a wait for everything queued so far on `foreign`, so the
+    /// engine's next launches see another library's results without a host wait.
+    ///
+    /// # Safety
+    /// As [`Gpu::order_after_main`].
+    ///
+    /// # Errors
+    /// As [`Gpu::order_after_main`].
+    pub unsafe fn order_main_after(&self, foreign: u64) -> Result<()> {
+        let main = self.gpu.main_stream();
+        // SAFETY: the caller's guarantee on `foreign`, passed on.
+        unsafe { self.hand_off(foreign as sys::CUstream, main.cu_stream()) }
+    }
+
+    /// Records the event on `from` and queues its wait on `to`, under the lock.
+    ///
+    /// # Safety
+    /// Both streams are live streams of this device's primary context or special handles.
+    unsafe fn hand_off(&self, from: sys::CUstream, to: sys::CUstream) -> Result<()> {
+        self.gpu.usable()?;
+        let event = self
+            .event
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let main = self.gpu.main_stream();
+        // The special handles (the legacy and per-thread default streams) mean the current context's.
+        main.context()
+            .bind_to_thread()
+            .map_err(|e| self.gpu.driver_failed("cuCtxSetCurrent", e, None))?;
+        // SAFETY: the event is this context's and alive; `from` is a live stream of it (the caller).
+        unsafe { result::event::record(event.cu_event(), from) }
+            .map_err(|e| self.gpu.driver_failed("cuEventRecord", e, None))?;
+        // SAFETY: as above for `to`; the wait is queued before the lock lets the event be recorded again.
+        unsafe {
+            result::stream::wait_event(
+                to,
+                event.cu_event(),
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .map_err(|e| self.gpu.driver_failed("cuStreamWaitEvent", e, None))
     }
 }

@@ -116,7 +116,7 @@ pub use device::{DeviceInfo, Gpu, device_count, driver_present, driver_version};
 pub use device_pool::DevicePool;
 pub use graph::Graph;
 pub use host_staging::{HostStaging, RowChunk};
-pub use interop::{LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM};
+pub use interop::{LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, StreamOrder};
 pub use launch::{KernelParams, Launch, LaunchConfig, MAX_PARAMS_BYTES, check_block_size};
 pub use launch_site::{LaunchSite, check_len, check_len_at_least};
 pub use modules::{Kernel, ModuleOrigin};

@@ -81,3 +81,30 @@ fn default_streams_can_be_ordered_after_the_main_stream() {
     }
     gpu.synchronize().unwrap();
 }
+
+#[test]
+fn one_stream_order_event_serves_many_hand_offs_both_ways() {
+    let Some(gpu) = common::gpu_or_skip("one_stream_order_event_serves_many_hand_offs_both_ways")
+    else {
+        return;
+    };
+    let order = evo_gpu_runtime::StreamOrder::new(&gpu).unwrap();
+    assert_eq!(order.gpu().index(), gpu.index());
+    let values: Vec<f64> = (0..4096).map(f64::from).collect();
+    let mut buffer = gpu.alloc_zeroed::<f64>(values.len()).unwrap();
+    for round in 0..1000 {
+        let foreign = if round % 2 == 0 {
+            LEGACY_DEFAULT_STREAM
+        } else {
+            PER_THREAD_DEFAULT_STREAM
+        };
+        buffer.copy_from_host(&values).unwrap();
+        // SAFETY: the special handles name the default streams of the current context.
+        unsafe {
+            order.order_after_main(foreign).unwrap();
+            order.order_main_after(foreign).unwrap();
+        }
+    }
+    gpu.synchronize().unwrap();
+    assert_eq!(buffer.to_vec().unwrap(), values);
+}
