@@ -672,13 +672,60 @@ extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fi
     }
 }
 
+// Thread 0's tile sums of a Rastrigin chunk, left to right, combined as evo_core::reduce's stack
+// (EvoTreeStack): the first in a register and the stack (local memory: its indices are dynamic) only from the
+// second on, so that a chunk of one tile, the common shape, touches no local memory. The same bits: a stack
+// of one push holds that value.
+struct DeTileSums {
+    EvoTreeStack<false> stack;
+    double first;
+    unsigned long long count;
+
+    __device__ __forceinline__ void init()
+    {
+        first = 0.0;
+        count = 0;
+    }
+
+    __device__ __forceinline__ void push(double value)
+    {
+        if (count == 0ull) {
+            first = value;
+        } else {
+            if (count == 1ull) {
+                stack.init();
+                stack.push(first);
+            }
+            stack.push(value);
+        }
+        count += 1ull;
+    }
+
+    // The chunk's sum: the tiles padded with trees of zeros to a power of two and to at least `tiles` (the
+    // chunk's tile count when a vector is split; 0 for one chunk). At least one tile was pushed.
+    __device__ __forceinline__ double sum(unsigned long long tiles)
+    {
+        if (count == 1ull && tiles <= 1ull) {
+            return first;
+        }
+        if (count == 1ull) {
+            stack.init();
+            stack.push(first);
+        }
+        while ((stack.pushed & (stack.pushed - 1ull)) != 0ull || stack.pushed < tiles) {
+            stack.push(0.0);
+        }
+        return stack.node[0];
+    }
+};
+
 // Rastrigin of a trial: the canonical tree over D terms in tiles of K·B coordinates (K = p.items, 2, 4 or 8:
 // thread t builds coordinates K t .. K t + K - 1 of the tile and adds their terms with the adjacent-pair
 // tree, node(log2 K, t) of the tile's tree; the block adds the B nodes with the shuffle tree), tile sums
 // combined left to right by thread 0's stack and padded to a power of two. Writes the trial into `out`;
 // returns the fitness in thread 0. Twin: DeCpu's trial loop followed by DeRastrigin::evaluate
-// (functions::rastrigin, evo_core::reduce's tree). de_generation_f32 takes this for K = 2,
-// de_fused_rastrigin4 for K = 4 and de_fused_rastrigin8 for K = 8 (the same tree and tiles; float4 loads).
+// (functions::rastrigin, evo_core::reduce's tree). de_generation_f32 takes this for K = 2 and
+// de_fused_rastrigin_float4 for K = 4 and 8 (the same tree and tiles; float4 loads).
 template <unsigned int ITEMS>
 __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
 {
@@ -692,7 +739,7 @@ __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g
     const bool uniform = g.uniform_bounds != 0u;
     const float lo = uniform ? lower[0] : 0.0f;
     const float hi = uniform ? upper[0] : 0.0f;
-    EvoTreeStack<false> stack;
+    DeTileSums stack;
     stack.init();
     for (unsigned int base = (unsigned int)begin; base < end; base += items * blockDim.x) {
         const unsigned int first = base + items * threadIdx.x;
@@ -759,10 +806,7 @@ __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g
         // One chunk: pad to a power of two. Several: pad to the chunk's tile count (a power of two), so the
         // sum is the aligned subtree of the chunk.
         const unsigned long long tiles = g.chunks == 1u ? 0ull : g.chunk_len / (items * blockDim.x);
-        while ((stack.pushed & (stack.pushed - 1ull)) != 0ull || stack.pushed < tiles) {
-            stack.push(0.0);
-        }
-        sum = stack.node[0];
+        sum = stack.sum(tiles);
     }
     return sum;
 }
@@ -781,14 +825,16 @@ __device__ __forceinline__ double de_chunk_terms4(unsigned int g0, unsigned int 
     return (t[0] + t[1]) + (t[2] + t[3]);
 }
 
-// Rastrigin of a trial for K = 8 (long vectors): the same tiles of 8B coordinates and the same canonical tree
-// as de_fused_rastrigin<8>, with another assignment of coordinates to threads: warp w takes the 256
-// coordinates from 256 w of the tile, lane l the aligned 4-coordinate chunks 4 l and 128 + 4 l of them (float4
-// loads, coalesced, on 16-byte aligned rows); each chunk's 4 terms are an aligned subtree, the warp's shuffle
-// tree over 32 lanes the subtree of its 128, their sum the warp's 256, and warp 0's shuffle tree over the
-// B/32 warp sums (shared memory, one barrier per tile, double-buffered by the tile's parity) the tile's.
-// Writes the trial into `out`; returns the fitness in thread 0. Twin: as de_fused_rastrigin.
-__device__ __forceinline__ double de_fused_rastrigin8(const DeGenerationParams& g, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
+// Rastrigin of a trial for K = 8 (long vectors) and K = 4 (the plan's choice where blocks of D/2 threads would
+// not all be resident at once): the same tiles of K·B coordinates and the same canonical tree as
+// de_fused_rastrigin<K>, with another assignment of coordinates to threads: warp w takes the 32 K coordinates
+// from 32 K w of the tile, lane l the aligned 4-coordinate chunk 4 l of them and, for K = 8, 128 + 4 l
+// (float4 loads, coalesced, on 16-byte aligned rows); each chunk's 4 terms are an aligned subtree, the warp's
+// shuffle tree over 32 lanes the subtree of its 128 (for K = 8 the two added: the warp's 256), and warp 0's
+// shuffle tree over the B/32 warp sums (shared memory, one barrier per tile, double-buffered by the tile's
+// parity) the tile's. Writes the trial into `out`; returns the fitness in thread 0. Twin: as
+// de_fused_rastrigin.
+__device__ __forceinline__ double de_fused_rastrigin_float4(const DeGenerationParams& g, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
 {
     const DeKernelParams& p = g.de;
     const unsigned int d = (unsigned int)p.dimension;
@@ -801,25 +847,27 @@ __device__ __forceinline__ double de_fused_rastrigin8(const DeGenerationParams& 
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     const unsigned int warps = blockDim.x >> 5;
-    const unsigned int tile = 8u * blockDim.x;
+    // Chunks of 4 coordinates per lane and tile: 2 (K = 8) or 1 (K = 4).
+    const unsigned int lane_chunks = g.items / 4u;
+    const unsigned int tile = g.items * blockDim.x;
     unsigned long long address = reinterpret_cast<unsigned long long>(out);
 #pragma unroll
     for (unsigned int k = 0; k < 5u; ++k) {
         address |= reinterpret_cast<unsigned long long>(rows[k]);
     }
     const bool aligned = (address & 15ull) == 0ull;
-    EvoTreeStack<false> stack;
+    DeTileSums stack;
     stack.init();
     unsigned int half = 0;
     for (unsigned int base = (unsigned int)begin; base < end; base += tile, half ^= 32u) {
-        const unsigned int first = base + 256u * warp + 4u * lane;
+        const unsigned int first = base + 128u * lane_chunks * warp + 4u * lane;
         const bool vector = aligned && base + tile <= d;
-        // The two chunks one after the other (not unrolled: 64 registers without spills); 4 float4 loads per
+        // The chunks one after the other (not unrolled: 64 registers without spills); 4 float4 loads per
         // chunk and warp are in flight, and the multiprocessor holds 32 warps.
         double a0 = 0.0;
         double a1 = 0.0;
 #pragma unroll 1
-        for (unsigned int c = 0; c < 2u; ++c) {
+        for (unsigned int c = 0; c < lane_chunks; ++c) {
             const unsigned int g0 = first + 128u * c;
             float v[4];
             if (vector) {
@@ -845,7 +893,7 @@ __device__ __forceinline__ double de_fused_rastrigin8(const DeGenerationParams& 
             a1 = a1 + __shfl_down_sync(EVO_FULL_MASK, a1, off);
         }
         if (lane == 0u) {
-            scratch[half + warp] = a0 + a1;
+            scratch[half + warp] = lane_chunks == 2u ? a0 + a1 : a0;
         }
         // Warp 0 reads this tile's half of scratch before it reaches the next tile's barrier, which every warp
         // passes before it writes the same half again (two tiles later).
@@ -864,67 +912,7 @@ __device__ __forceinline__ double de_fused_rastrigin8(const DeGenerationParams& 
     if (threadIdx.x == 0) {
         // As de_fused_rastrigin: pad to a power of two (one chunk) or to the chunk's tile count.
         const unsigned long long tiles = g.chunks == 1u ? 0ull : g.chunk_len / tile;
-        while ((stack.pushed & (stack.pushed - 1ull)) != 0ull || stack.pushed < tiles) {
-            stack.push(0.0);
-        }
-        sum = stack.node[0];
-    }
-    return sum;
-}
-
-// Rastrigin of a trial for K = 4 (the plan's choice where blocks of D/2 threads would not all be resident at
-// once): the same tiles of 4B coordinates and the same canonical tree as de_fused_rastrigin<4>, thread t
-// building the aligned 4-coordinate chunk 4 t of the tile by de_fused_chunk4 (one float4 load per row on
-// 16-byte aligned rows); the chunk's terms are node(2, t) of the tile's tree, the block's shuffle tree over
-// the B nodes the tile's sum. Writes the trial into `out`; returns the fitness in thread 0. Twin: as
-// de_fused_rastrigin.
-__device__ __forceinline__ double de_fused_rastrigin4(const DeGenerationParams& g, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out, const float* lower, const float* upper, double* scratch)
-{
-    const DeKernelParams& p = g.de;
-    const unsigned int d = (unsigned int)p.dimension;
-    const unsigned long long begin = (unsigned long long)chunk * g.chunk_len;
-    const unsigned long long end_wide = begin + g.chunk_len;
-    const unsigned int end = end_wide < d ? (unsigned int)end_wide : d;
-    const bool uniform = g.uniform_bounds != 0u;
-    const float lo = uniform ? lower[0] : 0.0f;
-    const float hi = uniform ? upper[0] : 0.0f;
-    const unsigned int tile = 4u * blockDim.x;
-    unsigned long long address = reinterpret_cast<unsigned long long>(out);
-#pragma unroll
-    for (unsigned int k = 0; k < 5u; ++k) {
-        address |= reinterpret_cast<unsigned long long>(rows[k]);
-    }
-    const bool aligned = (address & 15ull) == 0ull;
-    EvoTreeStack<false> stack;
-    stack.init();
-    for (unsigned int base = (unsigned int)begin; base < end; base += tile) {
-        const unsigned int g0 = base + 4u * threadIdx.x;
-        double node = 0.0;
-        if (g0 < d) {
-            float v[4];
-            if (aligned && g0 + 4u <= d) {
-                de_fused_chunk4<true>(p, g0, cross, j_rand, length, f, cr, rows, out, lower, upper, uniform, lo, hi, v);
-            } else {
-                de_fused_chunk4<false>(p, g0, cross, j_rand, length, f, cr, rows, out, lower, upper, uniform, lo, hi, v);
-            }
-            // One range check for the 4 cosine arguments instead of one per cosine.
-            const bool reduced = (fabs((double)v[0]) < 0x1p49) & (fabs((double)v[1]) < 0x1p49) &
-                                 (fabs((double)v[2]) < 0x1p49) & (fabs((double)v[3]) < 0x1p49);
-            node = reduced ? de_chunk_terms4<true>(g0, d, v) : de_chunk_terms4<false>(g0, d, v);
-        }
-        const double sum = evo_block_tree<false>(node, scratch);
-        if (threadIdx.x == 0) {
-            stack.push(sum);
-        }
-    }
-    double sum = 0.0;
-    if (threadIdx.x == 0) {
-        // As de_fused_rastrigin: pad to a power of two (one chunk) or to the chunk's tile count.
-        const unsigned long long tiles = g.chunks == 1u ? 0ull : g.chunk_len / tile;
-        while ((stack.pushed & (stack.pushed - 1ull)) != 0ull || stack.pushed < tiles) {
-            stack.push(0.0);
-        }
-        sum = stack.node[0];
+        sum = stack.sum(tiles);
     }
     return sum;
 }
@@ -1015,13 +1003,8 @@ struct DeBuiltInEvaluation {
         if (p->problem == DE_PROBLEM_ETC) {
             return de_fused_etc(*p, cross, j_rand, length, f, cr, rows, out, lower, upper, etc, s_warp, s_tree);
         }
-        if (p->items == 8u) {
-            return de_fused_rastrigin8(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
-        }
-        if (p->items == 4u) {
-            return de_fused_rastrigin4(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
-        }
-        return de_fused_rastrigin<2u>(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
+        return p->items == 2u ? de_fused_rastrigin<2u>(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp)
+                              : de_fused_rastrigin_float4(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
     }
 };
 

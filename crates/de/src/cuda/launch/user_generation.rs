@@ -53,13 +53,15 @@ pub struct UserPlan {
 }
 
 /// The shape for `population` rows of `dimension` genes and `terms` terms with blocks of at most `cap`
-/// threads on `multiprocessors`: the block is the power of two covering half the genes and half the terms (as
-/// the built-in Rastrigin's), at least a warp and at most `cap`, halved (down to a warp, while the genes and
-/// the terms stay within 8 per thread) where the `population` blocks would not all be resident at once
-/// ([`RESIDENT_THREADS_PER_MULTIPROCESSOR`]: one wave of blocks instead of two or more, each wave paying a
-/// block's whole latency); with `P` the terms padded to a power of two, a row of `P ≤ block` terms is one tile
-/// of `P` threads of one term, a longer row takes tiles of `block` threads of `min(8, P / block)` terms. A tile
-/// never spans more than `P` terms, so every tile is an aligned subtree of the canonical tree.
+/// threads on `multiprocessors`: the block is the power of two covering the genes and the terms, one term per
+/// thread (a user's term may be long, a cosine through `evo_cos_f64` alone is a long dependent chain, so a
+/// block's latency grows with its terms per thread), at least a warp and at most `cap`, halved (down to a
+/// warp, while the genes and the terms stay within 8 per thread) where the `population` blocks would not all
+/// be resident at once ([`RESIDENT_THREADS_PER_MULTIPROCESSOR`]: one wave of blocks instead of two or more,
+/// each wave paying a block's whole latency); with `P` the terms padded to a power of two, a row of
+/// `P ≤ block` terms is one tile of `P` threads of one term, a longer row takes tiles of `block` threads of
+/// `min(8, P / block)` terms. A tile never spans more than `P` terms, so every tile is an aligned subtree of
+/// the canonical tree.
 pub fn user_plan(
     population: usize,
     dimension: usize,
@@ -68,9 +70,9 @@ pub fn user_plan(
     multiprocessors: u32,
 ) -> UserPlan {
     let widest = dimension.max(terms);
-    let half = widest.div_ceil(2).max(32).next_power_of_two();
-    // A half beyond u32 is beyond the cap as well.
-    let mut block = u32::try_from(half).map_or(cap, |half| half.min(cap));
+    let full = widest.max(32).next_power_of_two();
+    // A width beyond u32 is beyond the cap as well.
+    let mut block = u32::try_from(full).map_or(cap, |full| full.min(cap));
     let resident = RESIDENT_THREADS_PER_MULTIPROCESSOR * multiprocessors.max(1) as usize;
     while block > 32
         && population.saturating_mul(block as usize) > resident
@@ -280,13 +282,13 @@ mod tests {
                 assert!(plan.leaves.is_power_of_two() && plan.leaves <= plan.block);
             }
         }
-        // The built-in Rastrigin's shape at 64 × 128: 64 threads of 2 terms.
+        // 64 × 128: 128 threads of one term.
         assert_eq!(
             user_plan(64, 128, 128, 256, 132),
             UserPlan {
-                block: 64,
-                items: 2,
-                leaves: 64
+                block: 128,
+                items: 1,
+                leaves: 128
             }
         );
         // At 1024 × 512, blocks of 256 would take two waves on 132 multiprocessors: 128 threads of 4 terms,
