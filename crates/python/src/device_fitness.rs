@@ -5,12 +5,17 @@
 //!
 //! 1. A [`DeviceView`] of the engine's `n × D` `float32` buffer is made and, unless the run asked for bare
 //!    views, converted by the run's tensor function (`torch.from_dlpack`, `cupy.from_dlpack`): the
-//!    consumer's `__dlpack__(stream=s)` call orders its stream `s` after the engine's main stream.
+//!    consumer's `__dlpack__(stream=s)` call orders its stream `s` after the engine's main stream (one
+//!    event of the evaluator, recorded again for every call: no event is created per generation).
 //! 2. The function is called with the tensor and returns `n` values: a CUDA tensor on the engine's device, or
 //!    any host array (NumPy, a CPU tensor, a list).
-//! 3. A device answer is taken over with `__dlpack__(stream=<engine's main stream>)`, so the producer orders
-//!    the engine's stream after its own work, and `evogpu_read_fitness` copies (widening `float32`) its
-//!    values into the engine's fitness buffer on that stream. A host answer is copied up.
+//! 3. A device answer is taken over with `__dlpack__(stream=…)` so that the engine's stream is ordered after
+//!    the producer's work, and `evogpu_read_fitness` copies (widening `float32`) its values into the
+//!    engine's fitness buffer on that stream. When the conversion ordered the legacy default stream (the
+//!    current stream of PyTorch and CuPy unless the caller chose another), the answer is asked for on that
+//!    stream, where the producer's work already is (so it orders nothing), and the evaluator's event orders
+//!    the main stream after it; otherwise it is asked for on the main stream and the producer orders it.
+//!    One event wait each way per call, and none of them created anew. A host answer is copied up.
 //! 4. The answer's memory must stay valid until that kernel has run; rather than wait for it on the host,
 //!    the answer is released after the next call of the function, whose import of the next view ordered
 //!    the consumer's stream (where its allocator would reuse that memory) after the kernel, or when the run
@@ -25,8 +30,9 @@
 
 use evo_benchmarks::cuda::{EvalSettings, RealEvaluator};
 use evo_core::{Error, Result};
-use evo_gpu_runtime::{DeviceBuffer, Gpu};
-use pyo3::exceptions::PyValueError;
+use evo_gpu_runtime::{DeviceBuffer, Gpu, LEGACY_DEFAULT_STREAM, StreamOrder};
+use pyo3::exceptions::{PyAttributeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -38,6 +44,10 @@ use crate::watch::{Stop, StopSlot};
 
 /// `kDLCUDAHost`: pinned host memory.
 const DEVICE_CUDA_HOST: i32 = 3;
+
+/// The legacy default stream's handle as the protocol's `stream` argument (a Python int).
+const LEGACY_HANDLE: i64 = 1;
+const _: () = assert!(LEGACY_HANDLE as u64 == LEGACY_DEFAULT_STREAM);
 
 /// The last answer, kept until its read has been ordered before any reuse of its memory (module docs).
 struct Pending {
@@ -54,6 +64,8 @@ pub struct PythonEvaluator {
     tensors: Option<Py<PyAny>>,
     stop: StopSlot,
     reader: FitnessReader,
+    /// The event that orders streams of the consumer and the engine, reused for every call.
+    order: Arc<StreamOrder>,
     pending: Mutex<Option<Pending>>,
 }
 
@@ -62,7 +74,7 @@ impl PythonEvaluator {
     /// [`DeviceView`]s when `None`); exceptions are recorded in `stop`.
     ///
     /// # Errors
-    /// NVRTC and driver errors of the small read-back kernel.
+    /// NVRTC and driver errors of the small read-back kernel and of the ordering event.
     pub fn new(
         gpu: &Gpu,
         name: &str,
@@ -79,6 +91,7 @@ impl PythonEvaluator {
             tensors,
             stop,
             reader: FitnessReader::new(gpu)?,
+            order: Arc::new(StreamOrder::new(gpu)?),
             pending: Mutex::new(None),
         })
     }
@@ -106,7 +119,7 @@ impl PythonEvaluator {
     ) -> PyResult<()> {
         let n = fitness.len();
         let view = DeviceView::cuda(
-            self.gpu.clone(),
+            Arc::clone(&self.order),
             population.device_address(),
             n,
             self.dimension,
@@ -117,19 +130,25 @@ impl PythonEvaluator {
             Some(convert) => convert.bind(py).call1((&view,))?,
             None => view.clone().into_any(),
         };
+        // The stream the conversion (before the function ran, in the caller's context) ordered.
+        let consumer = state.last_consumer_stream();
         let answer = self.function.bind(py).call1((&argument,));
         drop(argument);
         view.get().invalidate();
         let answer = answer?;
         self.release_previous()?;
-        let answer = if answer.hasattr("__dlpack_device__")? {
-            answer
-        } else {
-            py.import("numpy")?
-                .call_method1("ascontiguousarray", (answer, "float64"))?
+        let (answer, device) = match answer.getattr(intern!(py, "__dlpack_device__")) {
+            Ok(device) => (answer, device),
+            Err(error) if error.is_instance_of::<PyAttributeError>(py) => {
+                let answer = py
+                    .import(intern!(py, "numpy"))?
+                    .call_method1(intern!(py, "ascontiguousarray"), (answer, "float64"))?;
+                let device = answer.getattr(intern!(py, "__dlpack_device__"))?;
+                (answer, device)
+            }
+            Err(error) => return Err(error),
         };
-        let (device_type, device_id): (i32, i32) =
-            answer.call_method0("__dlpack_device__")?.extract()?;
+        let (device_type, device_id): (i32, i32) = device.call0()?.extract()?;
         let kept = match device_type {
             DEVICE_CUDA => {
                 if usize::try_from(device_id).ok() != Some(self.gpu.index()) {
@@ -139,13 +158,10 @@ impl PythonEvaluator {
                         self.gpu.index()
                     )));
                 }
-                let stream = i64::try_from(self.gpu.main_stream_handle()).map_err(|_| {
-                    PyValueError::new_err("the engine's stream handle does not fit in a Python int")
-                })?;
-                let imported = Imported::take(&answer, Some(stream))?;
+                let imported = self.import_device(&answer, consumer)?;
                 let vector = imported.vector(n, "the fitness function must return")?;
                 // SAFETY: the vector holds `n` values of the producer's tensor, alive until `Pending`
-                // releases it after the read has been ordered before any reuse; `Imported::take` ordered
+                // releases it after the read has been ordered before any reuse; `import_device` ordered
                 // the main stream after the producer's work.
                 unsafe { self.reader.read(vector, fitness) }.map_err(crate::errors::to_py)?;
                 Some(imported)
@@ -170,6 +186,31 @@ impl PythonEvaluator {
             view: state,
         });
         Ok(())
+    }
+
+    /// Takes over a device answer with the main stream ordered after the producer's work (step 3).
+    ///
+    /// When the conversion ordered the legacy default stream (PyTorch's and CuPy's default current
+    /// stream), the answer is asked for on that stream, which the producer then need not order (its work
+    /// is there already: no event of its own), and the engine's reused event orders the main stream after
+    /// it. Any other stream is asked for as the main stream itself, so the producer orders it: a stream
+    /// handle seen during the conversion may be gone by now, the legacy default stream never is.
+    fn import_device(
+        &self,
+        answer: &Bound<'_, PyAny>,
+        consumer: Option<u64>,
+    ) -> PyResult<Imported> {
+        if consumer == Some(LEGACY_DEFAULT_STREAM) {
+            let imported = Imported::take(answer, Some(LEGACY_HANDLE))?;
+            // SAFETY: the legacy default stream's special handle names the current context's stream.
+            unsafe { self.order.order_main_after(LEGACY_DEFAULT_STREAM) }
+                .map_err(crate::errors::to_py)?;
+            return Ok(imported);
+        }
+        let stream = i64::try_from(self.gpu.main_stream_handle()).map_err(|_| {
+            PyValueError::new_err("the engine's stream handle does not fit in a Python int")
+        })?;
+        Imported::take(answer, Some(stream))
     }
 }
 

@@ -12,12 +12,12 @@
 //! On the host a view owns a copy of its values (the CPU tests of the protocol, `evogpu._host_view`), kept
 //! alive by every capsule and tensor made from it.
 
-use evo_gpu_runtime::{Gpu, LEGACY_DEFAULT_STREAM};
+use evo_gpu_runtime::{LEGACY_DEFAULT_STREAM, StreamOrder};
 use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;
 use std::ffi::c_void;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use crate::dlpack::{
     CAPSULE, DEVICE_CPU, DEVICE_CUDA, DLDataType, DLDevice, DLManagedTensor,
@@ -31,21 +31,24 @@ use crate::errors::to_py;
 pub enum Memory {
     /// Host memory owned by the view (shared with its exports).
     Host(Arc<Vec<f32>>),
-    /// Device memory at `address` of `gpu`, owned by the engine and written on its main stream.
+    /// Device memory at `address` of `order`'s device, owned by the engine and written on its main stream.
     Cuda {
-        /// The device.
-        gpu: Gpu,
+        /// The device, with the engine's reused event that orders a consumer's stream after its main stream.
+        order: Arc<StreamOrder>,
         /// The first value's device address.
         address: u64,
     },
 }
 
 /// What a view and its exports share: whether the view may still export, whether an export ordered a
-/// consumer's stream, and how many exports (capsules and the tensors consumers made of them) are alive.
+/// consumer's stream (and which stream the last such export ordered), and how many exports (capsules and
+/// the tensors consumers made of them) are alive.
 #[derive(Debug)]
 pub struct ViewState {
     valid: AtomicBool,
     ordered: AtomicBool,
+    /// The handle of the consumer stream the last export ordered; 0 while none was.
+    consumer: AtomicU64,
     exports: AtomicUsize,
 }
 
@@ -59,6 +62,15 @@ impl ViewState {
     /// it stood then): every `__dlpack__` call on device memory but one with `stream=-1`.
     pub fn ordered_a_consumer(&self) -> bool {
         self.ordered.load(Ordering::Acquire)
+    }
+
+    /// The consumer stream the last ordering export ordered after the engine's main stream (the handle
+    /// passed as `stream`, the legacy default stream for `None` and 0), if any export did.
+    pub fn last_consumer_stream(&self) -> Option<u64> {
+        match self.consumer.load(Ordering::Acquire) {
+            0 => None,
+            handle => Some(handle),
+        }
     }
 }
 
@@ -78,10 +90,10 @@ pub struct DeviceView {
 }
 
 impl DeviceView {
-    /// A view of `rows × columns` values of the engine's device memory at `address` on `gpu`, valid until
-    /// [`DeviceView::invalidate`].
-    pub fn cuda(gpu: Gpu, address: u64, rows: usize, columns: usize) -> Self {
-        Self::new(Memory::Cuda { gpu, address }, rows, columns)
+    /// A view of `rows × columns` values of the engine's device memory at `address` on `order`'s device,
+    /// valid until [`DeviceView::invalidate`]; exports order their consumer's stream with `order`'s event.
+    pub fn cuda(order: Arc<StreamOrder>, address: u64, rows: usize, columns: usize) -> Self {
+        Self::new(Memory::Cuda { order, address }, rows, columns)
     }
 
     /// A view owning `values` (`rows × columns`, row-major) on the host.
@@ -97,6 +109,7 @@ impl DeviceView {
             state: Arc::new(ViewState {
                 valid: AtomicBool::new(true),
                 ordered: AtomicBool::new(false),
+                consumer: AtomicU64::new(0),
                 exports: AtomicUsize::new(0),
             }),
         }
@@ -126,27 +139,27 @@ impl DeviceView {
                 device_type: DEVICE_CPU,
                 device_id: 0,
             },
-            Memory::Cuda { gpu, .. } => DLDevice {
+            Memory::Cuda { order, .. } => DLDevice {
                 device_type: DEVICE_CUDA,
                 // Device ordinals are small; an index beyond i32 cannot come from the driver.
-                device_id: i32::try_from(gpu.index()).unwrap_or(i32::MAX),
+                device_id: i32::try_from(order.gpu().index()).unwrap_or(i32::MAX),
             },
         }
     }
 
-    /// Orders the consumer's `stream` after the engine's writes (the protocol's `stream` argument); true
-    /// when a CUDA stream was ordered.
-    fn order_consumer(&self, stream: Option<i64>) -> PyResult<bool> {
+    /// Orders the consumer's `stream` after the engine's writes (the protocol's `stream` argument); the
+    /// handle of the CUDA stream ordered, if one was.
+    fn order_consumer(&self, stream: Option<i64>) -> PyResult<Option<u64>> {
         match &self.memory {
             Memory::Host(_) => match stream {
-                None | Some(-1) => Ok(false),
+                None | Some(-1) => Ok(None),
                 Some(other) => Err(PyValueError::new_err(format!(
                     "__dlpack__: a view of host memory takes stream=None, got {other}"
                 ))),
             },
-            Memory::Cuda { gpu, .. } => {
+            Memory::Cuda { order, .. } => {
                 let handle = match stream {
-                    Some(-1) => return Ok(false),
+                    Some(-1) => return Ok(None),
                     // The protocol forbids 0 as ambiguous, but older consumers pass their default stream's
                     // handle, 0: the legacy default stream, whose wait also orders every blocking stream
                     // (a per-thread default stream included) that synchronises with it.
@@ -160,8 +173,8 @@ impl DeviceView {
                 // SAFETY: the protocol makes `stream` a live stream of the consumer on this view's device (or
                 // one of the special handles 1 and 2), kept alive by the consumer during `__dlpack__`; CUDA
                 // libraries share the device's primary context, which the runtime uses.
-                unsafe { gpu.order_after_main(handle) }.map_err(to_py)?;
-                Ok(true)
+                unsafe { order.order_after_main(handle) }.map_err(to_py)?;
+                Ok(Some(handle))
             }
         }
     }
@@ -334,7 +347,8 @@ impl DeviceView {
                  copy the consumer's tensor instead",
             ));
         }
-        if self.order_consumer(stream)? {
+        if let Some(handle) = self.order_consumer(stream)? {
+            self.state.consumer.store(handle, Ordering::Release);
             self.state.ordered.store(true, Ordering::Release);
         }
         let versioned = max_version.is_some_and(|(major, _)| major >= MAJOR_VERSION);
@@ -374,7 +388,7 @@ impl DeviceView {
     fn __repr__(&self) -> String {
         let place = match &self.memory {
             Memory::Host(_) => "host".to_string(),
-            Memory::Cuda { gpu, .. } => format!("cuda:{}", gpu.index()),
+            Memory::Cuda { order, .. } => format!("cuda:{}", order.gpu().index()),
         };
         format!(
             "DeviceView(shape=({}, {}), dtype=float32, device={place})",

@@ -2,7 +2,8 @@
 //! `cupy.ndarray`, `numpy.ndarray`, or a bare capsule), described as one vector of `float32` or `float64`
 //! values, and released through the producer's deleter when dropped.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
 use std::ffi::CStr;
@@ -54,20 +55,24 @@ impl Imported {
             return Self::from_capsule(capsule);
         }
         let py = object.py();
-        if !object.hasattr("__dlpack__")? {
-            return Err(PyTypeError::new_err(format!(
-                "expected an array with __dlpack__ (a torch tensor, a CuPy or NumPy array), got {}",
-                object.get_type().name()?
-            )));
-        }
+        let dlpack = match object.getattr(intern!(py, "__dlpack__")) {
+            Ok(method) => method,
+            Err(error) if error.is_instance_of::<PyAttributeError>(py) => {
+                return Err(PyTypeError::new_err(format!(
+                    "expected an array with __dlpack__ (a torch tensor, a CuPy or NumPy array), got {}",
+                    object.get_type().name()?
+                )));
+            }
+            Err(error) => return Err(error),
+        };
         let kwargs = PyDict::new(py);
-        kwargs.set_item("stream", stream)?;
-        kwargs.set_item("max_version", (MAJOR_VERSION, 0))?;
-        let capsule = match object.call_method("__dlpack__", (), Some(&kwargs)) {
+        kwargs.set_item(intern!(py, "stream"), stream)?;
+        kwargs.set_item(intern!(py, "max_version"), (MAJOR_VERSION, 0))?;
+        let capsule = match dlpack.call((), Some(&kwargs)) {
             Ok(capsule) => capsule,
             Err(error) if error.is_instance_of::<PyTypeError>(py) => {
-                kwargs.del_item("max_version")?;
-                object.call_method("__dlpack__", (), Some(&kwargs))?
+                kwargs.del_item(intern!(py, "max_version"))?;
+                dlpack.call((), Some(&kwargs))?
             }
             Err(error) => return Err(error),
         };

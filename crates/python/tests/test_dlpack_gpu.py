@@ -130,6 +130,65 @@ def test_a_host_answer_is_accepted():
     assert host.fun == device.fun
 
 
+class StreamRecorder:
+    """A device answer that records the stream its consumer asks for, then hands over its tensor."""
+
+    def __init__(self, tensor, streams):
+        self.tensor = tensor
+        self.streams = streams
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        self.streams.append(stream)
+        return self.tensor.__dlpack__(stream=stream, max_version=max_version)
+
+    def __dlpack_device__(self):
+        return self.tensor.__dlpack_device__()
+
+
+def recorded_run(torch, fitness, streams, **arguments):
+    """A DE run whose answers record the stream evogpu asks them for."""
+    return evogpu.minimize(lambda x: StreamRecorder(fitness(torch.from_dlpack(x) if isinstance(
+        x, evogpu.DeviceView) else x), streams), BOX, algorithm="de", backend="cuda", seed=6,
+        max_generations=30, options={"population": 32}, **arguments)
+
+
+def test_an_answer_on_the_default_stream_is_read_without_a_producer_event():
+    """torch.from_dlpack of the population asks for the legacy default stream (handle 1), PyTorch's current
+    stream: the answer is then asked for on that same stream, where PyTorch orders nothing, and the engine
+    orders its own stream after it; the results stay the CPU backend's."""
+    torch = torch_cuda_or_skip()
+    fitness = fixed_order_rastrigin(torch)
+    streams = []
+    gpu = recorded_run(torch, fitness, streams)
+    cpu = evogpu.minimize(fitness, BOX, algorithm="de", backend="cpu", seed=6, max_generations=30,
+                          options={"population": 32})
+    assert len(streams) > 30 and set(streams) == {1}
+    assert gpu.fun == cpu.fun
+    np.testing.assert_array_equal(gpu.x, cpu.x)
+
+
+def test_an_answer_on_another_stream_is_asked_for_on_the_engine_stream():
+    """Under another current stream (whose handle evogpu cannot keep), or when the function converts the
+    view itself, the answer is asked for on the engine's main stream and the producer orders it."""
+    torch = torch_cuda_or_skip()
+    fitness = fixed_order_rastrigin(torch)
+    cpu = evogpu.minimize(fitness, BOX, algorithm="de", backend="cpu", seed=6, max_generations=30,
+                          options={"population": 32})
+    side = torch.cuda.Stream()
+    on_side = []
+    with torch.cuda.stream(side):
+        gpu = recorded_run(torch, fitness, on_side)
+    bare = []
+    converted_inside = recorded_run(torch, fitness, bare, gpu_tensors="dlpack")
+    for streams in (on_side, bare):
+        assert len(streams) > 30 and len(set(streams)) == 1
+        (main,) = set(streams)
+        assert isinstance(main, int) and main > 2 and main != side.cuda_stream
+    for result in (gpu, converted_inside):
+        assert result.fun == cpu.fun
+        np.testing.assert_array_equal(result.x, cpu.x)
+
+
 def test_a_tensor_kept_past_the_call_ends_the_run():
     torch = torch_cuda_or_skip()
     fitness = fixed_order_rastrigin(torch)

@@ -25,7 +25,7 @@
 use evo_benchmarks::cuda::{EvalSettings, RealEvaluator};
 use evo_core::{Bounds, ContinuousProblem, Error, Result};
 use evo_de::{DeCuda, DeParams, DeviceEvaluation, DeviceProblem};
-use evo_gpu_runtime::{DeviceBuffer, Gpu};
+use evo_gpu_runtime::{DeviceBuffer, Gpu, StreamOrder};
 use pyo3::prelude::*;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -157,6 +157,8 @@ struct Asked {
 /// The Python side of DE's ask/tell on the CUDA backend (module docs).
 pub struct DeviceDoor {
     gpu: Gpu,
+    /// The event that orders a consumer's stream after the engine's, reused for every view.
+    order: Arc<StreamOrder>,
     dimension: usize,
     from_engine: Mutex<Receiver<Rows>>,
     to_engine: SyncSender<Told>,
@@ -176,8 +178,8 @@ impl DeviceDoor {
     /// its own (built there; its errors come with the first `ask`).
     ///
     /// # Errors
-    /// [`Error::NoGpu`] and the other errors of opening the device, compiling the two small kernels and
-    /// allocating the best row.
+    /// [`Error::NoGpu`] and the other errors of opening the device, compiling the two small kernels,
+    /// creating the ordering event and allocating the best row.
     pub fn start(params: DeParams, bounds: Bounds, seed: u64, device: usize) -> Result<Self> {
         let gpu = Gpu::open(device)?;
         let dimension = bounds.dimension();
@@ -191,6 +193,7 @@ impl DeviceDoor {
             reader: FitnessReader::new(&gpu)?,
             best: Arc::clone(&best),
         };
+        let order = Arc::new(StreamOrder::new(&gpu)?);
         let engine_gpu = gpu.clone();
         thread::spawn(move || {
             let problem = RelayProblem {
@@ -210,6 +213,7 @@ impl DeviceDoor {
         });
         Ok(Self {
             gpu,
+            order,
             dimension,
             from_engine: Mutex::new(rows_rx),
             to_engine: told_tx,
@@ -250,7 +254,7 @@ impl DeviceDoor {
             Some(rows) => rows,
             None => self.receive(py),
         }?;
-        let view = DeviceView::cuda(self.gpu.clone(), address, rows, self.dimension);
+        let view = DeviceView::cuda(Arc::clone(&self.order), address, rows, self.dimension);
         let state = view.state();
         let view = Bound::new(py, view)?;
         if let Some((_, after)) = self
