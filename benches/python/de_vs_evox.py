@@ -8,6 +8,17 @@ Three columns per size (population × dimension):
   population reaches it through DLPack, the fitness is read back on the device);
 * evogpu DE, built-in: ``evogpu.minimize("rastrigin:D")`` (evaluation inside the DE generation kernel).
 
+A second table splits evogpu's time with the PyTorch fitness into what it is made of, per generation:
+
+* the PyTorch fitness alone, called in a loop on one tensor of the population's shape: host time per call
+  (the loop between two synchronizations) and device time per call (CUDA events around the same loop);
+* DE's built-in generation alone (the built-in column above);
+* evogpu DE with a constant PyTorch fitness (a preallocated tensor of zeros returned at once): the door
+  (DLPack export and import, the Python call, the stream hand-offs, the read-back kernel) and DE's
+  generation around a Python evaluation, without any fitness work;
+* overhead = total − fitness alone − built-in generation: what the door costs beyond the fitness and a
+  generation, and door + generation − built-in generation, the same measured with the constant fitness.
+
 Time per generation:
 
 * EvoX: after ``init_step`` and warm-up generations, a block of ``G`` calls of ``workflow.step()`` between
@@ -55,9 +66,10 @@ def synchronized_seconds(run) -> float:
     return time.perf_counter() - start
 
 
-def fitness_alone(pop: int, dim: int, calls: int, repeats: int) -> float:
-    """Seconds per call of the PyTorch fitness alone on a population of the same shape: a floor under any
-    engine's time per generation with this fitness, so EvoX's time over it bounds the possible speed-up."""
+def fitness_alone(pop: int, dim: int, calls: int, repeats: int) -> tuple[float, float]:
+    """Seconds per call of the PyTorch fitness alone on a population of the same shape, on the host (a
+    floor under any engine's time per generation with this fitness, so EvoX's time over it bounds the
+    possible speed-up) and on the device (CUDA events around the same loop: the GPU's share of it)."""
     x = torch.rand(pop, dim, device="cuda") * (HIGH - LOW) + LOW
     for _ in range(20):
         evogpu_fitness(x)
@@ -66,7 +78,26 @@ def fitness_alone(pop: int, dim: int, calls: int, repeats: int) -> float:
         for _ in range(calls):
             evogpu_fitness(x)
 
-    return statistics.median(synchronized_seconds(block) / calls for _ in range(repeats))
+    host = statistics.median(synchronized_seconds(block) / calls for _ in range(repeats))
+    device = []
+    for _ in range(repeats):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        block()
+        stop.record()
+        stop.synchronize()
+        device.append(start.elapsed_time(stop) * 1e-3 / calls)
+    return host, statistics.median(device)
+
+
+def constant_fitness(pop: int):
+    """A PyTorch fitness that does no work: the same preallocated zeros every call."""
+    zeros = torch.zeros(pop, dtype=torch.float64, device="cuda")
+
+    def fitness(x: torch.Tensor) -> torch.Tensor:
+        return zeros
+
+    return fitness
 
 
 def evox_per_generation(pop: int, dim: int, warmup: int, block: int, blocks: int, compile_step: bool) -> float:
@@ -119,10 +150,13 @@ def main() -> None:
                         help="population x dimension pairs, comma separated")
     parser.add_argument("--repeats", type=int, default=5, help="evogpu runs per budget (median)")
     parser.add_argument("--evox-compile", action="store_true", help="torch.compile EvoX's workflow.step")
+    parser.add_argument("--no-evox", action="store_true",
+                        help="evogpu only, for the overhead table (EvoX's columns print nan)")
     args = parser.parse_args()
 
+    evox_version = "not run" if args.no_evox else metadata.version("evox")
     print(f"device: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; "
-          f"evox {metadata.version('evox')}; evogpu {metadata.version('evogpu')}")
+          f"evox {evox_version}; evogpu {metadata.version('evogpu')}")
     rows = []
     for size in args.sizes.split(","):
         pop, dim = (int(v) for v in size.lower().split("x"))
@@ -132,11 +166,13 @@ def main() -> None:
         block, blocks, warmup = (10, 5, 3) if large else (100, 5, 20)
         short, long = (5, 105) if large else (100, 5100)
         bounds = [(LOW, HIGH)] * dim
-        evox = evox_per_generation(pop, dim, warmup, block, blocks, args.evox_compile)
+        evox = math.nan if args.no_evox else evox_per_generation(pop, dim, warmup, block, blocks,
+                                                                   args.evox_compile)
         torch_fitness = evogpu_per_generation(evogpu_fitness, bounds, pop, short, long, args.repeats)
         builtin = evogpu_per_generation(f"rastrigin:{dim}", None, pop, short, long, args.repeats)
-        alone = fitness_alone(pop, dim, 10 if large else 200, args.repeats)
-        rows.append((pop, dim, evox, torch_fitness, builtin, alone))
+        door = evogpu_per_generation(constant_fitness(pop), bounds, pop, short, long, args.repeats)
+        alone, alone_device = fitness_alone(pop, dim, 10 if large else 200, args.repeats)
+        rows.append((pop, dim, evox, torch_fitness, builtin, alone, alone_device, door))
         print(f"  {pop} x {dim}: budgets EvoX {blocks} blocks of {block} after {warmup}; "
               f"evogpu {short} and {long} generations, {args.repeats} runs each", flush=True)
 
@@ -145,10 +181,22 @@ def main() -> None:
           "| speed-up | PyTorch fitness alone (ms/call) | EvoX / fitness alone (the most any engine can gain) "
           "| evogpu DE, built-in (ms/gen) | speed-up |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for pop, dim, evox, torch_fitness, builtin, alone in rows:
+    for pop, dim, evox, torch_fitness, builtin, alone, _, _ in rows:
         print(f"| {pop} × {dim} | {evox * 1e3:.4f} | {torch_fitness * 1e3:.4f} | {evox / torch_fitness:.1f}× "
               f"| {alone * 1e3:.4f} | {evox / alone:.1f}× | {builtin * 1e3:.4f} | {evox / builtin:.1f}× |")
-    pop, dim, evox, torch_fitness, builtin, alone = rows[0]
+    print()
+    print("| population × dimension | evogpu DE, PyTorch fitness: total (µs/gen) | fitness alone, host (µs/call) "
+          "| fitness alone, device (µs/call) | DE built-in generation (µs/gen) | overhead = total − fitness − "
+          "generation (µs/gen) | evogpu DE, constant PyTorch fitness: door + generation (µs/gen) "
+          "| door + generation − built-in generation (µs/gen) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for pop, dim, _, torch_fitness, builtin, alone, alone_device, door in rows:
+        print(f"| {pop} × {dim} | {torch_fitness * 1e6:.1f} | {alone * 1e6:.1f} | {alone_device * 1e6:.1f} "
+              f"| {builtin * 1e6:.1f} | {(torch_fitness - alone - builtin) * 1e6:.1f} | {door * 1e6:.1f} "
+              f"| {(door - builtin) * 1e6:.1f} |")
+    pop, dim, evox, torch_fitness, builtin, alone, _, _ = rows[0]
+    if args.no_evox:
+        return
     print()
     print(f"Targets of issue 31 at {pop} × {dim}: PyTorch fitness {evox / torch_fitness:.1f}× (at least 10×: "
           f"{'met' if evox >= 10 * torch_fitness else 'NOT met'}), built-in {evox / builtin:.1f}× (at least 50×: "
