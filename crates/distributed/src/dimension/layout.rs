@@ -8,8 +8,8 @@ use super::COMPONENT;
 /// The smallest block: one distance / fitness tile of the slice kernels (1024 variables).
 pub const MIN_BLOCK: usize = TILE_VARIABLES;
 
-/// Blocks per slice that [`SliceLayout::even`] aims for: enough that slices differ by at most one block
-/// (under 2 % of a slice), few enough that the partial sums gathered per row stay a few hundred numbers.
+/// Blocks per slice that [`SliceLayout::even`] gives at least (and fewer than twice as many) where D allows:
+/// enough that slices, which differ by at most one block, differ by under 2 %, few enough that the partial sums gathered per row stay a few hundred numbers.
 pub const EVEN_BLOCKS_PER_SLICE: usize = 64;
 
 /// One slice: the variables `first .. first + len` of every vector, held on GPU `gpu`.

@@ -46,7 +46,8 @@
 //!    engine reads every slice's state after each batch of groups and fails if they differ.
 //!
 //! No NCCL all-reduce is used: its order of additions is not the tree's. The block sums travel through the
-//! host (a few hundred numbers per row: `≈ 64` blocks per slice with [`SliceLayout::even`]).
+//! host (a few hundred numbers per row: 64 to 128 blocks per slice with [`SliceLayout::even`], fewer at
+//! small D).
 //!
 //! # Problems
 //!
