@@ -9,7 +9,8 @@ use super::COMPONENT;
 pub const MIN_BLOCK: usize = TILE_VARIABLES;
 
 /// Blocks per slice that [`SliceLayout::even`] gives at least (and fewer than twice as many) where D allows:
-/// enough that slices, which differ by at most one block, differ by under 2 %, few enough that the partial sums gathered per row stay a few hundred numbers.
+/// enough that slices, which differ by at most one block, differ by under 2 %, few enough that the partial
+/// sums gathered per row stay a few hundred numbers.
 pub const EVEN_BLOCKS_PER_SLICE: usize = 64;
 
 /// One slice: the variables `first .. first + len` of every vector, held on GPU `gpu`.
