@@ -199,12 +199,11 @@ __device__ inline double evo_sin_f64(double x)
         return nan_f64();
     }
     const RemPio2 r = rem_pio2_f64(x);
-    switch (r.n & 3) {
-    case 0: return kernel_sin_f64(r.y0, r.y1);
-    case 1: return kernel_cos_f64(r.y0, r.y1);
-    case 2: return -kernel_sin_f64(r.y0, r.y1);
-    default: return -kernel_cos_f64(r.y0, r.y1);
-    }
+    // The twin's four quadrants as one polynomial (cos in the odd ones) and a sign (the last two): the same
+    // values, and a warp whose lanes span the quadrants runs two polynomials instead of four.
+    const unsigned int q = (unsigned int)r.n & 3u;
+    const double v = (q & 1u) != 0u ? kernel_cos_f64(r.y0, r.y1) : kernel_sin_f64(r.y0, r.y1);
+    return q >= 2u ? -v : v;
 #endif
 }
 
@@ -230,12 +229,11 @@ __device__ inline double evo_cos_f64(double x)
         return nan_f64();
     }
     const RemPio2 r = rem_pio2_f64(x);
-    switch (r.n & 3) {
-    case 0: return kernel_cos_f64(r.y0, r.y1);
-    case 1: return -kernel_sin_f64(r.y0, r.y1);
-    case 2: return -kernel_cos_f64(r.y0, r.y1);
-    default: return kernel_sin_f64(r.y0, r.y1);
-    }
+    // The twin's four quadrants as one polynomial (sin in the odd ones) and a sign (the middle two): the same
+    // values, and a warp whose lanes span the quadrants runs two polynomials instead of four.
+    const unsigned int q = (unsigned int)r.n & 3u;
+    const double v = (q & 1u) != 0u ? kernel_sin_f64(r.y0, r.y1) : kernel_cos_f64(r.y0, r.y1);
+    return q == 1u || q == 2u ? -v : v;
 #endif
 }
 
