@@ -317,6 +317,122 @@ __device__ double qiga_warp_repair_evaluate(unsigned char* x, const Value* weigh
     return qiga_warp_total(x, profits, n, lane);
 }
 
+// Whether byte r (0..7) of an octet is set.
+__device__ __forceinline__ bool qiga_octet_bit(uint2 octet, unsigned int r)
+{
+    const unsigned int word = r < 4u ? octet.x : octet.y;
+    return ((word >> (8u * (r & 3u))) & 0xffu) != 0u;
+}
+
+// qiga_warp_repair_evaluate for a row in shared memory: lane l holds the octet of positions 256c + 8l .. + 7 of
+// each chunk c, reads its bytes as one uint2, and the four passes (weight, removal, addition, profit with the
+// repaired row written back) each take one warp scan or sum per chunk. `stride` is n rounded up to 8; the
+// weights and profits are 0 past n, so positions past n add nothing and never stop a scan first (they repeat
+// the test of the position before them). With exact sums every running sum below equals the serial loop's.
+__device__ double qiga_warp_repair_octets(unsigned char* x, const double* weights, const double* profits, unsigned int n, unsigned int stride, double capacity, unsigned int lane)
+{
+    // Step 3's weight W of x.
+    double weight = 0.0;
+    for (unsigned int base = 0; base < stride; base += 256u) {
+        const unsigned int j = base + 8u * lane;
+        double own = 0.0;
+        if (j < stride) {
+            const uint2 octet = *reinterpret_cast<const uint2*>(x + j);
+            for (unsigned int r = 0; r < 8u; ++r) {
+                own += qiga_octet_bit(octet, r) ? weights[j + r] : 0.0;
+            }
+        }
+        weight += qiga_warp_sum(own);
+    }
+    // The removal zeroes positions 0 .. cut - 1: cut - 1 is the first position whose taken weight so far brings
+    // W within C.
+    unsigned int cut = 0u;
+    if (weight > capacity) {
+        double removed = 0.0;
+        for (unsigned int base = 0; base < stride; base += 256u) {
+            const unsigned int j = base + 8u * lane;
+            const uint2 octet = j < stride ? *reinterpret_cast<const uint2*>(x + j) : make_uint2(0u, 0u);
+            double own = 0.0;
+            for (unsigned int r = 0; r < 8u && j < stride; ++r) {
+                own += qiga_octet_bit(octet, r) ? weights[j + r] : 0.0;
+            }
+            const double through = qiga_warp_scan(own, lane);
+            double run = removed + (through - own);
+            unsigned int hit = 8u;
+            double hit_run = 0.0;
+            for (unsigned int r = 0; r < 8u && j < stride; ++r) {
+                run += qiga_octet_bit(octet, r) ? weights[j + r] : 0.0;
+                if (hit == 8u && weight - run <= capacity) {
+                    hit = r;
+                    hit_run = run;
+                }
+            }
+            const unsigned int lanes = __ballot_sync(QIGA_FULL_MASK, hit < 8u);
+            if (lanes != 0u) {
+                const unsigned int k = (unsigned int)__ffs(lanes) - 1u;
+                cut = base + 8u * k + __shfl_sync(QIGA_FULL_MASK, hit, k) + 1u;
+                removed = __shfl_sync(QIGA_FULL_MASK, hit_run, k);
+                break;
+            }
+            removed += __shfl_sync(QIGA_FULL_MASK, through, 31);
+        }
+        weight -= removed;
+    }
+    // The addition sets positions 0 .. last - 1 and clears `last`: the first position whose left-out weight so
+    // far (the removed positions count as left out) takes the weight past C, else n - 1.
+    unsigned int last = n - 1u;
+    double added = 0.0;
+    for (unsigned int base = 0; base < stride; base += 256u) {
+        const unsigned int j = base + 8u * lane;
+        const uint2 octet = j < stride ? *reinterpret_cast<const uint2*>(x + j) : make_uint2(0u, 0u);
+        double own = 0.0;
+        for (unsigned int r = 0; r < 8u && j < stride; ++r) {
+            own += (j + r < cut || !qiga_octet_bit(octet, r)) ? weights[j + r] : 0.0;
+        }
+        const double through = qiga_warp_scan(own, lane);
+        double run = added + (through - own);
+        unsigned int hit = 8u;
+        for (unsigned int r = 0; r < 8u && j < stride; ++r) {
+            run += (j + r < cut || !qiga_octet_bit(octet, r)) ? weights[j + r] : 0.0;
+            if (hit == 8u && weight + run > capacity) {
+                hit = r;
+            }
+        }
+        const unsigned int lanes = __ballot_sync(QIGA_FULL_MASK, hit < 8u);
+        if (lanes != 0u) {
+            const unsigned int k = (unsigned int)__ffs(lanes) - 1u;
+            last = base + 8u * k + __shfl_sync(QIGA_FULL_MASK, hit, k);
+            break;
+        }
+        added += __shfl_sync(QIGA_FULL_MASK, through, 31);
+    }
+    // Step 4 on the repaired row, written back octet by octet.
+    double profit = 0.0;
+    for (unsigned int base = 0; base < stride; base += 256u) {
+        const unsigned int j = base + 8u * lane;
+        double own = 0.0;
+        if (j < stride) {
+            const uint2 octet = *reinterpret_cast<const uint2*>(x + j);
+            uint2 repaired = make_uint2(0u, 0u);
+            for (unsigned int r = 0; r < 8u; ++r) {
+                const unsigned int at = j + r;
+                const bool bit = at < last || (at > last && at >= cut && qiga_octet_bit(octet, r));
+                if (bit) {
+                    if (r < 4u) {
+                        repaired.x |= 1u << (8u * r);
+                    } else {
+                        repaired.y |= 1u << (8u * (r - 4u));
+                    }
+                    own += profits[at];
+                }
+            }
+            *reinterpret_cast<uint2*>(x + j) = repaired;
+        }
+        profit += qiga_warp_sum(own);
+    }
+    return profit;
+}
+
 // ---- The knapsack options of issue 33 (Rust twins: crates/qiga/src/options.rs and local_search.rs,
 // evo_benchmarks' knapsack/greedy.rs). Both kernels below share qiga_generations; with every
 // option off the Rust engines launch the paper's `qiga_run_generations`.
@@ -603,11 +719,12 @@ __device__ double qiga_warp_local_search(unsigned char* b, const Value* weights,
 
 // ---- The generation loop. A run's state lives either in the block's dynamic shared memory for the whole launch
 // (QigaRunParams::shared_state == 1: loaded at the start, stored at the end; the host asks for it,
-// crates/qiga/src/cuda/launch.rs shared_bytes, when it fits) or in global memory in place (else). Each thread owns quads: four
-// consecutive genes 4q .. 4q + 3 of one individual i, the genes that Philox block q of the sequence
-// (stream, generation, i) serves; it observes, rotates and copies its own quads only, so a phase needs no
-// barrier inside it. In shared memory a row is padded to `stride` = n rounded up to 4 and a quad moves as one
-// float4 / one word (no bank conflicts); the padding genes are computed and never stored.
+// crates/qiga/src/cuda/launch.rs shared_bytes, when it fits) or in global memory in place (else). Each thread
+// owns quads: four consecutive genes 4q .. 4q + 3 of one individual i, the genes that Philox block q of the
+// sequence (stream, generation, i) serves; it observes, rotates and copies its own quads only, so a phase
+// needs no barrier inside it. In shared memory a row is padded to `stride` = n rounded up to 8, a quad moves
+// as one float4 / one word (no bank conflicts) and the paper's repair reads octets (qiga_warp_repair_octets);
+// the padding genes are computed and never stored.
 
 // The weights' and profits' type in a layout: the global f32 arrays, or their f64 copies in shared memory.
 template <bool kShared>
@@ -820,12 +937,14 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
     unsigned char* g_b = best + (size_t)run * n;
     QigaRunState<Value> s;
     if constexpr (kShared) {
-        // Layout (launch.rs, shared_bytes): theta (rows of 16-byte quads), weights, profits, f, x, b.
-        s.stride = (n + 3u) & ~3u;
+        // Layout (launch.rs, shared_bytes): theta, weights, profits, f, x, b, rows and arrays of `stride`
+        // (n rounded up to 8: a quad moves as one float4, an octet of bytes as one uint2); past n the weights
+        // and profits are 0 and x and b start at 0.
+        s.stride = (n + 7u) & ~7u;
         float* sh_theta = reinterpret_cast<float*>(qiga_dynamic);
         double* sh_weights = reinterpret_cast<double*>(sh_theta + (size_t)pop * s.stride);
-        double* sh_profits = sh_weights + n;
-        s.f = sh_profits + n;
+        double* sh_profits = sh_weights + s.stride;
+        s.f = sh_profits + s.stride;
         s.x = reinterpret_cast<unsigned char*>(s.f + pop);
         s.b = s.x + (size_t)pop * s.stride;
         s.theta = sh_theta;
@@ -835,13 +954,12 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
             const unsigned int i = k / s.stride;
             const unsigned int j = k - i * s.stride;
             sh_theta[k] = j >= n ? 0.0f : p.initial_theta == 1u ? QIGA_INITIAL_ANGLE : g_theta[(size_t)i * n + j];
+            s.x[k] = 0;
         }
         for (unsigned int j = threadIdx.x; j < s.stride; j += blockDim.x) {
             s.b[j] = j < n ? g_b[j] : 0;
-        }
-        for (unsigned int j = threadIdx.x; j < n; j += blockDim.x) {
-            sh_weights[j] = (double)weights[j];
-            sh_profits[j] = (double)profits[j];
+            sh_weights[j] = j < n ? (double)weights[j] : 0.0;
+            sh_profits[j] = j < n ? (double)profits[j] : 0.0;
         }
     } else {
         s.stride = n;
@@ -870,8 +988,14 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
             const unsigned int lane = threadIdx.x & 31u;
             for (unsigned int i = threadIdx.x >> 5; i < pop; i += blockDim.x >> 5) {
                 unsigned char* xi = s.x + (size_t)i * s.stride;
-                const double profit = repair == 1u ? qiga_warp_greedy_repair_evaluate(xi, s.weights, s.profits, order, n, p.capacity, lane)
-                                                   : qiga_warp_repair_evaluate(xi, s.weights, s.profits, n, p.capacity, lane);
+                double profit;
+                if (repair == 1u) {
+                    profit = qiga_warp_greedy_repair_evaluate(xi, s.weights, s.profits, order, n, p.capacity, lane);
+                } else if constexpr (kShared) {
+                    profit = qiga_warp_repair_octets(xi, s.weights, s.profits, n, s.stride, p.capacity, lane);
+                } else {
+                    profit = qiga_warp_repair_evaluate(xi, s.weights, s.profits, n, p.capacity, lane);
+                }
                 if (lane == 0u) {
                     s.f[i] = profit;
                 }
