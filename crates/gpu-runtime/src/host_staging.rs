@@ -14,7 +14,7 @@
 
 use std::marker::PhantomData;
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cudarc::driver::{CudaEvent, CudaStream, DevicePtr, DevicePtrMut, sys};
 use evo_core::{Error, Result};
@@ -22,6 +22,10 @@ use evo_core::{Error, Result};
 use crate::Gpu;
 use crate::buffer::{DeviceBuffer, DeviceCopy};
 use crate::pinned::PinnedMemory;
+
+mod landing;
+
+use landing::Landing;
 
 /// The name errors of [`HostStaging::run`] give.
 const RUN: &str = "HostStaging::run";
@@ -62,8 +66,8 @@ pub struct HostStaging<T: DeviceCopy, U: DeviceCopy> {
     /// One per chunk, recorded on the main stream after the chunk's copy to the host.
     landed: Vec<CudaEvent>,
     /// One per chunk: whether a thread of this run saw its event complete, so that the chunk's other pieces
-    /// skip the driver call (many threads waiting at once would queue on the driver's lock).
-    seen: Vec<AtomicBool>,
+    /// skip the driver call, with one thread at a time asking the driver ([`Landing`]).
+    seen: Vec<Landing>,
     /// Recorded on the main stream after the results' copy to the device, which reads `outputs`: drop waits
     /// for it before freeing them (a run needs no wait, see [`HostStaging::run`]).
     sent: CudaEvent,
@@ -133,7 +137,7 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
             outputs: PinnedMemory::new(gpu, rows)?,
             sent: event()?,
             landed,
-            seen: (0..chunk_count).map(|_| AtomicBool::new(false)).collect(),
+            seen: (0..chunk_count).map(|_| Landing::default()).collect(),
             chunk_rows,
             rows,
             row_len,
@@ -202,7 +206,7 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
         // copy has finished and the host need not wait for it here (which would hold back this run's copies
         // and the host's start by the copy's round trip).
         for seen in &mut self.seen {
-            *seen.get_mut() = false;
+            seen.reset();
         }
         let queued = self.queue_inputs(input, &stream);
         let waited = AtomicUsize::new(0);
@@ -342,7 +346,7 @@ impl<T: DeviceCopy, U: DeviceCopy> HostStaging<T, U> {
             .landed
             .iter()
             .zip(&self.seen)
-            .filter(|(_, seen)| !seen.load(Ordering::Acquire));
+            .filter(|(_, seen)| !seen.landed());
         unseen.try_for_each(|(landed, _)| {
             landed.synchronize().map_err(|e| {
                 self.gpu
@@ -373,7 +377,7 @@ pub struct RowChunk<'a, T, U> {
     outputs: *mut U,
     landed: &'a CudaEvent,
     /// Whether a piece of this chunk already saw `landed` complete.
-    seen: &'a AtomicBool,
+    seen: &'a Landing,
     gpu: &'a Gpu,
     stream: &'a CudaStream,
     /// Rows waited for in this run, over every piece.
@@ -432,15 +436,14 @@ impl<'a, T, U> RowChunk<'a, T, U> {
     /// A fault of the work queued before the copy ([`Error::DevicePoisoned`], [`Error::KernelLaunch`]) or
     /// the driver's refusal to wait.
     pub fn wait(self) -> Result<(&'a [T], &'a mut [U])> {
-        // Acquire pairs with the Release below: the thread that saw the event complete saw the copy's
-        // bytes, and so does every thread that sees its flag.
-        if !self.seen.load(Ordering::Acquire) {
+        // The thread that saw the event complete saw the copy's bytes, and so does every thread that sees
+        // its answer (`Landing` publishes it with Release and reads it with Acquire).
+        self.seen.wait(|| {
             self.landed.synchronize().map_err(|e| {
                 self.gpu
                     .fault_while_synchronizing("cuEventSynchronize", e, Some(self.stream))
-            })?;
-            self.seen.store(true, Ordering::Release);
-        }
+            })
+        })?;
         self.waited.fetch_add(self.rows, Ordering::Relaxed);
         // SAFETY: the copy into these inputs has completed (its event was waited for, here or by the thread
         // whose flag this one saw) and no other copy writes them until the run that lent them returns, which

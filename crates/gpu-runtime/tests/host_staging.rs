@@ -138,6 +138,40 @@ fn back_to_back_runs_into_different_outputs_each_get_their_own_results() {
 }
 
 #[test]
+fn many_threads_waiting_for_pieces_of_one_chunk_at_once_each_get_their_rows() {
+    let Some(gpu) = common::gpu_or_skip(
+        "many_threads_waiting_for_pieces_of_one_chunk_at_once_each_get_their_rows",
+    ) else {
+        return;
+    };
+    // One thread asks the driver for the chunk's event while the others watch its answer.
+    let mut staging = staging(&gpu, 1);
+    for seed in [0.0f32, 500.0, 9000.0] {
+        let values = rows(seed);
+        let input = gpu.upload(&values).unwrap();
+        let mut output = gpu.alloc_zeroed::<f64>(ROWS).unwrap();
+        staging
+            .run(&input, &mut output, |chunks| {
+                let pieces: Vec<_> = chunks
+                    .into_iter()
+                    .flat_map(|chunk| chunk.split_rows(nonzero(1)))
+                    .collect();
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = pieces
+                        .into_iter()
+                        .map(|piece| scope.spawn(move || sum_chunk(piece, seed)))
+                        .collect();
+                    handles
+                        .into_iter()
+                        .try_for_each(|handle| handle.join().unwrap())
+                })
+            })
+            .unwrap();
+        assert_eq!(output.to_vec().unwrap(), row_sums(&values), "seed {seed}");
+    }
+}
+
+#[test]
 fn pieces_cover_each_chunk_in_row_order() {
     let Some(gpu) = common::gpu_or_skip("pieces_cover_each_chunk_in_row_order") else {
         return;
