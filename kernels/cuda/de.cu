@@ -180,12 +180,10 @@ __device__ __forceinline__ void de_vector_draws(const DeKernelParams& p, unsigne
     *j_rand = evo_sequence_below(evo_sequence(p.seed, DE_STREAM_JRAND, p.generation, i), 0, (unsigned int)p.dimension);
 }
 
-// Thread 0's (F, CR) of trial i: the vector's own (weights[i], rates[i]), adapted by jDE's words when p.jde.
-// Twin: the rest of the first half of cpu::TrialContext::build.
-__device__ __forceinline__ void de_vector_rates(const DeKernelParams& p, unsigned int i, uint4 jde, const float* weights, const float* rates, float* f_out, float* cr_out)
+// Thread 0's (F, CR) of a trial: the vector's own (its weights[i], rates[i]), adapted by jDE's words when
+// p.jde. Twin: the rest of the first half of cpu::TrialContext::build.
+__device__ __forceinline__ void de_vector_rates(const DeKernelParams& p, uint4 jde, float f, float cr, float* f_out, float* cr_out)
 {
-    float f = weights[i];
-    float cr = rates[i];
     if (p.jde != 0) {
         const float2 adapted = de_jde_adapt(jde, f, cr);
         f = adapted.x;
@@ -201,7 +199,7 @@ __device__ __forceinline__ void de_draw_vector(const DeKernelParams& p, unsigned
 {
     uint4 jde;
     de_vector_draws(p, i, partners, &jde, j_rand);
-    de_vector_rates(p, i, jde, weights, rates, f_out, cr_out);
+    de_vector_rates(p, jde, weights[i], rates[i], f_out, cr_out);
 }
 
 // Twin: ops::exponential_length. The first k in [1, D) with u_k >= CR, chunk by chunk, into *length (which
@@ -495,18 +493,29 @@ __device__ __forceinline__ void de_generation(float* buffer0, float* buffer1, co
         // chunk's ticket), so that the selection does not wait for it.
         double parent = 0.0;
         if (threadIdx.x == 0) {
-            parent = fitness[i];
-            de_vector_rates(p.de, i, *shared.jde, weights, rates, shared.f, shared.cr);
-            *shared.length = d;
+            // Every load first, the best vector's slot (which needs best[0]) last, and only then the uses and
+            // the shared stores: the loads are in flight together (two round trips, not one per load).
+            const unsigned int r[3] = {shared.partners[0], shared.partners[1], shared.partners[2]};
+            const unsigned int b = best[0];
             const unsigned int own = slot_in[i];
+            unsigned int partner_slot[3];
+#pragma unroll
+            for (unsigned int k = 0; k < 3u; ++k) {
+                partner_slot[k] = slot_in[r[k]];
+            }
+            parent = fitness[i];
+            const float weight = weights[i];
+            const float rate = rates[i];
+            const unsigned int best_slot = slot_in[b];
+            de_vector_rates(p.de, *shared.jde, weight, rate, shared.f, shared.cr);
+            *shared.length = d;
             *shared.own = own;
             shared.rows[0] = (own == 0u ? buffer0 : buffer1) + (unsigned long long)i * d;
+#pragma unroll
             for (unsigned int k = 0; k < 3u; ++k) {
-                const unsigned int r = shared.partners[k];
-                shared.rows[1 + k] = (slot_in[r] == 0u ? buffer0 : buffer1) + (unsigned long long)r * d;
+                shared.rows[1 + k] = (partner_slot[k] == 0u ? buffer0 : buffer1) + (unsigned long long)r[k] * d;
             }
-            const unsigned int b = best[0];
-            shared.rows[4] = (slot_in[b] == 0u ? buffer0 : buffer1) + (unsigned long long)b * d;
+            shared.rows[4] = (best_slot == 0u ? buffer0 : buffer1) + (unsigned long long)b * d;
             *shared.out = (own == 0u ? buffer1 : buffer0) + (unsigned long long)i * d;
         }
         __syncthreads();
