@@ -317,30 +317,53 @@ __device__ double qiga_warp_repair_evaluate(unsigned char* x, const Value* weigh
     return qiga_warp_total(x, profits, n, lane);
 }
 
-// Whether byte r (0..7) of an octet is set.
-__device__ __forceinline__ bool qiga_octet_bit(uint2 octet, unsigned int r)
+// The set bytes of an octet as the bits 0..7 of a mask: a byte's top bit after adding 0x7f to its low seven
+// bits, or'd with the byte, is set exactly when the byte is not 0.
+__device__ __forceinline__ unsigned int qiga_octet_mask(uint2 octet)
 {
-    const unsigned int word = r < 4u ? octet.x : octet.y;
-    return ((word >> (8u * (r & 3u))) & 0xffu) != 0u;
+    const unsigned int lo = ((((octet.x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | octet.x) & 0x80808080u) >> 7;
+    const unsigned int hi = ((((octet.y & 0x7f7f7f7fu) + 0x7f7f7f7fu) | octet.y) & 0x80808080u) >> 7;
+    // Bytes holding 0 or 1: the product gathers bits 0, 8, 16, 24 into bits 24..27 without carries.
+    return ((lo * 0x01020408u) >> 24) | (((hi * 0x01020408u) >> 24) << 4);
+}
+
+// The eight values v[j .. j + 7] (16-byte aligned, in shared memory) where `mask` has a bit, else 0.
+__device__ __forceinline__ void qiga_octet_values(const double* v, unsigned int j, unsigned int mask, double* out)
+{
+    for (unsigned int h = 0; h < 4u; ++h) {
+        const double2 pair = *reinterpret_cast<const double2*>(v + j + 2u * h);
+        out[2u * h] = ((mask >> (2u * h)) & 1u) != 0u ? pair.x : 0.0;
+        out[2u * h + 1u] = ((mask >> (2u * h + 1u)) & 1u) != 0u ? pair.y : 0.0;
+    }
+}
+
+// The sum of an octet's values in position order.
+__device__ __forceinline__ double qiga_octet_sum(const double* v)
+{
+    double sum = 0.0;
+    for (unsigned int r = 0; r < 8u; ++r) {
+        sum += v[r];
+    }
+    return sum;
 }
 
 // qiga_warp_repair_evaluate for a row in shared memory: lane l holds the octet of positions 256c + 8l .. + 7 of
-// each chunk c, reads its bytes as one uint2, and the four passes (weight, removal, addition, profit with the
-// repaired row written back) each take one warp scan or sum per chunk. `stride` is n rounded up to 8; the
-// weights and profits are 0 past n, so positions past n add nothing and never stop a scan first (they repeat
-// the test of the position before them). With exact sums every running sum below equals the serial loop's.
+// each chunk c, reads its bytes as one uint2 and its weights as four double2, and the four passes (weight,
+// removal, addition, profit with the repaired row written back) each take one warp scan or sum per chunk.
+// `stride` is n rounded up to 8; the weights and profits are 0 past n, so positions past n add nothing and never
+// stop a scan first (they repeat the test of the position before them). With exact sums every running sum below
+// equals the serial loop's.
 __device__ double qiga_warp_repair_octets(unsigned char* x, const double* weights, const double* profits, unsigned int n, unsigned int stride, double capacity, unsigned int lane)
 {
+    double v[8];
     // Step 3's weight W of x.
     double weight = 0.0;
     for (unsigned int base = 0; base < stride; base += 256u) {
         const unsigned int j = base + 8u * lane;
         double own = 0.0;
         if (j < stride) {
-            const uint2 octet = *reinterpret_cast<const uint2*>(x + j);
-            for (unsigned int r = 0; r < 8u; ++r) {
-                own += qiga_octet_bit(octet, r) ? weights[j + r] : 0.0;
-            }
+            qiga_octet_values(weights, j, qiga_octet_mask(*reinterpret_cast<const uint2*>(x + j)), v);
+            own = qiga_octet_sum(v);
         }
         weight += qiga_warp_sum(own);
     }
@@ -351,17 +374,15 @@ __device__ double qiga_warp_repair_octets(unsigned char* x, const double* weight
         double removed = 0.0;
         for (unsigned int base = 0; base < stride; base += 256u) {
             const unsigned int j = base + 8u * lane;
-            const uint2 octet = j < stride ? *reinterpret_cast<const uint2*>(x + j) : make_uint2(0u, 0u);
-            double own = 0.0;
-            for (unsigned int r = 0; r < 8u && j < stride; ++r) {
-                own += qiga_octet_bit(octet, r) ? weights[j + r] : 0.0;
-            }
+            const unsigned int taken = j < stride ? qiga_octet_mask(*reinterpret_cast<const uint2*>(x + j)) : 0u;
+            qiga_octet_values(weights, j < stride ? j : 0u, taken, v);
+            const double own = qiga_octet_sum(v);
             const double through = qiga_warp_scan(own, lane);
             double run = removed + (through - own);
             unsigned int hit = 8u;
             double hit_run = 0.0;
-            for (unsigned int r = 0; r < 8u && j < stride; ++r) {
-                run += qiga_octet_bit(octet, r) ? weights[j + r] : 0.0;
+            for (unsigned int r = 0; r < 8u; ++r) {
+                run += v[r];
                 if (hit == 8u && weight - run <= capacity) {
                     hit = r;
                     hit_run = run;
@@ -384,16 +405,18 @@ __device__ double qiga_warp_repair_octets(unsigned char* x, const double* weight
     double added = 0.0;
     for (unsigned int base = 0; base < stride; base += 256u) {
         const unsigned int j = base + 8u * lane;
-        const uint2 octet = j < stride ? *reinterpret_cast<const uint2*>(x + j) : make_uint2(0u, 0u);
-        double own = 0.0;
-        for (unsigned int r = 0; r < 8u && j < stride; ++r) {
-            own += (j + r < cut || !qiga_octet_bit(octet, r)) ? weights[j + r] : 0.0;
+        unsigned int left = 0u;
+        if (j < stride) {
+            const unsigned int removed = cut >= j + 8u ? 0xffu : cut > j ? (1u << (cut - j)) - 1u : 0u;
+            left = (~qiga_octet_mask(*reinterpret_cast<const uint2*>(x + j)) | removed) & 0xffu;
         }
+        qiga_octet_values(weights, j < stride ? j : 0u, left, v);
+        const double own = qiga_octet_sum(v);
         const double through = qiga_warp_scan(own, lane);
         double run = added + (through - own);
         unsigned int hit = 8u;
-        for (unsigned int r = 0; r < 8u && j < stride; ++r) {
-            run += (j + r < cut || !qiga_octet_bit(octet, r)) ? weights[j + r] : 0.0;
+        for (unsigned int r = 0; r < 8u; ++r) {
+            run += v[r];
             if (hit == 8u && weight + run > capacity) {
                 hit = r;
             }
@@ -406,27 +429,23 @@ __device__ double qiga_warp_repair_octets(unsigned char* x, const double* weight
         }
         added += __shfl_sync(QIGA_FULL_MASK, through, 31);
     }
-    // Step 4 on the repaired row, written back octet by octet.
+    // Step 4 on the repaired row (positions before `last` set, `last` clear, the rest as after the removal),
+    // written back as one uint2 per octet.
     double profit = 0.0;
     for (unsigned int base = 0; base < stride; base += 256u) {
         const unsigned int j = base + 8u * lane;
         double own = 0.0;
         if (j < stride) {
-            const uint2 octet = *reinterpret_cast<const uint2*>(x + j);
-            uint2 repaired = make_uint2(0u, 0u);
-            for (unsigned int r = 0; r < 8u; ++r) {
-                const unsigned int at = j + r;
-                const bool bit = at < last || (at > last && at >= cut && qiga_octet_bit(octet, r));
-                if (bit) {
-                    if (r < 4u) {
-                        repaired.x |= 1u << (8u * r);
-                    } else {
-                        repaired.y |= 1u << (8u * (r - 4u));
-                    }
-                    own += profits[at];
-                }
-            }
-            *reinterpret_cast<uint2*>(x + j) = repaired;
+            const unsigned int before = last >= j + 8u ? 0xffu : last > j ? (1u << (last - j)) - 1u : 0u;
+            const unsigned int after = last + 1u >= j + 8u ? 0u : last + 1u > j ? (0xffu << (last + 1u - j)) & 0xffu : 0xffu;
+            const unsigned int kept = cut >= j + 8u ? 0u : cut > j ? (0xffu << (cut - j)) & 0xffu : 0xffu;
+            const unsigned int mask = before | (after & kept & qiga_octet_mask(*reinterpret_cast<const uint2*>(x + j)));
+            qiga_octet_values(profits, j, mask, v);
+            own = qiga_octet_sum(v);
+            // Bit r of the mask to byte r (0 or 1): the inverse of the gather in qiga_octet_mask.
+            const unsigned int lo = ((mask & 0xfu) * 0x00204081u) & 0x01010101u;
+            const unsigned int hi = ((mask >> 4) * 0x00204081u) & 0x01010101u;
+            *reinterpret_cast<uint2*>(x + j) = make_uint2(lo, hi);
         }
         profit += qiga_warp_sum(own);
     }
@@ -896,11 +915,21 @@ __device__ __forceinline__ void qiga_step_table(QigaBlockShared& sh, const float
     }
 }
 
+// Philox block q of the sequence (seed; stream, g, i), its key passed through an empty asm so that the compiler
+// cannot hoist the ten round keys out of a thread's loop over quads: held in registers across the loop they
+// were spilled, and reloading a spilled key costs more than the add that makes it.
+__device__ __forceinline__ uint4 qiga_block(unsigned long long seed, unsigned int stream, unsigned int g, unsigned int i, unsigned int q)
+{
+    EvoSequence sequence = evo_sequence(seed, stream, g, i);
+    asm volatile("" : "+r"(sequence.key.x), "+r"(sequence.key.y));
+    return evo_sequence_block(sequence, q);
+}
+
 // Step 2 for quad q of individual i: qubit 4q + r observes word r of Philox block q.
 template <bool kShared>
 __device__ __forceinline__ void qiga_observe_quad(const QigaRunState<typename QigaValue<kShared>::type>& s, unsigned int i, unsigned int q, unsigned int n, unsigned long long seed, unsigned int stream, unsigned int g)
 {
-    const uint4 words = evo_sequence_block(evo_sequence(seed, stream, g, i), q);
+    const uint4 words = qiga_block(seed, stream, g, i, q);
     float t[4];
     qiga_load_quad<kShared>(s.theta + (size_t)i * s.stride, q, n, t);
     unsigned int bits = 0u;
@@ -1018,7 +1047,7 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
                 const bool flag = s.f[i] >= previous;
                 uint4 sign_words = make_uint4(0u, 0u, 0u, 0u);
                 if (p.sign_choice == 1u) {
-                    sign_words = evo_sequence_block(evo_sequence(seed, p.sign_stream, g, i), q);
+                    sign_words = qiga_block(seed, p.sign_stream, g, i, q);
                 }
                 float* row = s.theta + (size_t)i * s.stride;
                 float th[4];
