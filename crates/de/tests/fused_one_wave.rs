@@ -131,13 +131,20 @@ fn built_in_rastrigin_in_one_wave_should_match_cpu() {
     let sms = gpu.info().multiprocessors;
     let resident = RESIDENT_THREADS_PER_MULTIPROCESSOR * sms as usize;
     // Populations of 1024 and 4096 whose blocks of D/2 threads would need more than the resident threads:
-    // D a multiple of 4, not one (the last chunk of 4 coordinates short), and below one tile.
-    for (m, d) in [(1024, 512), (1024, 1024), (1024, 510), (4096, 100)] {
+    // D a multiple of 4, not one (the last chunk of 4 coordinates short), and below one tile; beside each its
+    // (block, items) on 132 multiprocessors (an H100 SXM or an H200).
+    for (m, d, shape) in [
+        (1024, 512, (128, 4)),
+        (1024, 1024, (128, 8)),
+        (1024, 510, (128, 4)),
+        (4096, 100, (32, 4)),
+    ] {
         let plan = fused_plan(FusedProblem::Rastrigin, m, d, 256, sms).unwrap();
-        let half = d.div_ceil(2).max(32).next_power_of_two().min(256);
-        if m * half > resident {
-            assert!(plan.items > 2, "{m} × {d}: {plan:?}");
+        if plan.items > 2 {
             assert!(m * plan.block as usize <= resident, "{m} × {d}: {plan:?}");
+        }
+        if sms == 132 {
+            assert_eq!((plan.block, plan.items), shape, "{m} × {d}");
         }
         for params in variants(m) {
             let label = format!("built-in {m} × {d}, {plan:?}, {params:?}");
@@ -153,12 +160,21 @@ fn user_rastrigin_in_one_wave_should_match_cpu() {
     };
     let sms = gpu.info().multiprocessors;
     let resident = RESIDENT_THREADS_PER_MULTIPROCESSOR * sms as usize;
-    for (m, d) in [(1024, 512), (1024, 300)] {
+    // Beside each its (block, items) on 132 multiprocessors: one term per thread where the blocks fit, blocks
+    // halved where they would not.
+    for (m, d, shape) in [
+        (1024, 512, (128, 4)),
+        (1024, 300, (128, 4)),
+        (64, 128, (128, 1)),
+    ] {
         let plan = user_plan(m, d, d, 256, sms);
         assert!(
             m * plan.block as usize <= resident || plan.block == 32,
             "{m} × {d}: {plan:?}"
         );
+        if sms == 132 {
+            assert_eq!((plan.block, plan.items), shape, "{m} × {d}");
+        }
         for params in variants(m) {
             let label = format!("user {m} × {d}, {plan:?}, {params:?}");
             lockstep(&gpu, &params, || user_rastrigin(d), &label);
