@@ -5,7 +5,11 @@
 //! any shape) it is one launch of `de_generation_user_f32` in a DE module of the user's own
 //! ([`UserFusion`](crate::UserFusion)); for the others it is four launches over the whole population (trials,
 //! evaluation, merge, best), where a Rust problem's evaluation copies the trials to the host in page-locked
-//! chunks and evaluates each chunk as it lands (`host.rs`). [`DeCuda::is_fused`] says which.
+//! chunks and evaluates each chunk as it lands (`host.rs`). [`DeCuda::is_fused`] says which. On compute
+//! capability 9.0 and later the one-launch generations are launched overlapping the previous kernel
+//! (Programmatic Dependent Launch): a generation's launch and its draws, which read no memory, run while the
+//! previous generation's last block finds the best vector. The launch shapes are chosen so that every block
+//! of a generation is resident at once where they can be ([`launch::fused_plan`], [`launch::user_plan`]).
 //! [`Engine::step`] reads the best fitness and index back (16 bytes, one copy; a user's problem also reads
 //! its non-finite record, 4 bytes); [`DeCuda::step_many`] launches many generations and reads back once.
 
