@@ -54,13 +54,23 @@ __constant__ int QIGA_SIGN[8][4] = {
     {1, -1, 0, QIGA_EITHER},
 };
 
-// evo_cos_f32 (common/math/single.cuh; Rust twin evo_core::math::cos_f32) from the same pieces, with the octant's
-// choice as selects: both polynomials of the reduced argument are computed and one is kept, where evo_cos_f32
-// branches to one of five paths, which a warp whose lanes hold angles in different octants runs one after
-// another. Same operations on the kept path, so the same bits for every input.
+// The constants of evo_cos_f32's medium reduction and polynomials (common/math/constants.cuh) in constant
+// memory, which a double instruction reads as an operand, where the literals take two uniform moves each.
+__constant__ double QIGA_COS_CONSTANTS[11] = {
+    evo_math::INVPIO2, evo_math::PIO2F_1, evo_math::PIO2F_1T,
+    evo_math::CF0, evo_math::CF1, evo_math::CF2, evo_math::CF3,
+    evo_math::SF1, evo_math::SF2, evo_math::SF3, evo_math::SF4,
+};
+
+// evo_cos_f32 (common/math/single.cuh; Rust twin evo_core::math::cos_f32) with the same operations in the
+// same order (rem_pio2_f32's medium path, kernel_cos_f32, kernel_sin_f32), the constants read from
+// QIGA_COS_CONSTANTS, and the octant's choice as selects: both polynomials of the reduced argument are
+// computed and one is kept, where evo_cos_f32 branches to one of five paths, which a warp whose lanes hold
+// angles in different octants runs one after another. Same bits for every input.
 __device__ __forceinline__ float qiga_cos_f32(float x)
 {
     using namespace evo_math;
+    const double* k = QIGA_COS_CONSTANTS;
     const unsigned int ix = __float_as_uint(x) & 0x7fffffffu;
     if (ix >= 0x7f800000u) {
         return nan_f32();
@@ -70,14 +80,23 @@ __device__ __forceinline__ float qiga_cos_f32(float x)
     }
     double y = (double)x;
     int n = 0;
-    if (ix > 0x3f490fdau) {
-        const RemPio2 r = rem_pio2_f32(x);
+    if (ix >= 0x4dc90fdbu) {
+        const RemPio2 r = rem_pio2_large_f64(y);
         y = r.y0;
         n = r.n;
+    } else if (ix > 0x3f490fdau) {
+        const double fn = rint(y * k[0]);
+        n = (int)fn;
+        const double r = y - fn * k[1];
+        const double w = fn * k[2];
+        y = r - w;
     }
-    const float c = kernel_cos_f32(y);
-    const float s = kernel_sin_f32(y);
-    const float v = (n & 1) != 0 ? s : c;
+    const double z = y * y;
+    const double w = z * z;
+    const double c = ((1.0 + z * k[3]) + w * k[4]) + (w * z) * (k[5] + z * k[6]);
+    const double s = z * y;
+    const double sine = (y + s * (k[7] + z * k[8])) + s * w * (k[9] + z * k[10]);
+    const float v = (float)((n & 1) != 0 ? sine : c);
     return ((n + 1) & 2) != 0 ? -v : v;
 }
 
