@@ -106,12 +106,14 @@ pub struct IslandArgs {
     pub migrants: Option<usize>,
 
     /// Run the islands on these CUDA devices (e.g. 0,1,2,3), island i on the (i mod count)-th; never
-    /// falls back to the CPU.
+    /// falls back to the CPU. Under mpiexec the ranks of a machine divide the list (one device each with
+    /// as many ranks as devices; more ranks than devices is an error).
     #[arg(long, value_name = "LIST", conflicts_with = "placement")]
     pub gpus: Option<String>,
 
-    /// Where the islands run, as evo-distributed's placement (`cpu:4,cpu:4`, `cuda:0,cpu:8`)
-    /// [default: the --backend, auto = cpu:0].
+    /// Where the islands run, as evo-distributed's placement (`cpu:4,cpu:4`, `cuda:0,cpu:8`), every
+    /// rank's whole under mpiexec [default: the --backend, auto = cpu:0; a CUDA backend under mpiexec
+    /// gives each rank of a machine its own GPU from the backend's on].
     #[arg(long, value_name = "LIST")]
     pub placement: Option<String>,
 }

@@ -138,7 +138,9 @@ pub fn resume(args: &ResumeArgs) -> Result<Ending> {
             .with_context(|| format!("--backend {backend}"))?;
         // An island run continues on the new backend as its placement (the checkpoint is placement-free).
         if let Some(islands) = &mut config.islands {
-            islands.placement = islands::backend_placement(config.backend)?.to_string();
+            let (placement, share) = islands::backend_placement(config.backend)?;
+            islands.placement = placement.to_string();
+            islands.share = share;
         }
     }
     let world = World::join(config.islands.as_ref())?;

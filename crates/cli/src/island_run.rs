@@ -5,7 +5,9 @@
 use anyhow::{Context, Result, bail};
 use evo_benchmarks::GaProblem;
 use evo_core::{BACKEND_REASON, Checkpointing, Engine, Executor, Report};
-use evo_distributed::{IslandParams, IslandSnapshot, Migrate, Placement, de, ga, ma, ranking};
+use evo_distributed::{
+    IslandParams, IslandSnapshot, Migrate, NodeRank, Placement, RankShare, de, ga, ma, ranking,
+};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -20,6 +22,8 @@ use crate::run::{ResumedFrom, Session, Start, to_json};
 pub struct World {
     rank: usize,
     size: usize,
+    /// This rank's place among the ranks of its machine, which decides its share of the GPUs.
+    node: NodeRank,
     #[cfg(feature = "mpi")]
     universe: Option<evo_distributed::mpi::Universe>,
 }
@@ -54,6 +58,7 @@ impl World {
             return Ok(Self {
                 rank: ranks.rank(),
                 size: ranks.size(),
+                node: ranks.node_rank()?,
                 universe: Some(universe),
             });
         }
@@ -68,6 +73,7 @@ impl World {
         Ok(Self {
             rank: 0,
             size: 1,
+            node: NodeRank::alone(),
             #[cfg(feature = "mpi")]
             universe: None,
         })
@@ -81,6 +87,11 @@ impl World {
     /// The number of ranks (1 without MPI).
     pub fn size(&self) -> usize {
         self.size
+    }
+
+    /// This rank's place among the ranks of its machine ([`NodeRank::alone`] without MPI).
+    pub fn node(&self) -> NodeRank {
+        self.node
     }
 
     /// Ends the process's part in the world without MPI's finalize, which waits for every rank: after an
@@ -115,12 +126,14 @@ pub fn run(
     session: &Session<'_>,
 ) -> Result<Report<Value>> {
     let model = islands.params()?;
-    let placement = islands.placement()?;
+    let placement = islands.placement(session.world.node())?;
     check_ranks(session)?;
     let seed = session.config.seed;
     let site = Site {
         model,
         placement,
+        whole: islands.placement.clone(),
+        share: islands.share,
         seed,
         session,
     };
@@ -199,7 +212,11 @@ fn check_ranks(session: &Session<'_>) -> Result<()> {
 /// What every island model of a run is built from.
 struct Site<'s, 'c> {
     model: IslandParams,
+    /// This rank's placement.
     placement: Placement,
+    /// The run's placement, which the ranks of a machine share as `share` says.
+    whole: String,
+    share: RankShare,
     seed: u64,
     session: &'s Session<'c>,
 }
@@ -271,16 +288,22 @@ where
     let config = session.config;
     let rank = session.world.rank();
     let single = session.world.size() == 1;
+    // The run's placement and share, not this rank's part: the same text on any number of ranks, as the
+    // rest of the result.
+    let mut reason = format!(
+        "{} islands placed on {} (--gpus, --placement or --backend)",
+        site.model.islands(),
+        site.whole
+    );
+    if site.share != RankShare::Same {
+        reason.push_str(&format!(
+            ", shared as `{}` by the ranks of a machine under mpiexec",
+            site.share
+        ));
+    }
     let mut executor = Executor::new(model)
-        .with_metadata("backend", &site.placement)
-        .with_metadata(
-            BACKEND_REASON,
-            format!(
-                "{} islands placed on {} (--gpus, --placement or --backend)",
-                site.model.islands(),
-                site.placement
-            ),
-        )
+        .with_metadata("backend", &site.whole)
+        .with_metadata(BACKEND_REASON, reason)
         .with_metadata("seed", site.seed)
         .with_metadata("problem", &config.problem)
         // Ctrl-C reaches the ranks at different generations, so over ranks it ends them as a crash does:

@@ -2,10 +2,15 @@
 //! MA-SW-Chains, placed on CPU pools or the listed GPUs, and with the `mpi` feature spread over the ranks of
 //! `mpiexec`. The island keys (`islands`, `migration_interval`, `migrants`) are evo-distributed's
 //! `IslandParams` names, in `--set`/`--config` as on the command line.
+//!
+//! Under `mpiexec` the ranks of a machine divide the GPUs (evo-distributed's `RankShare`): `--gpus LIST`
+//! is split among them (one device each when there are as many ranks as devices), a CUDA `--backend`
+//! without `--gpus`/`--placement` gives node-local rank `l` the device `l` after the backend's, and
+//! `--placement` is used whole by every rank. In one process each gives the placement itself.
 
 use anyhow::{Context, Result, anyhow, bail};
 use evo_core::Backend;
-use evo_distributed::{IslandParams, Placement};
+use evo_distributed::{IslandParams, NodeRank, Placement, RankPlacement, RankShare};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -27,6 +32,10 @@ pub struct IslandConfig {
     pub migrants: usize,
     /// Where the islands run, in evo-distributed's placement syntax (`cpu:0`, `cuda:0,cuda:1`).
     pub placement: String,
+    /// How the ranks of a machine divide the placement under `mpiexec` (`same`, `local-gpu`, `split`);
+    /// absent in run files written before it existed, which meant `same`.
+    #[serde(default)]
+    pub share: RankShare,
 }
 
 /// Reads a whole number given to an island key.
@@ -93,11 +102,13 @@ pub fn resolve(
     model
         .check_population(population)
         .context("parameter `migrants` (--migrants)")?;
-    let placement = match (&args.gpus, &args.placement) {
-        (Some(gpus), _) => gpu_placement(gpus)?,
-        (None, Some(text)) => text
-            .parse::<Placement>()
-            .with_context(|| format!("--placement {text}"))?,
+    let (placement, share) = match (&args.gpus, &args.placement) {
+        (Some(gpus), _) => (gpu_placement(gpus)?, RankShare::Split),
+        (None, Some(text)) => (
+            text.parse::<Placement>()
+                .with_context(|| format!("--placement {text}"))?,
+            RankShare::Same,
+        ),
         (None, None) => backend_placement(backend)?,
     };
     let config = IslandConfig {
@@ -105,8 +116,9 @@ pub fn resolve(
         migration_interval: model.migration_interval(),
         migrants: model.migrants(),
         placement: placement.to_string(),
+        share,
     };
-    config.placement()?;
+    config.placement(NodeRank::alone())?;
     Ok(Some(config))
 }
 
@@ -126,14 +138,17 @@ fn gpu_placement(gpus: &str) -> Result<Placement> {
         .with_context(|| format!("--gpus {gpus}"))
 }
 
-/// The islands' placement when neither `--gpus` nor `--placement` is given: the `--backend`, where `auto`
-/// is the CPU's cores (islands go to GPUs only where the command names them).
-pub fn backend_placement(backend: Backend) -> Result<Placement> {
-    let backend = match backend {
-        Backend::Auto => Backend::Cpu { threads: 0 },
-        other => other,
+/// The islands' placement when neither `--gpus` nor `--placement` is given, and how ranks share it: the
+/// `--backend`, where `auto` is the CPU's cores (islands go to GPUs only where the command names them);
+/// a CUDA backend is each rank's own GPU under `mpiexec` (`local-gpu`), a CPU backend every rank's.
+pub fn backend_placement(backend: Backend) -> Result<(Placement, RankShare)> {
+    let (backend, share) = match backend {
+        Backend::Auto => (Backend::Cpu { threads: 0 }, RankShare::Same),
+        cuda @ Backend::Cuda { .. } => (cuda, RankShare::LocalGpu),
+        cpu @ Backend::Cpu { .. } => (cpu, RankShare::Same),
     };
-    Placement::new([backend]).with_context(|| format!("--backend {backend}"))
+    let placement = Placement::new([backend]).with_context(|| format!("--backend {backend}"))?;
+    Ok((placement, share))
 }
 
 impl IslandConfig {
@@ -151,12 +166,15 @@ impl IslandConfig {
             .context("parameter `migrants`")
     }
 
-    /// The placement, with every CUDA device it names checked to exist: the islands never fall back to
-    /// the CPU.
+    /// The placement of node-local rank `node` ([`NodeRank::alone`] in one process, which gets the whole
+    /// placement), with every CUDA device it names checked to exist: the islands never fall back to the
+    /// CPU.
     ///
     /// # Errors
-    /// A malformed placement, more placement entries than islands, a CUDA device that is not there.
-    pub fn placement(&self) -> Result<Placement> {
+    /// A malformed placement, more placement entries than islands, a CUDA device that is not there, a
+    /// share that does not fit the placement or the node (more ranks on the node than GPUs for one GPU
+    /// each).
+    pub fn placement(&self, node: NodeRank) -> Result<Placement> {
         let placement: Placement = self
             .placement
             .parse()
@@ -177,6 +195,7 @@ impl IslandConfig {
                 Backend::Cuda { device } => Some(*device),
                 _ => None,
             });
+        let mut devices = 0;
         if let Some(highest) = wanted.max() {
             let found = evo_gpu_runtime::device_count().map_err(|error| {
                 anyhow!(
@@ -193,8 +212,21 @@ impl IslandConfig {
                     self.placement
                 );
             }
+            devices = found;
         }
-        Ok(placement)
+        let share = self.share;
+        RankPlacement::new(placement, share)
+            .and_then(|shared| shared.for_rank(node, devices))
+            .with_context(|| {
+                format!(
+                    "placement {} shared as `{share}` by node-local rank {} of {} (--gpus splits its list \
+                     among a machine's ranks, a CUDA --backend gives each rank its own GPU, --placement is \
+                     every rank's)",
+                    self.placement,
+                    node.local_rank(),
+                    node.local_size()
+                )
+            })
     }
 }
 
@@ -237,6 +269,7 @@ mod tests {
             (3, 25, 2)
         );
         assert_eq!(from_keys.placement, "cpu");
+        assert_eq!(from_keys.share, RankShare::Same);
         let flags = IslandArgs {
             islands: Some(5),
             migration_interval: Some(7),
@@ -311,6 +344,48 @@ mod tests {
             error.to_string().contains("qiga has no island model"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn each_source_of_the_placement_says_how_ranks_share_it() {
+        let placed = IslandArgs {
+            placement: Some("cpu:1,cpu:1".into()),
+            ..args(Some(2))
+        };
+        let config = resolve(Algorithm::De, &placed, &Map::new(), &de(), Backend::Auto)
+            .unwrap()
+            .unwrap();
+        assert_eq!(config.share, RankShare::Same);
+        // Every rank of a machine runs a CPU placement whole.
+        let rank2 = config.placement(NodeRank::new(2, 3).unwrap()).unwrap();
+        assert_eq!(rank2.to_string(), "cpu:1,cpu:1");
+        let (cuda, share) = backend_placement(Backend::Cuda { device: 1 }).unwrap();
+        assert_eq!(
+            (cuda.to_string(), share),
+            ("cuda:1".into(), RankShare::LocalGpu)
+        );
+        let (cpu, share) = backend_placement(Backend::Auto).unwrap();
+        assert_eq!((cpu.to_string(), share), ("cpu".into(), RankShare::Same));
+        assert_eq!(
+            backend_placement(Backend::cpu()).unwrap().1,
+            RankShare::Same
+        );
+        // A run file written before the share existed meant every rank's placement whole.
+        let old: IslandConfig = serde_json::from_value(serde_json::json!({
+            "islands": 2, "migration_interval": 5, "migrants": 1, "placement": "cpu:1"
+        }))
+        .unwrap();
+        assert_eq!(old.share, RankShare::Same);
+        let split_cpu = IslandConfig {
+            share: RankShare::Split,
+            ..old
+        };
+        let text = format!("{:#}", split_cpu.placement(NodeRank::alone()).unwrap_err());
+        assert!(
+            text.contains("shared as `split` by node-local rank 0 of 1"),
+            "{text}"
+        );
+        assert!(text.contains("CUDA devices only"), "{text}");
     }
 
     #[test]

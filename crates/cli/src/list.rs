@@ -248,7 +248,8 @@ pub fn render() -> Result<String> {
         "  Placement: --gpus 0,1 (CUDA devices; never a CPU fallback), --placement cpu:4,cuda:0, or the \
          --backend
   (auto = the CPU). With the mpi feature, mpiexec -n R evo run ... spreads the islands \
-         over R ranks."
+         over R ranks:\n  the ranks of a machine split --gpus, take one GPU each from a CUDA --backend's, and \
+         use --placement whole."
     )?;
     Ok(out)
 }

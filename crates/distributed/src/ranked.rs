@@ -56,6 +56,11 @@ struct Start {
 /// island go to every rank, where the next block's first island takes them in), so the model gives the
 /// one-process model's result bit for bit, on any number of ranks and any placements.
 ///
+/// The placement is this rank's own: [`RankPlacement::for_rank`](crate::RankPlacement::for_rank) gives it
+/// from the run's placement, the way the ranks of a machine share it (every rank the whole, one GPU per
+/// rank, or the listed GPUs divided) and the rank's [`NodeRank`](crate::NodeRank) (over MPI,
+/// `MpiRanks::node_rank`).
+///
 /// Every [`Engine`] method that needs other ranks' islands is collective, so every rank must call it
 /// the same number of times in the same order: [`step`](Engine::step) and
 /// [`step_many`](Engine::step_many) (one exchange per migration and one for the progress after the batch),
