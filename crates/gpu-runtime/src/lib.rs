@@ -16,7 +16,7 @@
 //! | `Instant::now()` | [`GpuTimer`] (events on the stream) |
 //! | a `Vec` the host reads while the device fills it | [`HostStaging`]: page-locked rows copied in chunks, each [`RowChunk`] lent once it has landed |
 //! | a loop body run many times | a [`Graph`] from [`Gpu::record_graph`], replayed with one call |
-//! | a slice handed to another library | [`DeviceBuffer::device_address`], ordered by [`Gpu::order_after_main`] (DLPack) |
+//! | a slice handed to another library | [`DeviceBuffer::device_address`], ordered by [`Gpu::order_after_main`], or both ways by one reused event, [`StreamOrder`] (DLPack) |
 //! | `rayon::scope` over jobs | [`DevicePool::run`] over GPUs |
 //! | IEEE `f32`/`f64` + `evo_core::math` | [`Profile::Exact`] + `common/math.cuh` (bit-identical) |
 //!
