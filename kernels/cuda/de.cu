@@ -54,6 +54,10 @@ struct DeKernelParams {
 };
 static_assert(sizeof(DeKernelParams) == 48, "DeKernelParams must match its Rust mirror (48 bytes)");
 
+// Ticket groups of the one-launch generation's selection: `done` holds 1 + DE_TICKET_GROUPS counters
+// (DE_TICKET_COUNTERS in crates/de/src/cuda/launch/generation.rs).
+#define DE_TICKET_GROUPS 32u
+
 #define DE_PROBLEM_RASTRIGIN 0u
 #define DE_PROBLEM_ETC 1u
 // The fused ETC evaluation keeps one tree per machine; more machines take the four-launch path.
@@ -465,8 +469,9 @@ struct DeGenerationShared {
 // its aligned subtree to partials[w] and takes a ticket on vector_done[i]; the vector's last chunk combines
 // the partials with the same tree. That block selects: on a win it replaces fitness[i], weights[i], rates[i]
 // (read by no other block during the generation) and writes slot_out[i] = the other buffer, else slot_out[i]
-// = slot_in[i]. The last vector to be selected (a ticket on done[0]) writes the best index to best[0] and
-// (fitness, index) to best_fitness, as de_best_index_f64. Tickets are reset to 0 for the next launch.
+// = slot_in[i]. The last vector to be selected (a ticket on its group's done[1 + i mod DE_TICKET_GROUPS], then
+// for the group's last one on done[0]) writes the best index to best[0] and (fitness, index) to
+// best_fitness, as de_best_index_f64. Tickets are reset to 0 for the next launch.
 // Launched overlapping the previous kernel on the stream (Programmatic Dependent Launch): no global memory is
 // touched before evo_wait_previous_grid(), and a block allows the next grid (evo_allow_next_grid) after its
 // last selection, so that the next generation's launch and draws overlap this one's best-vector search.
@@ -555,9 +560,21 @@ __device__ __forceinline__ void de_generation(float* buffer0, float* buffer1, co
                     rates[i] = cr;
                 }
                 slot_out[i] = wins ? 1u - *shared.own : *shared.own;
-                // The last vector selected sees every vector's fitness: each publishes (fence) first.
+                // The last vector selected sees every vector's fitness: each publishes (fence) first. Tickets
+                // in two levels so that M blocks ending together do not queue on one counter: vector i takes
+                // a ticket of its group i mod DE_TICKET_GROUPS (done[1 + group]); the group's last takes one
+                // on done[0] after its own fence, which passes the group's fitness writes on (cumulativity).
                 __threadfence();
-                *shared.last = atomicAdd(done, 1u) == m - 1u;
+                const unsigned int group = i % DE_TICKET_GROUPS;
+                const unsigned int groups = m < DE_TICKET_GROUPS ? m : DE_TICKET_GROUPS;
+                const unsigned int members = (m - group + DE_TICKET_GROUPS - 1u) / DE_TICKET_GROUPS;
+                bool last = false;
+                if (atomicAdd(done + 1u + group, 1u) == members - 1u) {
+                    done[1u + group] = 0u;
+                    __threadfence();
+                    last = atomicAdd(done, 1u) == groups - 1u;
+                }
+                *shared.last = last;
             } else {
                 *shared.last = false;
             }

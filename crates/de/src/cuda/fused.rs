@@ -161,7 +161,7 @@ impl Fused {
             current: 0,
             partials: gpu.alloc_zeroed(m * chunks)?,
             vector_done: gpu.alloc_zeroed(m)?,
-            done: gpu.alloc_zeroed(1)?,
+            done: gpu.alloc_zeroed(launch::TICKET_COUNTERS)?,
         })
     }
 }

@@ -17,8 +17,8 @@ mod user_generation;
 
 pub use generation::{
     CHUNKED_FROM, ChunkSums, DeGenerationParams, DeviceBest, FUSED_MAX_MACHINES, FusedInputs,
-    FusedPlan, FusedProblem, RESIDENT_THREADS_PER_MULTIPROCESSOR, SlottedPopulation, fused_block,
-    fused_items, fused_plan, generation, generation_kernel,
+    FusedPlan, FusedProblem, RESIDENT_THREADS_PER_MULTIPROCESSOR, SlottedPopulation,
+    TICKET_COUNTERS, fused_block, fused_items, fused_plan, generation, generation_kernel,
 };
 pub use local_search::{
     DeLocalSearchParams, KickScratch, LOCAL_SEARCH_BLOCK, PHASE_KICKS, PHASE_PICK, PHASE_SEARCH,

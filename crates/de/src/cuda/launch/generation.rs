@@ -230,9 +230,15 @@ pub struct DeviceBest<'a> {
     pub index: &'a mut DeviceBuffer<u32>,
     /// `[fitness, index as f64]` for one host read.
     pub fitness: &'a mut DeviceBuffer<f64>,
-    /// The last block's ticket counter (one element, 0 between launches).
+    /// The selection's ticket counters ([`TICKET_COUNTERS`] elements, 0 between launches): the groups'
+    /// counters and the counter of completed groups, whose last ticket goes to the block that finds the best.
     pub done: &'a mut DeviceBuffer<u32>,
 }
+
+/// Ticket counters of the one-launch generation's selection: one per group of vectors (`i mod 32`) and one
+/// for the groups (`1 + DE_TICKET_GROUPS` in `kernels/cuda/de.cu`), so that blocks ending together spread
+/// their atomic tickets over 32 counters instead of queueing on one.
+pub const TICKET_COUNTERS: usize = 33;
 
 /// The entry point of the one-launch generation (`de_generation_f32`), compiled under `profile`.
 ///
@@ -275,7 +281,7 @@ pub fn generation(
     site.check_len("CR buffer", population.rates.len(), m)?;
     site.check_len("best index buffer", best.index.len(), 1)?;
     site.check_len("best fitness buffer", best.fitness.len(), 2)?;
-    site.check_len("ticket buffer", best.done.len(), 1)?;
+    site.check_len("ticket buffer", best.done.len(), TICKET_COUNTERS)?;
     let chunks = p.chunks as usize;
     site.check_len("chunk sums buffer", chunk_sums.partials.len(), m * chunks)?;
     site.check_len("chunk ticket buffer", chunk_sums.done.len(), m)?;
@@ -403,6 +409,13 @@ mod tests {
         assert_eq!((etc_wide.block, etc_wide.items), (256, 2));
         let huge = fused_plan(FusedProblem::Rastrigin, 100, 1_000_000, 1024, 132).unwrap();
         assert_eq!((huge.block, huge.items, huge.chunks), (256, 8, 8));
+    }
+
+    #[test]
+    fn the_ticket_buffer_holds_the_kernels_groups_and_their_counter() {
+        let source = evo_kernels::ModuleId::De.module().source;
+        let define = format!("#define DE_TICKET_GROUPS {}u", TICKET_COUNTERS - 1);
+        assert!(source.contains(&define), "de.cu lacks `{define}`");
     }
 
     #[cfg(target_pointer_width = "64")]

@@ -1,7 +1,9 @@
 //! The one-launch generation of a user's problem (`de_generation_user_f32` in the user's DE module,
 //! `kernels/common/problems/de_user_generation.cuh`): its parameters, its launch shape and its launch.
 
-use super::{ChunkSums, DeviceBest, RESIDENT_THREADS_PER_MULTIPROCESSOR, SlottedPopulation};
+use super::{
+    ChunkSums, DeviceBest, RESIDENT_THREADS_PER_MULTIPROCESSOR, SlottedPopulation, TICKET_COUNTERS,
+};
 use super::{DeGenerationParams, DeKernelParams, DeviceBounds, Settings, grid_for_rows};
 use crate::params::ALGORITHM;
 use evo_core::{Error, Result};
@@ -167,7 +169,7 @@ pub fn user_generation(
         ("CR buffer", population.rates.len(), m),
         ("best index buffer", best.index.len(), 1),
         ("best fitness buffer", best.fitness.len(), 2),
-        ("ticket buffer", best.done.len(), 1),
+        ("ticket buffer", best.done.len(), TICKET_COUNTERS),
         ("chunk sums buffer", chunk_sums.partials.len(), m),
         ("chunk ticket buffer", chunk_sums.done.len(), m),
         ("lower bounds buffer", bounds.lower.len(), d),
