@@ -100,9 +100,27 @@ __device__ __forceinline__ float qiga_cos_f32(float x)
     return ((n + 1) & 2) != 0 ? -v : v;
 }
 
-// Twin: ops::observe.
+// The observation's filter: where |theta| < pi (the f32 pi is above pi), CUDA's __cosf is within 2^-21.41 of cos(theta) (CUDA C++
+// Programming Guide, intrinsic functions) and qiga_cos_f32 within one f32 ulp (2^-24 below 1), so the two
+// squares differ by less than 2 * (2^-21.41 + 2^-24) + 2 * 2^-24 < 2^-19.9; the margin 2^-12 covers that and
+// the rounding of the square +- margin some 900 times over, and sends about one u in 2 000 to the exact path.
+#define QIGA_OBSERVE_MARGIN 0x1p-12f
+
+// Twin: ops::observe, whose result is u >= alpha^2 with alpha = cos_f32(theta). Decided from the SFU's cosine
+// when u lies more than QIGA_OBSERVE_MARGIN from its square (then the exact square is on the same side: same
+// bits), else, and for |theta| >= pi or NaN, from qiga_cos_f32.
 __device__ __forceinline__ bool qiga_observe(float theta, float u)
 {
+    if (fabsf(theta) < QIGA_PI) {
+        const float rough = __cosf(theta);
+        const float square = __fmul_rn(rough, rough);
+        if (u >= __fadd_rn(square, QIGA_OBSERVE_MARGIN)) {
+            return true;
+        }
+        if (u < __fsub_rn(square, QIGA_OBSERVE_MARGIN)) {
+            return false;
+        }
+    }
     const float alpha = qiga_cos_f32(theta);
     return u >= alpha * alpha;
 }
