@@ -11,7 +11,8 @@ Three columns per size (population × dimension):
 A second table splits evogpu's time with the PyTorch fitness into what it is made of, per generation:
 
 * the PyTorch fitness alone, called in a loop on one tensor of the population's shape: host time per call
-  (the loop between two synchronizations) and device time per call (CUDA events around the same loop);
+  (the loop between two synchronizations) and device time per call (CUDA events around the same loop,
+  queued behind a sleep kernel so that the GPU runs the calls back to back);
 * DE's built-in generation alone (the built-in column above);
 * evogpu DE with a constant PyTorch fitness (a preallocated tensor of zeros returned at once): the door
   (DLPack export and import, the Python call, the stream hand-offs, the read-back kernel) and DE's
@@ -69,7 +70,7 @@ def synchronized_seconds(run) -> float:
 def fitness_alone(pop: int, dim: int, calls: int, repeats: int) -> tuple[float, float]:
     """Seconds per call of the PyTorch fitness alone on a population of the same shape, on the host (a
     floor under any engine's time per generation with this fitness, so EvoX's time over it bounds the
-    possible speed-up) and on the device (CUDA events around the same loop: the GPU's share of it)."""
+    possible speed-up) and on the device (``device_seconds``: the GPU's share of it)."""
     x = torch.rand(pop, dim, device="cuda") * (HIGH - LOW) + LOW
     for _ in range(20):
         evogpu_fitness(x)
@@ -79,15 +80,29 @@ def fitness_alone(pop: int, dim: int, calls: int, repeats: int) -> tuple[float, 
             evogpu_fitness(x)
 
     host = statistics.median(synchronized_seconds(block) / calls for _ in range(repeats))
-    device = []
+    return host, device_seconds(block, calls, repeats)
+
+
+def device_seconds(block, calls: int, repeats: int) -> float:
+    """GPU time per call of ``block``'s calls: they are queued behind a sleep kernel, so the CUDA events
+    around them time their kernels back to back rather than the host's pace of queueing them. NaN when the
+    host had not queued them all before the sleep ended (the GPU would have waited for the host)."""
+    cycles = 200_000_000  # about 0.1 s at the H200's clock, several times what queueing the block takes
+    times = []
     for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        asleep, start, stop = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+        torch.cuda.synchronize()
+        queued_from = time.perf_counter()
+        asleep.record()
+        torch.cuda._sleep(cycles)
         start.record()
         block()
         stop.record()
+        queued = time.perf_counter() - queued_from
         stop.synchronize()
-        device.append(start.elapsed_time(stop) * 1e-3 / calls)
-    return host, statistics.median(device)
+        slept = asleep.elapsed_time(start) * 1e-3
+        times.append(start.elapsed_time(stop) * 1e-3 / calls if queued < slept else math.nan)
+    return math.nan if any(math.isnan(t) for t in times) else statistics.median(times)
 
 
 def constant_fitness(pop: int):
