@@ -1,15 +1,16 @@
 //! The island model over ranks, with ranks as threads that exchange bytes over channels (the same
 //! contract as MPI's, without MPI): the one-process model's result on any number of ranks, checkpoints
-//! that resume on another number of ranks or in one process, a lost rank named within the deadline, and
-//! ranks that build different runs refused.
+//! that resume on another number of ranks or in one process, a lost rank named within the deadline,
+//! ranks that build different runs refused, and ranks on one GPU each (skipped without a GPU, failing
+//! under `EVO_REQUIRE_GPU=1`) equal to the one-process CPU model.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
 
-use common::{SEED, assert_same_report, de_params, problem};
+use common::{SEED, assert_same_report, de_params, devices_or_skip, problem};
 use evo_core::{Checkpointing, Engine, Error, Executor, Report, Result, Termination};
-use evo_distributed::{IslandParams, Placement, Ranks, de};
+use evo_distributed::{IslandParams, NodeRank, Placement, RankPlacement, RankShare, Ranks, de};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::path::Path;
@@ -117,7 +118,7 @@ fn executor<E: Engine>(
     Ok(executor)
 }
 
-/// Runs the DE model on `size` thread ranks, rank `r` with the seed and placement `setup(r)`; every rank's
+/// Runs the DE model on `size` thread ranks, rank `r` with the seed and placement text `setup(r)`; every rank's
 /// outcome, in rank order. `exit_after_start` ranks return right after building their model, as a crashed
 /// process would.
 fn on_ranks(
@@ -125,10 +126,29 @@ fn on_ranks(
     generations: u64,
     checkpoints: Option<(&Path, bool)>,
     exit_after_start: Option<usize>,
-    setup: impl Fn(usize) -> (u64, &'static str) + Sync,
+    setup: impl Fn(usize) -> (u64, String) + Sync,
+) -> Vec<Result<Report<Vec<f32>>>> {
+    on_ranks_within(
+        Duration::from_millis(500),
+        size,
+        generations,
+        checkpoints,
+        exit_after_start,
+        setup,
+    )
+}
+
+/// [`on_ranks`] with `timeout` for every exchange.
+fn on_ranks_within(
+    timeout: Duration,
+    size: usize,
+    generations: u64,
+    checkpoints: Option<(&Path, bool)>,
+    exit_after_start: Option<usize>,
+    setup: impl Fn(usize) -> (u64, String) + Sync,
 ) -> Vec<Result<Report<Vec<f32>>>> {
     std::thread::scope(|scope| {
-        let handles: Vec<_> = thread_ranks(size, Duration::from_millis(500))
+        let handles: Vec<_> = thread_ranks(size, timeout)
             .into_iter()
             .map(|ranks| {
                 let setup = &setup;
@@ -179,7 +199,7 @@ fn ranked_islands_on_one_to_five_ranks_should_match_the_one_process_model() {
     // 23 generations: 4 migrations, and a stretch after the last one.
     let one = one_process(23);
     for size in 1..=5 {
-        for (rank, report) in on_ranks(size, 23, None, None, |_| (SEED, "cpu:1"))
+        for (rank, report) in on_ranks(size, 23, None, None, |_| (SEED, "cpu:1".into()))
             .into_iter()
             .enumerate()
         {
@@ -188,14 +208,56 @@ fn ranked_islands_on_one_to_five_ranks_should_match_the_one_process_model() {
     }
 }
 
+/// Ranks on one GPU each, as `mpiexec` would start them on this machine (node-local rank `r` of the ranks,
+/// `RankShare::LocalGpu` from `cuda:0`), give the one-process CPU model's report bit for bit. Skips without
+/// a GPU; fails under `EVO_REQUIRE_GPU=1` when it breaks.
+#[test]
+fn ranks_on_one_gpu_each_should_match_the_one_process_cpu_model() {
+    let Some(devices) =
+        devices_or_skip("ranks_on_one_gpu_each_should_match_the_one_process_cpu_model")
+    else {
+        return;
+    };
+    let one = one_process(23);
+    let local = RankPlacement::new("cuda:0".parse().unwrap(), RankShare::LocalGpu).unwrap();
+    for size in 1..=devices.min(island_params().islands()) {
+        let placement = |rank: usize| {
+            let node = NodeRank::new(rank, size).unwrap();
+            let placement = local.for_rank(node, devices).unwrap();
+            assert_eq!(placement.to_string(), format!("cuda:{rank}"));
+            (SEED, placement.to_string())
+        };
+        // A GPU rank compiles its kernels before the first exchange: a deadline of minutes, not 500 ms.
+        let outcomes = on_ranks_within(Duration::from_secs(300), size, 23, None, None, placement);
+        for (rank, report) in outcomes.into_iter().enumerate() {
+            assert_same_report(
+                &format!("rank {rank} of {size} on GPU {rank}"),
+                &one,
+                &report.unwrap(),
+            );
+        }
+    }
+    // One rank more than GPUs cannot have a GPU each: every rank is refused.
+    for rank in 0..=devices {
+        let error = local
+            .for_rank(NodeRank::new(rank, devices + 1).unwrap(), devices)
+            .unwrap_err();
+        assert!(error.to_string().contains("ranks on this node"), "{error}");
+    }
+}
+
 #[test]
 fn a_checkpoint_of_three_ranks_should_resume_on_two_ranks_and_in_one_process() {
     let dir = tempfile::tempdir().unwrap();
-    for report in on_ranks(3, 12, Some((dir.path(), false)), None, |_| (SEED, "cpu:1")) {
+    for report in on_ranks(3, 12, Some((dir.path(), false)), None, |_| {
+        (SEED, "cpu:1".into())
+    }) {
         report.unwrap();
     }
     let uninterrupted = one_process(31);
-    for report in on_ranks(2, 31, Some((dir.path(), true)), None, |_| (SEED, "cpu:1")) {
+    for report in on_ranks(2, 31, Some((dir.path(), true)), None, |_| {
+        (SEED, "cpu:1".into())
+    }) {
         assert_same_report("resumed on 2 ranks", &uninterrupted, &report.unwrap());
     }
     // Rank 1's file holds the whole run too, and the one-process model resumes it: at generation 31 now.
@@ -219,7 +281,7 @@ fn a_checkpoint_of_three_ranks_should_resume_on_two_ranks_and_in_one_process() {
 #[test]
 fn a_rank_that_dies_should_be_named_by_the_others_within_the_deadline() {
     let start = Instant::now();
-    let outcomes = on_ranks(3, 20, None, Some(1), |_| (SEED, "cpu:1"));
+    let outcomes = on_ranks(3, 20, None, Some(1), |_| (SEED, "cpu:1".into()));
     assert!(start.elapsed() < Duration::from_secs(30));
     for rank in [0, 2] {
         match &outcomes[rank] {
@@ -242,7 +304,7 @@ fn a_rank_that_dies_should_be_named_by_the_others_within_the_deadline() {
 #[test]
 fn ranks_that_build_different_runs_should_be_refused_naming_the_odd_one() {
     let outcomes = on_ranks(3, 5, None, None, |rank| {
-        (if rank == 2 { SEED + 1 } else { SEED }, "cpu:1")
+        (if rank == 2 { SEED + 1 } else { SEED }, "cpu:1".into())
     });
     for outcome in &outcomes {
         let message = outcome.as_ref().unwrap_err().to_string();
@@ -260,9 +322,9 @@ fn a_rank_whose_islands_cannot_be_built_should_stop_every_rank_with_its_error() 
         (
             SEED,
             if rank == 1 {
-                "cpu:1,cpu:1,cpu:1"
+                "cpu:1,cpu:1,cpu:1".into()
             } else {
-                "cpu:2"
+                "cpu:2".into()
             },
         )
     });
@@ -285,7 +347,7 @@ fn a_rank_whose_islands_cannot_be_built_should_stop_every_rank_with_its_error() 
 
 #[test]
 fn more_ranks_than_islands_should_be_refused() {
-    let outcomes = on_ranks(6, 5, None, None, |_| (SEED, "cpu:1"));
+    let outcomes = on_ranks(6, 5, None, None, |_| (SEED, "cpu:1".into()));
     for outcome in outcomes {
         let message = outcome.unwrap_err().to_string();
         assert!(
