@@ -364,11 +364,20 @@ __device__ __forceinline__ unsigned int qiga_octet_mask(uint2 octet)
     return ((lo * 0x01020408u) >> 24) | (((hi * 0x01020408u) >> 24) << 4);
 }
 
-// The eight values v[j .. j + 7] (16-byte aligned, in shared memory) where `mask` has a bit, else 0.
+// The index in a lane-major array (qiga_lane_major) of value j = 256c + 8l + 2h + e, held by lane l as pair h
+// of its octet in chunk c: the pairs that one load instruction of a warp reads lie side by side (a lane's
+// octet at 64-byte strides would put 16 lanes on the same banks).
+__device__ __forceinline__ unsigned int qiga_lane_major(unsigned int j)
+{
+    return (((j >> 8) * 4u + ((j >> 1) & 3u)) * 32u + ((j >> 3) & 31u)) * 2u + (j & 1u);
+}
+
+// The eight values of the octet j .. j + 7 (j a multiple of 8) of the lane-major array `v` where `mask` has a
+// bit, else 0.
 __device__ __forceinline__ void qiga_octet_values(const double* v, unsigned int j, unsigned int mask, double* out)
 {
     for (unsigned int h = 0; h < 4u; ++h) {
-        const double2 pair = *reinterpret_cast<const double2*>(v + j + 2u * h);
+        const double2 pair = *reinterpret_cast<const double2*>(v + qiga_lane_major(j + 2u * h));
         out[2u * h] = ((mask >> (2u * h)) & 1u) != 0u ? pair.x : 0.0;
         out[2u * h + 1u] = ((mask >> (2u * h + 1u)) & 1u) != 0u ? pair.y : 0.0;
     }
@@ -385,11 +394,11 @@ __device__ __forceinline__ double qiga_octet_sum(const double* v)
 }
 
 // qiga_warp_repair_evaluate for a row in shared memory: lane l holds the octet of positions 256c + 8l .. + 7 of
-// each chunk c, reads its bytes as one uint2 and its weights as four double2, and the four passes (weight,
-// removal, addition, profit with the repaired row written back) each take one warp scan or sum per chunk.
-// `stride` is n rounded up to 8; the weights and profits are 0 past n, so positions past n add nothing and never
-// stop a scan first (they repeat the test of the position before them). With exact sums every running sum below
-// equals the serial loop's.
+// each chunk c, reads its bytes as one uint2 and its weights as four double2 (`weights` and `profits` are
+// lane-major, qiga_lane_major, over whole chunks), and the four passes (weight, removal, addition, profit with
+// the repaired row written back) each take one warp scan or sum per chunk. `stride` is n rounded up to 8; the
+// weights and profits are 0 past n, so positions past n add nothing and never stop a scan first (they repeat
+// the test of the position before them). With exact sums every running sum below equals the serial loop's.
 __device__ double qiga_warp_repair_octets(unsigned char* x, const double* weights, const double* profits, unsigned int n, unsigned int stride, double capacity, unsigned int lane)
 {
     double v[8];
@@ -802,6 +811,8 @@ struct QigaRunState {
     double* f;             // P profits
     const Value* weights;  // n
     const Value* profits;  // n
+    const double* lane_weights;  // the weights lane-major (qiga_lane_major), shared memory only
+    const double* lane_profits;  // the profits alike
     unsigned int stride;
 };
 
@@ -1003,19 +1014,28 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
     unsigned char* g_b = best + (size_t)run * n;
     QigaRunState<Value> s;
     if constexpr (kShared) {
-        // Layout (launch.rs, shared_bytes): theta, weights, profits, f, x, b, rows and arrays of `stride`
-        // (n rounded up to 8: a quad moves as one float4, an octet of bytes as one uint2); past n the weights
-        // and profits are 0 and x and b start at 0.
+        // Layout (launch.rs, shared_bytes): theta, weights, profits, rows and arrays of `stride` (n rounded up
+        // to 8: a quad moves as one float4, an octet of bytes as one uint2), the lane-major weights and profits
+        // over whole chunks of 256, f, x, b; past n the weights and profits are 0 and x and b start at 0.
         s.stride = (n + 7u) & ~7u;
+        const unsigned int chunked = (n + 255u) & ~255u;
         float* sh_theta = reinterpret_cast<float*>(qiga_dynamic);
         double* sh_weights = reinterpret_cast<double*>(sh_theta + (size_t)pop * s.stride);
         double* sh_profits = sh_weights + s.stride;
-        s.f = sh_profits + s.stride;
+        double* sh_lane_weights = sh_profits + s.stride;
+        double* sh_lane_profits = sh_lane_weights + chunked;
+        s.f = sh_lane_profits + chunked;
         s.x = reinterpret_cast<unsigned char*>(s.f + pop);
         s.b = s.x + (size_t)pop * s.stride;
         s.theta = sh_theta;
         s.weights = sh_weights;
         s.profits = sh_profits;
+        s.lane_weights = sh_lane_weights;
+        s.lane_profits = sh_lane_profits;
+        for (unsigned int j = threadIdx.x; j < chunked; j += blockDim.x) {
+            sh_lane_weights[qiga_lane_major(j)] = j < n ? (double)weights[j] : 0.0;
+            sh_lane_profits[qiga_lane_major(j)] = j < n ? (double)profits[j] : 0.0;
+        }
         for (unsigned int k = threadIdx.x; k < pop * s.stride; k += blockDim.x) {
             const unsigned int i = k / s.stride;
             const unsigned int j = k - i * s.stride;
@@ -1035,6 +1055,8 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
         s.f = g_f;
         s.weights = weights;
         s.profits = profits;
+        s.lane_weights = nullptr;
+        s.lane_profits = nullptr;
         if (p.initial_theta == 1u) {
             for (unsigned int k = threadIdx.x; k < genes; k += blockDim.x) {
                 g_theta[k] = QIGA_INITIAL_ANGLE;
@@ -1058,7 +1080,7 @@ __device__ __forceinline__ void qiga_generations_in(QigaBlockShared& sh, const f
                 if (repair == 1u) {
                     profit = qiga_warp_greedy_repair_evaluate(xi, s.weights, s.profits, order, n, p.capacity, lane);
                 } else if constexpr (kShared) {
-                    profit = qiga_warp_repair_octets(xi, s.weights, s.profits, n, s.stride, p.capacity, lane);
+                    profit = qiga_warp_repair_octets(xi, s.lane_weights, s.lane_profits, n, s.stride, p.capacity, lane);
                 } else {
                     profit = qiga_warp_repair_evaluate(xi, s.weights, s.profits, n, p.capacity, lane);
                 }

@@ -96,11 +96,18 @@ pub struct DeviceState {
 }
 
 /// The dynamic shared memory that holds one run's state in `qiga_generations_in<true>` (`kernels/cuda/qiga.cu`):
-/// θ in rows padded to a multiple of 8 genes (f32), the weights and profits as f64 (padded alike), the
-/// population's profits (f64), the observations in padded rows and b (bytes).
+/// θ in rows padded to a multiple of 8 genes (f32), the weights and profits as f64 (padded alike, and again
+/// lane-major over whole chunks of 256 for the warp repair), the population's profits (f64), the observations
+/// in padded rows and b (bytes).
 pub fn shared_bytes(population: usize, items: usize) -> usize {
     let stride = items.next_multiple_of(8);
-    4 * population * stride + 16 * stride + 8 * population + population * stride + stride
+    let chunked = items.next_multiple_of(256);
+    4 * population * stride
+        + 16 * stride
+        + 16 * chunked
+        + 8 * population
+        + population * stride
+        + stride
 }
 
 /// The static shared memory of the generation kernels (`QigaBlockShared`, 400 bytes) with room to spare; the
