@@ -79,9 +79,15 @@ impl QigaCuda {
             // θ is set to INITIAL_ANGLE by the generation-0 launch below (initial_theta), not filled and
             // uploaded from the host.
             theta: gpu.alloc(count * population * items)?,
-            observed: gpu.alloc_zeroed(count * population * items)?,
+            // Written whole by the generation-0 launch below.
+            observed: gpu.alloc(count * population * items)?,
             fitness: gpu.alloc_zeroed(count * population)?,
-            best: gpu.upload(&seed_bytes.repeat(count))?,
+            // The paper's empty b is a zeroed buffer, not 1 byte per item and run copied from the host.
+            best: if seed_bytes.iter().all(|&bit| bit == 0) {
+                gpu.alloc_zeroed(count * items)?
+            } else {
+                gpu.upload(&seed_bytes.repeat(count))?
+            },
             best_profit: gpu.upload(&vec![seed_profit; count])?,
             initial_theta: true,
             exact_sums: exact::sums_are_exact(problem.weights())
