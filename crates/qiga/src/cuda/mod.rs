@@ -1,6 +1,8 @@
 //! `QigaCuda`: the CUDA engine, the paper's layout (one block per independent run, threads over the genes),
 //! many runs per launch, each with its own seed and rotation angles. State stays on the device; snapshots
-//! copy it to the host in the [`QigaSnapshot`] form the CPU engine uses.
+//! copy it to the host in the [`QigaSnapshot`] form the CPU engine uses. During a launch each run's state
+//! lives in its block's shared memory when it fits ([`launch::shared_layout`]), else in global memory; both
+//! layouts give the CPU engine's bits.
 
 pub mod exact;
 pub mod launch;
