@@ -17,6 +17,7 @@
 // The descent's candidates (DeLocalSearchParams.neighbourhood, local_search::Neighbourhood).
 #define DE_LS_MAKESPAN_MACHINE 0u  // moves, and swaps of a makespan-machine task with a task elsewhere
 #define DE_LS_ANY_PAIR 1u          // moves, and swaps of any two tasks on different machines; flowtime second key
+#define DE_LS_BALANCE 2u           // the candidates of DE_LS_ANY_PAIR; second key the change of the squared loads
 
 // Scalar arguments of the local search kernels; mirrored by `DeLocalSearchParams` in
 // crates/de/src/cuda/launch/local_search.rs.
@@ -32,7 +33,7 @@ struct DeLocalSearchParams {
     unsigned int kick_moves;        // random task moves of one kick
     unsigned int step;              // Philox step word of the kicks (local_search::kick_step of the generation)
     unsigned int phase;             // DE_LS_PHASE_SEARCH, DE_LS_PHASE_KICKS or DE_LS_PHASE_PICK
-    unsigned int neighbourhood;     // DE_LS_MAKESPAN_MACHINE or DE_LS_ANY_PAIR
+    unsigned int neighbourhood;     // DE_LS_MAKESPAN_MACHINE, DE_LS_ANY_PAIR or DE_LS_BALANCE
     unsigned int iterations;        // I: perturb-and-descend iterations of each candidate (0: none)
     unsigned int iteration_moves;   // random task moves of one iteration's perturbation
     unsigned int pad;               // keeps the size a multiple of 8 (always 0)
@@ -129,11 +130,24 @@ __device__ __forceinline__ double de_ls_value(double lambda, unsigned int machin
     return de_ls_fitness(lambda, makespan, e.flowtime, machines);
 }
 
-// Twin: ScheduleSearch::secondary. The second ranking key of a candidate of new flowtime f: f with
-// DE_LS_ANY_PAIR, 0 (the same for every candidate) otherwise.
-__device__ __forceinline__ long long de_ls_secondary(unsigned int neighbourhood, double flowtime)
+// Twin: local_search::squares_change. (first first + second second) - (load0 load0 + load1 load1), no FMA.
+__device__ __forceinline__ double de_ls_squares_change(double load0, double load1, DeLsEffect e)
 {
-    return de_total_order_key(neighbourhood == DE_LS_ANY_PAIR ? flowtime : 0.0);
+    return __dsub_rn(__dadd_rn(__dmul_rn(e.first, e.first), __dmul_rn(e.second, e.second)), __dadd_rn(__dmul_rn(load0, load0), __dmul_rn(load1, load1)));
+}
+
+// Twin: ScheduleSearch::secondary. The second ranking key of a candidate that takes the two machines from
+// loads (load0, load1) to those of e: e's flowtime with DE_LS_ANY_PAIR, the change of the sum of squared loads
+// with DE_LS_BALANCE, 0 (the same for every candidate) otherwise.
+__device__ __forceinline__ long long de_ls_secondary(unsigned int neighbourhood, double load0, double load1, DeLsEffect e)
+{
+    double key = 0.0;
+    if (neighbourhood == DE_LS_ANY_PAIR) {
+        key = e.flowtime;
+    } else if (neighbourhood == DE_LS_BALANCE) {
+        key = de_ls_squares_change(load0, load1, e);
+    }
+    return de_total_order_key(key);
 }
 
 // Twin: Candidate::ranks_before. Keeps the smaller of (key, key2, index) and (k, k2, i): key first, then the
@@ -198,10 +212,10 @@ __device__ __forceinline__ void de_ls_decode(DeLsShared& sh, const float* row, u
 
 // Steps 1 (the loads) and 2 on the schedule in sh.machine, by the whole block: at most p.max_moves rounds; each
 // values every move (index t m + j) and every swap of a task on the makespan machine with a task elsewhere
-// (DE_LS_ANY_PAIR: of any two tasks a < b on different machines; index n m + a n + b), reduces (value by the
-// total order, then the second key, then index) over the block, and thread 0 applies the best when its
-// (value, second key) is lexicographically below the current one. Afterwards sh.moved says whether anything
-// moved. Twin: ScheduleSearch::improve.
+// (DE_LS_ANY_PAIR and DE_LS_BALANCE: of any two tasks a < b on different machines; index n m + a n + b),
+// reduces (value by the total order, then the second key, then index) over the block, and thread 0 applies the
+// best when its (value, second key) is lexicographically below the current one. Afterwards sh.moved says
+// whether anything moved. Twin: ScheduleSearch::improve.
 __device__ void de_ls_improve(DeLsShared& sh, const float* etc, const DeLocalSearchParams& p)
 {
     const unsigned int n = p.tasks;
@@ -220,7 +234,8 @@ __device__ void de_ls_improve(DeLsShared& sh, const float* etc, const DeLocalSea
                 longest = de_ls_larger(longest, sh.load[k]);
             }
             sh.current = de_total_order_key(de_ls_fitness(p.lambda, longest, sh.flowtime, m));
-            sh.current2 = de_ls_secondary(p.neighbourhood, sh.flowtime);
+            // Twin: ScheduleSearch::current_secondary (the flowtime, or no change of the squares).
+            sh.current2 = de_total_order_key(p.neighbourhood == DE_LS_ANY_PAIR ? sh.flowtime : 0.0);
         }
         __syncthreads();
         const DeLsTop top = sh.top;
@@ -236,10 +251,12 @@ __device__ void de_ls_improve(DeLsShared& sh, const float* etc, const DeLocalSea
                 continue;
             }
             const float* times = etc + (unsigned long long)t * m;
-            const DeLsEffect e = de_ls_move_effect(sh.load[from], sh.load[to], (double)times[from], (double)times[to], flowtime);
-            de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, from, to, e)), de_ls_secondary(p.neighbourhood, e.flowtime), c);
+            const double load_from = sh.load[from];
+            const double load_to = sh.load[to];
+            const DeLsEffect e = de_ls_move_effect(load_from, load_to, (double)times[from], (double)times[to], flowtime);
+            de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, from, to, e)), de_ls_secondary(p.neighbourhood, load_from, load_to, e), c);
         }
-        if (p.neighbourhood == DE_LS_ANY_PAIR) {
+        if (p.neighbourhood != DE_LS_MAKESPAN_MACHINE) {
             for (unsigned int a = 0; a < n; ++a) {
                 const unsigned int pa = sh.machine[a];
                 const float* a_times = etc + (unsigned long long)a * m;
@@ -250,8 +267,9 @@ __device__ void de_ls_improve(DeLsShared& sh, const float* etc, const DeLocalSea
                         continue;
                     }
                     const float* b_times = etc + (unsigned long long)b * m;
-                    const DeLsEffect e = de_ls_swap_effect(sh.load[pa], sh.load[k], a_p, (double)a_times[k], (double)b_times[pa], (double)b_times[k], flowtime);
-                    de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, pa, k, e)), de_ls_secondary(p.neighbourhood, e.flowtime), moves + (unsigned long long)a * n + b);
+                    const double load_k = sh.load[k];
+                    const DeLsEffect e = de_ls_swap_effect(sh.load[pa], load_k, a_p, (double)a_times[k], (double)b_times[pa], (double)b_times[k], flowtime);
+                    de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, pa, k, e)), de_ls_secondary(p.neighbourhood, sh.load[pa], load_k, e), moves + (unsigned long long)a * n + b);
                 }
             }
         } else {
@@ -268,8 +286,9 @@ __device__ void de_ls_improve(DeLsShared& sh, const float* etc, const DeLocalSea
                         continue;
                     }
                     const float* b_times = etc + (unsigned long long)b * m;
-                    const DeLsEffect e = de_ls_swap_effect(sh.load[longest_machine], sh.load[k], a_p, (double)a_times[k], (double)b_times[longest_machine], (double)b_times[k], flowtime);
-                    de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, longest_machine, k, e)), de_ls_secondary(p.neighbourhood, e.flowtime), moves + (unsigned long long)a * n + b);
+                    const double load_k = sh.load[k];
+                    const DeLsEffect e = de_ls_swap_effect(sh.load[longest_machine], load_k, a_p, (double)a_times[k], (double)b_times[longest_machine], (double)b_times[k], flowtime);
+                    de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, longest_machine, k, e)), de_ls_secondary(p.neighbourhood, sh.load[longest_machine], load_k, e), moves + (unsigned long long)a * n + b);
                 }
             }
         }

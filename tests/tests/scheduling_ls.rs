@@ -1,6 +1,6 @@
-//! The stronger local search of ETC schedules (issue #33): the any-pair neighbourhood
-//! ([`Neighbourhood::AnyPair`]) and the perturb-and-descend iterations ([`LocalSearch::with_iterations`]),
-//! alone and with the kicks, under the makespan objective and the paper's fitness. The CPU and CUDA engines
+//! The stronger local search of ETC schedules (issue #33): the any-pair and balance neighbourhoods
+//! ([`Neighbourhood::AnyPair`], [`Neighbourhood::Balance`]) and the perturb-and-descend iterations
+//! ([`LocalSearch::with_iterations`]), alone and with the kicks, under the makespan objective and the paper's fitness. The CPU and CUDA engines
 //! hold identical snapshots (population, fitness, `F_i`, `CR_i`, counters) and the same best vector at every
 //! one of 200 generations (Exact profile), on a generated 192 × 16 instance (the one-launch generation) and
 //! a 128 × 64 one (the four-launch path), with the search every 10 generations from the Min-Min and
@@ -55,7 +55,7 @@ impl Case {
     }
 }
 
-const CASES: [Case; 5] = [
+const CASES: [Case; 7] = [
     // The any-pair descent alone (the search phase, one block).
     Case {
         objective: EtcObjective::Makespan,
@@ -87,6 +87,22 @@ const CASES: [Case; 5] = [
         scope: Scope::Best,
         kicks: (3, 4),
         iterations: (3, 2),
+    },
+    // The balance descent (second key the change of the squared loads), kicked and iterated.
+    Case {
+        objective: EtcObjective::Makespan,
+        neighbourhood: Neighbourhood::Balance,
+        scope: Scope::Best,
+        kicks: (3, 4),
+        iterations: (3, 2),
+    },
+    // The balance descent of every vector under the paper's fitness (one block per vector).
+    Case {
+        objective: EtcObjective::PaperFitness { lambda: 0.75 },
+        neighbourhood: Neighbourhood::Balance,
+        scope: Scope::All,
+        kicks: (0, 0),
+        iterations: (0, 0),
     },
     // The paper's fitness, where the flowtime is in the value as well as in the second key.
     Case {

@@ -24,7 +24,10 @@
 //!    [`Neighbourhood::AnyPair`] the candidates are ranked by value, then new flowtime (`total_cmp`), then
 //!    index, and the best is applied when (value, flowtime) is lexicographically below the current pair:
 //!    under the makespan alone, moves and swaps that keep the maximum but lower the total work count as
-//!    progress (each accepted candidate lowers the pair, so the descent cannot cycle).
+//!    progress (each accepted candidate lowers the pair, so the descent cannot cycle). With
+//!    [`Neighbourhood::Balance`] the candidates are those of [`Neighbourhood::AnyPair`], and the second key
+//!    is the change of the sum of squared loads of the two changed machines ([`squares_change`]), the
+//!    current schedule's being 0: candidates that keep the fitness and even the loads count as progress.
 //! 3. If anything moved: the tasks whose machine changed get the centre `s_t + 0.5` of their machine's
 //!    interval, the vector is evaluated with the problem's own fitness, and it replaces the best vector (and
 //!    its fitness) only when strictly better than before. The loads of step 2 are updated incrementally, so
@@ -79,7 +82,7 @@ mod settings;
 
 pub use ops::{
     Effect, candidate_value, iteration_individual, kick, kick_step, kick_words, larger,
-    largest_other, ls_fitness, move_effect, swap_effect, top_three,
+    largest_other, ls_fitness, move_effect, squares_change, swap_effect, top_three,
 };
 pub use settings::{
     LocalSearch, MAX_ITERATIONS, MAX_KICK_MOVES, MAX_KICKS, MAX_MACHINES, MAX_TASKS, Neighbourhood,
@@ -256,7 +259,7 @@ impl ScheduleSearch {
             let longest = state.loads.iter().fold(0.0, |a, &b| larger(a, b));
             let current = Candidate {
                 value: ls_fitness(lambda, longest, state.flowtime, m),
-                secondary: self.secondary(state.flowtime),
+                secondary: self.current_secondary(state.flowtime),
                 index: u64::MAX,
             };
             let Some(best) = self.best_candidate(&state, &top) else {
@@ -272,12 +275,25 @@ impl ScheduleSearch {
         applied
     }
 
-    /// The second ranking key of a candidate whose new flowtime is `flowtime`: the flowtime with
-    /// [`Neighbourhood::AnyPair`], 0 (the same for every candidate) otherwise. Twin: `de_ls_secondary`.
-    fn secondary(&self, flowtime: f64) -> f64 {
+    /// The second ranking key of a candidate that takes two machines from `loads` to the loads and
+    /// flowtime of `effect`: the new flowtime with [`Neighbourhood::AnyPair`], the change of the sum of
+    /// squared loads ([`squares_change`]) with [`Neighbourhood::Balance`], 0 (the same for every candidate)
+    /// otherwise. Twin: `de_ls_secondary`.
+    fn secondary(&self, loads: [f64; 2], effect: Effect) -> f64 {
         match self.settings.neighbourhood() {
             Neighbourhood::MakespanMachine => 0.0,
+            Neighbourhood::AnyPair => effect.flowtime,
+            Neighbourhood::Balance => squares_change(loads, effect),
+        }
+    }
+
+    /// The second key of the current schedule of flowtime `flowtime`, which a candidate's must be below
+    /// when their values tie: the flowtime with [`Neighbourhood::AnyPair`], 0 otherwise (no change of the
+    /// sum of squares). Twin: `sh.current2` of `de_ls_improve`.
+    fn current_secondary(&self, flowtime: f64) -> f64 {
+        match self.settings.neighbourhood() {
             Neighbourhood::AnyPair => flowtime,
+            Neighbourhood::MakespanMachine | Neighbourhood::Balance => 0.0,
         }
     }
 
@@ -289,9 +305,10 @@ impl ScheduleSearch {
         let lambda = self.problem.lambda();
         let mut best: Option<Candidate> = None;
         let mut keep = |changed: [u32; 2], effect: Effect, index: u64| {
+            let loads = changed.map(|k| state.loads[k as usize]);
             let candidate = Candidate {
                 value: candidate_value(lambda, m, top, changed, effect),
-                secondary: self.secondary(effect.flowtime),
+                secondary: self.secondary(loads, effect),
                 index,
             };
             if best.is_none_or(|b| candidate.ranks_before(&b)) {
@@ -305,23 +322,20 @@ impl ScheduleSearch {
             }
         }
         let moves = n as u64 * u64::from(m);
-        match self.settings.neighbourhood() {
-            Neighbourhood::MakespanMachine => {
-                let p = top[0].1;
-                for (a, _) in state.schedule.iter().enumerate().filter(|&(_, &s)| s == p) {
-                    for (b, &k) in state.schedule.iter().enumerate().filter(|&(_, &s)| s != p) {
-                        let effect = self.swap_of(state, a, b);
-                        keep([p, k], effect, moves + a as u64 * n as u64 + b as u64);
-                    }
+        if !self.settings.neighbourhood().any_pair() {
+            let p = top[0].1;
+            for (a, _) in state.schedule.iter().enumerate().filter(|&(_, &s)| s == p) {
+                for (b, &k) in state.schedule.iter().enumerate().filter(|&(_, &s)| s != p) {
+                    let effect = self.swap_of(state, a, b);
+                    keep([p, k], effect, moves + a as u64 * n as u64 + b as u64);
                 }
             }
-            Neighbourhood::AnyPair => {
-                for (a, &p) in state.schedule.iter().enumerate() {
-                    for (b, &k) in state.schedule.iter().enumerate().skip(a + 1) {
-                        if k != p {
-                            let effect = self.swap_of(state, a, b);
-                            keep([p, k], effect, moves + a as u64 * n as u64 + b as u64);
-                        }
+        } else {
+            for (a, &p) in state.schedule.iter().enumerate() {
+                for (b, &k) in state.schedule.iter().enumerate().skip(a + 1) {
+                    if k != p {
+                        let effect = self.swap_of(state, a, b);
+                        keep([p, k], effect, moves + a as u64 * n as u64 + b as u64);
                     }
                 }
             }

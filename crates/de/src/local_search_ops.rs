@@ -85,6 +85,14 @@ pub fn candidate_value(
     ls_fitness(lambda, makespan, effect.flowtime, machines)
 }
 
+/// The change of the sum of squared loads when a candidate takes two machines from `loads` to the loads of
+/// `effect`: `(first·first + second·second) − (L_0·L_0 + L_1·L_1)`, no fused multiply-add. Twin:
+/// `de_ls_squares_change`.
+pub fn squares_change(loads: [f64; 2], effect: Effect) -> f64 {
+    (effect.first * effect.first + effect.second * effect.second)
+        - (loads[0] * loads[0] + loads[1] * loads[1])
+}
+
 /// The Philox step word of the kicks of the search after generation `generation`: the generation,
 /// saturated at `u32::MAX` (the engines refuse to step past 2^32 generations).
 pub fn kick_step(generation: u64) -> u32 {

@@ -41,16 +41,30 @@ pub enum Neighbourhood {
     /// it does (the same makespan with less total work) opens moves off the makespan machine that did
     /// not fit before.
     AnyPair,
+    /// The candidates of [`Neighbourhood::AnyPair`], ranked by fitness, then by the change of the sum of
+    /// the squared machine loads (`(L_p'² + L_k'²) − (L_p² + L_k²)` of the two changed machines); one is
+    /// accepted when it lowers the fitness, or keeps it and lowers the sum of squares (a load-balancing
+    /// descent). Under the makespan alone on consistent instances, lowering the flowtime fills every
+    /// machine up to the makespan (nothing can then leave the makespan machine), while lowering the sum of
+    /// squares evens the loads below it, which opens room for the makespan machine's tasks.
+    Balance,
 }
 
 impl Neighbourhood {
     /// The kernel's code of the neighbourhood (`DeLocalSearchParams.neighbourhood`): `DE_LS_MAKESPAN_MACHINE`
-    /// (0) or `DE_LS_ANY_PAIR` (1) of `kernels/cuda/de_local_search.cuh`.
+    /// (0), `DE_LS_ANY_PAIR` (1) or `DE_LS_BALANCE` (2) of `kernels/cuda/de_local_search.cuh`.
     pub fn kernel_code(self) -> u32 {
         match self {
             Neighbourhood::MakespanMachine => 0,
             Neighbourhood::AnyPair => 1,
+            Neighbourhood::Balance => 2,
         }
+    }
+
+    /// Whether the swaps are of any two tasks on different machines (rather than of a makespan-machine
+    /// task with a task elsewhere).
+    pub fn any_pair(self) -> bool {
+        self != Neighbourhood::MakespanMachine
     }
 }
 

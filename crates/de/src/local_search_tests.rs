@@ -364,6 +364,56 @@ fn any_pair_swaps_find_the_improvement_the_makespan_machine_moves_miss() {
     assert_eq!(first, [0, 2, 1]);
 }
 
+/// Three machines; task A = [10, 100, 6] on machine 0, B = [100, 1, 100] on machine 1, C = D = [100, 4, 3]
+/// on machine 2: loads [10, 1, 6], makespan 10 (λ = 1), flowtime 17. Nothing lowers the makespan (A → 2
+/// gives 12), and every candidate that keeps it raises the flowtime, so the any-pair descent stops. Moving
+/// C to machine 1 keeps the makespan and lowers the sum of squares of the two loads (1 + 36 → 25 + 9), so
+/// the balance descent takes it; then A → 2 gives loads [0, 5, 9], makespan 9.
+#[test]
+fn balance_moves_find_the_improvement_the_flowtime_key_misses() {
+    let problem = makespan_problem(
+        4,
+        3,
+        vec![
+            10.0, 100.0, 6.0, 100.0, 1.0, 100.0, 100.0, 4.0, 3.0, 100.0, 4.0, 3.0,
+        ],
+    );
+    let start = vec![0, 1, 2, 2];
+    let settings = LocalSearch::new(1, 16).unwrap();
+    let any_pair = ScheduleSearch::new(
+        &problem,
+        settings.with_neighbourhood(Neighbourhood::AnyPair),
+    )
+    .unwrap();
+    let mut schedule = start.clone();
+    assert_eq!(any_pair.improve(&mut schedule), 0);
+    let balance = ScheduleSearch::new(
+        &problem,
+        settings.with_neighbourhood(Neighbourhood::Balance),
+    )
+    .unwrap();
+    let mut schedule = start.clone();
+    assert_eq!(balance.improve(&mut schedule), 2);
+    assert_eq!(schedule, [2, 1, 1, 2]);
+    assert_eq!(problem.instance().makespan(&schedule).unwrap(), 9.0);
+    assert_eq!(Neighbourhood::Balance.kernel_code(), 2);
+}
+
+/// The change of the squared loads of the two machines a candidate changes, in the kernel's order.
+#[test]
+fn squares_change_is_the_new_minus_the_old_sum_of_squares() {
+    let effect = Effect {
+        first: 5.0,
+        second: 3.0,
+        flowtime: 0.0,
+    };
+    assert_eq!(squares_change([1.0, 6.0], effect), -3.0);
+    assert_eq!(
+        squares_change([5.0, 3.0], effect).to_bits(),
+        0.0f64.to_bits()
+    );
+}
+
 /// Under the makespan alone, on random integer instances (every sum exact), neither neighbourhood's
 /// descent nor the iterated search ever returns a longer makespan than it started from.
 #[test]
@@ -380,7 +430,11 @@ fn the_makespan_never_increases_after_a_descent() {
             .map(|t| words.below((n * m + t) as u32, m as u32))
             .collect();
         let before = problem.instance().makespan(&schedule).unwrap();
-        for neighbourhood in [Neighbourhood::MakespanMachine, Neighbourhood::AnyPair] {
+        for neighbourhood in [
+            Neighbourhood::MakespanMachine,
+            Neighbourhood::AnyPair,
+            Neighbourhood::Balance,
+        ] {
             for max_moves in [1, 3, 1000] {
                 let settings = LocalSearch::new(1, max_moves)
                     .unwrap()
