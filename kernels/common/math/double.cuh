@@ -219,16 +219,19 @@ __device__ inline double evo_cos_f64(double x)
         return nan_f64();
     }
     const int ix = hi_word(x) & 0x7fffffff;
+    // |x| <= pi/4 is the twin's kernel_cos(x, 0.0): quadrant 0 of the reduced argument (x, 0.0), so that it
+    // shares the polynomial below with the reduced arguments instead of running a third copy of it.
+    RemPio2 r = {0, x, 0.0};
     if (ix <= 0x3fe921fb) {
         if (ix < 0x3e46a09e) {
             return 1.0;
         }
-        return kernel_cos_f64(x, 0.0);
+    } else {
+        if (ix >= 0x7ff00000) {
+            return nan_f64();
+        }
+        r = rem_pio2_f64(x);
     }
-    if (ix >= 0x7ff00000) {
-        return nan_f64();
-    }
-    const RemPio2 r = rem_pio2_f64(x);
     // The twin's four quadrants as one polynomial (sin in the odd ones) and a sign (the middle two): the same
     // values, and a warp whose lanes span the quadrants runs two polynomials instead of four.
     const unsigned int q = (unsigned int)r.n & 3u;
