@@ -18,6 +18,7 @@
 #define DE_LS_MAKESPAN_MACHINE 0u  // moves, and swaps of a makespan-machine task with a task elsewhere
 #define DE_LS_ANY_PAIR 1u          // moves, and swaps of any two tasks on different machines; flowtime second key
 #define DE_LS_BALANCE 2u           // the candidates of DE_LS_ANY_PAIR; second key the change of the squared loads
+#define DE_LS_MAKESPAN_BALANCE 3u  // the candidates of DE_LS_MAKESPAN_MACHINE; second key as DE_LS_BALANCE
 
 // Scalar arguments of the local search kernels; mirrored by `DeLocalSearchParams` in
 // crates/de/src/cuda/launch/local_search.rs.
@@ -33,7 +34,7 @@ struct DeLocalSearchParams {
     unsigned int kick_moves;        // random task moves of one kick
     unsigned int step;              // Philox step word of the kicks (local_search::kick_step of the generation)
     unsigned int phase;             // DE_LS_PHASE_SEARCH, DE_LS_PHASE_KICKS or DE_LS_PHASE_PICK
-    unsigned int neighbourhood;     // DE_LS_MAKESPAN_MACHINE, DE_LS_ANY_PAIR or DE_LS_BALANCE
+    unsigned int neighbourhood;     // DE_LS_MAKESPAN_MACHINE, DE_LS_ANY_PAIR, DE_LS_BALANCE or DE_LS_MAKESPAN_BALANCE
     unsigned int iterations;        // I: perturb-and-descend iterations of each candidate (0: none)
     unsigned int iteration_moves;   // random task moves of one iteration's perturbation
     unsigned int pad;               // keeps the size a multiple of 8 (always 0)
@@ -138,13 +139,13 @@ __device__ __forceinline__ double de_ls_squares_change(double load0, double load
 
 // Twin: ScheduleSearch::secondary. The second ranking key of a candidate that takes the two machines from
 // loads (load0, load1) to those of e: e's flowtime with DE_LS_ANY_PAIR, the change of the sum of squared loads
-// with DE_LS_BALANCE, 0 (the same for every candidate) otherwise.
+// with DE_LS_BALANCE and DE_LS_MAKESPAN_BALANCE, 0 (the same for every candidate) otherwise.
 __device__ __forceinline__ long long de_ls_secondary(unsigned int neighbourhood, double load0, double load1, DeLsEffect e)
 {
     double key = 0.0;
     if (neighbourhood == DE_LS_ANY_PAIR) {
         key = e.flowtime;
-    } else if (neighbourhood == DE_LS_BALANCE) {
+    } else if (neighbourhood == DE_LS_BALANCE || neighbourhood == DE_LS_MAKESPAN_BALANCE) {
         key = de_ls_squares_change(load0, load1, e);
     }
     return de_total_order_key(key);
@@ -256,7 +257,7 @@ __device__ void de_ls_improve(DeLsShared& sh, const float* etc, const DeLocalSea
             const DeLsEffect e = de_ls_move_effect(load_from, load_to, (double)times[from], (double)times[to], flowtime);
             de_ls_keep(&key, &key2, &index, de_total_order_key(de_ls_value(p.lambda, m, top, from, to, e)), de_ls_secondary(p.neighbourhood, load_from, load_to, e), c);
         }
-        if (p.neighbourhood != DE_LS_MAKESPAN_MACHINE) {
+        if (p.neighbourhood == DE_LS_ANY_PAIR || p.neighbourhood == DE_LS_BALANCE) {
             for (unsigned int a = 0; a < n; ++a) {
                 const unsigned int pa = sh.machine[a];
                 const float* a_times = etc + (unsigned long long)a * m;

@@ -28,6 +28,8 @@
 //!    [`Neighbourhood::Balance`] the candidates are those of [`Neighbourhood::AnyPair`], and the second key
 //!    is the change of the sum of squared loads of the two changed machines ([`squares_change`]), the
 //!    current schedule's being 0: candidates that keep the fitness and even the loads count as progress.
+//!    [`Neighbourhood::MakespanBalance`] ranks and accepts the same way among the candidates of
+//!    [`Neighbourhood::MakespanMachine`].
 //! 3. If anything moved: the tasks whose machine changed get the centre `s_t + 0.5` of their machine's
 //!    interval, the vector is evaluated with the problem's own fitness, and it replaces the best vector (and
 //!    its fitness) only when strictly better than before. The loads of step 2 are updated incrementally, so
@@ -277,13 +279,15 @@ impl ScheduleSearch {
 
     /// The second ranking key of a candidate that takes two machines from `loads` to the loads and
     /// flowtime of `effect`: the new flowtime with [`Neighbourhood::AnyPair`], the change of the sum of
-    /// squared loads ([`squares_change`]) with [`Neighbourhood::Balance`], 0 (the same for every candidate)
-    /// otherwise. Twin: `de_ls_secondary`.
+    /// squared loads ([`squares_change`]) with [`Neighbourhood::Balance`] and
+    /// [`Neighbourhood::MakespanBalance`], 0 (the same for every candidate) otherwise. Twin: `de_ls_secondary`.
     fn secondary(&self, loads: [f64; 2], effect: Effect) -> f64 {
         match self.settings.neighbourhood() {
             Neighbourhood::MakespanMachine => 0.0,
             Neighbourhood::AnyPair => effect.flowtime,
-            Neighbourhood::Balance => squares_change(loads, effect),
+            Neighbourhood::Balance | Neighbourhood::MakespanBalance => {
+                squares_change(loads, effect)
+            }
         }
     }
 
@@ -293,7 +297,9 @@ impl ScheduleSearch {
     fn current_secondary(&self, flowtime: f64) -> f64 {
         match self.settings.neighbourhood() {
             Neighbourhood::AnyPair => flowtime,
-            Neighbourhood::MakespanMachine | Neighbourhood::Balance => 0.0,
+            Neighbourhood::MakespanMachine
+            | Neighbourhood::Balance
+            | Neighbourhood::MakespanBalance => 0.0,
         }
     }
 

@@ -368,7 +368,7 @@ fn any_pair_swaps_find_the_improvement_the_makespan_machine_moves_miss() {
 /// on machine 2: loads [10, 1, 6], makespan 10 (λ = 1), flowtime 17. Nothing lowers the makespan (A → 2
 /// gives 12), and every candidate that keeps it raises the flowtime, so the any-pair descent stops. Moving
 /// C to machine 1 keeps the makespan and lowers the sum of squares of the two loads (1 + 36 → 25 + 9), so
-/// the balance descent takes it; then A → 2 gives loads [0, 5, 9], makespan 9.
+/// the balance descents take it; then A → 2 gives loads [0, 5, 9], makespan 9.
 #[test]
 fn balance_moves_find_the_improvement_the_flowtime_key_misses() {
     let problem = makespan_problem(
@@ -397,6 +397,16 @@ fn balance_moves_find_the_improvement_the_flowtime_key_misses() {
     assert_eq!(schedule, [2, 1, 1, 2]);
     assert_eq!(problem.instance().makespan(&schedule).unwrap(), 9.0);
     assert_eq!(Neighbourhood::Balance.kernel_code(), 2);
+    // The cheaper neighbourhood takes the same two moves (moves between any two machines are in it).
+    let makespan_balance = ScheduleSearch::new(
+        &problem,
+        settings.with_neighbourhood(Neighbourhood::MakespanBalance),
+    )
+    .unwrap();
+    let mut schedule = start.clone();
+    assert_eq!(makespan_balance.improve(&mut schedule), 2);
+    assert_eq!(schedule, [2, 1, 1, 2]);
+    assert_eq!(Neighbourhood::MakespanBalance.kernel_code(), 3);
 }
 
 /// The change of the squared loads of the two machines a candidate changes, in the kernel's order.
@@ -434,6 +444,7 @@ fn the_makespan_never_increases_after_a_descent() {
             Neighbourhood::MakespanMachine,
             Neighbourhood::AnyPair,
             Neighbourhood::Balance,
+            Neighbourhood::MakespanBalance,
         ] {
             for max_moves in [1, 3, 1000] {
                 let settings = LocalSearch::new(1, max_moves)
