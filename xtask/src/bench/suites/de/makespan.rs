@@ -9,9 +9,9 @@
 //! `--de-makespan-search JSON` replaces the local search by any [`LocalSearch`] in its serde form
 //! ([`parse_makespan_search`]), e.g. the any-pair neighbourhood with iterations:
 //! `{"period": 20, "max_moves": 64, "kicks": 64, "kick_moves": 4, "neighbourhood": "AnyPair",
-//! "iterations": 8, "iteration_moves": 3}`, or the load-balancing descent (`"neighbourhood": "Balance"`,
-//! the same candidates ranked by the change of the squared loads after the makespan); the notes name the
-//! search that ran.
+//! "iterations": 8, "iteration_moves": 3}`, or the load-balancing descents (`"neighbourhood": "Balance"`,
+//! the same candidates ranked by the change of the squared loads after the makespan, or
+//! `"MakespanBalance"`, the makespan machine's candidates ranked so); the notes name the search that ran.
 
 use std::path::Path;
 use std::time::Duration;
