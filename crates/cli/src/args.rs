@@ -1,6 +1,7 @@
 //! The command line, as clap parses it.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 use crate::algorithm::Algorithm;
@@ -79,6 +80,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub history_every: Option<u64>,
 
+    /// Split one ma-sw-chains population over the GPUs of --gpus (evo-distributed's dimension split):
+    /// `dimension` gives each entry of --gpus a slice of every individual's variables (a device listed
+    /// twice holds two slices); the run equals the unsplit CUDA run bit for bit.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub split: Option<Split>,
+
     /// The island model (evo-distributed): `--islands K` and its options.
     #[command(flatten)]
     pub islands: IslandArgs,
@@ -86,6 +93,14 @@ pub struct RunArgs {
     /// Output options shared with `evo resume`.
     #[command(flatten)]
     pub display: DisplayArgs,
+}
+
+/// What `--split` splits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Split {
+    /// MA-SW-Chains' variables, in slices over GPUs.
+    Dimension,
 }
 
 /// `evo run --islands K`: de, ga and ma-sw-chains as `K` islands with ring migration (evo-distributed's
@@ -105,7 +120,8 @@ pub struct IslandArgs {
     #[arg(long, value_name = "N")]
     pub migrants: Option<usize>,
 
-    /// Run the islands on these CUDA devices (e.g. 0,1,2,3), island i on the (i mod count)-th; never
+    /// Run the islands on these CUDA devices (e.g. 0,1,2,3), island i on the (i mod count)-th (with
+    /// --split dimension: one slice per entry); never
     /// falls back to the CPU. Under mpiexec the ranks of a machine divide the list (one device each with
     /// as many ranks as devices; more ranks than devices is an error).
     #[arg(long, value_name = "LIST", conflicts_with = "placement")]
@@ -151,6 +167,11 @@ pub struct ResumeArgs {
     /// Continue on another backend (default: the run's); the checkpoint is backend-independent.
     #[arg(long)]
     pub backend: Option<String>,
+
+    /// Continue a `--split dimension` run over these CUDA devices, one slice per entry (default: the
+    /// run's list); the checkpoint does not depend on the layout.
+    #[arg(long, value_name = "LIST")]
+    pub gpus: Option<String>,
 
     /// Output options shared with `evo run`.
     #[command(flatten)]

@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 use crate::algorithm::Algorithm;
-use crate::args::{DisplayArgs, ResumeArgs, RunArgs};
+use crate::args::{DisplayArgs, IslandArgs, ResumeArgs, RunArgs};
 use crate::island_run::World;
 use crate::islands;
 use crate::output;
@@ -15,6 +15,7 @@ use crate::problem;
 use crate::run::{Start, execute};
 use crate::runfile::{Budget, CheckpointConfig, RUN_FILE_VERSION, RunConfig};
 use crate::spec::ProblemSpec;
+use crate::split;
 use crate::user;
 
 /// Generations between checkpoints when `--checkpoint` comes without `--every`.
@@ -50,9 +51,25 @@ pub fn run(args: &RunArgs) -> Result<Ending> {
         .backend
         .parse()
         .with_context(|| format!("--backend {}", args.backend))?;
-    let islands = islands::resolve(
+    let split = split::resolve(
+        args.split,
         args.algorithm,
         &args.islands,
+        !resolved.islands.is_empty(),
+        backend,
+    )?;
+    // Under --split, --gpus lists the slices' devices, not the islands'.
+    let island_args = IslandArgs {
+        gpus: if split.is_some() {
+            None
+        } else {
+            args.islands.gpus.clone()
+        },
+        ..args.islands.clone()
+    };
+    let islands = islands::resolve(
+        args.algorithm,
+        &island_args,
         &resolved.islands,
         &params,
         backend,
@@ -103,6 +120,7 @@ pub fn run(args: &RunArgs) -> Result<Ending> {
             _ => None,
         },
         islands,
+        split,
     };
     let world = World::join(config.islands.as_ref())?;
     if let Some(checkpoint) = &config.checkpoint
@@ -142,6 +160,16 @@ pub fn resume(args: &ResumeArgs) -> Result<Ending> {
             islands.placement = placement.to_string();
             islands.share = share;
         }
+    }
+    if let Some(gpus) = &args.gpus {
+        let Some(split) = &mut config.split else {
+            bail!(
+                "--gpus on resume lists the slices of a --split dimension run; the run of {} has no split \
+                 (an island run continues on --backend)",
+                args.checkpoint.display()
+            );
+        };
+        split.gpus = split::parse_gpus(gpus)?;
     }
     let world = World::join(config.islands.as_ref())?;
     let rank = world.rank();

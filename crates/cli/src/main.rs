@@ -37,6 +37,7 @@ mod problem;
 mod run;
 mod runfile;
 mod spec;
+mod split;
 mod user;
 mod validate;
 

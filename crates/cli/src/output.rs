@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::island_run::ISLAND_BESTS;
 use crate::islands::IslandConfig;
 use crate::runfile::RunConfig;
+use crate::split::SplitResult;
 
 /// The contents of result.json.
 #[derive(Debug, Serialize)]
@@ -47,6 +48,9 @@ pub struct ResultFile<'a> {
     /// each island's best fitness in its final population; the best above is the best of every island.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub islands: Option<IslandsResult<'a>>,
+    /// The dimension split (`--split dimension`): the list of slices' devices and the slices on each GPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<SplitResult<'a>>,
     /// The evo version that wrote this file.
     pub evo_version: &'static str,
 }
@@ -100,6 +104,7 @@ pub fn write_all(config: &RunConfig, report: &Report<Value>) -> Result<()> {
             }),
             None => None,
         },
+        split: config.split.as_ref().map(SplitResult::new),
         evo_version: env!("CARGO_PKG_VERSION"),
     };
     let mut json = serde_json::to_string_pretty(&result)?;

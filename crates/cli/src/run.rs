@@ -6,7 +6,7 @@
 use anyhow::{Context, Result, bail};
 use evo_benchmarks::{GaProblem, Knapsack};
 use evo_core::{
-    Cadence, Checkpointing, Observer, Progress, ProgressBarObserver, Report, RunAlgorithm,
+    Backend, Cadence, Checkpointing, Observer, Progress, ProgressBarObserver, Report, RunAlgorithm,
     RunBuilder, Termination, TracingObserver,
 };
 use serde::Serialize;
@@ -21,6 +21,7 @@ use crate::params::AlgorithmParams;
 use crate::problem::{self, Problem};
 use crate::runfile::RunConfig;
 use crate::spec::ProblemSpec;
+use crate::split;
 use crate::user::{self, DeviceOnly, UserSource};
 
 /// How a session starts: afresh, or from the configured checkpoint.
@@ -74,6 +75,15 @@ pub fn execute(
     };
     if let Some(islands) = &config.islands {
         return island_run::run(islands, params, problem, &session);
+    }
+    if let Some(split) = &config.split {
+        let AlgorithmParams::Ma(params) = params else {
+            bail!(
+                "--split dimension runs ma-sw-chains only; {} has no dimension split",
+                config.algorithm
+            );
+        };
+        return split::run(split, params, problem, &session);
     }
     match params {
         AlgorithmParams::De(params) => de(params, problem, &session),
@@ -230,9 +240,21 @@ impl Session<'_> {
     where
         A::Solution: Serialize,
     {
+        self.launch_on(builder, self.config.backend)
+    }
+
+    /// [`launch`](Self::launch) on `backend` in place of the configuration's (the split's first device).
+    pub fn launch_on<A: RunAlgorithm>(
+        &self,
+        builder: RunBuilder<A>,
+        backend: Backend,
+    ) -> Result<Report<Value>>
+    where
+        A::Solution: Serialize,
+    {
         let config = self.config;
         let mut builder = builder
-            .backend(config.backend)
+            .backend(backend)
             .termination(self.termination.clone())
             .history_every(config.history_every)
             .ctrl_c(true);

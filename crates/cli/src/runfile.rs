@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::algorithm::Algorithm;
 use crate::args::BudgetArgs;
 use crate::islands::IslandConfig;
+use crate::split::SplitConfig;
 
 /// The file format version of the run file.
 pub const RUN_FILE_VERSION: u32 = 1;
@@ -51,6 +52,9 @@ pub struct RunConfig {
     /// The island model (`evo run --islands K`); none for a run of one engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub islands: Option<IslandConfig>,
+    /// The dimension split (`evo run --split dimension --gpus LIST`); none for an unsplit run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<SplitConfig>,
 }
 
 /// The stopping rules of a run; at least one is set.
