@@ -70,7 +70,8 @@ pub fn resolve(
         {
             bail!(
                 "--migration-interval, --migrants, --gpus and --placement (and the keys \
-                 migration_interval, migrants) configure an island model: give --islands K as well"
+                 migration_interval, migrants) configure an island model: give --islands K as well (or --split dimension, whose slices --gpus \
+                 lists)"
             );
         }
         return Ok(None);

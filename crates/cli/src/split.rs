@@ -266,3 +266,53 @@ fn on<P: SeparableProblem + ?Sized>(
     );
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn the_result_counts_the_slices_of_each_gpu() {
+        let config = SplitConfig {
+            split: Split::Dimension,
+            gpus: vec![1, 0, 1],
+        };
+        let result = SplitResult::new(&config);
+        assert_eq!(
+            result.slices_per_gpu,
+            BTreeMap::from([("cuda:0".to_string(), 1), ("cuda:1".to_string(), 2)])
+        );
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            serde_json::json!({"split": "dimension", "gpus": [1, 0, 1], "slices_per_gpu": {"cuda:0": 1, "cuda:1": 2}})
+        );
+    }
+
+    #[test]
+    fn the_backend_must_be_auto_or_a_device_of_the_list() {
+        assert!(check_backend(Backend::Auto, &[0, 1]).is_ok());
+        assert!(check_backend(Backend::cuda(1), &[0, 1]).is_ok());
+        let other = check_backend(Backend::cuda(2), &[0, 1])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            other.contains("cuda:2 names a device that --gpus 0,1 lacks"),
+            "{other}"
+        );
+        let cpu = check_backend(Backend::cpu(), &[0]).unwrap_err().to_string();
+        assert!(cpu.contains("runs on CUDA GPUs only"), "{cpu}");
+    }
+
+    #[test]
+    fn the_run_file_keeps_the_split() {
+        let config = SplitConfig {
+            split: Split::Dimension,
+            gpus: vec![0, 0],
+        };
+        let text = serde_json::to_string(&config).unwrap();
+        assert_eq!(text, r#"{"split":"dimension","gpus":[0,0]}"#);
+        assert_eq!(serde_json::from_str::<SplitConfig>(&text).unwrap(), config);
+    }
+}
