@@ -119,7 +119,9 @@
 //! the search, `kicks` copies of its schedule perturbed by random task moves are searched too and the best
 //! candidate is kept when strictly better (on the GPU one block per kick). For the makespan,
 //! [`LocalSearch::with_neighbourhood`]`(`[`Neighbourhood::AnyPair`]`)` also swaps tasks between any two
-//! machines and accepts the same makespan with less flowtime, and [`LocalSearch::with_iterations`] runs
+//! machines and accepts the same makespan with less flowtime, [`Neighbourhood::Balance`] and
+//! [`Neighbourhood::MakespanBalance`] (the makespan machine's swaps only, the cheaper) accept the same
+//! makespan with more even loads (a lower sum of squared loads), and [`LocalSearch::with_iterations`] runs
 //! perturb-and-descend iterations on each candidate, keeping every result that is not worse.
 //! The equivalence suite checks both scopes, the kicks, the neighbourhoods and the iterations against the
 //! CPU engine; Table 1 figures with the
