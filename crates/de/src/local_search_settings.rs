@@ -241,7 +241,7 @@ impl LocalSearch {
 
     /// The same search followed by `kicks` perturbed restarts of `kick_moves` random task moves each (an
     /// iterated local search, step 4 of the module docs); `kicks` 0 turns them off. Kicks need
-    /// [`Scope::Best`] and at least two machines ([`ScheduleSearch::new`] checks both).
+    /// [`Scope::Best`] and at least two machines ([`ScheduleSearch::new`](crate::ScheduleSearch::new) checks both).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] when `kicks` exceeds [`MAX_KICKS`], or `kicks` is positive and
