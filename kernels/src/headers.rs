@@ -141,6 +141,14 @@ pub static HEADERS: &[Header] = &[
         name: "cuda/qiga_sga.cuh",
         source: include_str!("../cuda/qiga_sga.cuh"),
     },
+    Header {
+        name: "cuda/qiga_warp_repair.cuh",
+        source: include_str!("../cuda/qiga_warp_repair.cuh"),
+    },
+    Header {
+        name: "cuda/qiga_options.cuh",
+        source: include_str!("../cuda/qiga_options.cuh"),
+    },
 ];
 
 /// The header included as `name`, if there is one.
