@@ -134,7 +134,10 @@ fn ctrl_c_saves_a_checkpoint_exits_130_and_the_run_resumes() {
     let dir = dir.path();
     ok_in(dir, &long_de_args("whole", "3"));
 
-    let mut child = spawn_in(dir, &with_checkpoint(long_de_args("parts", "3"), "run.ckpt"));
+    let mut child = spawn_in(
+        dir,
+        &with_checkpoint(long_de_args("parts", "3"), "run.ckpt"),
+    );
     wait_for(&dir.join("run.ckpt"), &mut child);
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
