@@ -126,7 +126,10 @@ mod tests {
 
     #[test]
     fn the_kernel_holds_the_same_window_and_move_cap() {
-        let source = evo_kernels::ModuleId::Qiga.module().source;
+        let Some(options) = evo_kernels::header("cuda/qiga_options.cuh") else {
+            panic!("the qiga module's options header is not registered");
+        };
+        let source = options.source;
         assert!(source.contains(&format!("#define QIGA_LS_WINDOW {WINDOW}u")));
         assert!(source.contains(&format!("#define QIGA_LS_MAX_MOVES {MAX_MOVES}u")));
     }
