@@ -244,7 +244,7 @@ impl SliceState {
     /// Copies child `child` into slot `slot`.
     pub fn adopt_child(&mut self, child: usize, slot: usize) -> Result<()> {
         let params = self.params()?;
-        copy_row(
+        launch::copy_row(
             &self.gpu,
             self.profile,
             params,
@@ -258,7 +258,7 @@ impl SliceState {
     /// The LS point from slot `slot`, the LS bias from its chain or zeros.
     pub fn ls_begin(&mut self, slot: usize, resume_bias: bool) -> Result<()> {
         let params = self.params()?;
-        copy_row(
+        launch::copy_row(
             &self.gpu,
             self.profile,
             params,
@@ -268,7 +268,7 @@ impl SliceState {
             0,
         )?;
         if resume_bias {
-            copy_row(
+            launch::copy_row(
                 &self.gpu,
                 self.profile,
                 params,
@@ -285,7 +285,7 @@ impl SliceState {
     /// The LS point and bias into slot `slot`.
     pub fn ls_write_back(&mut self, slot: usize) -> Result<()> {
         let params = self.params()?;
-        copy_row(
+        launch::copy_row(
             &self.gpu,
             self.profile,
             params,
@@ -294,7 +294,7 @@ impl SliceState {
             &mut self.population,
             slot,
         )?;
-        copy_row(
+        launch::copy_row(
             &self.gpu,
             self.profile,
             params,
@@ -308,7 +308,7 @@ impl SliceState {
     /// Row `slot` of the population, copied on the device and read back alone.
     pub fn population_row(&self, slot: usize) -> Result<Vec<f32>> {
         let mut row = self.gpu.alloc::<f32>(self.len)?;
-        copy_row(
+        launch::copy_row(
             &self.gpu,
             self.profile,
             self.params()?,
@@ -346,25 +346,6 @@ impl SliceState {
             self.profile,
         )
     }
-}
-
-/// Copies row `from_row` of `from` into row `to_row` of `to` (rows of the slice's length, `params.dimension`).
-fn copy_row(
-    gpu: &Gpu,
-    profile: Profile,
-    params: MaKernelParams,
-    from: &DeviceBuffer<f32>,
-    from_row: usize,
-    to: &mut DeviceBuffer<f32>,
-    to_row: usize,
-) -> Result<()> {
-    let d = params.dimension;
-    let params = MaKernelParams {
-        src_offset: from_row as u64 * d,
-        dst_offset: to_row as u64 * d,
-        ..params
-    };
-    launch::copy(gpu, from, to, params, profile)
 }
 
 /// The outcome code of `pending` never leaks out of an application: the engine's state after one.

@@ -304,6 +304,26 @@ pub fn crossover(
     }
 }
 
+/// Copies row `from_row` of `from` into row `to_row` of `to`, rows of `params.dimension` values (D for the
+/// whole engine, a slice's length for a dimension split).
+pub fn copy_row(
+    gpu: &Gpu,
+    profile: Profile,
+    params: MaKernelParams,
+    from: &DeviceBuffer<f32>,
+    from_row: usize,
+    to: &mut DeviceBuffer<f32>,
+    to_row: usize,
+) -> Result<()> {
+    let d = params.dimension;
+    let params = MaKernelParams {
+        src_offset: from_row as u64 * d,
+        dst_offset: to_row as u64 * d,
+        ..params
+    };
+    copy(gpu, from, to, params, profile)
+}
+
 /// `ma_copy_f32`: D values from `src[src_offset..]` to `dst[dst_offset..]`.
 pub fn copy(
     gpu: &Gpu,

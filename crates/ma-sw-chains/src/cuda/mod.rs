@@ -118,25 +118,6 @@ impl CudaWorkspace {
     }
 }
 
-/// Copies row `from_row` of `from` into row `to_row` of `to` (rows of D values).
-fn copy_row(
-    gpu: &Gpu,
-    profile: Profile,
-    params: MaKernelParams,
-    from: &DeviceBuffer<f32>,
-    from_row: usize,
-    to: &mut DeviceBuffer<f32>,
-    to_row: usize,
-) -> Result<()> {
-    let d = params.dimension;
-    let params = MaKernelParams {
-        src_offset: from_row as u64 * d,
-        dst_offset: to_row as u64 * d,
-        ..params
-    };
-    launch::copy(gpu, from, to, params, profile)
-}
-
 impl Workspace for CudaWorkspace {
     fn init_rows(&mut self, rows: &[u32], stream: Stream, step: u32) -> Result<Vec<f64>> {
         let device_rows = self.gpu.upload(rows)?;
@@ -230,7 +211,7 @@ impl Workspace for CudaWorkspace {
 
     fn adopt_child(&mut self, child: usize, slot: usize) -> Result<()> {
         let params = self.params();
-        copy_row(
+        launch::copy_row(
             &self.gpu,
             self.profile,
             params,
@@ -243,7 +224,7 @@ impl Workspace for CudaWorkspace {
 
     fn ls_begin(&mut self, slot: usize, resume_bias: bool) -> Result<()> {
         let params = self.params();
-        copy_row(
+        launch::copy_row(
             &self.gpu,
             self.profile,
             params,
@@ -253,7 +234,7 @@ impl Workspace for CudaWorkspace {
             0,
         )?;
         if resume_bias {
-            copy_row(
+            launch::copy_row(
                 &self.gpu,
                 self.profile,
                 params,
@@ -326,7 +307,7 @@ impl Workspace for CudaWorkspace {
 
     fn ls_write_back(&mut self, slot: usize) -> Result<()> {
         let params = self.params();
-        copy_row(
+        launch::copy_row(
             &self.gpu,
             self.profile,
             params,
@@ -335,7 +316,7 @@ impl Workspace for CudaWorkspace {
             &mut self.population,
             slot,
         )?;
-        copy_row(
+        launch::copy_row(
             &self.gpu,
             self.profile,
             params,
@@ -533,7 +514,7 @@ impl<P: DeviceRealProblem + ?Sized> Engine for MaCuda<'_, P> {
         let d = self.workspace.dimension;
         let w = &self.workspace;
         let mut row = w.gpu.alloc::<f32>(d)?;
-        copy_row(
+        launch::copy_row(
             &w.gpu,
             w.profile,
             w.params(),
