@@ -65,7 +65,10 @@ fn main() {
         std::process::exit(2);
     };
     if let Err(error) = run(&universe) {
-        eprintln!("mpi_islands: error: {error}");
+        // One write for the whole line: the ranks share mpiexec's stderr, and eprintln! writes a line in
+        // pieces that another rank's line can land between.
+        let line = format!("mpi_islands: error: {error}\n");
+        let _ = std::io::stderr().write_all(line.as_bytes());
         // No MPI_Finalize: with a rank lost it would wait for that rank forever.
         std::process::exit(1);
     }
