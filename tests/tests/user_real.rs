@@ -13,7 +13,7 @@ use evo_equivalence::equivalence_test;
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::user_real::{
     self, LARGE_DIMENSION, TRUE_PARAMETERS, UserCase, ackley, check_de, check_ma, least_squares,
-    rosenbrock,
+    rastrigin_cos_pi, rosenbrock,
 };
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
 use evo_ma_sw_chains::MaCuda;
@@ -34,6 +34,9 @@ fn user_sources_should_compile_with_nvrtc() {
             .and_then(|p| p.check_compiles(profile, ARCH))
             .unwrap();
         least_squares(1000)
+            .and_then(|p| p.check_compiles(profile, ARCH))
+            .unwrap();
+        rastrigin_cos_pi(30)
             .and_then(|p| p.check_compiles(profile, ARCH))
             .unwrap();
     }
@@ -149,6 +152,24 @@ fn bad_shapes_and_data_should_be_typed_errors() {
 }
 
 #[test]
+fn the_cos_pi_rastrigin_twin_should_be_within_rounding_of_the_built_in_rastrigin() {
+    let problem = rastrigin_cos_pi(100).unwrap();
+    for seed in 0..20u32 {
+        let x: Vec<f32> = (0..100u32)
+            .map(|i| ((i * 37 + seed * 101) % 1024) as f32 / 100.0 - 5.12)
+            .collect();
+        let built_in =
+            evo_benchmarks::functions::rastrigin::rastrigin(x.len(), |i| f64::from(x[i]));
+        let user = problem.evaluate(&x);
+        // 100 terms, each within a few 1e-15 of the other's (two cosines with absolute bounds).
+        assert!(
+            (user - built_in).abs() < 1e-12,
+            "seed {seed}: {user} vs {built_in}"
+        );
+    }
+}
+
+#[test]
 fn the_ackley_twin_should_give_the_built_in_ackleys_bits() {
     let problem = ackley(100).unwrap();
     for seed in 0..20u32 {
@@ -181,6 +202,25 @@ equivalence_test!(de_user_ackley_should_match_cpu, [64, 256], |gpu, block| {
         check_de(gpu, UserCase::Ackley, LARGE_DIMENSION, block).assert_passed();
     }
 });
+
+equivalence_test!(
+    de_user_rastrigin_with_cos_pi_should_match_cpu,
+    [64, 256],
+    |gpu, block| {
+        check_de(gpu, UserCase::RastriginCosPi, user_real::DIMENSION, block).assert_passed();
+        if block == 256 {
+            check_de(gpu, UserCase::RastriginCosPi, LARGE_DIMENSION, block).assert_passed();
+        }
+    }
+);
+
+equivalence_test!(
+    ma_user_rastrigin_with_cos_pi_should_match_cpu,
+    [256],
+    |gpu, _block| {
+        check_ma(gpu, UserCase::RastriginCosPi, user_real::DIMENSION).assert_passed();
+    }
+);
 
 equivalence_test!(
     ma_user_rosenbrock_and_ackley_should_match_cpu,

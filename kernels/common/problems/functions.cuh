@@ -157,6 +157,18 @@ __device__ __forceinline__ double evo_griewank_cos(double u)
     return evo_griewank_cos_reduced(u);
 }
 
+// cos(pi u) for user sources (evo_benchmarks::cuda::UserProblem and UserFunction include this header):
+// evo_griewank_cos, within 2.63e-16 absolute, one polynomial whatever the quadrant, with a NaN or infinite u
+// giving the canonical NaN (the CPU and the GPU would otherwise return NaNs of different bits). Twin:
+// evo_benchmarks::functions::cos_pi.
+__device__ __forceinline__ double evo_cos_pi_f64(double u)
+{
+    if (!(fabs(u) <= 0x1.fffffffffffffp+1023)) {
+        return evo_math::nan_f64();
+    }
+    return evo_griewank_cos(u);
+}
+
 // cos(pi z c) of the exact product z c, for |z| < 2^20 and |c| <= 1 (callers that have checked the range
 // of a whole group of arguments at once): m = rint(z c) from the low bits of fma(z, c, 1.5 2^52), r = fma(z, c,
 // -m), |r| <= 1/2, then the polynomial and the sign of evo_griewank_cos_reduced. Twin:

@@ -1,9 +1,11 @@
 //! User problems written as CUDA source (evo-benchmarks' `UserProblem`, ARCHITECTURE §5 way 1) with Rust
-//! twins written with `evo_core::math`: Rosenbrock (terms that read a neighbour), Ackley (two sums combined)
-//! and a least-squares fit to a data set (data arrays); CPU and CUDA snapshots of DE and MA-SW-Chains on the
-//! first two, and the fit on the GPU.
+//! twins written with `evo_core::math`: Rosenbrock (terms that read a neighbour), Ackley (two sums combined),
+//! Rastrigin with the fast `evo_cos_pi_f64` (twin `evo_benchmarks::functions::cos_pi`) and a least-squares
+//! fit to a data set (data arrays); CPU and CUDA snapshots of DE and MA-SW-Chains on the first three, and the
+//! fit on the GPU.
 
 use evo_benchmarks::cuda::{DataLength, Terms, UserData, UserProblem, UserTwin};
+use evo_benchmarks::functions::cos_pi;
 use evo_core::math::{cos_f64, exp_f64};
 use evo_core::{Bounds, Engine, Result};
 use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot};
@@ -111,6 +113,40 @@ pub fn ackley(d: usize) -> Result<UserProblem<AckleyTwin>> {
         AckleyTwin,
     )?
     .with_combined_sums(2)
+}
+
+/// Rastrigin's twin with [`cos_pi`]: `z² + (10 − 10 cos(π·2z))`.
+#[derive(Clone, Copy, Debug)]
+pub struct RastriginCosPiTwin;
+
+impl UserTwin for RastriginCosPiTwin {
+    fn terms(&self, i: usize, x: &[f32], _: &UserData, t: &mut [f64]) {
+        let z = f64::from(x[i]);
+        t[0] = z * z + (10.0 - 10.0 * cos_pi(2.0 * z));
+    }
+}
+
+/// Rastrigin's CUDA source with `evo_cos_pi_f64`, the twin's operations in the same order.
+pub const RASTRIGIN_COS_PI_SOURCE: &str = r#"// Rastrigin: one term per coordinate, cos(2 pi z) as cos(pi u) of u = 2z.
+__device__ void evo_user_terms(unsigned long long i, const float* x, unsigned long long d,
+                               const EvoUserData& data, double* t)
+{
+    const double z = (double)x[i];
+    t[0] = z * z + (10.0 - 10.0 * evo_cos_pi_f64(2.0 * z));
+}
+"#;
+
+/// Rastrigin with `evo_cos_pi_f64` on `[-5.12, 5.12]^d`.
+///
+/// # Errors
+/// As `UserProblem::new`.
+pub fn rastrigin_cos_pi(d: usize) -> Result<UserProblem<RastriginCosPiTwin>> {
+    UserProblem::new(
+        "rastrigin_cos_pi",
+        Bounds::uniform(d, -5.12, 5.12)?,
+        RASTRIGIN_COS_PI_SOURCE,
+        RastriginCosPiTwin,
+    )
 }
 
 /// The least-squares twin: point `i` of the data set `(t_i, y_i)`, residual
@@ -239,6 +275,8 @@ pub enum UserCase {
     Rosenbrock,
     /// [`ackley`] at D = 30.
     Ackley,
+    /// [`rastrigin_cos_pi`] at D = 30.
+    RastriginCosPi,
 }
 
 /// The dimension of the equivalence runs: rows of one tile.
@@ -252,6 +290,7 @@ pub fn check_de(gpu: &Gpu, case: UserCase, d: usize, block: u32) -> CheckReport 
     let outcome = match case {
         UserCase::Rosenbrock => rosenbrock(d).and_then(|p| de_lockstep(gpu, p, block)),
         UserCase::Ackley => ackley(d).and_then(|p| de_lockstep(gpu, p, block)),
+        UserCase::RastriginCosPi => rastrigin_cos_pi(d).and_then(|p| de_lockstep(gpu, p, block)),
     };
     CheckReport::from_lockstep(check, "evo_user_real_*", outcome)
 }
@@ -262,6 +301,7 @@ pub fn check_ma(gpu: &Gpu, case: UserCase, d: usize) -> CheckReport {
     let outcome = match case {
         UserCase::Rosenbrock => rosenbrock(d).and_then(|p| ma_lockstep(gpu, &p)),
         UserCase::Ackley => ackley(d).and_then(|p| ma_lockstep(gpu, &p)),
+        UserCase::RastriginCosPi => rastrigin_cos_pi(d).and_then(|p| ma_lockstep(gpu, &p)),
     };
     CheckReport::from_lockstep(check, "evo_user_real_*", outcome)
 }
@@ -269,7 +309,11 @@ pub fn check_ma(gpu: &Gpu, case: UserCase, d: usize) -> CheckReport {
 /// Every check of this module.
 pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
     let mut reports = Vec::new();
-    for case in [UserCase::Rosenbrock, UserCase::Ackley] {
+    for case in [
+        UserCase::Rosenbrock,
+        UserCase::Ackley,
+        UserCase::RastriginCosPi,
+    ] {
         for block in [64, 256] {
             reports.push(check_de(gpu, case, DIMENSION, block));
         }

@@ -17,6 +17,8 @@
 //! - The source may `#include "common/math.cuh"` (already included) and use `evo_sin_f64`, `evo_cos_f64`,
 //!   `evo_exp_f64`, `evo_log_f64`, `evo_pow_f64` and their `_f32` forms; with those and IEEE `+ − × ÷ sqrt`,
 //!   the Exact profile gives the same bits as the Rust twin written with [`evo_core::math`] in the same order.
+//!   `evo_cos_pi_f64(u)` = `cos(πu)` (twin [`crate::functions::cos_pi`]) is the fast cosine for `cos(2πz)`
+//!   terms: `evo_cos_pi_f64(2.0 * z)`.
 //!   CUDA's own `sin`, `exp`, … compile too but differ from the CPU in the last bits.
 //! - The Rust twin (`cpu_term`) is the CPU reference and the [`ContinuousProblem`] evaluation.
 //! - Names starting with `evo_` and `benchmarks_` are reserved.

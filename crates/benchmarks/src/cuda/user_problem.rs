@@ -20,9 +20,13 @@
 //! arrays of [`UserData`], uploaded once. With `common/math.cuh`'s `evo_sin_f64`, `evo_cos_f64`,
 //! `evo_exp_f64`, `evo_log_f64`, `evo_pow_f64` (and `_f32` forms) on the device, [`evo_core::math`]'s
 //! functions in the twin, IEEE `+ − × ÷ sqrt` in the same order on both sides, the Exact profile gives the
-//! twin's bits, so the CPU and CUDA engines hold identical snapshots.
+//! twin's bits, so the CPU and CUDA engines hold identical snapshots. For `cos(2πz)`-like terms
+//! (Rastrigin, Ackley), `evo_cos_pi_f64(u)` = `cos(πu)` (twin [`crate::functions::cos_pi`]: 2.63e-16 absolute,
+//! one polynomial, about a quarter of `evo_cos_f64`'s cost on the GPU) is the fast choice:
+//! `evo_cos_pi_f64(2.0 * z)`.
 //!
-//! The module NVRTC compiles is a short prelude (`common/math.cuh`, `EVO_USER_SUMS`, the data struct), the
+//! The module NVRTC compiles is a short prelude (`common/math.cuh`, `common/problems/functions.cuh` for
+//! `evo_cos_pi_f64`, `EVO_USER_SUMS`, the data struct), the
 //! user's source under `#line 1 "<module>.cu"` (so NVRTC's log gives the user's own line numbers) and the two
 //! kernels of `kernels/common/problems/user_real.cuh`; nothing else. Its PTX is cached like every module.
 //!
@@ -249,7 +253,8 @@ impl<T: UserTwin> UserProblem<T> {
     /// its own kernel (evo-de's one-launch generation) builds its module.
     pub fn module_source_with(&self, kernels: &str) -> String {
         format!(
-            "#line 1 \"evo_user_prelude\"\n#include \"common/math.cuh\"\n#define EVO_USER_SUMS {}\n\
+            "#line 1 \"evo_user_prelude\"\n#include \"common/math.cuh\"\n\
+             #include \"common/problems/functions.cuh\"\n#define EVO_USER_SUMS {}\n\
              #define EVO_USER_HAS_COMBINE {}\n{}#line 1 \"{}.cu\"\n{}\n{kernels}",
             self.sums,
             u8::from(self.combine),
