@@ -22,7 +22,7 @@
 //! functions in the twin, IEEE `+ − × ÷ sqrt` in the same order on both sides, the Exact profile gives the
 //! twin's bits, so the CPU and CUDA engines hold identical snapshots. For `cos(2πz)`-like terms
 //! (Rastrigin, Ackley), `evo_cos_pi_f64(u)` = `cos(πu)` (twin [`crate::functions::cos_pi`]: 2.63e-16 absolute,
-//! one polynomial, about a quarter of `evo_cos_f64`'s cost on the GPU) is the fast choice:
+//! one polynomial, no branch on the quadrant) is the cheaper choice:
 //! `evo_cos_pi_f64(2.0 * z)`.
 //!
 //! The module NVRTC compiles is a short prelude (`common/math.cuh`, `common/problems/functions.cuh` for

@@ -58,8 +58,8 @@ pub mod sum_squares;
 ///
 /// The twin of `evo_cos_pi_f64`, which user CUDA sources ([`crate::cuda::UserProblem`],
 /// [`crate::cuda::UserFunction`]) may call: the same bits on the CPU and on the GPU under the Exact profile.
-/// On the GPU it costs about a quarter of `evo_cos_f64`: its reduction (`u − rint(u)`) rounds nothing, and
-/// no branch depends on the quadrant. Rastrigin's `cos(2πz)` is `cos_pi(2.0 * z)` (the doubling is exact).
+/// It is cheaper than `evo_cos_f64(π·u)`: 13 f64 operations, a reduction (`u − rint(u)`) that rounds
+/// nothing and no branch on the quadrant, where the general cosine reduces by π/2 in up to three steps. Rastrigin's `cos(2πz)` is `cos_pi(2.0 * z)` (the doubling is exact).
 ///
 /// ```
 /// use evo_benchmarks::functions::cos_pi;
