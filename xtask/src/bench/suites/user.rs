@@ -5,7 +5,8 @@
 //!   its cached PTX is reused, measured in this process with the runtime's own disk-cache call; on the GPU
 //!   also the first load of the module on the device, with where it came from.
 //! - [`real`]: DE at the sizes of the `de` suite's per-generation timing, Rastrigin three ways: the built-in
-//!   (fused into the one-launch generation), the same function as user CUDA source ([`UserProblem`]), and a
+//!   (fused into the one-launch generation), the same function as user CUDA source ([`UserProblem`], once
+//!   with the general cosine `evo_cos_f64` and once with the fast `evo_cos_pi_f64`), and a
 //!   Rust closure evaluated on the host ([`HostEvaluated`](evo_de::HostEvaluated)), with the bytes the host
 //!   path copies per generation, the copies alone and the closure's own time; on the CPU, the CPU engine on
 //!   the built-in and on the user problem's Rust twin.
@@ -19,6 +20,7 @@
 //! wall-clock medians ([`BenchContext::time_cpu`]). Without a GPU the GPU rows print `-` and a note says why.
 
 use evo_benchmarks::cuda::{UserData, UserProblem, UserTwin};
+use evo_benchmarks::functions::cos_pi;
 use evo_core::Bounds;
 use evo_core::math::cos_f64;
 
@@ -46,13 +48,39 @@ __device__ void evo_user_terms(unsigned long long i, const float* x, unsigned lo
 }
 "#;
 
-/// The Rust twin of [`RASTRIGIN_SOURCE`]: the same operations in the same order.
+/// The same Rastrigin with the fast cosine the user docs recommend for `cos(2πx)`: `evo_cos_pi_f64(2x)`
+/// (twin [`cos_pi`]).
+const RASTRIGIN_COS_PI_SOURCE: &str = r#"// Rastrigin: one term per coordinate, cos(2 pi z) as cos(pi u) of u = 2z.
+__device__ void evo_user_terms(unsigned long long i, const float* x, unsigned long long d,
+                               const EvoUserData& data, double* t)
+{
+    const double z = (double)x[i];
+    t[0] = z * z + (10.0 - 10.0 * evo_cos_pi_f64(2.0 * z));
+}
+"#;
+
+/// Which cosine the user's Rastrigin source calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cosine {
+    /// `evo_cos_f64(2π·x)`, the general cosine ([`RASTRIGIN_SOURCE`]).
+    General,
+    /// `evo_cos_pi_f64(2·x)`, `cos(πu)` with an absolute bound ([`RASTRIGIN_COS_PI_SOURCE`]).
+    Pi,
+}
+
+/// The Rust twin of the user's Rastrigin source: the same operations in the same order.
 #[derive(Clone, Copy, Debug)]
-struct RastriginTwin;
+struct RastriginTwin(Cosine);
 
 impl UserTwin for RastriginTwin {
     fn terms(&self, i: usize, x: &[f32], _: &UserData, t: &mut [f64]) {
-        t[0] = rastrigin_term(x[i]);
+        t[0] = match self.0 {
+            Cosine::General => rastrigin_term(x[i]),
+            Cosine::Pi => {
+                let z = f64::from(x[i]);
+                z * z + (10.0 - 10.0 * cos_pi(2.0 * z))
+            }
+        };
     }
 }
 
@@ -62,13 +90,17 @@ fn rastrigin_term(x: f32) -> f64 {
     z * z + (10.0 - 10.0 * cos_f64(std::f64::consts::TAU * z))
 }
 
-/// Rastrigin of `D` variables as user CUDA source with its twin.
-fn user_rastrigin(dimension: usize) -> anyhow::Result<UserProblem<RastriginTwin>> {
+/// Rastrigin of `D` variables as user CUDA source with its twin, with the cosine `cosine`.
+fn user_rastrigin(dimension: usize, cosine: Cosine) -> anyhow::Result<UserProblem<RastriginTwin>> {
+    let (name, source) = match cosine {
+        Cosine::General => ("rastrigin", RASTRIGIN_SOURCE),
+        Cosine::Pi => ("rastrigin_cos_pi", RASTRIGIN_COS_PI_SOURCE),
+    };
     Ok(UserProblem::new(
-        "rastrigin",
+        name,
         Bounds::uniform(dimension, -RASTRIGIN_LIMIT, RASTRIGIN_LIMIT)?,
-        RASTRIGIN_SOURCE,
-        RastriginTwin,
+        source,
+        RastriginTwin(cosine),
     )?)
 }
 
@@ -186,16 +218,18 @@ mod tests {
     use evo_core::ContinuousProblem;
 
     #[test]
-    fn the_user_rastrigin_twin_is_rastrigin() {
-        let user = user_rastrigin(3).expect("valid problem");
-        assert_eq!(user.evaluate(&[0.0; 3]), 0.0);
-        let x = [1.0f32, -0.5, 2.5];
-        let builtin = DeRastrigin::new(3).expect("valid").evaluate(&x);
-        assert!(
-            (user.evaluate(&x) - builtin).abs() < 1e-9,
-            "{} vs {builtin}",
-            user.evaluate(&x)
-        );
+    fn the_user_rastrigin_twins_are_rastrigin() {
+        for cosine in [Cosine::General, Cosine::Pi] {
+            let user = user_rastrigin(3, cosine).expect("valid problem");
+            assert_eq!(user.evaluate(&[0.0; 3]), 0.0);
+            let x = [1.0f32, -0.5, 2.5];
+            let builtin = DeRastrigin::new(3).expect("valid").evaluate(&x);
+            assert!(
+                (user.evaluate(&x) - builtin).abs() < 1e-9,
+                "{cosine:?}: {} vs {builtin}",
+                user.evaluate(&x)
+            );
+        }
     }
 
     #[test]

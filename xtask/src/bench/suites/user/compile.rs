@@ -71,8 +71,8 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
     let modules = [
         Module {
             label: "DE / MA-SW-Chains user Rastrigin (UserProblem)",
-            name: super::user_rastrigin(DIMENSION)?.module_name(),
-            source: super::user_rastrigin(DIMENSION)?.module_source(),
+            name: super::user_rastrigin(DIMENSION, super::Cosine::General)?.module_name(),
+            source: super::user_rastrigin(DIMENSION, super::Cosine::General)?.module_source(),
         },
         Module {
             label: "GA user f1 (UserBits)",

@@ -1,5 +1,6 @@
 //! MA-SW-Chains, time per cycle at the `ma` suite's numbers of variables: the built-in Rastrigin, the
-//! built-in shifted Rastrigin (the `ma` suite's problem) and Rastrigin as user CUDA source.
+//! built-in shifted Rastrigin (the `ma` suite's problem) and Rastrigin as user CUDA source (with
+//! `evo_cos_f64`, and with `evo_cos_pi_f64`).
 //!
 //! GPU events around `k` cycles (`Engine::step`) after warm-up, the median divided by `k`, with the
 //! evaluations per cycle. MA-SW-Chains has no host-evaluation path (its CUDA engine takes a
@@ -11,7 +12,7 @@ use evo_core::Engine;
 use evo_gpu_runtime::Gpu;
 use evo_ma_sw_chains::{MaCuda, MaParams};
 
-use super::{PerStep, SEED, cell, no_gpu_note, ratio, step_row, user_rastrigin};
+use super::{Cosine, PerStep, SEED, cell, no_gpu_note, ratio, step_row, user_rastrigin};
 use crate::bench::{Backend, BenchContext, SuiteResult};
 
 /// The `ma` suite's numbers of variables timed here: the smallest (the issue's comparison), 10^6 and the
@@ -42,13 +43,13 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
         &DIMENSIONS
     };
     let mut table = vec![
-        "| D | built-in Rastrigin µs/cycle | built-in shifted Rastrigin µs/cycle | user source µs/cycle | user / built-in | user / shifted | evaluations/cycle |"
+        "| D | built-in Rastrigin µs/cycle | built-in shifted Rastrigin µs/cycle | user source µs/cycle | user / built-in | user / shifted | user source, cos_pi µs/cycle | cos_pi / built-in | cos_pi / shifted | evaluations/cycle |"
             .to_string(),
-        "| --- | --- | --- | --- | --- | --- | --- |".to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
     ];
     for &dimension in dimensions {
         let cycles = cycles(ctx.quick(), dimension);
-        let (builtin, shifted, user) = match ctx.gpu() {
+        let (builtin, shifted, user, user_pi) = match ctx.gpu() {
             Some(gpu) => (
                 time(ctx, gpu, &DeRastrigin::new(dimension)?, cycles)?,
                 time(
@@ -57,17 +58,26 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
                     &ShiftedProblem::new(ShiftedFunction::Rastrigin, dimension)?,
                     cycles,
                 )?,
-                time(ctx, gpu, &user_rastrigin(dimension)?, cycles)?,
+                time(
+                    ctx,
+                    gpu,
+                    &user_rastrigin(dimension, Cosine::General)?,
+                    cycles,
+                )?,
+                time(ctx, gpu, &user_rastrigin(dimension, Cosine::Pi)?, cycles)?,
             ),
-            None => (missing(), missing(), missing()),
+            None => (missing(), missing(), missing(), missing()),
         };
         table.push(format!(
-            "| {dimension} | {} | {} | {} | {} | {} | {} |",
+            "| {dimension} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             cell(builtin.time.us()),
             cell(shifted.time.us()),
             cell(user.time.us()),
             ratio(user.time.us(), builtin.time.us()),
             ratio(user.time.us(), shifted.time.us()),
+            cell(user_pi.time.us()),
+            ratio(user_pi.time.us(), builtin.time.us()),
+            ratio(user_pi.time.us(), shifted.time.us()),
             crate::bench::markdown::fixed(user.evaluations, 0),
         ));
         let unit = "µs/cycle";
@@ -106,13 +116,22 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
                 Some(("built-in Rastrigin", builtin.time.us())),
                 check(&user),
             ),
+            step_row(
+                case("user source Rastrigin cos_pi"),
+                gpu(),
+                size,
+                &user_pi.time,
+                Some(("built-in Rastrigin", builtin.time.us())),
+                check(&user_pi),
+            ),
         ]);
     }
     let mut note = format!(
         "MA-SW-Chains per cycle (default parameters, seed {SEED}): GPU events around k cycles after \
          warm-up, k = 20 at 10^5 variables and 10 above (`--quick`: 3), median divided by k. Built-in `DeRastrigin` (the same function as the user's, \
          unshifted), built-in shifted Rastrigin (the `ma` suite's problem) and Rastrigin as user CUDA \
-         source (`UserProblem`, Exact profile). MA-SW-Chains has no host-evaluation path, so no host row."
+         source (`UserProblem`, Exact profile), once with `evo_cos_f64(2πx)` and once with \
+         `evo_cos_pi_f64(2x)` (the fast cosine of the user docs, twin `evo_benchmarks::functions::cos_pi`). MA-SW-Chains has no host-evaluation path, so no host row."
     );
     if ctx.gpu().is_none() {
         note.push(' ');

@@ -16,7 +16,7 @@ use evo_gpu_runtime::{Gpu, HostStaging};
 use std::num::NonZeroUsize;
 
 use super::{
-    PerStep, RASTRIGIN_LIMIT, SEED, cell, no_gpu_note, rastrigin_term, ratio, step_row,
+    Cosine, PerStep, RASTRIGIN_LIMIT, SEED, cell, no_gpu_note, rastrigin_term, ratio, step_row,
     user_rastrigin,
 };
 use crate::bench::{Backend, BenchContext, SuiteResult};
@@ -101,6 +101,7 @@ fn host_bytes(population: usize, dimension: usize) -> (u64, u64) {
 struct Figures {
     builtin: PerStep,
     user: PerStep,
+    user_cos_pi: PerStep,
     host: PerStep,
     copies: PerStep,
     closure: PerStep,
@@ -113,9 +114,9 @@ struct Figures {
 pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Result<()> {
     let sizes: &[(usize, usize)] = if ctx.quick() { &QUICK_SIZES } else { &SIZES };
     let mut table = vec![
-        "| M | D | built-in µs/gen | user source µs/gen | user / built-in | host closure µs/gen | host / built-in | bytes down + up per gen | copies alone µs | closure alone µs | host ≤ copies + closure | host, no-op closure µs/gen | CPU built-in µs/gen | CPU user twin µs/gen |"
+        "| M | D | built-in µs/gen | user source µs/gen | user / built-in | user source, cos_pi µs/gen | cos_pi / built-in | host closure µs/gen | host / built-in | bytes down + up per gen | copies alone µs | closure alone µs | host ≤ copies + closure | host, no-op closure µs/gen | CPU built-in µs/gen | CPU user twin µs/gen |"
             .to_string(),
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
     ];
     let bar = ctx.progress(sizes.len() as u64, "user de");
     for &(population, dimension) in sizes {
@@ -134,10 +135,12 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
             "-"
         };
         table.push(format!(
-            "| {population} | {dimension} | {} | {} | {} | {} | {} | {down} + {up} | {} | {} | {within} | {} | {} | {} |",
+            "| {population} | {dimension} | {} | {} | {} | {} | {} | {} | {} | {down} + {up} | {} | {} | {within} | {} | {} | {} |",
             cell(figures.builtin.us()),
             cell(figures.user.us()),
             ratio(figures.user.us(), figures.builtin.us()),
+            cell(figures.user_cos_pi.us()),
+            ratio(figures.user_cos_pi.us(), figures.builtin.us()),
             cell(figures.host.us()),
             ratio(figures.host.us(), figures.builtin.us()),
             cell(figures.copies.us()),
@@ -153,7 +156,8 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
         "DE per generation (DE/rand/1/bin, F = 0.5, CR = {CROSSOVER_RATE}, seed {SEED}): built-in \
          `DeRastrigin` (fused into the one-launch generation), the same function as user CUDA source \
          (`UserProblem`, x² + 10 − 10·evo_cos_f64(2πx), Exact profile; fused into the one-launch \
-         generation of its own DE module, `evo_de::UserFusion`) and as a Rust closure on the host \
+         generation of its own DE module, `evo_de::UserFusion`; \"cos_pi\": the same with \
+         evo_cos_pi_f64(2x), the fast cosine of the user docs) and as a Rust closure on the host \
          (`HostEvaluated(FnProblem)`: the trials copied to page-locked memory in chunks, rayon over pieces \
          of rows as their chunk lands). GPU: CUDA events around `step_many(k)`, k = 200 (10 at 10^8 \
          coordinates; `--quick`: 20 and 2), median of the samples divided by k. Host path bytes per \
@@ -180,6 +184,7 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
     let mut figures = Figures {
         builtin: PerStep::missing(),
         user: PerStep::missing(),
+        user_cos_pi: PerStep::missing(),
         host: PerStep::missing(),
         copies: PerStep::missing(),
         closure: PerStep::missing(),
@@ -196,12 +201,18 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
             "the built-in Rastrigin must take the one-launch generation"
         );
         figures.builtin = gpu_time(ctx, gpu, &mut builtin, generations)?;
-        let mut user = DeCuda::new(params(population)?, user_rastrigin(dimension)?, SEED, gpu)?;
-        anyhow::ensure!(
-            user.is_fused(),
-            "the user's Rastrigin must take the one-launch generation"
-        );
-        figures.user = gpu_time(ctx, gpu, &mut user, generations)?;
+        for (cosine, figure) in [
+            (Cosine::General, &mut figures.user),
+            (Cosine::Pi, &mut figures.user_cos_pi),
+        ] {
+            let problem = user_rastrigin(dimension, cosine)?;
+            let mut user = DeCuda::new(params(population)?, problem, SEED, gpu)?;
+            anyhow::ensure!(
+                user.is_fused(),
+                "the user's Rastrigin ({cosine:?}) must take the one-launch generation"
+            );
+            *figure = gpu_time(ctx, gpu, &mut user, generations)?;
+        }
         let mut host = DeCuda::new(params(population)?, host_rastrigin(dimension)?, SEED, gpu)?;
         figures.host = gpu_time(ctx, gpu, &mut host, generations)?;
         figures.copies = copy_time(ctx, gpu, population, dimension)?;
@@ -216,7 +227,12 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
         let generations = cpu_generations(ctx.quick());
         let builtin = DeCpu::new(params(population)?, DeRastrigin::new(dimension)?, SEED, 0)?;
         figures.cpu_builtin = cpu_time(ctx, builtin, generations)?;
-        let user = DeCpu::new(params(population)?, user_rastrigin(dimension)?, SEED, 0)?;
+        let user = DeCpu::new(
+            params(population)?,
+            user_rastrigin(dimension, Cosine::General)?,
+            SEED,
+            0,
+        )?;
         figures.cpu_user = cpu_time(ctx, user, generations)?;
     }
     Ok(figures)
@@ -330,6 +346,14 @@ fn push_rows(
             gpu(),
             size,
             &figures.user,
+            builtin,
+            not_measured.clone(),
+        ),
+        step_row(
+            case("user source Rastrigin cos_pi"),
+            gpu(),
+            size,
+            &figures.user_cos_pi,
             builtin,
             not_measured.clone(),
         ),
