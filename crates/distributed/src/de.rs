@@ -98,8 +98,13 @@ where
     })
 }
 
-/// The engine of one island: [`DeCuda`] on a CUDA backend, [`DeCpu`] otherwise.
-fn island<P>(
+/// The engine of island `site` as [`islands`] and [`ranked_islands`] build it: a [`DeCuda`] on a CUDA
+/// backend, a [`DeCpu`] otherwise, from the site's seed. Public so that a program can drive the very
+/// engines of a model without the model (the islands bench does, to tell the model's own cost).
+///
+/// # Errors
+/// The engines' errors ([`DeCpu::new`], [`DeCuda::new`]: parameters, problem, GPU).
+pub fn island<P>(
     de: &DeParams,
     problem: &P,
     site: IslandSite,
