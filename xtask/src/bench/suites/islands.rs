@@ -1,4 +1,5 @@
-//! Suite `islands`: how DE islands (evo-distributed's island model) scale over the devices of this machine.
+//! Suite `islands`: how DE islands (evo-distributed's island model) scale over the devices of this machine,
+//! and where the time goes when they do not.
 //!
 //! DE/rand/1/bin on Rastrigin (`DeParams` defaults, Exact profile) at M × D = 64 × 128 (the `de` suite's
 //! size) and 1024 × 512, migration every 50 generations with the model's other defaults (one migrant along
@@ -8,36 +9,56 @@
 //! - weak scaling: 8 islands per GPU (`K = 8n`);
 //! - strong scaling: `K = 8N` islands in all, whatever `n` (only when `N ≥ 2`).
 //!
-//! Each configuration builds one model, runs `step_many(G)` for the bench's warm-up count, then times
-//! `step_many(G)` with the wall clock for its sample count (`G` = 1000 generations, 200 with `--quick`, a
-//! multiple of 50 so that every sample ends with a migration); the median gives generations · islands per
+//! Each configuration is timed four ways ([`Run`]), one after the other:
+//!
+//! 1. the model (`step_many(G)`, migration every 50): the headline rows;
+//! 2. the model with migration off (an interval no run reaches), stepped 50 generations at a time: the
+//!    host threads still spawned and joined and the bests still read back every 50, no snapshot;
+//! 3. the model with migration off in one `step_many(G)`: one join per sample;
+//! 4. the same engines without the model: one host thread per GPU for the whole sample, each stepping its
+//!    islands 50 generations at a time in the model's order (one thread on one GPU: the raw, launch-bound
+//!    rate of the islands; `n` threads on `n` GPUs: what the threads of one process cost each other).
+//!
+//! So 1 against 2 is the migrations' cost, 2 against 4 the model's spawn and join every 50 generations, and
+//! the efficiency of 4 what remains without any model (the driver's launch path and the host shared by the
+//! threads of one process); the `mpi_islands_scaling` example of evo-distributed times one process per GPU,
+//! which shares none of it.
+//!
+//! Each run builds its islands, runs `G` generations for the bench's warm-up count, then times `G`
+//! generations with the wall clock for its sample count (`G` = 1000, 200 with `--quick`, a multiple of 50 so
+//! that every sample of the model ends with a migration); the median gives generations · islands per
 //! second (`K · G / median`). The wall clock is the right clock across GPUs, and a sample waits for its
-//! GPUs: each DE island reads its best back after its generations, and the closing migration reads every
-//! population back.
-//! Speed-up is the throughput over the same scaling's one-GPU throughput; efficiency is speed-up / `n`
-//! (target ≥ 0.9).
+//! GPUs: each DE island reads its best back after each `step_many`, and the model's closing migration reads
+//! every population back.
+//! Speed-up is the throughput over the same run's one-GPU throughput in the same scaling; efficiency is
+//! speed-up / `n` (target ≥ 0.9).
 //!
 //! The islands are logical, so every model on `n > 1` GPUs must end with the best (vector and fitness, bit
 //! for bit) of the same `K` islands on one GPU after the same generations; the one-GPU model is the
-//! measured one when there is one (strong scaling) and an untimed run otherwise. A mismatch fails the
-//! command.
+//! measured one when there is one (strong scaling) and an untimed run otherwise. Runs without migration
+//! are checked the same way against the one-GPU model without migration, and so are the engines alone (on
+//! one GPU too): they must do exactly the model's work. A mismatch fails the command.
 //!
 //! The CPU side does the same with pools of one thread (`cpu:1` × `n`, `n` up to the machine's cores, at most
 //! 4), 64 × 128 only, 4 islands per pool and 200 generations per sample (100 with `--quick`), so that
-//! `--backend cpu --quick` ends within a minute on a two-core machine.
+//! `--backend cpu --quick` ends within a minute or two on a two-core machine.
 //!
 //! How the model runs its islands (crates/distributed `parallel.rs`): one host thread per placement entry
 //! (one per GPU, spawned for each stretch of generations between migrations), the islands of an entry in
 //! turn on that GPU's main stream, each queueing its generations and then reading its best back.
 
+mod best;
+mod run;
+
 use std::time::Instant;
 
 use anyhow::Context;
 use evo_benchmarks::DeRastrigin;
-use evo_core::Engine;
 use evo_de::DeParams;
-use evo_distributed::{IslandParams, Placement, de};
+use evo_distributed::Placement;
 
+use self::best::compare_best;
+use self::run::{Run, Subject};
 use crate::bench::markdown::{fixed, significant, times};
 use crate::bench::{Backend, BenchContext, Plot, Reference, Row, Series, Suite, SuiteResult};
 
@@ -61,7 +82,7 @@ impl Suite for Islands {
     }
 
     fn description(&self) -> &'static str {
-        "DE island model: weak and strong scaling over 1..N GPUs (and CPU pools) in generations·islands/s"
+        "DE island model: weak and strong scaling over 1..N GPUs (and CPU pools) in generations·islands/s, with and without migration and without the model"
     }
 
     fn run(&self, ctx: &mut BenchContext) -> anyhow::Result<SuiteResult> {
@@ -73,26 +94,65 @@ impl Suite for Islands {
         if ctx.gpu().is_some() {
             sides.push(Side::cuda(ctx)?);
         }
-        let mut table = vec![
-            "| side | scaling | M × D | devices | K | G per sample | median ms | gen·islands/s | speed-up | efficiency | ≥ 0.9 | best = 1 device's |"
-                .to_string(),
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
-        ];
+        let mut tables = Tables::default();
         for side in &sides {
-            side.measure(ctx, &mut result, &mut table)?;
+            side.measure(ctx, &mut result, &mut tables)?;
         }
+        let runs: Vec<String> = Run::ALL
+            .iter()
+            .map(|run| run.name(MIGRATION_INTERVAL))
+            .collect();
         result.notes.push(format!(
             "DE/rand/1/bin on Rastrigin (DeParams defaults), migration every {MIGRATION_INTERVAL} generations, \
-             one migrant, seed {SEED}. Each configuration: one model, warm-up, then `step_many(G)` timed with \
-             the wall clock; median of the samples (generations · islands per second = K · G / median). \
-             Speed-up: over the same scaling's one-device throughput; efficiency: speed-up / devices (target \
-             ≥ {EFFICIENCY_TARGET}). Weak scaling keeps K per device, strong scaling keeps K in all. Best: the \
-             model's best vector and fitness after all its generations, compared bit for bit with the same K \
-             islands on one device. The model runs one host thread per device (each GPU's islands in turn on \
-             its main stream).\n\n{}",
-            table.join("\n")
+             one migrant, seed {SEED}. Each configuration: its islands built, warm-up, then G generations \
+             timed with the wall clock; median of the samples (generations · islands per second = K · G / \
+             median). Speed-up: over the same run's one-device throughput in the same scaling; efficiency: \
+             speed-up / devices (target ≥ {EFFICIENCY_TARGET}). Weak scaling keeps K per device, strong \
+             scaling keeps K in all. Best: the run's best vector and fitness after all its generations, \
+             compared bit for bit with the same K islands on one device (runs without migration: with the \
+             one-device model without migration).\n\nRuns: `{}` is the island model as users run it (one host \
+             thread per device, spawned for each stretch of {MIGRATION_INTERVAL} generations, each device's \
+             islands in turn; every island's snapshot to the host and back at each migration); `{}` the same \
+             without migration (interval never reached), stepped {MIGRATION_INTERVAL} generations at a \
+             time; `{}` the same in one step_many(G); `{}` the model's engines driven without the model, \
+             one host thread per device for the whole sample. Model vs joins: the migrations' cost; joins \
+             vs engines alone: the model's spawn and join every {MIGRATION_INTERVAL} generations; the \
+             engines' efficiency: what the threads of one process cost each other with no model at all.\
+             \n\n{}\n\nEfficiency by run (n > 1 devices):\n\n{}",
+            runs[0],
+            runs[1],
+            runs[2],
+            runs[3],
+            tables.rows.join("\n"),
+            tables.summary.join("\n"),
         ));
         Ok(result)
+    }
+}
+
+/// The two markdown tables of the notes: every measurement, and the efficiencies side by side.
+struct Tables {
+    rows: Vec<String>,
+    summary: Vec<String>,
+}
+
+impl Default for Tables {
+    fn default() -> Self {
+        let runs: Vec<String> = Run::ALL
+            .iter()
+            .map(|run| run.name(MIGRATION_INTERVAL))
+            .collect();
+        Self {
+            rows: vec![
+                "| side | scaling | run | M × D | devices | K | G per sample | median ms | gen·islands/s | speed-up | efficiency | ≥ 0.9 | best = 1 device's |"
+                    .to_string(),
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+            ],
+            summary: vec![
+                format!("| side | scaling | M × D | devices | K | {} |", runs.join(" | ")),
+                format!("| --- | --- | --- | --- | --- |{}", " --- |".repeat(runs.len())),
+            ],
+        }
     }
 }
 
@@ -128,13 +188,14 @@ struct Side {
 
 /// One measured configuration.
 struct Measured {
+    run: Run,
     size: (usize, usize),
     islands: usize,
     devices: usize,
     median_ms: f64,
     samples: usize,
     throughput: f64,
-    /// The model's best vector and fitness after `total_generations`.
+    /// The run's best vector and fitness after `total_generations`.
     best: (Vec<f32>, f64),
     total_generations: u64,
 }
@@ -175,16 +236,21 @@ impl Side {
         Ok(Placement::new(self.devices[..n].iter().copied())?)
     }
 
-    /// Measures weak and strong scaling at every size and appends rows, plot lines and table lines.
+    /// `n` devices, as row cases say it ("2 GPUs").
+    fn devices_name(&self, n: usize) -> String {
+        format!("{n} {}{}", self.unit, if n > 1 { "s" } else { "" })
+    }
+
+    /// Measures weak and strong scaling at every size, every run, and appends rows, plots and table lines.
     fn measure(
         &self,
         ctx: &BenchContext,
         result: &mut SuiteResult,
-        table: &mut Vec<String>,
+        tables: &mut Tables,
     ) -> anyhow::Result<()> {
         let most = self.devices.len();
-        // Strong scaling first: its one-device model of `K = 8N` islands is also the reference of weak
-        // scaling's `N` devices, which then needs no untimed run.
+        // Strong scaling first: its one-device runs of `K = 8N` islands are also the references of weak
+        // scaling's `N` devices, which then need no untimed run.
         let scalings: &[Scaling] = if most >= 2 {
             &[Scaling::Strong, Scaling::Weak]
         } else {
@@ -196,48 +262,63 @@ impl Side {
             &[Scaling::Weak]
         };
         let bar = ctx.progress(
-            (self.sizes.len() * scalings.len() * most) as u64,
+            (self.sizes.len() * scalings.len() * most * Run::ALL.len()) as u64,
             &format!("islands {}", self.backend.name()),
         );
         for &size in &self.sizes {
             let mut measured: Vec<Measured> = Vec::new();
             for &scaling in scalings {
-                let mut efficiencies = Vec::new();
-                let mut one_device = f64::NAN;
+                let mut one_device = [f64::NAN; Run::ALL.len()];
+                let mut efficiencies = vec![Vec::new(); Run::ALL.len()];
                 for n in 1..=most {
                     let islands = match scaling {
                         Scaling::Weak => self.islands_per_device * n,
                         Scaling::Strong => self.islands_per_device * most,
                     };
-                    bar.set_message(format!(
-                        "{} p{} d{} K{islands} on {n}",
-                        scaling.name(),
-                        size.0,
-                        size.1
-                    ));
-                    let index = match measured
-                        .iter()
-                        .position(|m| (m.size, m.islands, m.devices) == (size, islands, n))
-                    {
-                        Some(index) => index,
-                        None => {
-                            measured.push(self.time(ctx, size, islands, n)?);
-                            measured.len() - 1
+                    let mut summary = Vec::new();
+                    for (r, &run) in Run::ALL.iter().enumerate() {
+                        bar.set_message(format!(
+                            "{} p{} d{} K{islands} on {n}, {}",
+                            scaling.name(),
+                            size.0,
+                            size.1,
+                            run.name(MIGRATION_INTERVAL)
+                        ));
+                        let index = match measured.iter().position(|m| {
+                            (m.run, m.size, m.islands, m.devices) == (run, size, islands, n)
+                        }) {
+                            Some(index) => index,
+                            None => {
+                                measured.push(self.time(ctx, run, size, islands, n)?);
+                                measured.len() - 1
+                            }
+                        };
+                        let check = self.check(&measured, index)?;
+                        let m = &measured[index];
+                        if n == 1 {
+                            one_device[r] = m.throughput;
                         }
-                    };
-                    let check = self.check(&measured, index)?;
-                    let m = &measured[index];
-                    if n == 1 {
-                        one_device = m.throughput;
+                        let speedup = m.throughput / one_device[r];
+                        let efficiency = speedup / n as f64;
+                        efficiencies[r].push((n as f64, efficiency));
+                        summary.push(fixed(efficiency, 3));
+                        if let Err(mismatch) = &check {
+                            result.failures.push(mismatch.clone());
+                        }
+                        self.push_row(result, tables, scaling, m, (speedup, efficiency), &check)?;
+                        bar.inc(1);
                     }
-                    let speedup = m.throughput / one_device;
-                    let efficiency = speedup / n as f64;
-                    efficiencies.push((n as f64, efficiency));
-                    if let Err(mismatch) = &check {
-                        result.failures.push(mismatch.clone());
+                    if n > 1 {
+                        tables.summary.push(format!(
+                            "| {} | {} | {} × {} | {} | {islands} | {} |",
+                            self.backend.name(),
+                            scaling.name(),
+                            size.0,
+                            size.1,
+                            self.placement(n)?,
+                            summary.join(" | ")
+                        ));
                     }
-                    self.push_row(result, table, scaling, m, (speedup, efficiency), &check)?;
-                    bar.inc(1);
                 }
                 result.plots.push(Plot {
                     title: format!(
@@ -251,10 +332,14 @@ impl Side {
                     y_label: "efficiency".to_string(),
                     log_x: false,
                     categories: None,
-                    series: vec![Series {
-                        name: self.backend.name().to_string(),
-                        points: efficiencies,
-                    }],
+                    series: Run::ALL
+                        .iter()
+                        .zip(efficiencies)
+                        .map(|(run, points)| Series {
+                            name: run.name(MIGRATION_INTERVAL),
+                            points,
+                        })
+                        .collect(),
                 });
             }
         }
@@ -262,101 +347,116 @@ impl Side {
         Ok(())
     }
 
-    /// Builds the model of `islands` islands on `n` devices, warms it up and times `G` generations per sample.
+    /// Builds `run`'s `islands` islands on `n` devices, warms them up and times `G` generations per sample.
     fn time(
         &self,
         ctx: &BenchContext,
+        run: Run,
         (population, dimension): (usize, usize),
         islands: usize,
         n: usize,
     ) -> anyhow::Result<Measured> {
-        let mut model = self.model((population, dimension), islands, n)?;
+        let mut subject = self.subject(run, (population, dimension), islands, n)?;
         let generations = self.generations;
-        let (timing, ()) = ctx.time_cpu(|| Ok(model.step_many(generations)?))?;
+        let (timing, ()) = ctx.time_cpu(|| Ok(subject.advance(generations)?))?;
         let median_ms = timing.median_ms();
         Ok(Measured {
+            run,
             size: (population, dimension),
             islands,
             devices: n,
             median_ms,
             samples: timing.count(),
             throughput: (islands as u64 * generations) as f64 / (median_ms * 1e-3),
-            best: model.best()?,
-            total_generations: model.progress().generation,
+            best: subject.best()?,
+            total_generations: subject.generation(),
         })
     }
 
-    /// A fresh model of `islands` DE islands on the first `n` devices.
-    fn model(
+    /// Fresh islands of `run`: `islands` DE islands on the first `n` devices.
+    fn subject(
         &self,
+        run: Run,
         (population, dimension): (usize, usize),
         islands: usize,
         n: usize,
-    ) -> anyhow::Result<evo_distributed::IslandModel<'static, Vec<f32>, evo_de::DeSnapshot>> {
+    ) -> anyhow::Result<Subject> {
         let params = DeParams::default().with_population(population)?;
-        let island_params = IslandParams::default()
-            .with_islands(islands)?
-            .with_migration_interval(MIGRATION_INTERVAL)?;
-        Ok(de::islands(
+        Ok(Subject::new(
+            run,
             &params,
             &DeRastrigin::new(dimension)?,
             SEED,
-            island_params,
+            (islands, MIGRATION_INTERVAL),
             self.placement(n)?,
         )?)
     }
 
-    /// Whether `measured[index]` ends with the best of the same islands on one device: `Ok` with what it was
-    /// compared with, `Err` with the mismatch. The one-device model is the measured one when there is one,
-    /// otherwise an untimed model run for the same generations.
+    /// Whether `measured[index]` ends with the best of the same islands on one device, migrating alike:
+    /// `Ok` with what it was compared with, `Err` with the mismatch. The reference is the first model run
+    /// measured on one device with the same islands and migration, otherwise an untimed model run for the
+    /// same generations.
     fn check(&self, measured: &[Measured], index: usize) -> anyhow::Result<Result<String, String>> {
         let m = &measured[index];
-        if m.devices == 1 {
+        let reference = measured.iter().position(|r| {
+            r.run.is_model()
+                && (
+                    r.size,
+                    r.islands,
+                    r.devices,
+                    r.total_generations,
+                    r.run.migrates(),
+                ) == (m.size, m.islands, 1, m.total_generations, m.run.migrates())
+        });
+        if reference == Some(index) {
             return Ok(Ok("reference".to_string()));
         }
-        let reference = match measured.iter().find(|r| {
-            (r.size, r.islands, r.devices, r.total_generations)
-                == (m.size, m.islands, 1, m.total_generations)
-        }) {
-            Some(r) => r.best.clone(),
+        let reference = match reference {
+            Some(r) => measured[r].best.clone(),
             None => {
                 let start = Instant::now();
-                let mut model = self.model(m.size, m.islands, 1)?;
-                model.step_many(m.total_generations)?;
-                let best = model.best()?;
+                let run = if m.run.migrates() {
+                    Run::Model
+                } else {
+                    Run::NoMigration
+                };
+                let mut subject = self.subject(run, m.size, m.islands, 1)?;
+                subject.advance(m.total_generations)?;
+                let best = subject.best()?;
                 eprintln!(
-                    "islands: the one-{} reference of K = {} at p{} d{} ran untimed in {:.1} s",
+                    "islands: the one-{} reference of K = {} at p{} d{} ({}) ran untimed in {:.1} s",
                     self.unit,
                     m.islands,
                     m.size.0,
                     m.size.1,
+                    run.name(MIGRATION_INTERVAL),
                     start.elapsed().as_secs_f64()
                 );
                 best
             }
         };
         Ok(compare_best(&reference, &m.best)
-            .map(|()| "same bits".to_string())
+            .map(|()| "yes (bits)".to_string())
             .map_err(|what| {
-            format!(
-                "{} p{} d{} K{} on {} {}s: {what} after {} generations (islands are logical: the best must \
-                 not depend on the placement)",
-                self.backend.name(),
-                m.size.0,
-                m.size.1,
-                m.islands,
-                m.devices,
-                self.unit,
-                m.total_generations
-            )
-        }))
+                format!(
+                    "{} p{} d{} K{} on {}, {}: {what} after {} generations (islands are logical: the best \
+                     must not depend on the placement, nor on whether the model drives the engines)",
+                    self.backend.name(),
+                    m.size.0,
+                    m.size.1,
+                    m.islands,
+                    self.devices_name(m.devices),
+                    m.run.name(MIGRATION_INTERVAL),
+                    m.total_generations
+                )
+            }))
     }
 
     /// Appends the row and the table line of one measurement.
     fn push_row(
         &self,
         result: &mut SuiteResult,
-        table: &mut Vec<String>,
+        tables: &mut Tables,
         scaling: Scaling,
         m: &Measured,
         (speedup, efficiency): (f64, f64),
@@ -370,12 +470,12 @@ impl Side {
             "no"
         };
         let same = match check {
-            Ok(what) if m.devices == 1 => what.clone(),
-            Ok(_) => "yes (bits)".to_string(),
+            Ok(what) => what.clone(),
             Err(_) => "MISMATCH".to_string(),
         };
-        table.push(format!(
-            "| {} | {} | {population} × {dimension} | {placement} | {} | {} | {} | {} | {} | {} | {met} | {same} |",
+        let run = m.run.name(MIGRATION_INTERVAL);
+        tables.rows.push(format!(
+            "| {} | {} | {run} | {population} × {dimension} | {placement} | {} | {} | {} | {} | {} | {} | {met} | {same} |",
             self.backend.name(),
             scaling.name(),
             m.islands,
@@ -385,14 +485,17 @@ impl Side {
             times(speedup),
             fixed(efficiency, 3),
         ));
+        // The model's rows keep the case names they had before the other runs were added.
+        let suffix = match m.run {
+            Run::Model => String::new(),
+            _ => format!(", {run}"),
+        };
         result.rows.push(Row {
             case: format!(
-                "{} p{population} d{dimension} K{} on {} {}{}",
+                "{} p{population} d{dimension} K{} on {}{suffix}",
                 scaling.name(),
                 m.islands,
-                m.devices,
-                self.unit,
-                if m.devices > 1 { "s" } else { "" }
+                self.devices_name(m.devices),
             ),
             backend: self.backend,
             device: placement,
@@ -403,7 +506,7 @@ impl Side {
             unit: UNIT.to_string(),
             reference: (m.devices > 1).then(|| {
                 Reference::new(
-                    format!("1 {}", self.unit),
+                    format!("1 {}, same run", self.unit),
                     m.throughput / speedup,
                     m.throughput,
                 )
@@ -418,66 +521,12 @@ impl Side {
     }
 }
 
-/// `Ok` when both bests have the same fitness and vector bits, otherwise what differs.
-fn compare_best(reference: &(Vec<f32>, f64), best: &(Vec<f32>, f64)) -> Result<(), String> {
-    if reference.1.to_bits() != best.1.to_bits() {
-        return Err(format!(
-            "best fitness {} ({:#018x}) differs from one device's {} ({:#018x})",
-            best.1,
-            best.1.to_bits(),
-            reference.1,
-            reference.1.to_bits()
-        ));
-    }
-    if reference.0.len() != best.0.len() {
-        return Err(format!(
-            "best vector of {} coordinates, one device's has {}",
-            best.0.len(),
-            reference.0.len()
-        ));
-    }
-    match reference
-        .0
-        .iter()
-        .zip(&best.0)
-        .position(|(a, b)| a.to_bits() != b.to_bits())
-    {
-        Some(j) => Err(format!(
-            "best vector differs at coordinate {j}: {} ({:#010x}), one device's {} ({:#010x})",
-            best.0[j],
-            best.0[j].to_bits(),
-            reference.0[j],
-            reference.0[j].to_bits()
-        )),
-        None => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn equal_bests_pass_and_a_differing_fitness_or_coordinate_is_named() {
-        let reference = (vec![1.0f32, -0.0, 3.5], 2.25);
-        assert_eq!(compare_best(&reference, &reference.clone()), Ok(()));
-        let fitness = compare_best(&reference, &(reference.0.clone(), 2.5)).expect_err("fitness");
-        assert!(
-            fitness.contains("best fitness 2.5") && fitness.contains("one device's 2.25"),
-            "{fitness}"
-        );
-        let signed_zero =
-            compare_best(&reference, &(vec![1.0, 0.0, 3.5], 2.25)).expect_err("-0.0 vs 0.0");
-        assert!(
-            signed_zero.contains("coordinate 1") && signed_zero.contains("0x80000000"),
-            "{signed_zero}"
-        );
-        let length = compare_best(&reference, &(vec![1.0], 2.25)).expect_err("length");
-        assert!(length.contains("1 coordinates"), "{length}");
-    }
-
-    #[test]
-    fn two_cpu_pools_measure_both_scalings_and_match_one_pool() {
+    fn two_cpu_pools_measure_every_run_of_both_scalings_and_match_one_pool() {
         let context = BenchContext::new(
             true,
             true,
@@ -494,28 +543,48 @@ mod tests {
             generations: MIGRATION_INTERVAL,
         };
         let mut result = SuiteResult::default();
-        let mut table = Vec::new();
-        side.measure(&context, &mut result, &mut table)
+        let mut tables = Tables::default();
+        side.measure(&context, &mut result, &mut tables)
             .expect("measured");
         assert!(result.failures.is_empty(), "{:?}", result.failures);
         let cases: Vec<&str> = result.rows.iter().map(|row| row.case.as_str()).collect();
-        assert_eq!(
-            cases,
+        let runs = |case: &str| {
             [
-                "strong p8 d4 K4 on 1 CPU pool",
-                "strong p8 d4 K4 on 2 CPU pools",
-                "weak p8 d4 K2 on 1 CPU pool",
-                "weak p8 d4 K4 on 2 CPU pools",
+                case.to_string(),
+                format!("{case}, no migration, joins every 50"),
+                format!("{case}, no migration, one join"),
+                format!("{case}, engines alone, steps of 50"),
             ]
-        );
-        for row in [&result.rows[1], &result.rows[3]] {
-            let check = row.check.as_deref().unwrap_or_default();
-            assert!(
-                check.ends_with("best = 1 CPU pool's: yes (bits)"),
-                "{check}"
-            );
+        };
+        let expected: Vec<String> = [
+            "strong p8 d4 K4 on 1 CPU pool",
+            "strong p8 d4 K4 on 2 CPU pools",
+            "weak p8 d4 K2 on 1 CPU pool",
+            "weak p8 d4 K4 on 2 CPU pools",
+        ]
+        .into_iter()
+        .flat_map(runs)
+        .collect();
+        assert_eq!(cases, expected);
+        let checks: Vec<&str> = result
+            .rows
+            .iter()
+            .map(|row| row.check.as_deref().unwrap_or_default())
+            .collect();
+        // On one pool the first model run of each migration is the reference; every other run is compared.
+        for (i, check) in checks.iter().enumerate() {
+            let reference = matches!(i, 0 | 1 | 8 | 9);
+            let wanted = match reference {
+                true => "best = 1 CPU pool's: reference",
+                false => "best = 1 CPU pool's: yes (bits)",
+            };
+            assert!(check.ends_with(wanted), "row {i} ({}): {check}", cases[i]);
         }
-        assert_eq!(table.len(), 4);
+        assert_eq!(tables.rows.len(), 2 + 16);
+        // One line per scaling on two pools, with the four runs' efficiencies.
+        assert_eq!(tables.summary.len(), 2 + 2);
+        assert_eq!(tables.summary[2].matches(" | ").count(), 5 + 3);
         assert_eq!(result.plots.len(), 2);
+        assert!(result.plots.iter().all(|plot| plot.series.len() == 4));
     }
 }
