@@ -47,17 +47,14 @@
 //! (one per GPU, spawned for each stretch of generations between migrations), the islands of an entry in
 //! turn on that GPU's main stream, each queueing its generations and then reading its best back.
 
-mod best;
+mod check;
 mod run;
-
-use std::time::Instant;
 
 use anyhow::Context;
 use evo_benchmarks::DeRastrigin;
 use evo_de::DeParams;
 use evo_distributed::Placement;
 
-use self::best::compare_best;
 use self::run::{Run, Subject};
 use crate::bench::markdown::{fixed, significant, times};
 use crate::bench::{Backend, BenchContext, Plot, Reference, Row, Series, Suite, SuiteResult};
@@ -392,66 +389,6 @@ impl Side {
         )?)
     }
 
-    /// Whether `measured[index]` ends with the best of the same islands on one device, migrating alike:
-    /// `Ok` with what it was compared with, `Err` with the mismatch. The reference is the first model run
-    /// measured on one device with the same islands and migration, otherwise an untimed model run for the
-    /// same generations.
-    fn check(&self, measured: &[Measured], index: usize) -> anyhow::Result<Result<String, String>> {
-        let m = &measured[index];
-        let reference = measured.iter().position(|r| {
-            r.run.is_model()
-                && (
-                    r.size,
-                    r.islands,
-                    r.devices,
-                    r.total_generations,
-                    r.run.migrates(),
-                ) == (m.size, m.islands, 1, m.total_generations, m.run.migrates())
-        });
-        if reference == Some(index) {
-            return Ok(Ok("reference".to_string()));
-        }
-        let reference = match reference {
-            Some(r) => measured[r].best.clone(),
-            None => {
-                let start = Instant::now();
-                let run = if m.run.migrates() {
-                    Run::Model
-                } else {
-                    Run::NoMigration
-                };
-                let mut subject = self.subject(run, m.size, m.islands, 1)?;
-                subject.advance(m.total_generations)?;
-                let best = subject.best()?;
-                eprintln!(
-                    "islands: the one-{} reference of K = {} at p{} d{} ({}) ran untimed in {:.1} s",
-                    self.unit,
-                    m.islands,
-                    m.size.0,
-                    m.size.1,
-                    run.name(MIGRATION_INTERVAL),
-                    start.elapsed().as_secs_f64()
-                );
-                best
-            }
-        };
-        Ok(compare_best(&reference, &m.best)
-            .map(|()| "yes (bits)".to_string())
-            .map_err(|what| {
-                format!(
-                    "{} p{} d{} K{} on {}, {}: {what} after {} generations (islands are logical: the best \
-                     must not depend on the placement, nor on whether the model drives the engines)",
-                    self.backend.name(),
-                    m.size.0,
-                    m.size.1,
-                    m.islands,
-                    self.devices_name(m.devices),
-                    m.run.name(MIGRATION_INTERVAL),
-                    m.total_generations
-                )
-            }))
-    }
-
     /// Appends the row and the table line of one measurement.
     fn push_row(
         &self,
@@ -586,5 +523,43 @@ mod tests {
         assert_eq!(tables.summary[2].matches(" | ").count(), 5 + 3);
         assert_eq!(result.plots.len(), 2);
         assert!(result.plots.iter().all(|plot| plot.series.len() == 4));
+    }
+
+    #[test]
+    fn islands_never_measured_on_one_pool_are_checked_against_an_untimed_run() {
+        let context = BenchContext::new(
+            true,
+            true,
+            None,
+            "test cpu".into(),
+            crate::flags::SuiteFlags::default(),
+        );
+        // Weak scaling's K = 4 on 2 of 3 pools: strong scaling measured K = 6 on one pool, not K = 4.
+        let side = Side {
+            backend: Backend::Cpu,
+            unit: "CPU pool",
+            devices: vec![evo_core::Backend::Cpu { threads: 1 }; 3],
+            sizes: vec![(8, 4)],
+            islands_per_device: 2,
+            generations: MIGRATION_INTERVAL,
+        };
+        let mut result = SuiteResult::default();
+        side.measure(&context, &mut result, &mut Tables::default())
+            .expect("measured");
+        assert!(result.failures.is_empty(), "{:?}", result.failures);
+        let unmatched: Vec<&Row> = result
+            .rows
+            .iter()
+            .filter(|row| row.case.starts_with("weak p8 d4 K4 on 2 CPU pools"))
+            .collect();
+        assert_eq!(unmatched.len(), 4);
+        for row in unmatched {
+            let check = row.check.as_deref().unwrap_or_default();
+            assert!(
+                check.ends_with("best = 1 CPU pool's: yes (bits)"),
+                "{}: {check}",
+                row.case
+            );
+        }
     }
 }
