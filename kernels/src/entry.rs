@@ -194,6 +194,7 @@ entry_points! {
         COPY_F32 = "ma_copy_f32",
         SW_STEP_F32 = "ma_sw_step_f32",
         SLICE_TERMS_F64 = "ma_slice_terms_f64",
+        SLICE_DISTANCE_TILES_F64 = "ma_slice_distance_tiles_f64",
         BLOCK_SUMS_F64 = "ma_block_sums_f64",
     }
     /// The entry points of `cuda/dpga.cu`.

@@ -1,18 +1,21 @@
 //! The MA-SW-Chains dimension split. CPU (CI): the slice layout (alignment, coverage, refusals), the join of
-//! block sums against the problems' own evaluation on emulated slices, the refused problems and the memory
-//! model. GPU (skipped without a device, failing under `EVO_REQUIRE_GPU=1`): 1 slice, 2 slices on GPU 0, uneven
-//! slices, 2 GPUs (skipped with fewer) and a resume from a snapshot, each with identical snapshots after every
-//! cycle to the unsplit `MaCuda` and to `MaCpu`.
+//! block sums against the problems' own evaluation on emulated slices, the accepted and refused problems and
+//! the memory model. GPU (skipped without a device, failing under `EVO_REQUIRE_GPU=1`): 1 slice, 2 slices on
+//! GPU 0, uneven slices, 2 GPUs (skipped with fewer) and a resume from a snapshot, each with identical
+//! snapshots after every cycle to the unsplit `MaCuda` and to `MaCpu`. The problems of more than one sum or
+//! of neighbour terms: `dimension_split_problems.rs`.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod common;
+mod dimension_common;
 
 use common::devices_or_skip;
-use evo_benchmarks::cuda::DeviceRealProblem;
+use dimension_common::{
+    SEED, assert_same, emulated_block_sums, layouts, params, run_against_references,
+};
 use evo_benchmarks::functions::{discus, rastrigin, sum_squares};
 use evo_benchmarks::{DeRastrigin, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem};
-use evo_core::reduce::pairwise_sum_by;
 use evo_core::{ContinuousProblem, Engine, Error};
 use evo_distributed::dimension::{
     MIN_BLOCK, MaDimensionSplit, SeparableProblem, SliceLayout, combine_block_sums, max_block,
@@ -20,9 +23,7 @@ use evo_distributed::dimension::{
 };
 use evo_gpu_runtime::Gpu;
 use evo_ma_sw_chains::memory::HEADROOM_BYTES;
-use evo_ma_sw_chains::{MaCpu, MaCuda, MaParams, MaSnapshot};
-
-const SEED: u64 = 2015;
+use evo_ma_sw_chains::{MaCuda, MaParams};
 
 // ---- layout (CPU) ----
 
@@ -142,37 +143,6 @@ fn bad_layouts_are_refused_with_what_is_allowed() {
 
 // ---- the join of block sums (CPU emulation of the slices) ----
 
-/// Each slice's block sums of `term` as the kernels compute them: per block, the canonical subtree of `B`
-/// leaves, leaves past D being +0.0.
-fn emulated_block_sums(layout: &SliceLayout, term: impl Fn(usize) -> f64 + Sync) -> Vec<Vec<f64>> {
-    let (d, b) = (layout.dimension(), layout.block());
-    layout
-        .slices()
-        .iter()
-        .map(|slice| {
-            (0..layout.blocks_of(slice))
-                .map(|j| {
-                    let base = slice.first + j * b;
-                    pairwise_sum_by(b, |i| if base + i < d { term(base + i) } else { 0.0 })
-                })
-                .collect()
-        })
-        .collect()
-}
-
-fn layouts(d: usize) -> Vec<SliceLayout> {
-    let mut all = vec![
-        SliceLayout::even(d, &[0]).unwrap(),
-        SliceLayout::even(d, &[0, 0]).unwrap(),
-        SliceLayout::even(d, &[0, 1, 2]).unwrap(),
-    ];
-    let blocks = d.div_ceil(4096);
-    all.push(SliceLayout::with_blocks(d, 4096, &[(0, 1), (0, blocks - 1)]).unwrap());
-    let largest = max_block(d);
-    all.push(SliceLayout::with_blocks(d, largest, &[(0, d.div_ceil(largest))]).unwrap());
-    all
-}
-
 #[test]
 fn joined_block_sums_equal_the_problems_own_fitness_bit_for_bit() {
     let d = 100_003;
@@ -226,30 +196,24 @@ fn joined_block_sums_keep_rows_apart_and_refuse_short_input() {
 
 // ---- problems and memory (CPU) ----
 
+/// Every function but the squared prefix sums is taken; Ridge and Schwefel 1.2 are refused, naming why, before
+/// any GPU is touched.
 #[test]
-fn only_separable_sums_are_accepted() {
-    for function in [
-        ShiftedFunction::Rastrigin,
-        ShiftedFunction::Discus,
-        ShiftedFunction::SumSquares,
-    ] {
-        assert!(
-            ShiftedProblem::new(function, 10)
-                .unwrap()
-                .separable()
-                .is_ok()
-        );
-    }
-    for function in [
-        ShiftedFunction::Griewank,
-        ShiftedFunction::Salomon,
-        ShiftedFunction::Schwefel12,
-    ] {
+fn the_split_takes_every_function_but_the_prefix_sums() {
+    for function in ShiftedFunction::ALL {
         let problem = ShiftedProblem::new(function, 2048).unwrap();
-        assert!(matches!(
-            problem.separable(),
-            Err(Error::InvalidParameter { .. })
-        ));
+        let accepted = problem.separable();
+        if function != ShiftedFunction::Schwefel12 {
+            assert!(accepted.is_ok(), "{function:?}");
+            continue;
+        }
+        match accepted {
+            Err(Error::InvalidParameter { name, value, .. }) => {
+                assert_eq!(name, "problem");
+                assert!(value.contains("prefix sums"), "{value}");
+            }
+            other => panic!("expected InvalidParameter, got {other:?}"),
+        }
         // Refused before any GPU is touched, so this holds on any machine.
         let layout = SliceLayout::even(2048, &[0]).unwrap();
         let result = MaDimensionSplit::new(MaParams::new(), &problem, SEED, &layout);
@@ -261,21 +225,16 @@ fn only_separable_sums_are_accepted() {
             })
         ));
     }
-    for function in [
-        GaFunction::Ridge,
-        GaFunction::Rosenbrock,
-        GaFunction::Griewank,
-        GaFunction::Ackley,
-    ] {
-        assert!(GaProblem::new(function, 10).unwrap().separable().is_err());
-    }
-    for function in [
-        GaFunction::Hypersphere,
-        GaFunction::Step,
-        GaFunction::Schwefel,
-        GaFunction::Rastrigin,
-    ] {
-        assert!(GaProblem::new(function, 10).unwrap().separable().is_ok());
+    for function in GaFunction::ALL {
+        let problem = GaProblem::new(function, 10).unwrap();
+        let accepted = problem.separable();
+        match function {
+            GaFunction::Ridge => assert!(
+                matches!(&accepted, Err(Error::InvalidParameter { value, .. }) if value.contains("prefix sums")),
+                "{accepted:?}"
+            ),
+            _ => assert!(accepted.is_ok(), "{function:?}"),
+        }
     }
     assert!(DeRastrigin::new(10).unwrap().separable().is_ok());
 }
@@ -326,115 +285,6 @@ fn each_gpu_needs_its_slices_and_one_headroom() {
 }
 
 // ---- GPU ----
-
-fn params() -> MaParams {
-    MaParams::new().with_max_evaluations(1_000_000).unwrap()
-}
-
-/// Every number of a snapshot, floats as bits.
-fn assert_same(context: &str, a: &MaSnapshot, b: &MaSnapshot) {
-    let bits32 = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    let bits64 = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits64(&a.fitness), bits64(&b.fitness), "{context}: fitness");
-    assert!(
-        bits32(&a.population) == bits32(&b.population),
-        "{context}: population"
-    );
-    assert_eq!(
-        a.non_improved, b.non_improved,
-        "{context}: non-improved counters"
-    );
-    assert_eq!(
-        (
-            a.evaluations,
-            a.cycles,
-            a.children,
-            a.ls_iterations,
-            a.restarts
-        ),
-        (
-            b.evaluations,
-            b.cycles,
-            b.children,
-            b.ls_iterations,
-            b.restarts
-        ),
-        "{context}: counters"
-    );
-    assert_eq!(a.chains.len(), b.chains.len());
-    for (slot, (p, q)) in a.chains.iter().zip(&b.chains).enumerate() {
-        match (p, q) {
-            (None, None) => {}
-            (Some(p), Some(q)) => {
-                assert_eq!(
-                    (p.rho.to_bits(), p.successes, p.failures),
-                    (q.rho.to_bits(), q.successes, q.failures),
-                    "{context}: chain {slot}"
-                );
-                assert!(
-                    bits32(&p.bias) == bits32(&q.bias),
-                    "{context}: chain {slot} bias"
-                );
-            }
-            _ => panic!("{context}: chain {slot} present on one side only"),
-        }
-    }
-}
-
-/// Steps the references and every split engine `cycles` times, comparing after each cycle.
-fn run_against_references<P: SeparableProblem + DeviceRealProblem>(
-    problem: &P,
-    params: &MaParams,
-    layouts: &[SliceLayout],
-    with_cpu: bool,
-    cycles: u64,
-) {
-    let gpu = Gpu::open(0).unwrap();
-    let mut cuda = MaCuda::new(params.clone(), problem, SEED, &gpu).unwrap();
-    let mut cpu = with_cpu.then(|| MaCpu::new(params.clone(), problem, SEED, 0).unwrap());
-    let mut splits: Vec<_> = layouts
-        .iter()
-        .map(|layout| MaDimensionSplit::new(params.clone(), problem, SEED, layout).unwrap())
-        .collect();
-    for cycle in 0..=cycles {
-        if cycle > 0 {
-            cuda.step().unwrap();
-            if let Some(cpu) = cpu.as_mut() {
-                cpu.step().unwrap();
-            }
-            for split in &mut splits {
-                split.step().unwrap();
-            }
-        }
-        let reference = cuda.snapshot().unwrap();
-        if let Some(cpu) = cpu.as_ref() {
-            assert_same(
-                &format!("MaCpu vs MaCuda, cycle {cycle}"),
-                &cpu.snapshot().unwrap(),
-                &reference,
-            );
-        }
-        for split in &splits {
-            let layout = split.layout();
-            let context = format!(
-                "cycle {cycle}, {} slices on GPUs {:?}, block {}",
-                layout.slices().len(),
-                layout.gpus(),
-                layout.block()
-            );
-            assert_same(&context, &split.snapshot().unwrap(), &reference);
-            assert_eq!(split.progress(), cuda.progress(), "{context}: progress");
-        }
-    }
-    let (best, fitness) = splits[0].best().unwrap();
-    let (cuda_best, cuda_fitness) = cuda.best().unwrap();
-    assert_eq!(fitness.to_bits(), cuda_fitness.to_bits());
-    assert!(
-        best.iter()
-            .map(|x| x.to_bits())
-            .eq(cuda_best.iter().map(|x| x.to_bits()))
-    );
-}
 
 /// 10^5 variables (98 tiles, look-ahead 2): 1 slice, 2 even slices on GPU 0, and an uneven split into
 /// blocks of 4 tiles, against `MaCuda` and `MaCpu`, with ρ0 from the nearest neighbour's distance.

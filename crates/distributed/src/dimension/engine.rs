@@ -63,8 +63,9 @@ impl<'p, P: SeparableProblem + ?Sized> MaDimensionSplit<'p, P> {
     /// headroom) is checked against its free memory before anything is allocated on any GPU.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for a layout of another dimension than the problem's, a problem that is not
-    /// a separable sum ([`SeparableProblem`]) or D above 2^32 − 1; [`Error::NoSuchDevice`] / [`Error::NoGpu`]
+    /// [`Error::InvalidParameter`] for a layout of another dimension than the problem's, a problem the split
+    /// refuses ([`SeparableProblem`]), a `Sum` of factors ([`SliceFitness`](super::SliceFitness)) or D above
+    /// 2^32 − 1; [`Error::NoSuchDevice`] / [`Error::NoGpu`]
     /// for a GPU of the layout that does not exist; [`Error::GpuOutOfMemory`] naming the first GPU whose need
     /// exceeds its free memory; GPU errors; a non-finite fitness.
     pub fn with_profile(
@@ -85,6 +86,7 @@ impl<'p, P: SeparableProblem + ?Sized> MaDimensionSplit<'p, P> {
             ));
         }
         let separable = problem.separable()?;
+        separable.fitness.check()?;
         if let Some(shift) = separable.shift
             && shift.len() != d
         {
@@ -135,6 +137,8 @@ impl<'p, P: SeparableProblem + ?Sized> MaDimensionSplit<'p, P> {
             slices,
             name: problem.name().to_string(),
             bias: separable.bias,
+            fitness: separable.fitness,
+            dimension: d,
             blx_alpha: params.blx_alpha(),
             mutation_range: params.mutation_range(),
             population: params.population(),
@@ -168,7 +172,8 @@ impl<'p, P: SeparableProblem + ?Sized> MaDimensionSplit<'p, P> {
         self.problem
     }
 
-    /// `rows` rows of `D` variables assembled from every slice's copy of `buffer` (rows of its length).
+    /// `rows` rows of `D` variables assembled from every slice's copy of `buffer` (rows of its stride, the
+    /// halo dropped).
     fn gather_rows(
         &self,
         rows: usize,
@@ -178,15 +183,17 @@ impl<'p, P: SeparableProblem + ?Sized> MaDimensionSplit<'p, P> {
         let mut out = vec![0.0f32; rows * d];
         for (slice, state) in self.layout.slices().iter().zip(&self.workspace.slices) {
             let part = buffer(state).to_vec()?;
+            let stride = state.stride;
             for r in 0..rows {
                 out[r * d + slice.first..r * d + slice.first + slice.len]
-                    .copy_from_slice(&part[r * slice.len..(r + 1) * slice.len]);
+                    .copy_from_slice(&part[r * stride..r * stride + slice.len]);
             }
         }
         Ok(out)
     }
 
-    /// Writes `rows` rows of `D` variables into every slice's copy of `buffer`.
+    /// Writes `rows` rows of `D` variables into every slice's copy of `buffer` (with the halo: the next
+    /// slice's first variable).
     fn scatter_rows(
         &mut self,
         values: &[f32],
@@ -195,11 +202,10 @@ impl<'p, P: SeparableProblem + ?Sized> MaDimensionSplit<'p, P> {
     ) -> Result<()> {
         let d = self.layout.dimension();
         for (slice, state) in self.layout.slices().iter().zip(&mut self.workspace.slices) {
-            let mut part = Vec::with_capacity(rows * slice.len);
+            let stride = state.stride;
+            let mut part = Vec::with_capacity(rows * stride);
             for r in 0..rows {
-                part.extend_from_slice(
-                    &values[r * d + slice.first..r * d + slice.first + slice.len],
-                );
+                part.extend_from_slice(&values[r * d + slice.first..r * d + slice.first + stride]);
             }
             buffer(state).copy_from_host(&part)?;
         }

@@ -22,34 +22,41 @@ pub fn split_lookahead(dimension: usize) -> u32 {
     default_lookahead(dimension)
 }
 
-/// Bytes of one slice of `layout` (its GPU's share of the run, without the per-GPU headroom):
+/// Bytes of one slice of `layout` (its GPU's share of the run, without the per-GPU headroom), for any
+/// problem the split takes:
 ///
 /// | buffer | values |
 /// | --- | --- |
-/// | population, chain biases (f32) | 2·N·len |
-/// | children area (f32) | K·len |
-/// | LS point, LS bias, bounds, shift (f32) | 5·len |
-/// | Solis–Wets probe rows (f32) | 8·len (D ≤ 500 000) or 2·len |
+/// | population, chain biases (f32) | 2·N·w |
+/// | children area (f32) | K·w |
+/// | LS point, LS bias, bounds, shift (f32) | 5·w |
+/// | Solis–Wets probe rows (f32) | 8·w (D ≤ 500 000) or 2·w |
 /// | tile partials (f64) | R·⌈len/1024⌉ |
-/// | block sums (f64) | R·blocks |
+/// | block nodes (f64) | 2·R·blocks |
 ///
-/// with `R` the most rows or pairs of one evaluation (`max(N, K, probe rows, K·n_ass, N − 1)`: 60 by
-/// default); each large buffer may be rounded up by the buffer pool's size classes (at most 1/8), which is
-/// included.
+/// with `w = len + 1` for every slice but the last (the halo column of a term of two neighbours, counted for
+/// every problem), `R` the most rows or pairs of one evaluation (`max(N, K, probe rows, K·n_ass, N − 1)`: 60
+/// by default) and two trees of block nodes (Ackley, Griewank; one for the others); each large buffer may be
+/// rounded up by the buffer pool's size classes (at most 1/8), which is included.
 pub fn slice_bytes(params: &MaParams, layout: &SliceLayout, slice: &Slice) -> u64 {
     let len = slice.len as u64;
+    let w = if slice.first + slice.len < layout.dimension() {
+        len + 1
+    } else {
+        len
+    };
     let n = params.population() as u64;
     let k = params.children_per_step() as u64;
     let lookahead = split_lookahead(layout.dimension());
     let rows = work_rows(params, lookahead) as u64;
     let rounded = |bytes: u64| bytes + bytes / 8;
-    let probes = sw_rows(lookahead) as u64 * len;
-    let vectors = [n * len, n * len, k * len, len, len, len, len, len, probes]
+    let probes = sw_rows(lookahead) as u64 * w;
+    let vectors = [n * w, n * w, k * w, w, w, w, w, w, probes]
         .iter()
         .map(|&values| rounded(4 * values))
         .sum::<u64>();
     let partials = rounded(8 * rows * tiles_of(len));
-    let sums = rounded(8 * rows * layout.blocks_of(slice) as u64);
+    let sums = 2 * rounded(8 * rows * layout.blocks_of(slice) as u64);
     vectors + partials + sums
 }
 

@@ -23,23 +23,38 @@
 //!    ([`MaKernelParams::lane_offset`](evo_ma_sw_chains::cuda::launch::MaKernelParams::lane_offset)), so it
 //!    draws exactly the numbers of its own variables, and the mutated gene is compared with the whole
 //!    vector's index. `first_s` is a multiple of `B ≥ 1024`, so lanes never straddle slices.
-//! 2. **Sums.** A fitness accepted here is `Σ_i term(i, z_i) (+ bias)` ([`SeparableProblem`]), and a squared
-//!    distance is `Σ_i (x_i − y_i)²`; both are the canonical tree of `evo_core::reduce` over `D` leaves padded
-//!    with `+0.0` to `P = next_power_of_two(D)`. Block `j` (leaves `jB .. (j+1)B`, `B ≤ P`, `B | P`) is an
-//!    aligned subtree, the node of level `log2 B` at index `j`; the nodes `j ≥ ⌈D/B⌉` are all-padding, `+0.0`.
-//!    (Below 1024 variables the single block is one tile of 1024 leaves, more than `P`: the extra padding
-//!    only adds `+0.0`, as the unsplit engine's own tiles do.)
-//!    Each slice computes its blocks' nodes: tiles of 1024 leaves (`ma_slice_terms_f64`,
-//!    `ma_distance_tiles_f64`: 4 leaves per thread, then the block tree), then the tree over each block's
-//!    `B/1024` tiles (`ma_block_sums_f64`), leaves past `D` being `+0.0` as in the canonical padding. The host
-//!    gathers the `⌈D/B⌉` block nodes of a row in coordinate order and sums them with
-//!    [`pairwise_sum_f64`](evo_core::reduce::pairwise_sum_f64), which pads them with `+0.0` to
-//!    `next_power_of_two(⌈D/B⌉) = P/B` nodes: the top `log2(P/B)` levels of the same tree
-//!    ([`combine_block_sums`]). Every addition of the canonical tree is made once, on the same operands, in
-//!    the same order, so the sum is the same number whatever the slices; the bias is added after it, as the
-//!    problem's own evaluation does. The terms are the twins of `evo_benchmarks::functions` in
+//! 2. **Trees.** A fitness accepted here is one or two canonical trees over per-variable leaves, then the
+//!    problem's own final formula on their roots, then the bias ([`SliceFitness`]): a sum `Σ_i term(i, z_i)`,
+//!    Salomon's `Σ z_i²`, Ackley's `Σ z_i²` and `Σ cos(2πz_i)`, Griewank's `Σ z_i²` and product
+//!    `Π cos(z_i/√(i+1))`; a squared distance is `Σ_i (x_i − y_i)²`. A sum is the canonical tree of
+//!    `evo_core::reduce` over `D` leaves padded with `+0.0` to `P = next_power_of_two(D)`; Griewank's
+//!    product is the same tree with `×` and padding `1.0` (`evo_benchmarks::tree`; its CPU evaluation takes
+//!    the factors eight at a time, aligned subtrees of the same tree). Block `j` (leaves `jB .. (j+1)B`,
+//!    `B ≤ P`, `B | P`) is an aligned subtree, the node of level `log2 B` at index `j`; the nodes
+//!    `j ≥ ⌈D/B⌉` are all-padding, `+0.0` (`1.0`). (Below 1024 variables the single block is one tile of
+//!    1024 leaves, more than `P`: the extra padding only adds `+0.0` or multiplies by `1.0`, as the unsplit
+//!    engine's own tiles do.)
+//!    Each slice computes its blocks' nodes of each tree: tiles of 1024 leaves (`ma_slice_terms_f64`,
+//!    `ma_slice_distance_tiles_f64`: 4 leaves per thread, then the block tree), then the tree over each
+//!    block's `B/1024` tiles (`ma_block_sums_f64`), leaves past `D` being the padding as in the canonical
+//!    tree. The host gathers the `⌈D/B⌉` block nodes of a row and tree in coordinate order and joins them
+//!    with [`pairwise_sum_f64`](evo_core::reduce::pairwise_sum_f64) (or `evo_benchmarks::tree`'s
+//!    `pairwise_product_by`), which pads them to `next_power_of_two(⌈D/B⌉) = P/B` nodes: the top
+//!    `log2(P/B)` levels of the same tree ([`combine_block_nodes`], [`combine_block_sums`]). Every operation
+//!    of the canonical tree is made once, on the same operands, in the same order, so each root is the same
+//!    number whatever the slices; the final formula (`salomon_combine`, `ackley_combine(D, s₁, s₂)`,
+//!    `griewank_combine(s, p)` of `evo_benchmarks::functions`, called on the host) and the bias follow, as
+//!    in the problem's own evaluation. The terms are the twins of `evo_benchmarks::functions` in
 //!    `kernels/common/problems/functions.cuh`, evaluated at the whole vector's index `i`.
-//! 3. **Decisions.** The host makes the cycle's decisions from the joined fitness and distances, as
+//! 3. **Neighbours.** Rosenbrock's leaf `i < D − 1` is `100 (z_i² − z_{i+1})² + (z_i − 1)²`, and leaf `D − 1`
+//!    is `+0.0` (its tree is that of the `D − 1` terms padded with `+0.0`; at `D − 1` a power of two the
+//!    padding to `next_power_of_two(D)` adds one level of `+ 0.0` to a root that is never `−0.0`). Every slice
+//!    but the last holds one more value per row, the **halo**: variable `first_s + len_s`, the next slice's
+//!    first variable. The per-variable kernels of point 1 run over it too, with the same inputs (its bounds,
+//!    its parents' values, its chain bias, its Philox word, lane `(first_s + len_s)/4`, the next slice's first
+//!    lane), so the halo is the same bits as the next slice's variable after every operation, without a
+//!    transfer; the reductions stop before it (the distance kernel and the trees count `len_s` variables).
+//! 4. **Decisions.** The host makes the cycle's decisions from the joined fitness and distances, as
 //!    `MaCuda` does. Inside a Solis–Wets application the decisions are made on the device by
 //!    `ma_sw_step_f32`: each group's probe fitness is joined on the host and uploaded to every slice, which
 //!    then decides the same outcomes from the same numbers and state, and applies them to its variables. The
@@ -51,26 +66,35 @@
 //!
 //! # Problems
 //!
-//! [`SeparableProblem`] lists what the split accepts: shifted Rastrigin, Discus and Sum Squares
-//! (`evo_benchmarks::ShiftedProblem`, up to its 10^8 variables), the GA paper's Hypersphere, Step, Schwefel and
-//! Rastrigin (`GaProblem`, any D), DE's Rastrigin (`DeRastrigin`, any D). Griewank, Ackley and Salomon
-//! (combinations of sums), Schwefel 1.2, Ridge and Rosenbrock (terms of several variables) are refused
-//! with [`Error::InvalidParameter`](evo_core::Error::InvalidParameter); CEC 2010 problems (permuted groups
-//! across slices) and user problems do not implement the trait.
+//! [`SeparableProblem`] lists what the split accepts ([`SliceFitness`] gives the math of each form):
+//!
+//! | problem | fitness |
+//! | --- | --- |
+//! | shifted Rastrigin, Discus, Sum Squares (`evo_benchmarks::ShiftedProblem`, up to its 10^8 variables); GA Hypersphere, Step, Schwefel, Rastrigin (`GaProblem`, any D); DE Rastrigin (`DeRastrigin`, any D) | `Σ_i term(i, z_i) (+ bias)` |
+//! | shifted Salomon | `salomon_combine(Σ z_i²) + bias` |
+//! | GA Ackley | `ackley_combine(D, Σ z_i², Σ cos(2πz_i))` |
+//! | shifted Griewank, GA Griewank | `griewank_combine(Σ z_i², Π cos(z_i/√(i+1))) (+ bias)` |
+//! | GA Rosenbrock | `Σ_{i<D−1} 100 (z_i² − z_{i+1})² + (z_i − 1)²`, with the halo |
+//!
+//! Ridge and Schwefel 1.2 (squared prefix sums: each term depends on every earlier variable, evaluated as
+//! `evo_benchmarks::prefix_squares`' tree of segment summaries, not a tree of per-variable leaves) are
+//! refused with [`Error::InvalidParameter`](evo_core::Error::InvalidParameter), naming why; CEC 2010
+//! problems (permuted groups across slices) and user problems do not implement the trait.
 //!
 //! # Cost
 //!
 //! Per evaluation call (a crossover step's K children, a Solis–Wets group of 2 or 8 probe rows, the N rows of
 //! an initialisation or restart, a step's distances) the host waits for every slice once and moves
-//! `rows × ⌈D/B⌉` doubles down and, in Solis–Wets, the rows' fitness up: a round trip of tens of µs per group,
+//! `rows × ⌈D/B⌉` doubles per tree down and, in Solis–Wets, the rows' fitness up (a two-tree fitness reads
+//! every row twice on the device, one pass per tree): a round trip of tens of µs per group,
 //! against a group's ~0.3–0.6 ms of device work per 5·10^7 variables on a slice. The evaluation kernel is the
 //! simple tile kernel above, not evo-benchmarks' tuned ones (float4 loads, row groups). The slices of
 //! one GPU share its stream and run one after the other; the slices of different GPUs run side by side.
 //!
 //! # Memory
 //!
-//! [`memory::slice_bytes`] gives a slice's buffers, [`memory::gpu_bytes`] each GPU's total with one context's
-//! headroom; [`MaDimensionSplit::with_profile`] checks every GPU's need against its free memory before it
+//! [`memory::slice_bytes`] gives a slice's buffers (for any accepted problem: the halo column and two trees of
+//! block nodes are always counted), [`memory::gpu_bytes`] each GPU's total with one context's headroom; [`MaDimensionSplit::with_profile`] checks every GPU's need against its free memory before it
 //! allocates anything and names the first GPU that does not fit ([`Error::GpuOutOfMemory`](evo_core::Error::GpuOutOfMemory)).
 //!
 //! # Files
@@ -78,12 +102,14 @@
 //! | file | what |
 //! | --- | --- |
 //! | `layout.rs` | [`SliceLayout`], [`Slice`] |
-//! | `problem.rs` | [`SeparableProblem`], [`Separable`] |
+//! | `problem.rs` | [`SeparableProblem`], [`Separable`], [`SliceFitness`] |
+//! | `combine.rs` | the host's join: [`combine_block_nodes`], [`combine_block_sums`] |
 //! | `memory.rs` | the memory need per slice and per GPU |
 //! | `slice.rs` | one slice's buffers and kernels |
-//! | `workspace.rs` | the cycle's vector work over the slices, [`combine_block_sums`] |
+//! | `workspace.rs` | the cycle's vector work over the slices |
 //! | `engine.rs` | [`MaDimensionSplit`] |
 
+mod combine;
 mod engine;
 mod layout;
 pub mod memory;
@@ -91,10 +117,10 @@ mod problem;
 mod slice;
 mod workspace;
 
+pub use combine::{combine_block_nodes, combine_block_sums};
 pub use engine::MaDimensionSplit;
 pub use layout::{EVEN_BLOCKS_PER_SLICE, MIN_BLOCK, Slice, SliceLayout, max_block};
-pub use problem::{Separable, SeparableProblem};
-pub use workspace::combine_block_sums;
+pub use problem::{Separable, SeparableProblem, SliceFitness};
 
 /// The component named by the split's errors.
 const COMPONENT: &str = "MA-SW-Chains dimension split";

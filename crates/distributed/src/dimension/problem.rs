@@ -1,5 +1,9 @@
-//! [`SeparableProblem`]: the problems whose fitness the dimension split can cut into slices.
+//! [`SeparableProblem`]: the problems whose fitness the dimension split can cut into slices, and
+//! [`SliceFitness`]: how their fitness is made of canonical trees over the variables.
 
+use evo_benchmarks::functions::{
+    ackley::ackley_combine, griewank::griewank_combine, salomon::salomon_combine,
+};
 use evo_benchmarks::shifted::F_BIAS;
 use evo_benchmarks::{DeRastrigin, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem};
 use evo_core::{ContinuousProblem, Error, Result};
@@ -7,35 +11,115 @@ use evo_ma_sw_chains::cuda::slice::SliceTerm;
 
 use super::COMPONENT;
 
-/// A fitness `f(x) = Σ_i term(i, z_i) (+ bias)` with `z_i = x_i − o_i` (or `x_i` without a shift), the sum
-/// being the canonical tree of `evo_core::reduce` over the `D` terms: each term depends on one variable and
-/// its index only, so a slice of the variables evaluates its own terms.
+/// A row's fitness as the problem's own evaluation makes it, `z_i = x_i − o_i` (or `x_i`): one or two
+/// canonical trees over the `D` variables (each the tree of [`SliceTerm`] leaves: a sum of `evo_core::reduce`,
+/// or for [`SliceTerm::GriewankFactor`] the product of `evo_benchmarks::tree`), then the function's own final
+/// formula on their roots (`evo_benchmarks::functions`).
+///
+/// | variant | trees | fitness |
+/// | --- | --- | --- |
+/// | `Sum(t)` | `s = Σ_i t(i, z_i)` | `s` |
+/// | `Salomon` | `g = Σ z_i²` | `salomon_combine(g) = (1 − cos(2π√g)) + 0.1 √g` |
+/// | `Ackley` | `s₁ = Σ z_i²`, `s₂ = Σ cos(2πz_i)` | `ackley_combine(D, s₁, s₂) = (20 − 20 e^{−0.2 √(s₁/D)}) + (e − e^{s₂/D})` |
+/// | `Griewank` | `s = Σ z_i²`, `p = Π cos(z_i/√(i+1))` | `griewank_combine(s, p) = (s/4000 − p) + 1` |
+///
+/// `Sum(SliceTerm::Rosenbrock)` is Rosenbrock, `Σ_{i<D−1} 100 (z_i² − z_{i+1})² + (z_i − 1)²`: its leaf `i`
+/// reads `z_{i+1}`, so each slice but the last holds the next slice's first variable (the halo,
+/// [`SliceTerm::halo`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SliceFitness {
+    /// One sum of the term's leaves (a [factor](SliceTerm::is_factor) is refused here: it makes a product).
+    Sum(SliceTerm),
+    /// Salomon: a function of the sum of squares.
+    Salomon,
+    /// Ackley: a combination of the sum of squares and the sum of `cos(2πz_i)`.
+    Ackley,
+    /// Griewank: a combination of the sum of squares and the product of `cos(z_i/√(i+1))`.
+    Griewank,
+}
+
+impl SliceFitness {
+    /// The leaves of each tree, in the order [`finish`](Self::finish) takes their roots.
+    pub fn trees(&self) -> &[SliceTerm] {
+        match self {
+            Self::Sum(term) => std::slice::from_ref(term),
+            Self::Salomon => &[SliceTerm::Sphere],
+            Self::Ackley => &[SliceTerm::Sphere, SliceTerm::AckleyCos],
+            Self::Griewank => &[SliceTerm::Sphere, SliceTerm::GriewankFactor],
+        }
+    }
+
+    /// Values past its variables that every slice but the last holds in each row (0 or 1).
+    pub fn halo(&self) -> usize {
+        self.trees().iter().map(|t| t.halo()).max().unwrap_or(0)
+    }
+
+    /// The fitness (without the bias) of `D = dimension` variables from the roots of [`trees`](Self::trees):
+    /// the function's own final formula, so the bits are those of its evaluation.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when `roots` does not hold one value per tree.
+    pub fn finish(&self, dimension: usize, roots: &[f64]) -> Result<f64> {
+        match (self, roots) {
+            (Self::Sum(_), &[s]) => Ok(s),
+            (Self::Salomon, &[g]) => Ok(salomon_combine(g)),
+            (Self::Ackley, &[s1, s2]) => Ok(ackley_combine(dimension, s1, s2)),
+            (Self::Griewank, &[s, p]) => Ok(griewank_combine(s, p)),
+            _ => Err(Error::invalid_parameter(
+                COMPONENT,
+                "tree roots",
+                roots.len(),
+                format!("{} for {self:?}", self.trees().len()),
+            )),
+        }
+    }
+
+    /// Refuses a `Sum` of factors (the slices would multiply what the join adds).
+    pub(crate) fn check(&self) -> Result<()> {
+        match self {
+            Self::Sum(term) if term.is_factor() => Err(Error::invalid_parameter(
+                COMPONENT,
+                "fitness",
+                format!("Sum({term:?})"),
+                "a sum of added terms (a product of factors is only part of Griewank)",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A fitness `f(x) = F(trees over z) (+ bias)` with `z_i = x_i − o_i` (or `x_i` without a shift): every leaf
+/// depends on one variable (two neighbours for Rosenbrock) and its index, so a slice of the variables
+/// computes its blocks' nodes of every tree.
 #[derive(Clone, Copy, Debug)]
 pub struct Separable<'a> {
-    /// The term.
-    pub term: SliceTerm,
+    /// The trees and the final formula.
+    pub fitness: SliceFitness,
     /// The shift vector `o` (`D` values), if any.
     pub shift: Option<&'a [f32]>,
-    /// The constant added after the sum, if any.
+    /// The constant added after the final formula, if any.
     pub bias: Option<f64>,
 }
 
-/// A problem the dimension split accepts: its fitness is [`Separable`], bit for bit the problem's own
+/// A problem the dimension split accepts: its fitness is [`Separable`] (separable or partially separable:
+/// sums, a product, neighbour terms, a final formula on their roots), bit for bit the problem's own
 /// [`evaluate`](ContinuousProblem::evaluate) (and its CUDA evaluation under the Exact profile).
 ///
-/// | problem | accepted | refused ([`Error::InvalidParameter`]) |
+/// | problem | accepted ([`SliceFitness`]) | refused ([`Error::InvalidParameter`]) |
 /// | --- | --- | --- |
-/// | [`ShiftedProblem`] | Rastrigin, Discus, Sum Squares | Griewank (a product), Salomon (√ of the sum), Schwefel 1.2 (prefix sums) |
-/// | [`GaProblem`] | Hypersphere, Step, Schwefel, Rastrigin | Ridge (prefix sums), Rosenbrock (neighbouring variables), Griewank, Ackley (combinations of two sums) |
-/// | [`DeRastrigin`] | always | |
+/// | [`ShiftedProblem`] | Rastrigin, Discus, Sum Squares (`Sum`); Salomon; Griewank | Schwefel 1.2 (squared prefix sums) |
+/// | [`GaProblem`] | Hypersphere, Step, Schwefel, Rastrigin, Rosenbrock (`Sum`, Rosenbrock with the halo); Griewank; Ackley | Ridge (squared prefix sums) |
+/// | [`DeRastrigin`] | always (`Sum`) | |
 ///
-/// CEC 2010 problems (groups through a permutation that crosses slices) and user problems have no
-/// implementation: the split does not take them.
+/// Ridge and Schwefel 1.2 are `Σ_i (Σ_{j≤i} z_j)²`: each term depends on every earlier variable, and their
+/// evaluation is the tree of segment summaries of `evo_benchmarks::prefix_squares`, not a tree of per-variable
+/// leaves, which is all the slices compute. CEC 2010 problems (groups through a permutation that crosses
+/// slices) and user problems have no implementation: the split does not take them.
 pub trait SeparableProblem: ContinuousProblem {
-    /// The fitness as a separable sum.
+    /// The fitness as trees over the variables and a final formula.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for a function of the type that is not a plain sum of per-variable terms.
+    /// [`Error::InvalidParameter`] for a function of the type that is not made of per-variable trees.
     fn separable(&self) -> Result<Separable<'_>>;
 }
 
@@ -44,25 +128,27 @@ fn refused(name: &str, why: &str) -> Error {
         COMPONENT,
         "problem",
         format!("{name} ({why})"),
-        "a sum of per-variable terms: shifted Rastrigin, Discus or Sum Squares; GA Hypersphere, Step, \
-         Schwefel or Rastrigin; DE Rastrigin",
+        "a fitness of per-variable terms: shifted Rastrigin, Griewank, Salomon, Discus or Sum Squares; \
+         GA Hypersphere, Rosenbrock, Step, Griewank, Schwefel, Rastrigin or Ackley; DE Rastrigin",
     )
 }
 
+/// Why the prefix-sum functions are refused (the same words for Ridge and Schwefel 1.2).
+const PREFIX_SUMS: &str = "squared prefix sums: each term depends on every earlier variable, and the \
+                           evaluation's tree of segment summaries is not one the slices compute";
+
 impl SeparableProblem for ShiftedProblem {
     fn separable(&self) -> Result<Separable<'_>> {
-        let term = match self.function() {
-            ShiftedFunction::Rastrigin => SliceTerm::Rastrigin,
-            ShiftedFunction::Discus => SliceTerm::Discus,
-            ShiftedFunction::SumSquares => SliceTerm::SumSquares,
-            ShiftedFunction::Griewank => return Err(refused(self.name(), "a product of cosines")),
-            ShiftedFunction::Salomon => {
-                return Err(refused(self.name(), "a function of √ of the sum"));
-            }
-            ShiftedFunction::Schwefel12 => return Err(refused(self.name(), "prefix sums")),
+        let fitness = match self.function() {
+            ShiftedFunction::Rastrigin => SliceFitness::Sum(SliceTerm::Rastrigin),
+            ShiftedFunction::Discus => SliceFitness::Sum(SliceTerm::Discus),
+            ShiftedFunction::SumSquares => SliceFitness::Sum(SliceTerm::SumSquares),
+            ShiftedFunction::Griewank => SliceFitness::Griewank,
+            ShiftedFunction::Salomon => SliceFitness::Salomon,
+            ShiftedFunction::Schwefel12 => return Err(refused(self.name(), PREFIX_SUMS)),
         };
         Ok(Separable {
-            term,
+            fitness,
             shift: Some(self.shift()),
             bias: Some(F_BIAS),
         })
@@ -71,18 +157,18 @@ impl SeparableProblem for ShiftedProblem {
 
 impl SeparableProblem for GaProblem {
     fn separable(&self) -> Result<Separable<'_>> {
-        let term = match self.function() {
-            GaFunction::Hypersphere => SliceTerm::Sphere,
-            GaFunction::Step => SliceTerm::Step,
-            GaFunction::Schwefel => SliceTerm::Schwefel,
-            GaFunction::Rastrigin => SliceTerm::Rastrigin,
-            GaFunction::Ridge => return Err(refused(self.name(), "prefix sums")),
-            GaFunction::Rosenbrock => return Err(refused(self.name(), "terms of two neighbours")),
-            GaFunction::Griewank => return Err(refused(self.name(), "a product of cosines")),
-            GaFunction::Ackley => return Err(refused(self.name(), "a combination of two sums")),
+        let fitness = match self.function() {
+            GaFunction::Hypersphere => SliceFitness::Sum(SliceTerm::Sphere),
+            GaFunction::Step => SliceFitness::Sum(SliceTerm::Step),
+            GaFunction::Schwefel => SliceFitness::Sum(SliceTerm::Schwefel),
+            GaFunction::Rastrigin => SliceFitness::Sum(SliceTerm::Rastrigin),
+            GaFunction::Rosenbrock => SliceFitness::Sum(SliceTerm::Rosenbrock),
+            GaFunction::Griewank => SliceFitness::Griewank,
+            GaFunction::Ackley => SliceFitness::Ackley,
+            GaFunction::Ridge => return Err(refused(self.name(), PREFIX_SUMS)),
         };
         Ok(Separable {
-            term,
+            fitness,
             shift: None,
             bias: None,
         })
@@ -92,7 +178,7 @@ impl SeparableProblem for GaProblem {
 impl SeparableProblem for DeRastrigin {
     fn separable(&self) -> Result<Separable<'_>> {
         Ok(Separable {
-            term: SliceTerm::Rastrigin,
+            fitness: SliceFitness::Sum(SliceTerm::Rastrigin),
             shift: None,
             bias: None,
         })

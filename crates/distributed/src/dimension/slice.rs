@@ -1,11 +1,17 @@
 //! One slice's device state and work: the engine's own kernels on slice-local buffers (with the slice's
-//! Philox lane offset), and the block sums of its fitness terms and distance terms. Every method only queues
-//! work on the slice's GPU stream, except [`SliceState::read_sums`], which waits for it.
+//! Philox lane offset), and the block nodes of its fitness trees and distance terms. Every method only queues
+//! work on the slice's GPU stream, except the `read_*` methods, which wait for it.
+//!
+//! Rows hold `stride = len + halo` values: with a term of two neighbours (Rosenbrock) every slice but the
+//! last also holds variable `first + len`, the next slice's first variable. The engine's per-variable kernels
+//! run over all `stride` values, so the halo goes through the same operations, with the same inputs and the
+//! same Philox word (its lane `(first + len)/4` starts the next slice's lanes), as the next slice's first
+//! variable: the two copies are the same bits, without any transfer. Only the reductions stop at `len`.
 
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Profile};
 use evo_ma_sw_chains::cuda::launch::{self, ChildGpu, MaKernelParams};
-use evo_ma_sw_chains::cuda::slice::{self as kernels, SliceParams, tiles_of};
+use evo_ma_sw_chains::cuda::slice::{self as kernels, SliceParams, SliceTerm, tiles_of};
 use evo_ma_sw_chains::memory::{TILE_VARIABLES, sw_rows};
 use evo_ma_sw_chains::ops::SwState;
 use evo_ma_sw_chains::{MaParams, ops};
@@ -15,17 +21,20 @@ use super::layout::{Slice, SliceLayout};
 use super::memory::work_rows;
 use super::problem::Separable;
 
-/// The buffers of one slice (rows of `len` variables).
+/// The buffers of one slice (rows of `stride` values: the slice's `len` variables and the halo).
 pub(crate) struct SliceState {
     pub gpu: Gpu,
     pub len: usize,
+    /// Values per row: `len`, or `len + 1` with the halo.
+    pub stride: usize,
     first: usize,
     seed: u64,
     profile: Profile,
     tiles_per_block: u64,
     /// The blocks of this slice (block sums per row).
     pub blocks: usize,
-    term: u32,
+    /// The leaves of each tree of the fitness (one block-node buffer each in `sums`).
+    trees: Vec<SliceTerm>,
     shifted: u32,
     lower: DeviceBuffer<f32>,
     upper: DeviceBuffer<f32>,
@@ -39,7 +48,8 @@ pub(crate) struct SliceState {
     probe_fitness: DeviceBuffer<f64>,
     pub sw_state: DeviceBuffer<SwState>,
     partials: DeviceBuffer<f64>,
-    sums: DeviceBuffer<f64>,
+    /// The block nodes of each tree (the first also takes the distances' block sums).
+    sums: Vec<DeviceBuffer<f64>>,
 }
 
 /// Which rows a block-sum evaluation reads.
@@ -69,7 +79,13 @@ impl SliceState {
         lookahead: u32,
     ) -> Result<Self> {
         let (first, len) = (slice.first, slice.len);
-        let range = first..first + len;
+        let halo = if first + len < layout.dimension() {
+            separable.fitness.halo()
+        } else {
+            0
+        };
+        let stride = len + halo;
+        let range = first..first + stride;
         let n = params.population();
         let k = params.children_per_step();
         let rows = work_rows(params, lookahead);
@@ -78,90 +94,100 @@ impl SliceState {
             Some(o) => (gpu.upload(&o[range.clone()])?, 1),
             None => (gpu.alloc_zeroed(1)?, 0),
         };
+        let trees = separable.fitness.trees().to_vec();
+        let sums = trees
+            .iter()
+            .map(|_| gpu.alloc(rows * blocks))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             gpu: gpu.clone(),
             len,
+            stride,
             first,
             seed,
             profile,
             tiles_per_block: (layout.block() / TILE_VARIABLES) as u64,
             blocks,
-            term: separable.term as u32,
+            trees,
             shifted,
             lower: gpu.upload(&lower[range.clone()])?,
             upper: gpu.upload(&upper[range])?,
             shift,
-            population: gpu.alloc_zeroed(n * len)?,
-            children: gpu.alloc_zeroed(k * len)?,
-            bias: gpu.alloc_zeroed(n * len)?,
-            ls_point: gpu.alloc_zeroed(len)?,
-            ls_bias: gpu.alloc_zeroed(len)?,
+            population: gpu.alloc_zeroed(n * stride)?,
+            children: gpu.alloc_zeroed(k * stride)?,
+            bias: gpu.alloc_zeroed(n * stride)?,
+            ls_point: gpu.alloc_zeroed(stride)?,
+            ls_bias: gpu.alloc_zeroed(stride)?,
             // Zeroed so that no evaluation reads unwritten memory (a group enqueued after the end of an
             // application evaluates the last probes again and is ignored).
-            probes: gpu.alloc_zeroed(sw_rows(lookahead) * len)?,
+            probes: gpu.alloc_zeroed(sw_rows(lookahead) * stride)?,
             probe_fitness: gpu.alloc_zeroed(sw_rows(lookahead))?,
             sw_state: gpu.alloc_zeroed(2)?,
             partials: gpu.alloc(rows * tiles_of(len as u64) as usize)?,
-            sums: gpu.alloc(rows * blocks)?,
+            sums,
         })
     }
 
-    /// The kernel parameters of this slice's rows (D = the slice's length, the slice's Philox lanes).
+    /// The kernel parameters of this slice's rows (D = the row's `stride` values, halo included; the slice's
+    /// Philox lanes).
     pub fn params(&self) -> Result<MaKernelParams> {
         let lane_offset = u32::try_from(self.first / 4).map_err(|_| {
             Error::invalid_parameter(COMPONENT, "slice start", self.first, "below 2^34")
         })?;
         Ok(MaKernelParams {
             seed: self.seed,
-            dimension: self.len as u64,
+            dimension: self.stride as u64,
             lane_offset,
             ..MaKernelParams::default()
         })
     }
 
-    fn slice_params(&self) -> SliceParams {
+    /// The reduction parameters of a tree of `term` (the distances pass `SliceTerm::Sphere` for a sum; their
+    /// kernel reads neither the term nor the shift).
+    fn slice_params(&self, term: SliceTerm) -> SliceParams {
         SliceParams {
             dimension: self.len as u64,
+            stride: self.stride as u64,
             first: self.first as u64,
             tiles: tiles_of(self.len as u64),
             tiles_per_block: self.tiles_per_block,
-            term: self.term,
+            term: term as u32,
             shifted: self.shifted,
+            product: u32::from(term.is_factor()),
+            pad: 0,
         }
     }
 
-    /// Queues the block sums of the fitness terms of `rows` into the sums buffer (row-major, `blocks` per row).
+    /// Queues the block nodes of every fitness tree of `rows` into the sums buffers (one per tree,
+    /// row-major, `blocks` per row). The trees run one after the other through the one partials buffer (the
+    /// stream orders them).
     pub fn evaluate(&mut self, rows: Rows) -> Result<usize> {
         let (x, count) = match rows {
             Rows::Population(n) => (&self.population, n),
             Rows::Children(n) => (&self.children, n),
             Rows::Probes => (&self.probes, self.probe_fitness.len()),
         };
-        let params = self.slice_params();
-        kernels::slice_terms(
-            &self.gpu,
-            x,
-            &self.shift,
-            &mut self.partials,
-            count,
-            params,
-            self.profile,
-        )?;
-        kernels::block_sums(
-            &self.gpu,
-            &self.partials,
-            &mut self.sums,
-            count,
-            params,
-            self.profile,
-        )?;
+        let trees: Vec<SliceParams> = self.trees.iter().map(|&t| self.slice_params(t)).collect();
+        for (params, sums) in trees.into_iter().zip(&mut self.sums) {
+            kernels::slice_terms(
+                &self.gpu,
+                x,
+                &self.shift,
+                &mut self.partials,
+                count,
+                params,
+                self.profile,
+            )?;
+            kernels::block_sums(&self.gpu, &self.partials, sums, count, params, self.profile)?;
+        }
         Ok(count)
     }
 
-    /// Queues the block sums of the squared distances of the slot pairs `flat` (`[a0, b0, a1, b1, …]`).
+    /// Queues the block sums of the squared distances of the slot pairs `flat` (`[a0, b0, a1, b1, …]`) of
+    /// the slice's variables (never the halo) into the first sums buffer.
     pub fn distances(&mut self, flat: &[u32]) -> Result<usize> {
         let pairs = self.gpu.upload(flat)?;
-        let params = self.params()?;
+        let params = self.slice_params(SliceTerm::Sphere);
         kernels::distance_tiles(
             &self.gpu,
             &self.population,
@@ -171,23 +197,35 @@ impl SliceState {
             self.profile,
         )?;
         let count = flat.len() / 2;
-        let block_params = self.slice_params();
         kernels::block_sums(
             &self.gpu,
             &self.partials,
-            &mut self.sums,
+            &mut self.sums[0],
             count,
-            block_params,
+            params,
             self.profile,
         )?;
         Ok(count)
     }
 
-    /// Waits for the queued work and returns the block sums of its first `rows` rows.
+    /// Waits for the queued work and returns the block sums of the first `rows` rows of the first sums
+    /// buffer (the distances).
     pub fn read_sums(&self, rows: usize) -> Result<Vec<f64>> {
-        let mut all = self.sums.to_vec()?;
+        let mut all = self.sums[0].to_vec()?;
         all.truncate(rows * self.blocks);
         Ok(all)
+    }
+
+    /// Waits for the queued work and returns, per fitness tree, the block nodes of its first `rows` rows.
+    pub fn read_trees(&self, rows: usize) -> Result<Vec<Vec<f64>>> {
+        self.sums
+            .iter()
+            .map(|sums| {
+                let mut all = sums.to_vec()?;
+                all.truncate(rows * self.blocks);
+                Ok(all)
+            })
+            .collect()
     }
 
     /// Queues the initial (or restart) genes of `rows` (uploaded slot indices).
@@ -305,9 +343,10 @@ impl SliceState {
         )
     }
 
-    /// Row `slot` of the population, copied on the device and read back alone.
+    /// The slice's variables of row `slot` of the population (without the halo), copied on the device and
+    /// read back alone.
     pub fn population_row(&self, slot: usize) -> Result<Vec<f32>> {
-        let mut row = self.gpu.alloc::<f32>(self.len)?;
+        let mut row = self.gpu.alloc::<f32>(self.stride)?;
         launch::copy_row(
             &self.gpu,
             self.profile,
@@ -317,7 +356,9 @@ impl SliceState {
             &mut row,
             0,
         )?;
-        row.to_vec()
+        let mut values = row.to_vec()?;
+        values.truncate(self.len);
+        Ok(values)
     }
 
     /// Uploads the combined fitness of the probe rows.

@@ -1,9 +1,9 @@
 //! [`SplitWorkspace`]: the vector work of the memetic cycle over the slices. Each operation queues its kernels on
-//! every slice first (the GPUs run side by side), then gathers the slices' block sums on the host, joins them
-//! with the top of the canonical tree ([`combine_block_sums`]) and, inside Solis–Wets, uploads the joined
-//! fitness to every slice so that each slice's `ma_sw_step_f32` makes the same decisions.
+//! every slice first (the GPUs run side by side), then gathers the slices' block nodes on the host, joins them
+//! with the top of each canonical tree and the problem's final formula ([`combine_block_nodes`],
+//! [`combine_block_sums`] for distances) and, inside Solis–Wets, uploads the joined fitness to every slice
+//! so that each slice's `ma_sw_step_f32` makes the same decisions.
 
-use evo_core::reduce::pairwise_sum_f64;
 use evo_core::{Error, Result, check_fitness};
 use evo_ma_sw_chains::cuda::launch::ChildGpu;
 use evo_ma_sw_chains::cycle::Stream;
@@ -12,66 +12,23 @@ use evo_ma_sw_chains::ops::SwState;
 use evo_ma_sw_chains::plan::ChildPlan;
 
 use super::COMPONENT;
+use super::combine::{combine_block_nodes, combine_block_sums};
+use super::problem::SliceFitness;
 use super::slice::{Rows, SliceState, finished};
 
 /// Below this many evaluations left in a Solis–Wets application, one group is enqueued per evaluation (as
 /// [`evo_ma_sw_chains::MaCuda`]).
 const SW_TAIL: u32 = 8;
 
-/// The full-vector value of each of `rows` rows from the slices' block sums: `per_slice[s]` holds slice `s`'s
-/// `blocks[s]` block sums of each row, row-major, slices in coordinate order. Row `r`'s value is the canonical
-/// tree ([`pairwise_sum_f64`]) over the concatenation of its block sums, plus `bias` when given: the top
-/// levels of the tree whose lower levels the blocks are (module docs of [`super`]).
-///
-/// # Errors
-/// [`Error::InvalidParameter`] when `per_slice` and `blocks` differ in length, or a slice's sums are fewer
-/// than `rows · blocks[s]`.
-pub fn combine_block_sums(
-    per_slice: &[Vec<f64>],
-    blocks: &[usize],
-    rows: usize,
-    bias: Option<f64>,
-) -> Result<Vec<f64>> {
-    if per_slice.len() != blocks.len() {
-        return Err(Error::invalid_parameter(
-            COMPONENT,
-            "slices of block sums",
-            per_slice.len(),
-            format!("{} (one per slice)", blocks.len()),
-        ));
-    }
-    for (s, (sums, &b)) in per_slice.iter().zip(blocks).enumerate() {
-        if sums.len() < rows * b {
-            return Err(Error::invalid_parameter(
-                COMPONENT,
-                "block sums of a slice",
-                format!("{} in slice {s}", sums.len()),
-                format!("{rows} rows x {b} blocks"),
-            ));
-        }
-    }
-    let total: usize = blocks.iter().sum();
-    let mut leaves = Vec::with_capacity(total);
-    Ok((0..rows)
-        .map(|r| {
-            leaves.clear();
-            for (sums, &b) in per_slice.iter().zip(blocks) {
-                leaves.extend_from_slice(&sums[r * b..(r + 1) * b]);
-            }
-            let sum = pairwise_sum_f64(&leaves);
-            match bias {
-                Some(bias) => sum + bias,
-                None => sum,
-            }
-        })
-        .collect())
-}
-
 /// The slices of one run and the scalars their work needs.
 pub(crate) struct SplitWorkspace {
     pub slices: Vec<SliceState>,
     pub name: String,
     pub bias: Option<f64>,
+    /// The fitness's trees and final formula.
+    pub fitness: SliceFitness,
+    /// `D`.
+    pub dimension: usize,
     pub blx_alpha: f32,
     pub mutation_range: f32,
     pub population: usize,
@@ -84,23 +41,35 @@ impl SplitWorkspace {
         self.slices.iter().map(|s| s.blocks).collect()
     }
 
-    /// Waits for every slice and joins the block sums of `rows` rows.
-    fn gather(&self, rows: usize, bias: Option<f64>) -> Result<Vec<f64>> {
+    /// Waits for every slice and joins the block sums of `rows` rows of distances.
+    fn gather(&self, rows: usize) -> Result<Vec<f64>> {
         let per_slice = self
             .slices
             .iter()
             .map(|s| s.read_sums(rows))
             .collect::<Result<Vec<_>>>()?;
-        combine_block_sums(&per_slice, &self.blocks(), rows, bias)
+        combine_block_sums(&per_slice, &self.blocks(), rows, None)
     }
 
-    /// Queues the fitness terms of `rows` on every slice, then gathers and joins them.
+    /// Queues the fitness trees of `rows` on every slice, then gathers and joins them.
     fn fitness(&mut self, rows: Rows) -> Result<Vec<f64>> {
         let mut count = 0;
         for slice in &mut self.slices {
             count = slice.evaluate(rows)?;
         }
-        self.gather(count, self.bias)
+        let per_slice = self
+            .slices
+            .iter()
+            .map(|s| s.read_trees(count))
+            .collect::<Result<Vec<_>>>()?;
+        combine_block_nodes(
+            self.fitness,
+            self.dimension,
+            &per_slice,
+            &self.blocks(),
+            count,
+            self.bias,
+        )
     }
 
     /// One group: the probe rows' fitness on every slice, joined, uploaded to every slice, then the step
@@ -156,7 +125,7 @@ impl Workspace for SplitWorkspace {
         for slice in &mut self.slices {
             slice.distances(&flat)?;
         }
-        self.gather(pairs.len(), None)
+        self.gather(pairs.len())
     }
 
     fn make_children(&mut self, plans: &[ChildPlan]) -> Result<Vec<f64>> {

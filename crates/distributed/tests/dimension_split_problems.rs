@@ -1,0 +1,444 @@
+//! The dimension split on the problems of more than one tree (Salomon, Ackley, Griewank) and of neighbour
+//! terms (Rosenbrock, with the halo). CPU (CI): the host's join of emulated block nodes equals the problems'
+//! own evaluation bit for bit on random inputs, the join's refusals, the halo in the memory model. GPU
+//! (skipped without a device, failing under `EVO_REQUIRE_GPU=1`): 1, 2 and 3 slices on GPU 0 and 2 GPUs
+//! (skipped with fewer), and a Rosenbrock resume, with identical snapshots after every cycle to the unsplit
+//! `MaCuda` and to `MaCpu`.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+mod dimension_common;
+
+use common::devices_or_skip;
+use dimension_common::{
+    SEED, assert_same, emulated_nodes, layouts, params, run_against_references,
+};
+use evo_benchmarks::functions::{ackley, griewank, rosenbrock, salomon};
+use evo_benchmarks::{GaFunction, GaProblem, ShiftedFunction, ShiftedProblem};
+use evo_core::{Bounds, ContinuousProblem, Engine, Error};
+use evo_distributed::dimension::{
+    MaDimensionSplit, Separable, SeparableProblem, SliceFitness, SliceLayout, combine_block_nodes,
+    max_block, memory,
+};
+use evo_gpu_runtime::Gpu;
+use evo_ma_sw_chains::MaCuda;
+use evo_ma_sw_chains::cuda::slice::SliceTerm;
+
+/// The problems this file covers at `d` variables: two shifted, three of the GA paper.
+fn problems(d: usize) -> Vec<Box<dyn SeparableProblem>> {
+    vec![
+        Box::new(ShiftedProblem::new(ShiftedFunction::Salomon, d).unwrap()),
+        Box::new(ShiftedProblem::new(ShiftedFunction::Griewank, d).unwrap()),
+        Box::new(GaProblem::new(GaFunction::Ackley, d).unwrap()),
+        Box::new(GaProblem::new(GaFunction::Griewank, d).unwrap()),
+        Box::new(GaProblem::new(GaFunction::Rosenbrock, d).unwrap()),
+    ]
+}
+
+/// A point drawn uniformly in the problem's bounds from `state` (a 64-bit LCG).
+fn random_point(problem: &dyn SeparableProblem, state: &mut u64) -> Vec<f32> {
+    let bounds = problem.bounds();
+    (0..problem.dimension())
+        .map(|i| {
+            *state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let u = (*state >> 11) as f64 / (1u64 << 53) as f64;
+            let (lo, hi) = (f64::from(bounds.lower()[i]), f64::from(bounds.upper()[i]));
+            (lo + (hi - lo) * u) as f32
+        })
+        .collect()
+}
+
+/// Leaf `i` of a tree of `term` at `z` (`d` variables), as `ma_slice_terms_f64` computes it.
+fn leaf(term: SliceTerm, d: usize, z: &dyn Fn(usize) -> f64, i: usize) -> f64 {
+    match term {
+        SliceTerm::Sphere => z(i) * z(i),
+        SliceTerm::AckleyCos => ackley::ackley_cos_term(z(i)),
+        SliceTerm::GriewankFactor => griewank::griewank_factor(i, z(i)),
+        SliceTerm::Rosenbrock if i + 1 < d => rosenbrock::rosenbrock_term(z(i), z(i + 1)),
+        SliceTerm::Rosenbrock => 0.0,
+        other => panic!("no leaf of {other:?} in this test"),
+    }
+}
+
+/// The joined fitness of `rows` (each a point) on `layout`: every slice's emulated block nodes of every tree,
+/// rows one after the other, through [`combine_block_nodes`].
+fn joined(problem: &dyn SeparableProblem, layout: &SliceLayout, rows: &[Vec<f32>]) -> Vec<f64> {
+    let d = layout.dimension();
+    let separable = problem.separable().unwrap();
+    let trees = separable.fitness.trees();
+    let slices = layout.slices().len();
+    let mut per_slice = vec![vec![Vec::new(); trees.len()]; slices];
+    for x in rows {
+        let z = |i: usize| f64::from(x[i]) - separable.shift.map_or(0.0, |o| f64::from(o[i]));
+        for (c, &term) in trees.iter().enumerate() {
+            let nodes = emulated_nodes(layout, term.is_factor(), |i| leaf(term, d, &z, i));
+            for (s, slice_nodes) in nodes.into_iter().enumerate() {
+                per_slice[s][c].extend(slice_nodes);
+            }
+        }
+    }
+    let blocks: Vec<usize> = layout
+        .slices()
+        .iter()
+        .map(|s| layout.blocks_of(s))
+        .collect();
+    combine_block_nodes(
+        separable.fitness,
+        d,
+        &per_slice,
+        &blocks,
+        rows.len(),
+        separable.bias,
+    )
+    .unwrap()
+}
+
+/// Layouts of small `d`: one slice (a tile of 1024 leaves past `next_power_of_two(d)` below 1024), and from
+/// 1025 variables two slices and one slice of the largest block.
+fn small_layouts(d: usize) -> Vec<SliceLayout> {
+    let mut all = vec![SliceLayout::even(d, &[0]).unwrap()];
+    if d > 1024 {
+        all.push(SliceLayout::even(d, &[0, 0]).unwrap());
+        let largest = max_block(d);
+        all.push(SliceLayout::with_blocks(d, largest, &[(0, d.div_ceil(largest))]).unwrap());
+    }
+    all
+}
+
+// ---- the host's join (CPU) ----
+
+/// Random rows of 100 003 variables, of 16 385 (Rosenbrock's D − 1 terms a power of two: the slices' tree of
+/// D leaves has one level more) and of a few small D, on every layout: the joined fitness of each row is
+/// the problem's own evaluation, bit for bit.
+#[test]
+fn joined_trees_equal_the_problems_own_fitness_bit_for_bit() {
+    let mut state = 0x2015_0bad_cafe_f00d;
+    for d in [1, 10, 1000, 1025, 16_385, 100_003] {
+        let all = if d > 4096 {
+            layouts(d)
+        } else {
+            small_layouts(d)
+        };
+        for problem in problems(d) {
+            let rows: Vec<Vec<f32>> = (0..3)
+                .map(|_| random_point(problem.as_ref(), &mut state))
+                .collect();
+            let expected: Vec<u64> = rows.iter().map(|x| problem.evaluate(x).to_bits()).collect();
+            for layout in &all {
+                let got: Vec<u64> = joined(problem.as_ref(), layout, &rows)
+                    .iter()
+                    .map(|f| f.to_bits())
+                    .collect();
+                assert_eq!(
+                    got,
+                    expected,
+                    "{} at D = {d}, block {}, {} slices",
+                    problem.name(),
+                    layout.block(),
+                    layout.slices().len()
+                );
+            }
+        }
+    }
+}
+
+/// Two slices of 2 and 1 block nodes (padded to 4 by the top of each tree): the sum pads with +0.0, the
+/// product with 1.0, and each formula takes its roots in the order of `SliceFitness::trees`.
+#[test]
+fn the_join_takes_each_tree_with_its_padding_and_order() {
+    let per_slice = vec![
+        vec![vec![1.0, 2.0], vec![0.5, 0.25]],
+        vec![vec![3.0], vec![-2.0]],
+    ];
+    let blocks = [2, 1];
+    let (s, p) = ((1.0 + 2.0) + (3.0 + 0.0), (0.5 * 0.25) * (-2.0 * 1.0));
+    let griewank = combine_block_nodes(SliceFitness::Griewank, 5000, &per_slice, &blocks, 1, None);
+    assert_eq!(
+        griewank.unwrap()[0].to_bits(),
+        griewank::griewank_combine(s, p).to_bits()
+    );
+    let ackley = combine_block_nodes(
+        SliceFitness::Ackley,
+        5000,
+        &per_slice,
+        &blocks,
+        1,
+        Some(7.0),
+    );
+    let s2 = (0.5 + 0.25) + (-2.0 + 0.0);
+    assert_eq!(
+        ackley.unwrap()[0].to_bits(),
+        (ackley::ackley_combine(5000, s, s2) + 7.0).to_bits()
+    );
+    let squares: Vec<Vec<Vec<f64>>> = per_slice.iter().map(|t| vec![t[0].clone()]).collect();
+    let salomon = combine_block_nodes(SliceFitness::Salomon, 5000, &squares, &blocks, 1, None);
+    assert_eq!(
+        salomon.unwrap()[0].to_bits(),
+        salomon::salomon_combine(s).to_bits()
+    );
+    let sum = combine_block_nodes(
+        SliceFitness::Sum(SliceTerm::Rosenbrock),
+        5000,
+        &squares,
+        &blocks,
+        1,
+        None,
+    );
+    assert_eq!(sum.unwrap(), vec![s]);
+}
+
+#[test]
+fn the_join_refuses_nodes_of_the_wrong_shape() {
+    let two = vec![vec![vec![1.0], vec![1.0]]];
+    let one = vec![vec![vec![1.0]]];
+    let name = |result: evo_core::Result<Vec<f64>>| match result {
+        Err(Error::InvalidParameter { name, .. }) => name,
+        other => panic!("expected InvalidParameter, got {other:?}"),
+    };
+    // One tree where Ackley has two, and two where Salomon has one.
+    assert_eq!(
+        name(combine_block_nodes(
+            SliceFitness::Ackley,
+            10,
+            &one,
+            &[1],
+            1,
+            None
+        )),
+        "trees of a slice"
+    );
+    assert_eq!(
+        name(combine_block_nodes(
+            SliceFitness::Salomon,
+            10,
+            &two,
+            &[1],
+            1,
+            None
+        )),
+        "trees of a slice"
+    );
+    // Two rows asked of one row of nodes; a block count per slice missing.
+    assert_eq!(
+        name(combine_block_nodes(
+            SliceFitness::Griewank,
+            10,
+            &two,
+            &[1],
+            2,
+            None
+        )),
+        "block sums of a slice"
+    );
+    assert_eq!(
+        name(combine_block_nodes(
+            SliceFitness::Griewank,
+            10,
+            &two,
+            &[],
+            1,
+            None
+        )),
+        "slices of block sums"
+    );
+    assert!(SliceFitness::Griewank.finish(10, &[1.0]).is_err());
+    assert!(
+        SliceFitness::Sum(SliceTerm::Sphere)
+            .finish(10, &[])
+            .is_err()
+    );
+}
+
+#[test]
+fn each_fitness_names_its_trees_and_halo() {
+    assert_eq!(
+        SliceFitness::Ackley.trees(),
+        &[SliceTerm::Sphere, SliceTerm::AckleyCos]
+    );
+    assert_eq!(
+        SliceFitness::Griewank.trees(),
+        &[SliceTerm::Sphere, SliceTerm::GriewankFactor]
+    );
+    assert_eq!(SliceFitness::Salomon.trees(), &[SliceTerm::Sphere]);
+    assert_eq!(SliceFitness::Sum(SliceTerm::Rosenbrock).halo(), 1);
+    for fitness in [
+        SliceFitness::Ackley,
+        SliceFitness::Griewank,
+        SliceFitness::Salomon,
+        SliceFitness::Sum(SliceTerm::Rastrigin),
+    ] {
+        assert_eq!(fitness.halo(), 0, "{fitness:?}");
+    }
+    let rosenbrock = GaProblem::new(GaFunction::Rosenbrock, 10).unwrap();
+    assert_eq!(
+        rosenbrock.separable().unwrap().fitness,
+        SliceFitness::Sum(SliceTerm::Rosenbrock)
+    );
+}
+
+/// A problem whose fitness claims to be a sum of Griewank factors (which the slices would multiply).
+struct SumOfFactors(GaProblem);
+
+impl ContinuousProblem for SumOfFactors {
+    fn name(&self) -> &str {
+        "sum-of-factors"
+    }
+    fn dimension(&self) -> usize {
+        self.0.dimension()
+    }
+    fn bounds(&self) -> &Bounds {
+        self.0.bounds()
+    }
+    fn evaluate(&self, x: &[f32]) -> f64 {
+        self.0.evaluate(x)
+    }
+}
+
+impl SeparableProblem for SumOfFactors {
+    fn separable(&self) -> evo_core::Result<Separable<'_>> {
+        Ok(Separable {
+            fitness: SliceFitness::Sum(SliceTerm::GriewankFactor),
+            shift: None,
+            bias: None,
+        })
+    }
+}
+
+#[test]
+fn a_sum_of_factors_is_refused_before_any_gpu() {
+    let problem = SumOfFactors(GaProblem::new(GaFunction::Griewank, 2048).unwrap());
+    let layout = SliceLayout::even(2048, &[0]).unwrap();
+    match MaDimensionSplit::new(params(), &problem, SEED, &layout) {
+        Err(Error::InvalidParameter { name, .. }) => assert_eq!(name, "fitness"),
+        Err(other) => panic!("expected InvalidParameter(fitness), got {other}"),
+        Ok(_) => panic!("expected InvalidParameter(fitness), got an engine"),
+    }
+}
+
+/// Two slices of equal length: the first holds the halo column in every row, the last does not.
+#[test]
+fn the_memory_model_counts_the_halo_column() {
+    let layout = SliceLayout::with_blocks(8192, 4096, &[(0, 1), (1, 1)]).unwrap();
+    let (first, last) = (&layout.slices()[0], &layout.slices()[1]);
+    assert_eq!(first.len, last.len);
+    let params = params();
+    let difference =
+        memory::slice_bytes(&params, &layout, first) - memory::slice_bytes(&params, &layout, last);
+    // N + N + K + 5 + probe rows values of 4 bytes, each buffer rounded up by at most 1/8.
+    let rows = 2 * params.population() + params.children_per_step() + 5 + 8;
+    assert!(
+        difference >= 4 * rows as u64 && difference <= 5 * rows as u64,
+        "{difference}"
+    );
+}
+
+// ---- GPU ----
+
+/// 20 000 variables (20 blocks of 1024, look-ahead 2): Salomon, Griewank (shifted and GA) and Ackley on 1
+/// slice, 2 even slices and 3 uneven slices of GPU 0, against `MaCuda` and `MaCpu`.
+#[test]
+fn two_tree_problems_on_gpu_0_give_the_unsplit_snapshots() {
+    if devices_or_skip("two_tree_problems_on_gpu_0_give_the_unsplit_snapshots").is_none() {
+        return;
+    }
+    let d = 20_000;
+    let layouts = [
+        SliceLayout::even(d, &[0]).unwrap(),
+        SliceLayout::even(d, &[0, 0]).unwrap(),
+        SliceLayout::with_blocks(d, 1024, &[(0, 3), (0, 5), (0, 12)]).unwrap(),
+    ];
+    let shifted = [ShiftedFunction::Salomon, ShiftedFunction::Griewank];
+    for function in shifted {
+        let problem = ShiftedProblem::new(function, d).unwrap();
+        run_against_references(&problem, &params(), &layouts, true, 2);
+    }
+    for function in [GaFunction::Ackley, GaFunction::Griewank] {
+        let problem = GaProblem::new(function, d).unwrap();
+        run_against_references(&problem, &params(), &layouts, true, 2);
+    }
+}
+
+/// Rosenbrock at 16 385 variables (D − 1 = 2^14): 1 slice, 2 even slices, 3 uneven slices (two halos) and
+/// one slice of one block of 2^15, against `MaCuda` and `MaCpu`.
+#[test]
+fn rosenbrock_slices_on_gpu_0_hold_the_halo_and_give_the_unsplit_snapshots() {
+    let test = "rosenbrock_slices_on_gpu_0_hold_the_halo_and_give_the_unsplit_snapshots";
+    if devices_or_skip(test).is_none() {
+        return;
+    }
+    let d = 16_385;
+    let problem = GaProblem::new(GaFunction::Rosenbrock, d).unwrap();
+    let layouts = [
+        SliceLayout::even(d, &[0]).unwrap(),
+        SliceLayout::even(d, &[0, 0]).unwrap(),
+        SliceLayout::with_blocks(d, 1024, &[(0, 1), (0, 7), (0, 9)]).unwrap(),
+        SliceLayout::with_blocks(d, 1 << 15, &[(0, 1)]).unwrap(),
+    ];
+    run_against_references(&problem, &params(), &layouts, true, 3);
+}
+
+/// `MaCuda`'s snapshot after 2 cycles restored into 3 Rosenbrock slices (the halo filled from the next
+/// slice's variables) gives `MaCuda`'s third cycle.
+#[test]
+fn rosenbrock_resumes_from_a_snapshot_with_the_halo() {
+    if devices_or_skip("rosenbrock_resumes_from_a_snapshot_with_the_halo").is_none() {
+        return;
+    }
+    let d = 16_385;
+    let problem = GaProblem::new(GaFunction::Rosenbrock, d).unwrap();
+    let gpu = Gpu::open(0).unwrap();
+    let mut cuda = MaCuda::new(params(), &problem, SEED, &gpu).unwrap();
+    for _ in 0..2 {
+        cuda.step().unwrap();
+    }
+    let layout = SliceLayout::with_blocks(d, 1024, &[(0, 4), (0, 4), (0, 9)]).unwrap();
+    let mut split = MaDimensionSplit::new(params(), &problem, SEED, &layout).unwrap();
+    split.restore(&cuda.snapshot().unwrap()).unwrap();
+    assert_same(
+        "restored",
+        &split.snapshot().unwrap(),
+        &cuda.snapshot().unwrap(),
+    );
+    cuda.step().unwrap();
+    split.step().unwrap();
+    assert_same(
+        "resumed",
+        &split.snapshot().unwrap(),
+        &cuda.snapshot().unwrap(),
+    );
+}
+
+/// Two GPUs (skipped with fewer): one slice each, and three slices over them, for every problem of this
+/// file at 20 000 variables, against `MaCuda` and `MaCpu`.
+#[test]
+fn new_problems_on_two_gpus_give_the_unsplit_snapshots() {
+    let test = "new_problems_on_two_gpus_give_the_unsplit_snapshots";
+    match devices_or_skip(test) {
+        Some(n) if n >= 2 => {}
+        Some(_) => {
+            eprintln!("SKIPPED (fewer than 2 CUDA devices): {test}");
+            return;
+        }
+        None => return,
+    }
+    let d = 20_000;
+    let layouts = [
+        SliceLayout::even(d, &[0, 1]).unwrap(),
+        SliceLayout::even(d, &[1, 0, 1]).unwrap(),
+    ];
+    for function in [ShiftedFunction::Salomon, ShiftedFunction::Griewank] {
+        let problem = ShiftedProblem::new(function, d).unwrap();
+        run_against_references(&problem, &params(), &layouts, true, 2);
+    }
+    for function in [
+        GaFunction::Ackley,
+        GaFunction::Griewank,
+        GaFunction::Rosenbrock,
+    ] {
+        let problem = GaProblem::new(function, d).unwrap();
+        run_against_references(&problem, &params(), &layouts, true, 2);
+    }
+}
