@@ -18,7 +18,11 @@ A second table splits evogpu's time with the PyTorch fitness into what it is mad
   (DLPack export and import, the Python call, the stream hand-offs, the read-back kernel) and DE's
   generation around a Python evaluation, without any fitness work;
 * overhead = total − fitness alone − built-in generation: what the door costs beyond the fitness and a
-  generation, and door + generation − built-in generation, the same measured with the constant fitness.
+  generation, and door + generation − built-in generation, the same measured with the constant fitness;
+* PyTorch's side of the door's two DLPack hand-offs, each timed alone in a loop on the host:
+  ``torch.from_dlpack`` of an evogpu ``DeviceView`` (a CUDA ``DeAskTell``'s ``ask()``: how the fitness gets
+  its tensor) and ``__dlpack__(stream=1)`` of a float64 CUDA tensor (how the door takes the answer over when
+  the conversion ordered the legacy default stream, PyTorch's default).
 
 Time per generation:
 
@@ -105,6 +109,29 @@ def device_seconds(block, calls: int, repeats: int) -> float:
     return math.nan if any(math.isnan(t) for t in times) else statistics.median(times)
 
 
+def dlpack_seconds(pop: int, dim: int, calls: int, repeats: int) -> tuple[float, float]:
+    """Host seconds per call of PyTorch's side of the door's DLPack hand-offs, each alone: the import of an
+    evogpu DeviceView by ``torch.from_dlpack`` and the export of an answer by ``__dlpack__(stream=1)``."""
+    engine = evogpu.DeAskTell([(LOW, HIGH)] * dim, seed=1, options={"population": pop}, backend="cuda")
+    view = engine.ask()
+    answer = torch.zeros(pop, dtype=torch.float64, device="cuda")
+
+    def imports():
+        for _ in range(calls):
+            torch.from_dlpack(view)
+
+    def exports():
+        for _ in range(calls):
+            answer.__dlpack__(stream=1)
+
+    imports()
+    exports()
+    imported = statistics.median(synchronized_seconds(imports) / calls for _ in range(repeats))
+    exported = statistics.median(synchronized_seconds(exports) / calls for _ in range(repeats))
+    engine.tell(answer)
+    return imported, exported
+
+
 def constant_fitness(pop: int):
     """A PyTorch fitness that does no work: the same preallocated zeros every call."""
     zeros = torch.zeros(pop, dtype=torch.float64, device="cuda")
@@ -187,7 +214,8 @@ def main() -> None:
         builtin = evogpu_per_generation(f"rastrigin:{dim}", None, pop, short, long, args.repeats)
         door = evogpu_per_generation(constant_fitness(pop), bounds, pop, short, long, args.repeats)
         alone, alone_device = fitness_alone(pop, dim, 10 if large else 200, args.repeats)
-        rows.append((pop, dim, evox, torch_fitness, builtin, alone, alone_device, door))
+        dlpack = dlpack_seconds(pop, dim, 1000, args.repeats)
+        rows.append((pop, dim, evox, torch_fitness, builtin, alone, alone_device, door, dlpack))
         print(f"  {pop} x {dim}: budgets EvoX {blocks} blocks of {block} after {warmup}; "
               f"evogpu {short} and {long} generations, {args.repeats} runs each", flush=True)
 
@@ -196,20 +224,21 @@ def main() -> None:
           "| speed-up | PyTorch fitness alone (ms/call) | EvoX / fitness alone (the most any engine can gain) "
           "| evogpu DE, built-in (ms/gen) | speed-up |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for pop, dim, evox, torch_fitness, builtin, alone, _, _ in rows:
+    for pop, dim, evox, torch_fitness, builtin, alone, _, _, _ in rows:
         print(f"| {pop} × {dim} | {evox * 1e3:.4f} | {torch_fitness * 1e3:.4f} | {evox / torch_fitness:.1f}× "
               f"| {alone * 1e3:.4f} | {evox / alone:.1f}× | {builtin * 1e3:.4f} | {evox / builtin:.1f}× |")
     print()
     print("| population × dimension | evogpu DE, PyTorch fitness: total (µs/gen) | fitness alone, host (µs/call) "
           "| fitness alone, device (µs/call) | DE built-in generation (µs/gen) | overhead = total − fitness − "
           "generation (µs/gen) | evogpu DE, constant PyTorch fitness: door + generation (µs/gen) "
-          "| door + generation − built-in generation (µs/gen) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for pop, dim, _, torch_fitness, builtin, alone, alone_device, door in rows:
+          "| door + generation − built-in generation (µs/gen) | of which torch.from_dlpack of the view "
+          "(µs/call) | and the answer's __dlpack__ (µs/call) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for pop, dim, _, torch_fitness, builtin, alone, alone_device, door, (imported, exported) in rows:
         print(f"| {pop} × {dim} | {torch_fitness * 1e6:.1f} | {alone * 1e6:.1f} | {alone_device * 1e6:.1f} "
               f"| {builtin * 1e6:.1f} | {(torch_fitness - alone - builtin) * 1e6:.1f} | {door * 1e6:.1f} "
-              f"| {(door - builtin) * 1e6:.1f} |")
-    pop, dim, evox, torch_fitness, builtin, alone, _, _ = rows[0]
+              f"| {(door - builtin) * 1e6:.1f} | {imported * 1e6:.1f} | {exported * 1e6:.1f} |")
+    pop, dim, evox, torch_fitness, builtin, alone, _, _, _ = rows[0]
     if args.no_evox:
         return
     print()
