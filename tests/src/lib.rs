@@ -10,6 +10,8 @@
 //! - [`gate`]: GPU tests print `SKIPPED (no CUDA device)` without a GPU and fail under `EVO_REQUIRE_GPU=1`.
 //! - [`equivalence_test!`]: each check written once, instantiated per engine pair (CPU × CUDA at each block
 //!   size).
+//! - [`user_bits`]: the user bit-string problems (trap-5, max-cut, a user's own kernel) that the GA's and
+//!   QIGA's user-problem tests share.
 //! - [`suite`]: the checks as functions, shared by the `#[test]`s of `tests/` and by
 //!   `cargo xtask verify-kernels`, which prints them as one table.
 
@@ -20,6 +22,7 @@ mod macros;
 pub mod statistical;
 pub mod suite;
 pub mod tolerance;
+pub mod user_bits;
 
 pub use evo_gpu_runtime::Gpu;
 

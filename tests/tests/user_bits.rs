@@ -6,68 +6,30 @@
 use evo_core::{BinaryProblem, Bits, Engine, Error, Result};
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::ga::compare_snapshots;
-use evo_ga::{
-    BatchFn, BitEvaluator, DeviceBitProblem, EvalSettings, GaCpu, GaCuda, GaParams, GaSnapshot,
-    HostEvaluated, UserBits,
+use evo_equivalence::user_bits::{
+    self, Edges, MinusOnes, Twin, VERTICES, assert_same_runs, graph, max_cut_rows,
+    ones_kernel_source, trap5,
 };
-use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+use evo_ga::{BatchFn, DeviceBitProblem, GaCpu, GaCuda, GaParams, HostEvaluated, UserBits};
+use evo_gpu_runtime::Profile;
 
 /// Any architecture NVRTC knows compiles the modules; sm_80 is the oldest the project targets.
 const ARCH: &str = "sm_80";
 /// Generations compared after the initial population (the issue's must-show).
 const GENERATIONS: u64 = 200;
-/// Trap-5 blocks: 20 blocks of 5 bits.
-const TRAP_BLOCKS: usize = 20;
-/// Max-cut graph: vertices (one bit each) and edges.
-const VERTICES: usize = 70;
-const EDGES: usize = 300;
-
-/// Deceptive trap-5 as a minimisation: block k (bits 5k..5k+4) with u ones scores 5 when u = 5, else 4 − u;
-/// the fitness is minus the sum (optimum −5 · blocks, all ones).
-const TRAP5_SOURCE: &str = r#"// trap-5, one block of five bits at a time
-__device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits) {
-    double sum = 0.0;
-    for (unsigned long long block = 0; block < n_bits / 5; ++block) {
-        unsigned int ones = 0;
-        for (unsigned long long i = 5 * block; i < 5 * block + 5; ++i) {
-            ones += evo_bit(bits, i);
-        }
-        sum += ones == 5u ? 5.0 : (double)(4u - ones);
-    }
-    return -sum;
-}
-"#;
-
-fn trap5(bits: &Bits) -> f64 {
-    let mut sum = 0.0;
-    for block in 0..bits.len() / 5 {
-        let ones = (5 * block..5 * block + 5)
-            .filter(|&i| bits.get(i) == Some(true))
-            .count();
-        sum += if ones == 5 { 5.0 } else { (4 - ones) as f64 };
-    }
-    -sum
-}
-
-/// A twin that is a plain function.
-type Twin = fn(&Bits) -> f64;
+/// The seed of the max-cut graph.
+const GRAPH_SEED: u64 = 0x5eed;
+/// The name of way 2's kernel (and of its module).
+const ONES_KERNEL: &str = "my_minus_ones";
 
 /// The trap-5 user problem.
 fn trap5_problem() -> Result<UserBits<Twin>> {
-    UserBits::new("trap5", 5 * TRAP_BLOCKS, TRAP5_SOURCE, trap5 as Twin)?
-        .with_optimum(-5.0 * TRAP_BLOCKS as f64)
+    user_bits::trap5_problem("trap5")
 }
 
-/// A random weighted graph from a fixed seed (splitmix64): `(u, v, w)` with `u ≠ v` and `w` in 1..=10.
-fn graph() -> Vec<(usize, usize, u32)> {
-    evo_equivalence::inputs::random_graph(0x5eed, VERTICES, EDGES)
-        .into_iter()
-        .map(|(u, v, r)| (u, v, (r % 10 + 1) as u32))
-        .collect()
-}
-
-/// Max-cut as a minimisation: minus the weight of the edges whose ends lie on different sides.
-fn cut(edges: &[(usize, usize, u32)], bits: &Bits) -> f64 {
+/// Max-cut as a minimisation: minus the weight of the edges whose ends lie on different sides. It reads the
+/// bits through `Bits::get`, so that this twin and the way-3 batch, which reads packed words, check each other.
+fn cut(edges: &Edges, bits: &Bits) -> f64 {
     let mut sum = 0.0;
     for &(u, v, w) in edges {
         if bits.get(u) != bits.get(v) {
@@ -77,48 +39,8 @@ fn cut(edges: &[(usize, usize, u32)], bits: &Bits) -> f64 {
     -sum
 }
 
-/// The CUDA source of max-cut on `edges`, the graph written into it as a constant table.
-fn max_cut_source(edges: &[(usize, usize, u32)]) -> String {
-    let table: Vec<String> = edges
-        .iter()
-        .map(|(u, v, w)| format!("{{{u}, {v}, {w}}}"))
-        .collect();
-    format!(
-        "__device__ const unsigned int EDGES[{}][3] = {{{}}};\n\
-         __device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits) {{\n\
-         \x20   double sum = 0.0;\n\
-         \x20   for (int e = 0; e < {}; ++e) {{\n\
-         \x20       if (evo_bit(bits, EDGES[e][0]) != evo_bit(bits, EDGES[e][1])) sum += (double)EDGES[e][2];\n\
-         \x20   }}\n\
-         \x20   return -sum;\n\
-         }}\n",
-        edges.len(),
-        table.join(", "),
-        edges.len()
-    )
-}
-
 fn max_cut_problem() -> Result<UserBits<impl Fn(&Bits) -> f64 + Sync + Send + Clone>> {
-    let edges = graph();
-    let source = max_cut_source(&edges);
-    UserBits::new("max-cut", VERTICES, &source, move |bits: &Bits| {
-        cut(&edges, bits)
-    })
-}
-
-/// Max-cut as a closure over the whole population (way 3): rows of ⌈70/32⌉ = 3 words.
-fn max_cut_rows(edges: &[(usize, usize, u32)], rows: &[u32], fitness: &mut [f64]) {
-    let words = Bits::word_count(VERTICES);
-    for (row, f) in rows.chunks_exact(words).zip(fitness.iter_mut()) {
-        let bit = |i: usize| (row[i / 32] >> (i % 32)) & 1;
-        let mut sum = 0.0;
-        for &(u, v, w) in edges {
-            if bit(u) != bit(v) {
-                sum += f64::from(w);
-            }
-        }
-        *f = -sum;
-    }
+    user_bits::max_cut_problem("max-cut", GRAPH_SEED, cut)
 }
 
 /// A batch that is a plain function.
@@ -127,27 +49,17 @@ type Batch = fn(&[u32], &mut [f64]);
 /// The way-3 max-cut problem: the graph rebuilt per batch (a few hundred edges), so the batch is a plain
 /// function.
 fn max_cut_batch() -> Result<BatchFn<Batch>> {
-    let batch: Batch = |rows, fitness| max_cut_rows(&graph(), rows, fitness);
+    let batch: Batch = |rows, fitness| max_cut_rows(&graph(GRAPH_SEED), rows, fitness);
     BatchFn::new("max-cut", VERTICES, batch)
 }
 
-/// Runs `cpu` and `gpu` side by side, comparing every generation's snapshot bit for bit.
-fn assert_same_runs<E: Engine<Snapshot = GaSnapshot>, F: Engine<Snapshot = GaSnapshot>>(
-    case: &str,
-    cpu: &mut E,
-    gpu: &mut F,
-) {
-    for generation in 0..=GENERATIONS {
-        if generation > 0 {
-            cpu.step().unwrap();
-            gpu.step().unwrap();
-        }
-        let comparison = compare_snapshots(&cpu.snapshot().unwrap(), &gpu.snapshot().unwrap());
-        assert!(
-            comparison.passed(),
-            "{case}: generation {generation}: {:?}",
-            comparison.first_mismatch
-        );
+/// OneMax (minus the ones) of `bits` bits evaluated by the user's own kernel (way 2).
+fn minus_ones(bits: usize) -> MinusOnes {
+    MinusOnes {
+        name: "minus-ones",
+        kernel: ONES_KERNEL,
+        bits,
+        evaluator_bits: bits,
     }
 }
 
@@ -254,7 +166,13 @@ fn user_bit_sources_should_compile_with_nvrtc() {
         .unwrap();
         assert!(ptx.contains(".entry evo_user_bits_fitness"), "{ptx}");
         assert!(!ptx.contains(".extern .func"), "{ptx}");
-        evo_gpu_runtime::compile_to_ptx("my_minus_ones", ONES_KERNEL, profile, ARCH).unwrap();
+        evo_gpu_runtime::compile_to_ptx(
+            ONES_KERNEL,
+            &ones_kernel_source(ONES_KERNEL),
+            profile,
+            ARCH,
+        )
+        .unwrap();
     }
 }
 
@@ -307,11 +225,23 @@ fn user_trap5_and_max_cut_on_the_gpu_should_match_cpu_for_200_generations() {
     let mut cpu = GaCpu::new(params(), trap.clone(), 21).unwrap();
     let mut cuda = GaCuda::new(params(), &trap, 21, &gpu).unwrap();
     assert!(cuda.graph_replay(), "a user module is stream-ordered");
-    assert_same_runs("trap-5 (way 1)", &mut cpu, &mut cuda);
+    assert_same_runs(
+        "trap-5 (way 1)",
+        &mut cpu,
+        &mut cuda,
+        GENERATIONS,
+        compare_snapshots,
+    );
     let cut = max_cut_problem().unwrap();
     let mut cpu = GaCpu::new(params(), cut.clone(), 22).unwrap();
     let mut cuda = GaCuda::new(params(), &cut, 22, &gpu).unwrap();
-    assert_same_runs("max-cut (way 1)", &mut cpu, &mut cuda);
+    assert_same_runs(
+        "max-cut (way 1)",
+        &mut cpu,
+        &mut cuda,
+        GENERATIONS,
+        compare_snapshots,
+    );
     // The same run batched through advance (one read-back for many generations) ends in the same state.
     let mut batched = GaCuda::new(params(), &cut, 22, &gpu).unwrap();
     batched.advance(GENERATIONS as u32).unwrap();
@@ -333,7 +263,13 @@ fn a_host_callback_on_the_gpu_should_match_cpu_for_200_generations() {
     let mut cpu = GaCpu::new(params(), HostEvaluated::new(max_cut_batch().unwrap()), 23).unwrap();
     let mut cuda = GaCuda::new(params(), &problem, 23, &gpu).unwrap();
     assert!(!cuda.graph_replay(), "a host evaluation cannot be recorded");
-    assert_same_runs("max-cut (way 3)", &mut cpu, &mut cuda);
+    assert_same_runs(
+        "max-cut (way 3)",
+        &mut cpu,
+        &mut cuda,
+        GENERATIONS,
+        compare_snapshots,
+    );
 }
 
 #[test]
@@ -407,118 +343,20 @@ fn the_gpu_should_stay_usable_after_a_user_error() {
     assert_eq!(cuda.progress().generation, 10);
 }
 
-/// Way 2: a user's own kernel, one thread per row, minus the ones of the row (`__popc` per word).
-const ONES_KERNEL: &str = r#"
-struct OnesParams {
-    unsigned long long rows;
-    unsigned long long words;
-};
-
-extern "C" __global__ void my_minus_ones(const unsigned int* population, double* fitness, OnesParams p)
-{
-    const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= p.rows) {
-        return;
-    }
-    int ones = 0;
-    for (unsigned long long w = 0; w < p.words; ++w) {
-        ones += __popc(population[r * p.words + w]);
-    }
-    fitness[r] = -(double)ones;
-}
-"#;
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct OnesParams {
-    rows: u64,
-    words: u64,
-}
-// SAFETY: repr(C), two integers, the layout of the kernel's `OnesParams` struct (its last argument, by value).
-unsafe impl KernelParams for OnesParams {}
-
-/// OneMax (minus the ones) evaluated by the user's own kernel.
-struct MinusOnes {
-    bits: usize,
-}
-
-struct OnesEvaluator {
-    kernel: Kernel,
-    bits: usize,
-}
-
-impl BitEvaluator for OnesEvaluator {
-    fn bit_count(&self) -> usize {
-        self.bits
-    }
-
-    fn evaluate(
-        &mut self,
-        population: &DeviceBuffer<u32>,
-        fitness: &mut DeviceBuffer<f64>,
-        _: EvalSettings,
-    ) -> Result<()> {
-        let rows = fitness.len();
-        let words = Bits::word_count(self.bits);
-        assert_eq!(population.len(), rows * words);
-        let params = OnesParams {
-            rows: rows as u64,
-            words: words as u64,
-        };
-        // SAFETY: thread r < rows reads population[r·words .. (r+1)·words] (rows·words words, asserted) and
-        // writes fitness[r]; the arguments follow the kernel's list.
-        unsafe {
-            self.kernel
-                .launch()
-                .input(population)
-                .output(fitness)
-                .params(&params)
-                .run(LaunchConfig::linear((rows as u32).div_ceil(64), 64, 0))
-        }
-    }
-
-    fn stream_ordered(&self) -> bool {
-        true
-    }
-}
-
-impl BinaryProblem for MinusOnes {
-    fn name(&self) -> &str {
-        "minus-ones"
-    }
-
-    fn bit_count(&self) -> usize {
-        self.bits
-    }
-
-    fn evaluate(&self, bits: &Bits) -> f64 {
-        -(bits.count_ones() as f64)
-    }
-}
-
-impl DeviceBitProblem for MinusOnes {
-    fn bit_evaluator(&self, gpu: &Gpu) -> Result<Box<dyn BitEvaluator>> {
-        let kernel = gpu.user_kernel(
-            "my_minus_ones",
-            ONES_KERNEL,
-            "my_minus_ones",
-            Profile::Exact,
-        )?;
-        Ok(Box::new(OnesEvaluator {
-            kernel,
-            bits: self.bits,
-        }))
-    }
-}
-
 #[test]
 fn a_users_own_kernel_should_evaluate_the_population_in_ga() {
     let Some(gpu) = gpu_or_skip("a_users_own_kernel_should_evaluate_the_population_in_ga") else {
         return;
     };
-    let problem = MinusOnes { bits: 150 };
-    let mut cpu = GaCpu::new(params(), MinusOnes { bits: 150 }, 31).unwrap();
+    let problem = minus_ones(150);
+    let mut cpu = GaCpu::new(params(), minus_ones(150), 31).unwrap();
     let mut cuda = GaCuda::new(params(), &problem, 31, &gpu).unwrap();
     assert!(cuda.graph_replay());
-    assert_same_runs("minus-ones (way 2)", &mut cpu, &mut cuda);
+    assert_same_runs(
+        "minus-ones (way 2)",
+        &mut cpu,
+        &mut cuda,
+        GENERATIONS,
+        compare_snapshots,
+    );
 }

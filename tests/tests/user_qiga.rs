@@ -6,42 +6,27 @@
 use std::sync::Arc;
 
 use evo_benchmarks::Knapsack;
-use evo_core::{BinaryProblem, Bits, Engine, Error, Result};
+use evo_core::{Bits, Engine, Error, Result};
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::qiga::{compare_snapshots, random_angles};
-use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelParams, LaunchConfig, Profile};
+use evo_equivalence::user_bits::{
+    self, MinusOnes, Twin, VERTICES, assert_same_runs, cut_row, graph, max_cut_rows, trap5,
+};
+use evo_gpu_runtime::{Gpu, Profile};
 use evo_qiga::bits::HostRepairer;
 use evo_qiga::{
-    BatchFn, BitEvaluator, BitRepair, DeviceBitProblem, EvalSettings, HostEvaluated,
-    KnapsackRepair, QigaBitsCpu, QigaBitsCuda, QigaCpu, QigaCuda, QigaParams, QigaSnapshot,
-    RowRepairer, RunConfig, SignChoice, UserBits,
+    BatchFn, BitRepair, HostEvaluated, KnapsackRepair, QigaBitsCpu, QigaBitsCuda, QigaCpu,
+    QigaCuda, QigaParams, RowRepairer, RunConfig, SignChoice, UserBits,
 };
 
 /// Any architecture NVRTC knows compiles the modules; sm_80 is the oldest the project targets.
 const ARCH: &str = "sm_80";
 /// Generations compared after the initial one (the issue's must-show).
 const GENERATIONS: u64 = 200;
-/// Trap-5 blocks: 20 blocks of 5 bits.
-const TRAP_BLOCKS: usize = 20;
-/// Max-cut graph: vertices (one bit each) and edges.
-const VERTICES: usize = 70;
-const EDGES: usize = 300;
-
-/// Deceptive trap-5 as a minimisation: block k (bits 5k..5k+4) with u ones scores 5 when u = 5, else 4 − u;
-/// the fitness is minus the sum (optimum −5 · blocks, all ones).
-const TRAP5_SOURCE: &str = r#"// trap-5, one block of five bits at a time
-__device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits) {
-    double sum = 0.0;
-    for (unsigned long long block = 0; block < n_bits / 5; ++block) {
-        unsigned int ones = 0;
-        for (unsigned long long i = 5 * block; i < 5 * block + 5; ++i) {
-            ones += evo_bit(bits, i);
-        }
-        sum += ones == 5u ? 5.0 : (double)(4u - ones);
-    }
-    return -sum;
-}
-"#;
+/// The seed of the max-cut graph.
+const GRAPH_SEED: u64 = 0x9a1d;
+/// The name of way 2's kernel (and of its module).
+const ONES_KERNEL: &str = "my_qiga_minus_ones";
 
 /// Source that does not compile: an undefined name on the user's line 3.
 const BROKEN_SOURCE: &str = "__device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits) {\n\
@@ -49,71 +34,13 @@ const BROKEN_SOURCE: &str = "__device__ double evo_user_fitness(const unsigned i
     return sum + undefined_name;\n\
 }\n";
 
-fn trap5(bits: &Bits) -> f64 {
-    let mut sum = 0.0;
-    for block in 0..bits.len() / 5 {
-        let ones = (5 * block..5 * block + 5)
-            .filter(|&i| bits.get(i) == Some(true))
-            .count();
-        sum += if ones == 5 { 5.0 } else { (4 - ones) as f64 };
-    }
-    -sum
-}
-
-/// A twin that is a plain function.
-type Twin = fn(&Bits) -> f64;
-
 fn trap5_problem() -> Result<UserBits<Twin>> {
-    UserBits::new("qiga-trap5", 5 * TRAP_BLOCKS, TRAP5_SOURCE, trap5 as Twin)?
-        .with_optimum(-5.0 * TRAP_BLOCKS as f64)
-}
-
-/// A random weighted graph from a fixed seed (splitmix64): `(u, v, w)` with `u ≠ v` and `w` in 1..=10.
-fn graph() -> Vec<(usize, usize, u32)> {
-    evo_equivalence::inputs::random_graph(0x9a1d, VERTICES, EDGES)
-        .into_iter()
-        .map(|(u, v, r)| (u, v, (r % 10 + 1) as u32))
-        .collect()
-}
-
-/// Max-cut as a minimisation over one packed row: minus the weight of the edges cut.
-fn cut_row(edges: &[(usize, usize, u32)], row: &[u32]) -> f64 {
-    let bit = |i: usize| (row[i / 32] >> (i % 32)) & 1;
-    let mut sum = 0.0;
-    for &(u, v, w) in edges {
-        if bit(u) != bit(v) {
-            sum += f64::from(w);
-        }
-    }
-    -sum
-}
-
-/// The CUDA source of max-cut on `edges`, the graph written into it as a constant table.
-fn max_cut_source(edges: &[(usize, usize, u32)]) -> String {
-    let table: Vec<String> = edges
-        .iter()
-        .map(|(u, v, w)| format!("{{{u}, {v}, {w}}}"))
-        .collect();
-    format!(
-        "__device__ const unsigned int EDGES[{}][3] = {{{}}};\n\
-         __device__ double evo_user_fitness(const unsigned int* bits, unsigned long long n_bits) {{\n\
-         \x20   double sum = 0.0;\n\
-         \x20   for (int e = 0; e < {}; ++e) {{\n\
-         \x20       if (evo_bit(bits, EDGES[e][0]) != evo_bit(bits, EDGES[e][1])) sum += (double)EDGES[e][2];\n\
-         \x20   }}\n\
-         \x20   return -sum;\n\
-         }}\n",
-        edges.len(),
-        table.join(", "),
-        edges.len()
-    )
+    user_bits::trap5_problem("qiga-trap5")
 }
 
 fn max_cut_problem() -> Result<UserBits<impl Fn(&Bits) -> f64 + Sync + Send + Clone>> {
-    let edges = graph();
-    let source = max_cut_source(&edges);
-    UserBits::new("qiga-max-cut", VERTICES, &source, move |bits: &Bits| {
-        cut_row(&edges, bits.words())
+    user_bits::max_cut_problem("qiga-max-cut", GRAPH_SEED, |edges, bits| {
+        cut_row(edges, bits.words())
     })
 }
 
@@ -122,14 +49,19 @@ type Batch = fn(&[u32], &mut [f64]);
 
 /// The way-3 max-cut problem: a closure over the whole population.
 fn max_cut_batch() -> Result<BatchFn<Batch>> {
-    let batch: Batch = |rows, fitness| {
-        let edges = graph();
-        let words = Bits::word_count(VERTICES);
-        for (row, f) in rows.chunks_exact(words).zip(fitness.iter_mut()) {
-            *f = cut_row(&edges, row);
-        }
-    };
+    let batch: Batch = |rows, fitness| max_cut_rows(&graph(GRAPH_SEED), rows, fitness);
     BatchFn::new("qiga-max-cut-host", VERTICES, batch)
+}
+
+/// OneMax (minus the ones) of `bits` bits evaluated by the user's own kernel (way 2), its evaluator
+/// reporting `evaluator_bits`.
+fn minus_ones(bits: usize, evaluator_bits: usize) -> MinusOnes {
+    MinusOnes {
+        name: "qiga-minus-ones",
+        kernel: ONES_KERNEL,
+        bits,
+        evaluator_bits,
+    }
 }
 
 /// Three runs, each with its own seed and random angles (one launch evaluates many parameter sets).
@@ -139,27 +71,6 @@ fn runs(seed: u64) -> Vec<RunConfig> {
 
 fn params() -> QigaParams {
     QigaParams::default().with_sign_choice(SignChoice::Random)
-}
-
-/// Steps `cpu` and `gpu` side by side, comparing every generation's snapshot bit for bit.
-fn assert_same_runs<E: Engine<Snapshot = QigaSnapshot>, F: Engine<Snapshot = QigaSnapshot>>(
-    case: &str,
-    cpu: &mut E,
-    gpu: &mut F,
-    generations: u64,
-) {
-    for generation in 0..=generations {
-        if generation > 0 {
-            cpu.step().unwrap();
-            gpu.step().unwrap();
-        }
-        let comparison = compare_snapshots(&cpu.snapshot().unwrap(), &gpu.snapshot().unwrap());
-        assert!(
-            comparison.passed(),
-            "{case}: generation {generation}: {:?}",
-            comparison.first_mismatch
-        );
-    }
 }
 
 #[test]
@@ -243,11 +154,23 @@ fn user_trap5_and_max_cut_on_the_gpu_should_match_cpu_for_200_generations() {
     let trap = trap5_problem().unwrap();
     let mut cpu = QigaBitsCpu::batch(&params(), trap.clone(), None, runs(21), 0).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &trap, None, runs(21), &gpu).unwrap();
-    assert_same_runs("trap-5 (way 1)", &mut cpu, &mut cuda, GENERATIONS);
+    assert_same_runs(
+        "trap-5 (way 1)",
+        &mut cpu,
+        &mut cuda,
+        GENERATIONS,
+        compare_snapshots,
+    );
     let cut = max_cut_problem().unwrap();
     let mut cpu = QigaBitsCpu::batch(&params(), cut.clone(), None, runs(22), 0).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &cut, None, runs(22), &gpu).unwrap();
-    assert_same_runs("max-cut (way 1)", &mut cpu, &mut cuda, GENERATIONS);
+    assert_same_runs(
+        "max-cut (way 1)",
+        &mut cpu,
+        &mut cuda,
+        GENERATIONS,
+        compare_snapshots,
+    );
     // The same run in one call (one read-back) ends in the same state, and a snapshot restores on the GPU.
     let mut batched = QigaBitsCuda::batch(&params(), &cut, None, runs(22), &gpu).unwrap();
     batched.run_generations(GENERATIONS as u32).unwrap();
@@ -267,7 +190,13 @@ fn a_host_callback_on_the_gpu_should_match_cpu_for_200_generations() {
     let mut cpu =
         QigaBitsCpu::batch(&params(), max_cut_batch().unwrap(), None, runs(23), 0).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &problem, None, runs(23), &gpu).unwrap();
-    assert_same_runs("max-cut (way 3)", &mut cpu, &mut cuda, GENERATIONS);
+    assert_same_runs(
+        "max-cut (way 3)",
+        &mut cpu,
+        &mut cuda,
+        GENERATIONS,
+        compare_snapshots,
+    );
 }
 
 /// The knapsack's repair as a user repair: QIGA on bit strings, the knapsack's fitness evaluated on the host
@@ -284,7 +213,13 @@ fn the_knapsack_repair_on_the_gpu_should_give_the_paper_engines_bits() {
     let problem = HostEvaluated::new(knapsack.clone());
     let mut paper = QigaCuda::batch(&params(), &knapsack, runs(24), &gpu).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &problem, Some(&repair), runs(24), &gpu).unwrap();
-    assert_same_runs("knapsack (way 3 + repair)", &mut paper, &mut cuda, 50);
+    assert_same_runs(
+        "knapsack (way 3 + repair)",
+        &mut paper,
+        &mut cuda,
+        50,
+        compare_snapshots,
+    );
     let mut paper_cpu = QigaCpu::batch(&params(), &knapsack, runs(24), 0).unwrap();
     for _ in 0..50 {
         paper_cpu.step().unwrap();
@@ -327,7 +262,13 @@ fn a_host_repair_on_the_gpu_should_give_the_paper_engines_bits() {
     let problem = HostEvaluated::new(knapsack.clone());
     let mut paper = QigaCuda::batch(&params(), &knapsack, runs(25), &gpu).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &problem, Some(&repair), runs(25), &gpu).unwrap();
-    assert_same_runs("knapsack (host repair)", &mut paper, &mut cuda, 30);
+    assert_same_runs(
+        "knapsack (host repair)",
+        &mut paper,
+        &mut cuda,
+        30,
+        compare_snapshots,
+    );
 }
 
 #[test]
@@ -344,10 +285,7 @@ fn bad_user_code_on_the_gpu_should_be_typed_errors() {
         Ok(_) => panic!("expected KernelCompile, got an engine"),
     }
     // An evaluator for another length than its problem's.
-    let liar = MinusOnes {
-        bits: 150,
-        evaluator_bits: 149,
-    };
+    let liar = minus_ones(150, 149);
     let result = QigaBitsCuda::new(&params(), &liar, 1, &gpu);
     assert!(
         matches!(
@@ -393,126 +331,20 @@ fn bad_user_code_on_the_gpu_should_be_typed_errors() {
     assert_eq!(fine.progress().generation, 10);
 }
 
-/// Way 2: a user's own kernel, one thread per row, minus the ones of the row (`__popc` per word).
-const ONES_KERNEL: &str = r#"
-struct OnesParams {
-    unsigned long long rows;
-    unsigned long long words;
-};
-
-extern "C" __global__ void my_qiga_minus_ones(const unsigned int* population, double* fitness, OnesParams p)
-{
-    const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= p.rows) {
-        return;
-    }
-    int ones = 0;
-    for (unsigned long long w = 0; w < p.words; ++w) {
-        ones += __popc(population[r * p.words + w]);
-    }
-    fitness[r] = -(double)ones;
-}
-"#;
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct OnesParams {
-    rows: u64,
-    words: u64,
-}
-// SAFETY: repr(C), two integers, the layout of the kernel's `OnesParams` struct (its last argument, by value).
-unsafe impl KernelParams for OnesParams {}
-
-/// OneMax (minus the ones) evaluated by the user's own kernel; `evaluator_bits` lets a test build an
-/// evaluator that disagrees with its problem.
-struct MinusOnes {
-    bits: usize,
-    evaluator_bits: usize,
-}
-
-struct OnesEvaluator {
-    kernel: Kernel,
-    bits: usize,
-}
-
-impl BitEvaluator for OnesEvaluator {
-    fn bit_count(&self) -> usize {
-        self.bits
-    }
-
-    fn evaluate(
-        &mut self,
-        population: &DeviceBuffer<u32>,
-        fitness: &mut DeviceBuffer<f64>,
-        _: EvalSettings,
-    ) -> Result<()> {
-        let rows = fitness.len();
-        let words = Bits::word_count(self.bits);
-        assert_eq!(population.len(), rows * words);
-        let params = OnesParams {
-            rows: rows as u64,
-            words: words as u64,
-        };
-        // SAFETY: thread r < rows reads population[r·words .. (r+1)·words] (rows·words words, asserted) and
-        // writes fitness[r]; the arguments follow the kernel's list.
-        unsafe {
-            self.kernel
-                .launch()
-                .input(population)
-                .output(fitness)
-                .params(&params)
-                .run(LaunchConfig::linear((rows as u32).div_ceil(64), 64, 0))
-        }
-    }
-
-    fn stream_ordered(&self) -> bool {
-        true
-    }
-}
-
-impl BinaryProblem for MinusOnes {
-    fn name(&self) -> &str {
-        "qiga-minus-ones"
-    }
-
-    fn bit_count(&self) -> usize {
-        self.bits
-    }
-
-    fn evaluate(&self, bits: &Bits) -> f64 {
-        -(bits.count_ones() as f64)
-    }
-}
-
-impl DeviceBitProblem for MinusOnes {
-    fn bit_evaluator(&self, gpu: &Gpu) -> Result<Box<dyn BitEvaluator>> {
-        let kernel = gpu.user_kernel(
-            "my_qiga_minus_ones",
-            ONES_KERNEL,
-            "my_qiga_minus_ones",
-            Profile::Exact,
-        )?;
-        Ok(Box::new(OnesEvaluator {
-            kernel,
-            bits: self.evaluator_bits,
-        }))
-    }
-}
-
 #[test]
 fn a_users_own_kernel_should_evaluate_the_population_in_qiga() {
     let Some(gpu) = gpu_or_skip("a_users_own_kernel_should_evaluate_the_population_in_qiga") else {
         return;
     };
-    let problem = MinusOnes {
-        bits: 150,
-        evaluator_bits: 150,
-    };
-    let twin = MinusOnes {
-        bits: 150,
-        evaluator_bits: 150,
-    };
+    let problem = minus_ones(150, 150);
+    let twin = minus_ones(150, 150);
     let mut cpu = QigaBitsCpu::batch(&params(), twin, None, runs(31), 0).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &problem, None, runs(31), &gpu).unwrap();
-    assert_same_runs("minus-ones (way 2)", &mut cpu, &mut cuda, GENERATIONS);
+    assert_same_runs(
+        "minus-ones (way 2)",
+        &mut cpu,
+        &mut cuda,
+        GENERATIONS,
+        compare_snapshots,
+    );
 }
