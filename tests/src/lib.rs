@@ -10,6 +10,7 @@
 //! - [`gate`]: GPU tests print `SKIPPED (no CUDA device)` without a GPU and fail under `EVO_REQUIRE_GPU=1`.
 //! - [`equivalence_test!`]: each check written once, instantiated per engine pair (CPU × CUDA at each block
 //!   size).
+//! - [`scheduling`]: the ETC instances and the CPU-versus-CUDA lockstep that DE's scheduling tests share.
 //! - [`user_bits`]: the user bit-string problems (trap-5, max-cut, a user's own kernel) that the GA's and
 //!   QIGA's user-problem tests share.
 //! - [`suite`]: the checks as functions, shared by the `#[test]`s of `tests/` and by
@@ -19,6 +20,7 @@ pub mod compare;
 pub mod gate;
 pub mod inputs;
 mod macros;
+pub mod scheduling;
 pub mod statistical;
 pub mod suite;
 pub mod tolerance;

@@ -5,32 +5,15 @@
 //! with the makespan objective, with the seeds, with both, and with both under the opt-in local search; and
 //! the GPU evaluator gives the makespan's bits for the heuristics' schedules.
 
-use evo_benchmarks::scheduling::{
-    Consistency, EtcClass, EtcInstance, EtcObjective, EtcProblem, Heterogeneity, min_min, sufferage,
-};
-use evo_core::{Engine, Result};
-use evo_de::{DeCpu, DeCuda, DeParams, Heuristic, LocalSearch};
+use evo_benchmarks::scheduling::{EtcObjective, EtcProblem, min_min, sufferage};
+use evo_core::Result;
+use evo_de::{DeCpu, DeCuda, Heuristic, LocalSearch};
 use evo_equivalence::Gpu;
 use evo_equivalence::compare::{assert_matches, compare_slices};
 use evo_equivalence::equivalence_test;
-use evo_equivalence::suite::de::compare_snapshots;
+use evo_equivalence::scheduling::{SEED, assert_lockstep, instance, params};
 use evo_equivalence::tolerance::Tolerance;
 use evo_gpu_runtime::Profile;
-
-/// The seed of every run.
-const SEED: u64 = 2011;
-/// Generations compared.
-const GENERATIONS: u64 = 200;
-
-/// A generated semi-consistent instance of `tasks × machines`, high task and low machine heterogeneity.
-fn instance(tasks: usize, machines: usize) -> EtcInstance {
-    let class = EtcClass {
-        consistency: Consistency::SemiConsistent,
-        tasks: Heterogeneity::High,
-        machines: Heterogeneity::Low,
-    };
-    EtcInstance::generate(class, tasks, machines, SEED).expect("a valid generated instance")
-}
 
 /// One run: the objective, the seeds and whether the local search is on.
 struct Case {
@@ -62,8 +45,8 @@ const CASES: [Case; 4] = [
     },
 ];
 
-/// Steps both engines [`GENERATIONS`] times from the same seeded start, comparing snapshots and the best
-/// vector before the first generation and after every one.
+/// Builds both engines from the same seeded start and steps them in [`assert_lockstep`], which compares
+/// snapshots and the best vector before the first generation and after every one.
 fn lockstep(gpu: &Gpu, block: u32, problem: &EtcProblem, case: &Case) -> Result<()> {
     let what = format!(
         "{} {:?} seeds {:?} local search {} block {block}",
@@ -72,11 +55,7 @@ fn lockstep(gpu: &Gpu, block: u32, problem: &EtcProblem, case: &Case) -> Result<
         case.seeds,
         case.local_search
     );
-    let params = DeParams::default()
-        .with_population(64)?
-        .with_differential_weight(0.1)?
-        .with_crossover_rate(0.01)?
-        .with_block_size(block)?;
+    let params = params(block)?;
     let mut cpu =
         DeCpu::new(params.clone(), problem.clone(), SEED, 0)?.with_heuristic_seeds(case.seeds)?;
     let mut on_gpu =
@@ -86,27 +65,7 @@ fn lockstep(gpu: &Gpu, block: u32, problem: &EtcProblem, case: &Case) -> Result<
         cpu = cpu.with_local_search(search)?;
         on_gpu = on_gpu.with_local_search(search)?;
     }
-    for generation in 0..=GENERATIONS {
-        if generation > 0 {
-            cpu.step()?;
-            on_gpu.step()?;
-        }
-        let (c, g) = (cpu.snapshot()?, on_gpu.snapshot()?);
-        if let Some(mismatch) = compare_snapshots(&what, &c, &g) {
-            assert_matches(&mismatch);
-        }
-        let ((vc, fc), (vg, fg)) = (cpu.best()?, on_gpu.best()?);
-        assert_matches(&compare_slices(
-            "best",
-            generation,
-            vc.len() + 1,
-            &[vc.iter().map(|&v| f64::from(v)).collect(), vec![fc]].concat(),
-            &[vg.iter().map(|&v| f64::from(v)).collect(), vec![fg]].concat(),
-            Tolerance::Exact,
-            |_| what.clone(),
-        ));
-    }
-    Ok(())
+    assert_lockstep(&what, &mut cpu, &mut on_gpu)
 }
 
 equivalence_test!(
@@ -114,7 +73,7 @@ equivalence_test!(
     [64, 256],
     |gpu, block| {
         for (tasks, machines) in [(512, 16), (256, 64)] {
-            let instance = instance(tasks, machines);
+            let instance = instance(tasks, machines).expect("a valid generated instance");
             for case in &CASES {
                 let problem = EtcProblem::with_objective(instance.clone(), case.objective)
                     .expect("a valid problem");
@@ -128,7 +87,7 @@ equivalence_test!(
     etc_makespan_objective_evaluation_should_match_cpu,
     [64, 256],
     |gpu, block| {
-        let instance = instance(512, 16);
+        let instance = instance(512, 16).expect("a valid generated instance");
         let problem = EtcProblem::with_objective(instance.clone(), EtcObjective::Makespan)
             .expect("a valid problem");
         let schedules = [min_min(&instance).schedule, sufferage(&instance).schedule].concat();

@@ -6,33 +6,15 @@
 //! (Exact profile), on a generated 192 × 16 instance (the one-launch generation) and a 128 × 64 one (the
 //! four-launch path), with the search every 10 generations from the Min-Min and Sufferage seeds.
 
-use evo_benchmarks::scheduling::{
-    Consistency, EtcClass, EtcInstance, EtcObjective, EtcProblem, Heterogeneity,
-};
-use evo_core::{Engine, Result};
-use evo_de::{DeCpu, DeCuda, DeParams, Heuristic, LocalSearch, Neighbourhood, Scope};
+use evo_benchmarks::scheduling::{EtcObjective, EtcProblem};
+use evo_core::Result;
+use evo_de::{DeCpu, DeCuda, Heuristic, LocalSearch, Neighbourhood, Scope};
 use evo_equivalence::Gpu;
-use evo_equivalence::compare::{assert_matches, compare_slices};
 use evo_equivalence::equivalence_test;
-use evo_equivalence::suite::de::compare_snapshots;
-use evo_equivalence::tolerance::Tolerance;
+use evo_equivalence::scheduling::{SEED, assert_lockstep, instance, params};
 
-/// The seed of every run.
-const SEED: u64 = 2011;
-/// Generations compared.
-const GENERATIONS: u64 = 200;
 /// Generations between two searches.
 const PERIOD: u32 = 10;
-
-/// A generated semi-consistent instance of `tasks × machines`, high task and low machine heterogeneity.
-fn instance(tasks: usize, machines: usize) -> EtcInstance {
-    let class = EtcClass {
-        consistency: Consistency::SemiConsistent,
-        tasks: Heterogeneity::High,
-        machines: Heterogeneity::Low,
-    };
-    EtcInstance::generate(class, tasks, machines, SEED).expect("a valid generated instance")
-}
 
 /// One run's objective and search settings.
 struct Case {
@@ -122,8 +104,8 @@ const CASES: [Case; 8] = [
     },
 ];
 
-/// Steps both engines [`GENERATIONS`] times from the same seeded start, comparing snapshots and the best
-/// vector before the first generation and after every one.
+/// Builds both engines from the same seeded start and steps them in [`assert_lockstep`], which compares
+/// snapshots and the best vector before the first generation and after every one.
 fn lockstep(gpu: &Gpu, block: u32, problem: &EtcProblem, case: &Case) -> Result<()> {
     let search = case.search()?;
     let what = format!(
@@ -131,38 +113,14 @@ fn lockstep(gpu: &Gpu, block: u32, problem: &EtcProblem, case: &Case) -> Result<
         evo_core::ContinuousProblem::name(problem),
         case.objective,
     );
-    let params = DeParams::default()
-        .with_population(64)?
-        .with_differential_weight(0.1)?
-        .with_crossover_rate(0.01)?
-        .with_block_size(block)?;
+    let params = params(block)?;
     let mut cpu = DeCpu::new(params.clone(), problem.clone(), SEED, 0)?
         .with_heuristic_seeds(&Heuristic::ALL)?
         .with_local_search(search)?;
     let mut on_gpu = DeCuda::new(params, problem.clone(), SEED, gpu)?
         .with_heuristic_seeds(&Heuristic::ALL)?
         .with_local_search(search)?;
-    for generation in 0..=GENERATIONS {
-        if generation > 0 {
-            cpu.step()?;
-            on_gpu.step()?;
-        }
-        let (c, g) = (cpu.snapshot()?, on_gpu.snapshot()?);
-        if let Some(mismatch) = compare_snapshots(&what, &c, &g) {
-            assert_matches(&mismatch);
-        }
-        let ((vc, fc), (vg, fg)) = (cpu.best()?, on_gpu.best()?);
-        assert_matches(&compare_slices(
-            "best",
-            generation,
-            vc.len() + 1,
-            &[vc.iter().map(|&v| f64::from(v)).collect(), vec![fc]].concat(),
-            &[vg.iter().map(|&v| f64::from(v)).collect(), vec![fg]].concat(),
-            Tolerance::Exact,
-            |_| what.clone(),
-        ));
-    }
-    Ok(())
+    assert_lockstep(&what, &mut cpu, &mut on_gpu)
 }
 
 equivalence_test!(
@@ -170,7 +128,7 @@ equivalence_test!(
     [64, 256],
     |gpu, block| {
         for (tasks, machines) in [(192, 16), (128, 64)] {
-            let instance = instance(tasks, machines);
+            let instance = instance(tasks, machines).expect("a valid generated instance");
             for case in &CASES {
                 let problem = EtcProblem::with_objective(instance.clone(), case.objective)
                     .expect("a valid problem");
