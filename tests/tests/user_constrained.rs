@@ -148,18 +148,38 @@ fn exact_vessel_problem() -> Result<UserConstrained<Twin>> {
     .with_equality_tolerance(1.0)
 }
 
-/// The pressure vessel as a plain Rust problem, for the host path.
-struct RustVessel(Bounds);
+/// A problem of two variables in [0, 1] with one inequality, named `name`, from `source`, the vessel's twin
+/// standing in: the cases of bad source.
+fn two_variable_problem(name: &str, source: &str) -> Result<UserConstrained<Twin>> {
+    let bounds = Bounds::uniform(2, 0.0, 1.0)?;
+    UserConstrained::new(name, bounds, 1, 0, source, vessel as Twin)
+}
+
+/// The pressure vessel as a plain Rust problem named `name`: on the host behind [`HostConstrained`] (way 3),
+/// or with its own kernel as the device evaluation (way 2, [`DeviceConstrainedProblem`] below).
+struct RustVessel {
+    name: &'static str,
+    bounds: Bounds,
+}
+
+impl RustVessel {
+    fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            bounds: vessel_bounds(),
+        }
+    }
+}
 
 impl ConstrainedProblem for RustVessel {
     fn name(&self) -> &str {
-        "pressure-vessel-host"
+        self.name
     }
     fn dimension(&self) -> usize {
         4
     }
     fn bounds(&self) -> &Bounds {
-        &self.0
+        &self.bounds
     }
     fn inequality_count(&self) -> usize {
         4
@@ -181,9 +201,16 @@ fn params() -> DpgaParams {
         .unwrap()
 }
 
-/// Runs both engines `GENERATIONS` generations, comparing the snapshots after the initialisation and after
-/// every generation.
-fn assert_same_runs<P: ConstrainedProblem>(what: &str, cpu: &mut DpgaCpu<P>, cuda: &mut DpgaCuda) {
+/// Builds the CPU engine on `twin` and the CUDA engine on `device` from `seed` and runs both `GENERATIONS`
+/// generations, comparing the snapshots after the initialisation and after every generation; returns the CUDA
+/// engine.
+fn assert_same_runs<P, D>(what: &str, gpu: &Gpu, twin: P, device: &D, seed: u64) -> DpgaCuda
+where
+    P: ConstrainedProblem,
+    D: DeviceConstrainedProblem,
+{
+    let mut cpu = DpgaCpu::new(params(), twin, seed, 1).unwrap();
+    let mut cuda = DpgaCuda::for_problem(params(), device, seed, gpu).unwrap();
     assert_eq!(
         cpu.snapshot().unwrap(),
         cuda.snapshot().unwrap(),
@@ -199,6 +226,7 @@ fn assert_same_runs<P: ConstrainedProblem>(what: &str, cpu: &mut DpgaCpu<P>, cud
         );
     }
     assert_eq!(cpu.progress(), cuda.progress(), "{what}");
+    cuda
 }
 
 #[test]
@@ -283,9 +311,7 @@ fn a_compile_error_should_carry_the_log_with_the_users_line_number() {
     if !nvrtc_or_skip("a_compile_error_should_carry_the_log_with_the_users_line_number") {
         return;
     }
-    let bounds = Bounds::uniform(2, 0.0, 1.0).unwrap();
-    let problem =
-        UserConstrained::new("broken", bounds, 1, 0, BROKEN_SOURCE, vessel as Twin).unwrap();
+    let problem = two_variable_problem("broken", BROKEN_SOURCE).unwrap();
     match problem.check_compiles(Profile::Exact, ARCH) {
         Err(Error::KernelCompile { kernel, log, .. }) => {
             assert_eq!(kernel, "user_broken");
@@ -303,8 +329,7 @@ fn a_definition_with_other_parameters_should_be_a_compile_error() {
     }
     // `float*` for the inequalities: an overload the kernel would not call.
     let source = "__device__ double evo_user_constrained(const double* x, float* g, double* h) {\n    return x[0];\n}\n";
-    let bounds = Bounds::uniform(2, 0.0, 1.0).unwrap();
-    let problem = UserConstrained::new("overload", bounds, 1, 0, source, vessel as Twin).unwrap();
+    let problem = two_variable_problem("overload", source).unwrap();
     match problem.check_compiles(Profile::Exact, ARCH) {
         Err(Error::KernelCompile { log, .. }) => {
             assert!(log.contains("evo_user_constrained"), "{log}")
@@ -315,14 +340,9 @@ fn a_definition_with_other_parameters_should_be_a_compile_error() {
 
 #[test]
 fn a_missing_entry_point_should_be_a_typed_error() {
-    let bounds = Bounds::uniform(2, 0.0, 1.0).unwrap();
-    let result = UserConstrained::new(
+    let result = two_variable_problem(
         "nothing",
-        bounds,
-        1,
-        0,
         "__device__ double f(const double* x) { return x[0]; }",
-        vessel as Twin,
     );
     assert!(
         matches!(&result, Err(Error::MissingEntryPoint { module, .. }) if module == "user_nothing"),
@@ -339,25 +359,16 @@ fn user_pressure_vessel_and_welded_beam_on_the_gpu_should_match_cpu_for_200_gene
         return;
     };
     let vessel = vessel_problem().unwrap();
-    let mut cpu = DpgaCpu::new(params(), vessel.clone(), 31, 1).unwrap();
-    let mut cuda = DpgaCuda::for_problem(params(), &vessel, 31, &gpu).unwrap();
-    assert_same_runs("pressure vessel (way 1)", &mut cpu, &mut cuda);
+    let cuda = assert_same_runs("pressure vessel (way 1)", &gpu, vessel.clone(), &vessel, 31);
     assert!(
         cuda.best_evaluation().feasible,
         "the vessel run found a feasible design"
     );
     let beam = beam_problem().unwrap();
-    let mut cpu = DpgaCpu::new(params(), beam.clone(), 32, 1).unwrap();
-    let mut cuda = DpgaCuda::for_problem(params(), &beam, 32, &gpu).unwrap();
-    assert_same_runs("welded beam (way 1)", &mut cpu, &mut cuda);
+    assert_same_runs("welded beam (way 1)", &gpu, beam.clone(), &beam, 32);
     let exact = exact_vessel_problem().unwrap();
-    let mut cpu = DpgaCpu::new(params(), exact.clone(), 34, 1).unwrap();
-    let mut cuda = DpgaCuda::for_problem(params(), &exact, 34, &gpu).unwrap();
-    assert_same_runs(
-        "exact-volume vessel, an equality (way 1)",
-        &mut cpu,
-        &mut cuda,
-    );
+    let what = "exact-volume vessel, an equality (way 1)";
+    assert_same_runs(what, &gpu, exact.clone(), &exact, 34);
 }
 
 #[test]
@@ -367,10 +378,15 @@ fn a_host_evaluated_vessel_on_the_gpu_should_match_cpu_for_200_generations() {
     else {
         return;
     };
-    let host = HostConstrained::new(RustVessel(vessel_bounds()));
-    let mut cpu = DpgaCpu::new(params(), RustVessel(vessel_bounds()), 33, 1).unwrap();
-    let mut cuda = DpgaCuda::for_problem(params(), &host, 33, &gpu).unwrap();
-    assert_same_runs("pressure vessel (way 3)", &mut cpu, &mut cuda);
+    let name = "pressure-vessel-host";
+    let host = HostConstrained::new(RustVessel::new(name));
+    assert_same_runs(
+        "pressure vessel (way 3)",
+        &gpu,
+        RustVessel::new(name),
+        &host,
+        33,
+    );
 }
 
 #[test]
@@ -414,8 +430,7 @@ fn a_nan_from_user_source_should_be_a_typed_error_naming_the_problem() {
     };
     // NaN for every point (sqrt of a negative number).
     let source = "__device__ double evo_user_constrained(const double* x, double* g, double* h) {\n    g[0] = 0.0;\n    return sqrt(-1.0 - x[0]);\n}\n";
-    let bounds = Bounds::uniform(2, 0.0, 1.0).unwrap();
-    let problem = UserConstrained::new("nan", bounds, 1, 0, source, vessel as Twin).unwrap();
+    let problem = two_variable_problem("nan", source).unwrap();
     match DpgaCuda::for_problem(params(), &problem, 1, &gpu) {
         Err(Error::NonFiniteFitness { problem, value, .. }) => {
             assert_eq!(problem, "nan");
@@ -432,9 +447,7 @@ fn bad_sources_should_be_typed_errors_when_the_engine_is_built() {
     else {
         return;
     };
-    let bounds = Bounds::uniform(2, 0.0, 1.0).unwrap();
-    let broken =
-        UserConstrained::new("broken", bounds, 1, 0, BROKEN_SOURCE, vessel as Twin).unwrap();
+    let broken = two_variable_problem("broken", BROKEN_SOURCE).unwrap();
     let result = DpgaCuda::for_problem(params(), &broken, 1, &gpu);
     assert!(
         matches!(&result, Err(Error::KernelCompile { .. })),
@@ -564,32 +577,8 @@ impl ConstrainedEvaluator for MyVesselEvaluator {
     }
 }
 
-/// The Rust vessel with its own kernel as the device evaluation.
-struct KernelVessel(Bounds);
-
-impl ConstrainedProblem for KernelVessel {
-    fn name(&self) -> &str {
-        "pressure-vessel-kernel"
-    }
-    fn dimension(&self) -> usize {
-        4
-    }
-    fn bounds(&self) -> &Bounds {
-        &self.0
-    }
-    fn inequality_count(&self) -> usize {
-        4
-    }
-    fn equality_count(&self) -> usize {
-        0
-    }
-    fn evaluate(&self, x: &[f32], g: &mut [f64], h: &mut [f64]) -> f64 {
-        let wide: Vec<f64> = x.iter().copied().map(f64::from).collect();
-        vessel(&wide, g, h)
-    }
-}
-
-impl DeviceConstrainedProblem for KernelVessel {
+/// Way 2: the Rust vessel's device evaluation is the user's own kernel.
+impl DeviceConstrainedProblem for RustVessel {
     fn constrained_evaluator(&self, gpu: &Gpu) -> Result<Box<dyn ConstrainedEvaluator>> {
         let kernel = gpu.user_kernel("my_vessel", VESSEL_KERNEL, "my_vessel", Profile::Exact)?;
         Ok(Box::new(MyVesselEvaluator { kernel }))
@@ -613,10 +602,9 @@ fn a_users_own_kernel_on_the_gpu_should_match_cpu_for_200_generations() {
     else {
         return;
     };
-    let mut cpu = DpgaCpu::new(params(), KernelVessel(vessel_bounds()), 35, 1).unwrap();
-    let mut cuda =
-        DpgaCuda::for_problem(params(), &KernelVessel(vessel_bounds()), 35, &gpu).unwrap();
-    assert_same_runs("pressure vessel (way 2)", &mut cpu, &mut cuda);
+    let kernel = RustVessel::new("pressure-vessel-kernel");
+    let twin = RustVessel::new("pressure-vessel-kernel");
+    assert_same_runs("pressure vessel (way 2)", &gpu, twin, &kernel, 35);
 }
 
 /// A problem without constraints, evaluated on the host: the host path's empty constraint buffers.
@@ -652,9 +640,8 @@ fn an_unconstrained_host_problem_on_the_gpu_should_match_cpu_for_200_generations
     };
     let bounds = Bounds::uniform(3, -1.0, 1.0).unwrap();
     let host = HostConstrained::new(HostSphere(bounds.clone()));
-    let mut cpu = DpgaCpu::new(params(), HostSphere(bounds), 36, 1).unwrap();
-    let mut cuda = DpgaCuda::for_problem(params(), &host, 36, &gpu).unwrap();
-    assert_same_runs("sphere without constraints (way 3)", &mut cpu, &mut cuda);
+    let what = "sphere without constraints (way 3)";
+    assert_same_runs(what, &gpu, HostSphere(bounds), &host, 36);
 }
 
 #[test]
