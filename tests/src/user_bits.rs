@@ -268,3 +268,55 @@ pub fn assert_same_runs<S, E, F>(
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use evo_ga::{GaCpu, GaParams};
+
+    use super::*;
+    use crate::suite::ga::compare_snapshots;
+
+    fn engine(seed: u64) -> GaCpu<UserBits<Twin>> {
+        GaCpu::new(GaParams::new(), trap5_problem("trap5").unwrap(), seed).unwrap()
+    }
+
+    #[test]
+    fn two_engines_of_one_seed_should_pass_the_lockstep() {
+        assert_same_runs(
+            "twins",
+            &mut engine(1),
+            &mut engine(1),
+            5,
+            compare_snapshots,
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "seeds apart: generation 0")]
+    fn engines_of_other_seeds_should_fail_the_lockstep() {
+        assert_same_runs(
+            "seeds apart",
+            &mut engine(1),
+            &mut engine(2),
+            5,
+            compare_snapshots,
+        );
+    }
+
+    #[test]
+    fn the_twins_should_score_all_ones_at_the_optimum() {
+        let mut ones = Bits::zeros(5 * TRAP_BLOCKS);
+        for i in 0..ones.len() {
+            ones.set(i, true).unwrap();
+        }
+        let trap = trap5_problem("trap5").unwrap();
+        assert_eq!(trap.evaluate(&ones), trap.optimum().unwrap());
+        let minus = MinusOnes {
+            name: "minus-ones",
+            kernel: "k",
+            bits: ones.len(),
+            evaluator_bits: ones.len(),
+        };
+        assert_eq!(minus.evaluate(&ones), -(ones.len() as f64));
+    }
+}

@@ -7,10 +7,11 @@ use evo_core::{BinaryProblem, Bits, Engine, Error, Result};
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::ga::compare_snapshots;
 use evo_equivalence::user_bits::{
-    self, Edges, MinusOnes, Twin, VERTICES, assert_same_runs, graph, max_cut_rows,
-    ones_kernel_source, trap5,
+    self, Edges, MinusOnes, Twin, VERTICES, graph, max_cut_rows, ones_kernel_source, trap5,
 };
-use evo_ga::{BatchFn, DeviceBitProblem, GaCpu, GaCuda, GaParams, HostEvaluated, UserBits};
+use evo_ga::{
+    BatchFn, DeviceBitProblem, GaCpu, GaCuda, GaParams, GaSnapshot, HostEvaluated, UserBits,
+};
 use evo_gpu_runtime::Profile;
 
 /// Any architecture NVRTC knows compiles the modules; sm_80 is the oldest the project targets.
@@ -61,6 +62,15 @@ fn minus_ones(bits: usize) -> MinusOnes {
         bits,
         evaluator_bits: bits,
     }
+}
+
+/// Runs `cpu` and `gpu` side by side, comparing every generation's snapshot bit for bit.
+fn assert_same_runs(
+    case: &str,
+    cpu: &mut impl Engine<Snapshot = GaSnapshot>,
+    gpu: &mut impl Engine<Snapshot = GaSnapshot>,
+) {
+    user_bits::assert_same_runs(case, cpu, gpu, GENERATIONS, compare_snapshots);
 }
 
 fn params() -> GaParams {
@@ -225,23 +235,11 @@ fn user_trap5_and_max_cut_on_the_gpu_should_match_cpu_for_200_generations() {
     let mut cpu = GaCpu::new(params(), trap.clone(), 21).unwrap();
     let mut cuda = GaCuda::new(params(), &trap, 21, &gpu).unwrap();
     assert!(cuda.graph_replay(), "a user module is stream-ordered");
-    assert_same_runs(
-        "trap-5 (way 1)",
-        &mut cpu,
-        &mut cuda,
-        GENERATIONS,
-        compare_snapshots,
-    );
+    assert_same_runs("trap-5 (way 1)", &mut cpu, &mut cuda);
     let cut = max_cut_problem().unwrap();
     let mut cpu = GaCpu::new(params(), cut.clone(), 22).unwrap();
     let mut cuda = GaCuda::new(params(), &cut, 22, &gpu).unwrap();
-    assert_same_runs(
-        "max-cut (way 1)",
-        &mut cpu,
-        &mut cuda,
-        GENERATIONS,
-        compare_snapshots,
-    );
+    assert_same_runs("max-cut (way 1)", &mut cpu, &mut cuda);
     // The same run batched through advance (one read-back for many generations) ends in the same state.
     let mut batched = GaCuda::new(params(), &cut, 22, &gpu).unwrap();
     batched.advance(GENERATIONS as u32).unwrap();
@@ -263,13 +261,7 @@ fn a_host_callback_on_the_gpu_should_match_cpu_for_200_generations() {
     let mut cpu = GaCpu::new(params(), HostEvaluated::new(max_cut_batch().unwrap()), 23).unwrap();
     let mut cuda = GaCuda::new(params(), &problem, 23, &gpu).unwrap();
     assert!(!cuda.graph_replay(), "a host evaluation cannot be recorded");
-    assert_same_runs(
-        "max-cut (way 3)",
-        &mut cpu,
-        &mut cuda,
-        GENERATIONS,
-        compare_snapshots,
-    );
+    assert_same_runs("max-cut (way 3)", &mut cpu, &mut cuda);
 }
 
 #[test]
@@ -352,11 +344,5 @@ fn a_users_own_kernel_should_evaluate_the_population_in_ga() {
     let mut cpu = GaCpu::new(params(), minus_ones(150), 31).unwrap();
     let mut cuda = GaCuda::new(params(), &problem, 31, &gpu).unwrap();
     assert!(cuda.graph_replay());
-    assert_same_runs(
-        "minus-ones (way 2)",
-        &mut cpu,
-        &mut cuda,
-        GENERATIONS,
-        compare_snapshots,
-    );
+    assert_same_runs("minus-ones (way 2)", &mut cpu, &mut cuda);
 }

@@ -10,13 +10,13 @@ use evo_core::{Bits, Engine, Error, Result};
 use evo_equivalence::gate::{gpu_or_skip, nvrtc_or_skip};
 use evo_equivalence::suite::qiga::{compare_snapshots, random_angles};
 use evo_equivalence::user_bits::{
-    self, MinusOnes, Twin, VERTICES, assert_same_runs, cut_row, graph, max_cut_rows, trap5,
+    self, MinusOnes, Twin, VERTICES, cut_row, graph, max_cut_rows, trap5,
 };
 use evo_gpu_runtime::{Gpu, Profile};
 use evo_qiga::bits::HostRepairer;
 use evo_qiga::{
     BatchFn, BitRepair, HostEvaluated, KnapsackRepair, QigaBitsCpu, QigaBitsCuda, QigaCpu,
-    QigaCuda, QigaParams, RowRepairer, RunConfig, SignChoice, UserBits,
+    QigaCuda, QigaParams, QigaSnapshot, RowRepairer, RunConfig, SignChoice, UserBits,
 };
 
 /// Any architecture NVRTC knows compiles the modules; sm_80 is the oldest the project targets.
@@ -67,6 +67,16 @@ fn minus_ones(bits: usize, evaluator_bits: usize) -> MinusOnes {
 /// Three runs, each with its own seed and random angles (one launch evaluates many parameter sets).
 fn runs(seed: u64) -> Vec<RunConfig> {
     RunConfig::batch(seed, &random_angles(seed, 3))
+}
+
+/// Steps `cpu` and `gpu` side by side, comparing every generation's snapshot bit for bit.
+fn assert_same_runs(
+    case: &str,
+    cpu: &mut impl Engine<Snapshot = QigaSnapshot>,
+    gpu: &mut impl Engine<Snapshot = QigaSnapshot>,
+    generations: u64,
+) {
+    user_bits::assert_same_runs(case, cpu, gpu, generations, compare_snapshots);
 }
 
 fn params() -> QigaParams {
@@ -154,23 +164,11 @@ fn user_trap5_and_max_cut_on_the_gpu_should_match_cpu_for_200_generations() {
     let trap = trap5_problem().unwrap();
     let mut cpu = QigaBitsCpu::batch(&params(), trap.clone(), None, runs(21), 0).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &trap, None, runs(21), &gpu).unwrap();
-    assert_same_runs(
-        "trap-5 (way 1)",
-        &mut cpu,
-        &mut cuda,
-        GENERATIONS,
-        compare_snapshots,
-    );
+    assert_same_runs("trap-5 (way 1)", &mut cpu, &mut cuda, GENERATIONS);
     let cut = max_cut_problem().unwrap();
     let mut cpu = QigaBitsCpu::batch(&params(), cut.clone(), None, runs(22), 0).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &cut, None, runs(22), &gpu).unwrap();
-    assert_same_runs(
-        "max-cut (way 1)",
-        &mut cpu,
-        &mut cuda,
-        GENERATIONS,
-        compare_snapshots,
-    );
+    assert_same_runs("max-cut (way 1)", &mut cpu, &mut cuda, GENERATIONS);
     // The same run in one call (one read-back) ends in the same state, and a snapshot restores on the GPU.
     let mut batched = QigaBitsCuda::batch(&params(), &cut, None, runs(22), &gpu).unwrap();
     batched.run_generations(GENERATIONS as u32).unwrap();
@@ -190,13 +188,7 @@ fn a_host_callback_on_the_gpu_should_match_cpu_for_200_generations() {
     let mut cpu =
         QigaBitsCpu::batch(&params(), max_cut_batch().unwrap(), None, runs(23), 0).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &problem, None, runs(23), &gpu).unwrap();
-    assert_same_runs(
-        "max-cut (way 3)",
-        &mut cpu,
-        &mut cuda,
-        GENERATIONS,
-        compare_snapshots,
-    );
+    assert_same_runs("max-cut (way 3)", &mut cpu, &mut cuda, GENERATIONS);
 }
 
 /// The knapsack's repair as a user repair: QIGA on bit strings, the knapsack's fitness evaluated on the host
@@ -213,13 +205,7 @@ fn the_knapsack_repair_on_the_gpu_should_give_the_paper_engines_bits() {
     let problem = HostEvaluated::new(knapsack.clone());
     let mut paper = QigaCuda::batch(&params(), &knapsack, runs(24), &gpu).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &problem, Some(&repair), runs(24), &gpu).unwrap();
-    assert_same_runs(
-        "knapsack (way 3 + repair)",
-        &mut paper,
-        &mut cuda,
-        50,
-        compare_snapshots,
-    );
+    assert_same_runs("knapsack (way 3 + repair)", &mut paper, &mut cuda, 50);
     let mut paper_cpu = QigaCpu::batch(&params(), &knapsack, runs(24), 0).unwrap();
     for _ in 0..50 {
         paper_cpu.step().unwrap();
@@ -262,13 +248,7 @@ fn a_host_repair_on_the_gpu_should_give_the_paper_engines_bits() {
     let problem = HostEvaluated::new(knapsack.clone());
     let mut paper = QigaCuda::batch(&params(), &knapsack, runs(25), &gpu).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &problem, Some(&repair), runs(25), &gpu).unwrap();
-    assert_same_runs(
-        "knapsack (host repair)",
-        &mut paper,
-        &mut cuda,
-        30,
-        compare_snapshots,
-    );
+    assert_same_runs("knapsack (host repair)", &mut paper, &mut cuda, 30);
 }
 
 #[test]
@@ -340,11 +320,5 @@ fn a_users_own_kernel_should_evaluate_the_population_in_qiga() {
     let twin = minus_ones(150, 150);
     let mut cpu = QigaBitsCpu::batch(&params(), twin, None, runs(31), 0).unwrap();
     let mut cuda = QigaBitsCuda::batch(&params(), &problem, None, runs(31), &gpu).unwrap();
-    assert_same_runs(
-        "minus-ones (way 2)",
-        &mut cpu,
-        &mut cuda,
-        GENERATIONS,
-        compare_snapshots,
-    );
+    assert_same_runs("minus-ones (way 2)", &mut cpu, &mut cuda, GENERATIONS);
 }
