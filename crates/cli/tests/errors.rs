@@ -5,6 +5,7 @@
 mod common;
 
 use common::{fails_in, knapsack_file};
+use std::path::Path;
 
 fn refused(args: &[&str], needles: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
@@ -22,6 +23,22 @@ fn refused(args: &[&str], needles: &[&str]) {
         !dir.path().join("o").exists(),
         "evo {full:?} wrote an output folder"
     );
+}
+
+/// Runs `evo run de --problem rastrigin:4 --generations 2 <args> -q` in `dir`, expects it to fail and returns
+/// its stderr.
+fn de_fails_in(dir: &Path, args: &[&str]) -> String {
+    let mut full = vec![
+        "run",
+        "de",
+        "--problem",
+        "rastrigin:4",
+        "--generations",
+        "2",
+    ];
+    full.extend_from_slice(args);
+    full.push("-q");
+    fails_in(dir, &full)
 }
 
 #[test]
@@ -47,20 +64,7 @@ fn an_unknown_key_is_named_with_the_known_ones() {
 fn an_unknown_key_in_the_toml_file_is_named() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("bad.toml"), "population = 12\ncolour = 3\n").unwrap();
-    let stderr = fails_in(
-        dir.path(),
-        &[
-            "run",
-            "de",
-            "--problem",
-            "rastrigin:4",
-            "--generations",
-            "2",
-            "--config",
-            "bad.toml",
-            "-q",
-        ],
-    );
+    let stderr = de_fails_in(dir.path(), &["--config", "bad.toml"]);
     assert!(stderr.contains("unknown parameter `colour`"), "{stderr}");
     assert!(stderr.contains("bad.toml"), "{stderr}");
 }
@@ -216,20 +220,7 @@ fn cuda_for_a_problem_without_a_device_evaluation_is_refused_with_the_remedy() {
 fn a_fresh_run_refuses_to_overwrite_a_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("old.ckpt"), b"earlier run").unwrap();
-    let stderr = fails_in(
-        dir.path(),
-        &[
-            "run",
-            "de",
-            "--problem",
-            "rastrigin:4",
-            "--generations",
-            "2",
-            "--checkpoint",
-            "old.ckpt",
-            "-q",
-        ],
-    );
+    let stderr = de_fails_in(dir.path(), &["--checkpoint", "old.ckpt"]);
     assert!(
         stderr.contains("exists already") && stderr.contains("evo resume"),
         "{stderr}"
@@ -243,22 +234,7 @@ fn a_fresh_run_refuses_to_overwrite_a_checkpoint() {
 #[test]
 fn a_checkpoint_every_zero_generations_is_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();
-    let stderr = fails_in(
-        dir.path(),
-        &[
-            "run",
-            "de",
-            "--problem",
-            "rastrigin:4",
-            "--generations",
-            "2",
-            "--checkpoint",
-            "c.ckpt",
-            "--every",
-            "0",
-            "-q",
-        ],
-    );
+    let stderr = de_fails_in(dir.path(), &["--checkpoint", "c.ckpt", "--every", "0"]);
     assert!(
         stderr.contains("--every 0") && stderr.contains("at least 1"),
         "{stderr}"
