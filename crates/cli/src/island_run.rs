@@ -114,6 +114,36 @@ impl World {
     }
 }
 
+/// Drives the island model of `$algorithm` (evo-distributed's `de`, `ga` or `ma` module) for `$params` on
+/// `$problem` at `$site`: over the ranks when the build has the `mpi` feature and the run has several, else
+/// in this process. A macro, as the three modules' model builders are free functions of one shape, not a
+/// trait; it returns from the calling function in the ranked case.
+macro_rules! islands {
+    ($site:expr, $algorithm:ident, $params:expr, $problem:expr) => {{
+        let (site, params, problem): (&Site<'_, '_>, _, _) = ($site, $params, $problem);
+        #[cfg(feature = "mpi")]
+        if let Some(ranks) = site.session.world.ranks()? {
+            let model = $algorithm::ranked_islands(
+                params,
+                problem,
+                site.seed,
+                site.model,
+                site.placement.clone(),
+                ranks,
+            )?;
+            return drive(model, site);
+        }
+        let model = $algorithm::islands(
+            params,
+            problem,
+            site.seed,
+            site.model,
+            site.placement.clone(),
+        )?;
+        drive(model, site)
+    }};
+}
+
 /// Runs `params` on `problem` as the configuration's island model.
 ///
 /// # Errors
@@ -139,45 +169,36 @@ pub fn run(
     };
     match params {
         AlgorithmParams::De(params) => match problem {
-            Problem::Rastrigin(problem) => site.de(&params, &problem),
-            Problem::Shifted(problem) => site.de(&params, &problem),
-            Problem::Cec2010(problem) => site.de(&params, problem.as_ref()),
+            Problem::Rastrigin(problem) => islands!(&site, de, &params, &problem),
+            Problem::Shifted(problem) => islands!(&site, de, &params, &problem),
+            Problem::Cec2010(problem) => islands!(&site, de, &params, problem.as_ref()),
             Problem::GaFunction {
                 function,
                 variables,
-            } => site.de(&params, &GaProblem::new(function, variables)?),
-            Problem::Etc(problem) => site.de(&params, problem.as_ref()),
+            } => islands!(&site, de, &params, &GaProblem::new(function, variables)?),
+            Problem::Etc(problem) => islands!(&site, de, &params, problem.as_ref()),
             _ => bail!("de islands run the built-in continuous problems and etc:FILE"),
         },
         AlgorithmParams::Ga(params) => match problem {
             Problem::GaFunction {
                 function,
                 variables,
-            } => {
-                let paper = evo_ga::PaperFunction::new(function, variables)?;
-                #[cfg(feature = "mpi")]
-                if let Some(ranks) = session.world.ranks()? {
-                    let (model, placement) = (site.model, site.placement.clone());
-                    return drive(
-                        ga::ranked_islands(&params, &paper, seed, model, placement, ranks)?,
-                        &site,
-                    );
-                }
-                drive(
-                    ga::islands(&params, &paper, seed, site.model, site.placement.clone())?,
-                    &site,
-                )
-            }
+            } => islands!(
+                &site,
+                ga,
+                &params,
+                &evo_ga::PaperFunction::new(function, variables)?
+            ),
             _ => bail!("ga islands run ga:fN:n problems"),
         },
         AlgorithmParams::Ma(params) => match problem {
-            Problem::Rastrigin(problem) => site.ma(&params, &problem),
-            Problem::Shifted(problem) => site.ma(&params, &problem),
-            Problem::Cec2010(problem) => site.ma(&params, problem.as_ref()),
+            Problem::Rastrigin(problem) => islands!(&site, ma, &params, &problem),
+            Problem::Shifted(problem) => islands!(&site, ma, &params, &problem),
+            Problem::Cec2010(problem) => islands!(&site, ma, &params, problem.as_ref()),
             Problem::GaFunction {
                 function,
                 variables,
-            } => site.ma(&params, &GaProblem::new(function, variables)?),
+            } => islands!(&site, ma, &params, &GaProblem::new(function, variables)?),
             _ => bail!("ma-sw-chains islands run the built-in continuous problems"),
         },
         _ => bail!("--islands runs de, ga and ma-sw-chains"),
@@ -219,60 +240,6 @@ struct Site<'s, 'c> {
     share: RankShare,
     seed: u64,
     session: &'s Session<'c>,
-}
-
-impl Site<'_, '_> {
-    fn de<P>(&self, params: &evo_de::DeParams, problem: &P) -> Result<Report<Value>>
-    where
-        P: evo_de::DeviceProblem + Clone + Send + Sync + 'static,
-    {
-        #[cfg(feature = "mpi")]
-        if let Some(ranks) = self.session.world.ranks()? {
-            let model = de::ranked_islands(
-                params,
-                problem,
-                self.seed,
-                self.model,
-                self.placement.clone(),
-                ranks,
-            )?;
-            return drive(model, self);
-        }
-        let model = de::islands(
-            params,
-            problem,
-            self.seed,
-            self.model,
-            self.placement.clone(),
-        )?;
-        drive(model, self)
-    }
-
-    fn ma<P>(&self, params: &evo_ma_sw_chains::MaParams, problem: &P) -> Result<Report<Value>>
-    where
-        P: evo_benchmarks::cuda::DeviceRealProblem + Sync + ?Sized,
-    {
-        #[cfg(feature = "mpi")]
-        if let Some(ranks) = self.session.world.ranks()? {
-            let model = ma::ranked_islands(
-                params,
-                problem,
-                self.seed,
-                self.model,
-                self.placement.clone(),
-                ranks,
-            )?;
-            return drive(model, self);
-        }
-        let model = ma::islands(
-            params,
-            problem,
-            self.seed,
-            self.model,
-            self.placement.clone(),
-        )?;
-        drive(model, self)
-    }
 }
 
 /// Runs `model` with the session's rules, history, checkpoints and observers. Rank 0 checkpoints to the
