@@ -106,6 +106,19 @@ __device__ __forceinline__ double ma_distance_term(float x, float y)
     return d * d;
 }
 
+// Tile blockIdx.x (4 blockDim.x leaves) of the squared distance of rows x and y (`dimension` variables, leaves
+// past it +0.0): each thread adds its lane's 4 leaves as the aligned subtree they are, then the block tree.
+// Every thread must call it; the result is in every thread. Twin: the leaves of CpuWorkspace::squared_distances.
+__device__ __forceinline__ double ma_distance_tile_f64(const float* x, const float* y, unsigned long long dimension, double* scratch)
+{
+    const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 4ull;
+    double t[4];
+    for (unsigned int q = 0; q < 4u; ++q) {
+        t[q] = first + q < dimension ? ma_distance_term(x[first + q], y[first + q]) : 0.0;
+    }
+    return evo_block_pairwise_sum_f64((t[0] + t[1]) + (t[2] + t[3]), scratch);
+}
+
 __device__ __forceinline__ float ma_word_of(uint4 b, unsigned int q)
 {
     return evo_uniform_f32(q == 0u ? b.x : (q == 1u ? b.y : (q == 2u ? b.z : b.w)));
@@ -143,13 +156,7 @@ extern "C" __global__ void ma_distance_tiles_f64(const float* population, const 
     const unsigned int pair = blockIdx.y;
     const float* x = population + (unsigned long long)pairs[2u * pair] * p.dimension;
     const float* y = population + (unsigned long long)pairs[2u * pair + 1u] * p.dimension;
-    const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 4ull;
-    double t[4];
-    for (unsigned int q = 0; q < 4u; ++q) {
-        t[q] = first + q < p.dimension ? ma_distance_term(x[first + q], y[first + q]) : 0.0;
-    }
-    const double lane = (t[0] + t[1]) + (t[2] + t[3]);
-    const double sum = evo_block_pairwise_sum_f64(lane, ma_scratch);
+    const double sum = ma_distance_tile_f64(x, y, p.dimension, ma_scratch);
     if (threadIdx.x == 0u) {
         partials[(unsigned long long)pair * p.tiles + blockIdx.x] = sum;
     }
@@ -431,181 +438,5 @@ extern "C" __global__ void ma_sw_step_f32(float* x, float* bias, float* probes, 
     }
 }
 
-// ---- The dimension split (crates/distributed, module `dimension`): one slice of the variables of every row ----
-//
-// A slice holds variables first .. first + dimension - 1 of every vector (first and the block below multiples of
-// 1024), so the kernels above run on it unchanged with p.lane_offset = first / 4 and slice-local bounds. A
-// fitness or a distance over the whole vector is made of canonical trees of its terms (sums; Griewank's
-// product); the slice computes the nodes of each tree over its aligned blocks of 2^k leaves (the tiles of 1024
-// leaves, then ma_block_sums_f64), and the host joins all slices' block nodes with the top of the same tree
-// (evo_core::reduce, evo_benchmarks::tree), so the bits do not depend on the slices. For a term of two
-// neighbours (Rosenbrock) a slice's rows hold one more value, the halo: variable first + dimension, which the
-// kernels above compute exactly as the next slice computes its first variable (same inputs, same Philox word).
-
-// Scalar arguments of the slice kernels; mirrored by `SliceParams` in crates/ma-sw-chains/src/cuda/slice.rs.
-struct MaSliceParams {
-    unsigned long long dimension;        // variables of the slice whose terms (leaves) are counted
-    unsigned long long stride;           // values per row in memory: dimension, or dimension + 1 with the halo
-    unsigned long long first;            // the whole vector's index of the slice's variable 0
-    unsigned long long tiles;            // tile partials per row: ceil(dimension / 1024)
-    unsigned long long tiles_per_block;  // ma_block_sums_f64: tiles per block, a power of two
-    unsigned int term;                   // ma_slice_terms_f64: the term code (ma_slice_term, MA_TERM_ROSENBROCK)
-    unsigned int shifted;                // ma_slice_terms_f64: 1: z = x - (double)shift[j] (the slice's part of the shift)
-    unsigned int product;                // 1: the leaves are multiplied, padding 1.0 (Griewank's factors); 0: added, padding +0.0
-    unsigned int pad;
-};
-static_assert(sizeof(MaSliceParams) == 56, "MaSliceParams must match its Rust mirror (56 bytes)");
-
-// The term code of Rosenbrock's 100 (z_i^2 - z_{i+1})^2 + (z_i - 1)^2 (Rust: SliceTerm::Rosenbrock).
-#define MA_TERM_ROSENBROCK 8u
-
-// The term of variable i (whole-vector index) at z: the built-ins of common/problems/functions.cuh, the twins of
-// evo_benchmarks::functions (codes: Rust's SliceTerm).
-__device__ __forceinline__ double ma_slice_term(unsigned int term, unsigned long long i, double z)
-{
-    switch (term) {
-    case 0u:
-        return evo_sphere_term(z);
-    case 1u:
-        return evo_rastrigin_term(z);
-    case 2u:
-        return evo_step_term(z);
-    case 3u:
-        return evo_schwefel_term(z);
-    case 4u:
-        return evo_discus_term(i, z);
-    case 5u:
-        return evo_sum_squares_term(i, z);
-    case 6u:
-        return evo_ackley_cos_term(z);
-    default:
-        return evo_griewank_factor(i, z);
-    }
-}
-
-// The tree over one value per thread (blockDim.x a power of two): evo_block_pairwise_sum_f64, or for a product
-// the same adjacent-pair tree with * (twin: evo_benchmarks::tree::pairwise_product_by). `scratch` holds
-// blockDim.x doubles; every thread must call it (product is the same for the whole block).
-__device__ __forceinline__ double ma_block_tree_f64(double value, double* scratch, bool product)
-{
-    if (!product) {
-        return evo_block_pairwise_sum_f64(value, scratch);
-    }
-    const unsigned int t = threadIdx.x;
-    scratch[t] = value;
-    __syncthreads();
-    for (unsigned int active = blockDim.x >> 1; active > 0; active >>= 1) {
-        double node = 1.0;
-        if (t < active) {
-            node = scratch[2 * t] * scratch[2 * t + 1];
-        }
-        __syncthreads();
-        if (t < active) {
-            scratch[t] = node;
-        }
-        __syncthreads();
-    }
-    const double result = scratch[0];
-    __syncthreads();
-    return result;
-}
-
-// Tile blockIdx.x (4 blockDim.x = 1024 leaves) of the terms of row blockIdx.y of a slice (rows of p.stride
-// values): each thread joins its lane's 4 leaves as the aligned subtree they are, the block tree joins the
-// lanes; leaves past the slice are the padding (+0.0, or 1.0 for a product; only the last slice of a vector has
-// them: the others are whole blocks). Rosenbrock's leaf j reads variables j and j + 1 (the halo for the
-// slice's last variable); the vector's last variable, with no j + 1 in the row (stride = dimension), has no
-// term: +0.0, as the canonical tree's padding of the D - 1 terms. Written to partials[row tiles + tile].
-extern "C" __global__ void ma_slice_terms_f64(const float* x, const float* shift, double* partials, MaSliceParams p)
-{
-    extern __shared__ double ma_scratch[];
-    const float* row = x + (unsigned long long)blockIdx.y * p.stride;
-    const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 4ull;
-    const bool product = p.product == 1u;
-    double t[4];
-    for (unsigned int q = 0; q < 4u; ++q) {
-        const unsigned long long j = first + q;
-        t[q] = product ? 1.0 : 0.0;
-        if (j < p.dimension) {
-            double z = (double)row[j];
-            if (p.shifted == 1u) {
-                z = z - (double)shift[j];
-            }
-            if (p.term != MA_TERM_ROSENBROCK) {
-                t[q] = ma_slice_term(p.term, p.first + j, z);
-            } else if (j + 1ull < p.stride) {
-                double next = (double)row[j + 1ull];
-                if (p.shifted == 1u) {
-                    next = next - (double)shift[j + 1ull];
-                }
-                t[q] = evo_rosenbrock_term(z, next);
-            }
-        }
-    }
-    const double lane = product ? (t[0] * t[1]) * (t[2] * t[3]) : (t[0] + t[1]) + (t[2] + t[3]);
-    const double node = ma_block_tree_f64(lane, ma_scratch, product);
-    if (threadIdx.x == 0u) {
-        partials[(unsigned long long)blockIdx.y * p.tiles + blockIdx.x] = node;
-    }
-}
-
-// Tile blockIdx.x of the squared distance of pair blockIdx.y (slots pairs[2k], pairs[2k+1]) of a slice's
-// population (rows of p.stride values, the first p.dimension counted: never the halo): as
-// ma_distance_tiles_f64. Twin: the leaves of CpuWorkspace::squared_distances.
-extern "C" __global__ void ma_slice_distance_tiles_f64(const float* population, const unsigned int* pairs, double* partials, MaSliceParams p)
-{
-    extern __shared__ double ma_scratch[];
-    const unsigned int pair = blockIdx.y;
-    const float* x = population + (unsigned long long)pairs[2u * pair] * p.stride;
-    const float* y = population + (unsigned long long)pairs[2u * pair + 1u] * p.stride;
-    const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 4ull;
-    double t[4];
-    for (unsigned int q = 0; q < 4u; ++q) {
-        t[q] = first + q < p.dimension ? ma_distance_term(x[first + q], y[first + q]) : 0.0;
-    }
-    const double lane = (t[0] + t[1]) + (t[2] + t[3]);
-    const double sum = evo_block_pairwise_sum_f64(lane, ma_scratch);
-    if (threadIdx.x == 0u) {
-        partials[(unsigned long long)pair * p.tiles + blockIdx.x] = sum;
-    }
-}
-
-// The subtree of `per` leaves from `base` (an aligned run; leaves at and past `count` are the padding) on the
-// stack of evo_core::reduce.
-template <bool PRODUCT>
-__device__ __forceinline__ double ma_run_tree_f64(const double* leaves, unsigned long long base, unsigned long long per, unsigned long long count)
-{
-    EvoTreeStack<PRODUCT> stack;
-    stack.init();
-    for (unsigned long long j = 0; j < per; ++j) {
-        const unsigned long long leaf = base + j;
-        stack.push(leaf < count ? leaves[leaf] : (PRODUCT ? 1.0 : 0.0));
-    }
-    return stack.node[0];
-}
-
-// Block blockIdx.x (p.tiles_per_block tiles, a power of two) of row blockIdx.y of the tile partials (of
-// ma_slice_terms_f64 or ma_slice_distance_tiles_f64): the canonical subtree over its tiles (a product when
-// p.product is 1), tiles past the row's p.tiles being the padding. Each of the blockDim.x threads (a power of two
-// dividing p.tiles_per_block) reduces its aligned run of leaves on a stack, then the block tree joins the runs.
-// Written to sums[row gridDim.x + block].
-extern "C" __global__ void ma_block_sums_f64(const double* partials, double* sums, MaSliceParams p)
-{
-    extern __shared__ double ma_scratch[];
-    const double* leaves = partials + (unsigned long long)blockIdx.y * p.tiles;
-    const unsigned long long per = p.tiles_per_block / blockDim.x;
-    const unsigned long long base = (unsigned long long)blockIdx.x * p.tiles_per_block + threadIdx.x * per;
-    const bool product = p.product == 1u;
-    double value;
-    if (per == 1ull) {
-        value = base < p.tiles ? leaves[base] : (product ? 1.0 : 0.0);
-    } else if (product) {
-        value = ma_run_tree_f64<true>(leaves, base, per, p.tiles);
-    } else {
-        value = ma_run_tree_f64<false>(leaves, base, per, p.tiles);
-    }
-    const double node = ma_block_tree_f64(value, ma_scratch, product);
-    if (threadIdx.x == 0u) {
-        sums[(unsigned long long)blockIdx.y * gridDim.x + blockIdx.x] = node;
-    }
-}
+// ---- The dimension split (crates/distributed, module `dimension`): kernels over one slice of the variables ----
+#include "cuda/ma_slice.cuh"

@@ -134,6 +134,10 @@ pub static HEADERS: &[Header] = &[
         source: include_str!("../cuda/ga_fused.cuh"),
     },
     Header {
+        name: "cuda/ma_slice.cuh",
+        source: include_str!("../cuda/ma_slice.cuh"),
+    },
+    Header {
         name: "cuda/qiga_bits.cuh",
         source: include_str!("../cuda/qiga_bits.cuh"),
     },

@@ -209,8 +209,8 @@ impl<'a, P: SeparableProblem + ?Sized> RunAlgorithm for MaSplitRun<'a, P> {
 /// Runs the split of `config` on `problem` and records the layout and why it runs where it does.
 ///
 /// # Errors
-/// A problem the split does not take (the library's error for Schwefel 1.2 and Ridge, squared prefix sums), a
-/// layout the dimension does not allow, GPU and engine errors.
+/// A problem the split does not take (CEC 2010, knapsack and the other non-continuous problems), a layout the
+/// dimension does not allow, GPU and engine errors.
 pub fn run(
     config: &SplitConfig,
     params: MaParams,
@@ -230,8 +230,8 @@ pub fn run(
             session,
         ),
         _ => bail!(
-            "--split dimension runs per-variable fitness: rastrigin:D, shifted-*:D except \
-             shifted-schwefel-1.2, and ga:fN:n except f2 (Ridge) (the split's SeparableProblem); {} is not one",
+            "--split dimension runs the fitness of trees over the variables: rastrigin:D, shifted-*:D and \
+             ga:fN:n (the split's SeparableProblem); {} is not one",
             session.config.problem
         ),
     }

@@ -129,20 +129,10 @@ fn the_split_needs_a_well_formed_gpu_list() {
 }
 
 #[test]
-fn the_split_passes_on_the_librarys_refusal_of_a_problem_that_is_not_a_separable_sum() {
-    let stderr = refused(
-        "shifted-schwefel-1.2:2048",
-        &["--split", "dimension", "--gpus", "0"],
-    );
-    assert!(
-        stderr.contains(
-            "MA-SW-Chains dimension split: problem must be a fitness of per-variable terms"
-        ) && stderr.contains("got shifted-schwefel-1.2 (squared prefix sums"),
-        "{stderr}"
-    );
+fn the_split_refuses_a_problem_that_is_not_trees_over_the_variables() {
     let stderr = refused("cec2010:f3:2000", &["--split", "dimension", "--gpus", "0"]);
     assert!(
-        stderr.contains("--split dimension runs per-variable fitness")
+        stderr.contains("--split dimension runs the fitness of trees over the variables")
             && stderr.contains("cec2010:f3:2000"),
         "{stderr}"
     );

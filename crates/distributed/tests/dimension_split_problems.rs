@@ -1,9 +1,9 @@
-//! The dimension split on the problems of more than one tree (Salomon, Ackley, Griewank) and of neighbour
-//! terms (Rosenbrock, with the halo). CPU (CI): the host's join of emulated block nodes equals the problems'
-//! own evaluation bit for bit on random inputs, the join's refusals, the halo in the memory model. GPU
-//! (skipped without a device, failing under `EVO_REQUIRE_GPU=1`): 1, 2 and 3 slices on GPU 0 and 2 GPUs
-//! (skipped with fewer), and a Rosenbrock resume, with identical snapshots after every cycle to the unsplit
-//! `MaCuda` and to `MaCpu`.
+//! The dimension split on the problems of more than one tree (Salomon, Ackley, Griewank), of neighbour
+//! terms (Rosenbrock, with the halo) and of segment summaries (Ridge, Schwefel 1.2, the squared prefix sums).
+//! CPU (CI): the host's join of emulated block nodes equals the problems' own evaluation bit for bit on
+//! random inputs, the join's refusals, the halo in the memory model. GPU (skipped without a device, failing
+//! under `EVO_REQUIRE_GPU=1`): 1, 2 and 3 slices on GPU 0 and 2 GPUs (skipped with fewer), and a Rosenbrock
+//! resume, with identical snapshots after every cycle to the unsplit `MaCuda` and to `MaCpu`.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -12,9 +12,11 @@ mod dimension_common;
 
 use common::devices_or_skip;
 use dimension_common::{
-    SEED, assert_same, emulated_nodes, layouts, params, run_against_references,
+    SEED, assert_same, emulated_nodes, emulated_prefix_nodes, layouts, params,
+    run_against_references,
 };
 use evo_benchmarks::functions::{ackley, griewank, rosenbrock, salomon};
+use evo_benchmarks::prefix_squares::PrefixSquares;
 use evo_benchmarks::{GaFunction, GaProblem, ShiftedFunction, ShiftedProblem};
 use evo_core::{Bounds, ContinuousProblem, Engine, Error};
 use evo_distributed::dimension::{
@@ -23,17 +25,32 @@ use evo_distributed::dimension::{
 };
 use evo_gpu_runtime::Gpu;
 use evo_ma_sw_chains::MaCuda;
-use evo_ma_sw_chains::cuda::slice::SliceTerm;
+use evo_ma_sw_chains::cuda::slice::{SliceTerm, SliceTree};
 
-/// The problems this file covers at `d` variables: two shifted, three of the GA paper.
+/// The shifted functions this file covers.
+const SHIFTED: [ShiftedFunction; 3] = [
+    ShiftedFunction::Salomon,
+    ShiftedFunction::Griewank,
+    ShiftedFunction::Schwefel12,
+];
+
+/// The GA functions this file covers.
+const GA: [GaFunction; 4] = [
+    GaFunction::Ackley,
+    GaFunction::Griewank,
+    GaFunction::Rosenbrock,
+    GaFunction::Ridge,
+];
+
+/// The problems this file covers at `d` variables.
 fn problems(d: usize) -> Vec<Box<dyn SeparableProblem>> {
-    vec![
-        Box::new(ShiftedProblem::new(ShiftedFunction::Salomon, d).unwrap()),
-        Box::new(ShiftedProblem::new(ShiftedFunction::Griewank, d).unwrap()),
-        Box::new(GaProblem::new(GaFunction::Ackley, d).unwrap()),
-        Box::new(GaProblem::new(GaFunction::Griewank, d).unwrap()),
-        Box::new(GaProblem::new(GaFunction::Rosenbrock, d).unwrap()),
-    ]
+    let shifted = SHIFTED
+        .into_iter()
+        .map(|f| Box::new(ShiftedProblem::new(f, d).unwrap()) as Box<dyn SeparableProblem>);
+    let ga = GA
+        .into_iter()
+        .map(|f| Box::new(GaProblem::new(f, d).unwrap()) as Box<dyn SeparableProblem>);
+    shifted.chain(ga).collect()
 }
 
 /// A point drawn uniformly in the problem's bounds from `state` (a 64-bit LCG).
@@ -74,7 +91,12 @@ fn joined(problem: &dyn SeparableProblem, layout: &SliceLayout, rows: &[Vec<f32>
     for x in rows {
         let z = |i: usize| f64::from(x[i]) - separable.shift.map_or(0.0, |o| f64::from(o[i]));
         for (c, &term) in trees.iter().enumerate() {
-            let nodes = emulated_nodes(layout, term.is_factor(), |i| leaf(term, d, &z, i));
+            let nodes = match term.tree() {
+                SliceTree::PrefixSquares => emulated_prefix_nodes(layout, z),
+                tree => {
+                    emulated_nodes(layout, tree == SliceTree::Product, |i| leaf(term, d, &z, i))
+                }
+            };
             for (s, slice_nodes) in nodes.into_iter().enumerate() {
                 per_slice[s][c].extend(slice_nodes);
             }
@@ -190,6 +212,39 @@ fn the_join_takes_each_tree_with_its_padding_and_order() {
     assert_eq!(sum.unwrap(), vec![s]);
 }
 
+/// Three block summaries over two slices (padded to 4 by an empty segment): the join is the tree of
+/// `PrefixSquares::then` over them, its root's `C` plus the bias; a node is four values.
+#[test]
+fn the_join_of_segment_summaries_is_the_prefix_squares_tree() {
+    let z = [3.0, -1.5, 0.25, 2.0, 7.0, -4.0, 0.5, 1.0, -2.0, 6.0];
+    let node = |range: std::ops::Range<usize>| PrefixSquares::leaf(z[range].iter().copied());
+    let (a, b, c) = (node(0..4), node(4..8), node(8..10));
+    let values = |n: PrefixSquares| [n.count as f64, n.total, n.prefix_sum, n.square_sum];
+    let per_slice = vec![
+        vec![[values(a), values(b)].concat()],
+        vec![values(c).to_vec()],
+    ];
+    let expected = a.then(b).then(c.then(PrefixSquares::EMPTY)).square_sum + 100.0;
+    let got = combine_block_nodes(
+        SliceFitness::PrefixSquares,
+        10,
+        &per_slice,
+        &[2, 1],
+        1,
+        Some(100.0),
+    )
+    .unwrap();
+    assert_eq!(got[0].to_bits(), expected.to_bits());
+    let sequential: f64 = z
+        .iter()
+        .scan(0.0, |p, &v| {
+            *p += v;
+            Some(*p * *p)
+        })
+        .sum();
+    assert_eq!(got[0], sequential + 100.0, "small exact inputs");
+}
+
 #[test]
 fn the_join_refuses_nodes_of_the_wrong_shape() {
     let two = vec![vec![vec![1.0], vec![1.0]]];
@@ -244,6 +299,18 @@ fn the_join_refuses_nodes_of_the_wrong_shape() {
         )),
         "slices of block sums"
     );
+    // A segment summary is four values: one value per block is too few.
+    assert_eq!(
+        name(combine_block_nodes(
+            SliceFitness::PrefixSquares,
+            10,
+            &one,
+            &[1],
+            1,
+            None
+        )),
+        "block sums of a slice"
+    );
     assert!(SliceFitness::Griewank.finish(10, &[1.0]).is_err());
     assert!(
         SliceFitness::Sum(SliceTerm::Sphere)
@@ -263,11 +330,17 @@ fn each_fitness_names_its_trees_and_halo() {
         &[SliceTerm::Sphere, SliceTerm::GriewankFactor]
     );
     assert_eq!(SliceFitness::Salomon.trees(), &[SliceTerm::Sphere]);
+    assert_eq!(
+        SliceFitness::PrefixSquares.trees(),
+        &[SliceTerm::PrefixSquares]
+    );
+    assert_eq!(SliceTerm::PrefixSquares.tree().node_values(), 4);
     assert_eq!(SliceFitness::Sum(SliceTerm::Rosenbrock).halo(), 1);
     for fitness in [
         SliceFitness::Ackley,
         SliceFitness::Griewank,
         SliceFitness::Salomon,
+        SliceFitness::PrefixSquares,
         SliceFitness::Sum(SliceTerm::Rastrigin),
     ] {
         assert_eq!(fitness.halo(), 0, "{fitness:?}");
@@ -277,10 +350,20 @@ fn each_fitness_names_its_trees_and_halo() {
         rosenbrock.separable().unwrap().fitness,
         SliceFitness::Sum(SliceTerm::Rosenbrock)
     );
+    let ridge = GaProblem::new(GaFunction::Ridge, 10).unwrap();
+    assert_eq!(
+        ridge.separable().unwrap().fitness,
+        SliceFitness::PrefixSquares
+    );
+    let schwefel = ShiftedProblem::new(ShiftedFunction::Schwefel12, 10).unwrap();
+    let separable = schwefel.separable().unwrap();
+    assert_eq!(separable.fitness, SliceFitness::PrefixSquares);
+    assert!(separable.shift.is_some() && separable.bias.is_some());
 }
 
-/// A problem whose fitness claims to be a sum of Griewank factors (which the slices would multiply).
-struct SumOfFactors(GaProblem);
+/// A problem whose fitness claims to be a sum of leaves of another tree (Griewank factors, which the slices
+/// would multiply; prefix-squares terms, which they would summarise).
+struct SumOfFactors(GaProblem, SliceTerm);
 
 impl ContinuousProblem for SumOfFactors {
     fn name(&self) -> &str {
@@ -300,7 +383,7 @@ impl ContinuousProblem for SumOfFactors {
 impl SeparableProblem for SumOfFactors {
     fn separable(&self) -> evo_core::Result<Separable<'_>> {
         Ok(Separable {
-            fitness: SliceFitness::Sum(SliceTerm::GriewankFactor),
+            fitness: SliceFitness::Sum(self.1),
             shift: None,
             bias: None,
         })
@@ -308,13 +391,15 @@ impl SeparableProblem for SumOfFactors {
 }
 
 #[test]
-fn a_sum_of_factors_is_refused_before_any_gpu() {
-    let problem = SumOfFactors(GaProblem::new(GaFunction::Griewank, 2048).unwrap());
-    let layout = SliceLayout::even(2048, &[0]).unwrap();
-    match MaDimensionSplit::new(params(), &problem, SEED, &layout) {
-        Err(Error::InvalidParameter { name, .. }) => assert_eq!(name, "fitness"),
-        Err(other) => panic!("expected InvalidParameter(fitness), got {other}"),
-        Ok(_) => panic!("expected InvalidParameter(fitness), got an engine"),
+fn a_sum_of_leaves_of_another_tree_is_refused_before_any_gpu() {
+    for term in [SliceTerm::GriewankFactor, SliceTerm::PrefixSquares] {
+        let problem = SumOfFactors(GaProblem::new(GaFunction::Griewank, 2048).unwrap(), term);
+        let layout = SliceLayout::even(2048, &[0]).unwrap();
+        match MaDimensionSplit::new(params(), &problem, SEED, &layout) {
+            Err(Error::InvalidParameter { name, .. }) => assert_eq!(name, "fitness"),
+            Err(other) => panic!("expected InvalidParameter(fitness), got {other}"),
+            Ok(_) => panic!("expected InvalidParameter(fitness) for {term:?}, got an engine"),
+        }
     }
 }
 
@@ -350,8 +435,7 @@ fn two_tree_problems_on_gpu_0_give_the_unsplit_snapshots() {
         SliceLayout::even(d, &[0, 0]).unwrap(),
         SliceLayout::with_blocks(d, 1024, &[(0, 3), (0, 5), (0, 12)]).unwrap(),
     ];
-    let shifted = [ShiftedFunction::Salomon, ShiftedFunction::Griewank];
-    for function in shifted {
+    for function in [ShiftedFunction::Salomon, ShiftedFunction::Griewank] {
         let problem = ShiftedProblem::new(function, d).unwrap();
         run_against_references(&problem, &params(), &layouts, true, 2);
     }
@@ -359,6 +443,27 @@ fn two_tree_problems_on_gpu_0_give_the_unsplit_snapshots() {
         let problem = GaProblem::new(function, d).unwrap();
         run_against_references(&problem, &params(), &layouts, true, 2);
     }
+}
+
+/// The squared prefix sums at 20 003 variables (a last group of 3): shifted Schwefel 1.2 and Ridge on 1 slice,
+/// 2 even slices, 3 uneven slices of GPU 0 and one slice of one block of 2^15, against `MaCuda` and `MaCpu`.
+#[test]
+fn prefix_sum_problems_on_gpu_0_give_the_unsplit_snapshots() {
+    let test = "prefix_sum_problems_on_gpu_0_give_the_unsplit_snapshots";
+    if devices_or_skip(test).is_none() {
+        return;
+    }
+    let d = 20_003;
+    let layouts = [
+        SliceLayout::even(d, &[0]).unwrap(),
+        SliceLayout::even(d, &[0, 0]).unwrap(),
+        SliceLayout::with_blocks(d, 1024, &[(0, 3), (0, 5), (0, 12)]).unwrap(),
+        SliceLayout::with_blocks(d, 1 << 15, &[(0, 1)]).unwrap(),
+    ];
+    let problem = ShiftedProblem::new(ShiftedFunction::Schwefel12, d).unwrap();
+    run_against_references(&problem, &params(), &layouts, true, 2);
+    let problem = GaProblem::new(GaFunction::Ridge, d).unwrap();
+    run_against_references(&problem, &params(), &layouts, true, 2);
 }
 
 /// Rosenbrock at 16 385 variables (D − 1 = 2^14): 1 slice, 2 even slices, 3 uneven slices (two halos) and
@@ -429,15 +534,11 @@ fn new_problems_on_two_gpus_give_the_unsplit_snapshots() {
         SliceLayout::even(d, &[0, 1]).unwrap(),
         SliceLayout::even(d, &[1, 0, 1]).unwrap(),
     ];
-    for function in [ShiftedFunction::Salomon, ShiftedFunction::Griewank] {
+    for function in SHIFTED {
         let problem = ShiftedProblem::new(function, d).unwrap();
         run_against_references(&problem, &params(), &layouts, true, 2);
     }
-    for function in [
-        GaFunction::Ackley,
-        GaFunction::Griewank,
-        GaFunction::Rosenbrock,
-    ] {
+    for function in GA {
         let problem = GaProblem::new(function, d).unwrap();
         run_against_references(&problem, &params(), &layouts, true, 2);
     }

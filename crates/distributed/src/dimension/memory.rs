@@ -31,13 +31,15 @@ pub fn split_lookahead(dimension: usize) -> u32 {
 /// | children area (f32) | K·w |
 /// | LS point, LS bias, bounds, shift (f32) | 5·w |
 /// | Solis–Wets probe rows (f32) | 8·w (D ≤ 500 000) or 2·w |
-/// | tile partials (f64) | R·⌈len/1024⌉ |
-/// | block nodes (f64) | 2·R·blocks |
+/// | tile nodes (f64) | 4·R·⌈len/1024⌉ |
+/// | block nodes (f64) | 4·R·blocks |
 ///
 /// with `w = len + 1` for every slice but the last (the halo column of a term of two neighbours, counted for
 /// every problem), `R` the most rows or pairs of one evaluation (`max(N, K, probe rows, K·n_ass, N − 1)`: 60
-/// by default) and two trees of block nodes (Ackley, Griewank; one for the others); each large buffer may be
-/// rounded up by the buffer pool's size classes (at most 1/8), which is included.
+/// by default), nodes of four values (the segment summaries of Ridge and Schwefel 1.2; one value for the
+/// other trees) and block nodes for four values per block (one tree of summaries; two trees of one value for
+/// Ackley and Griewank, one for the others); each large buffer may be rounded up by the buffer pool's size
+/// classes (at most 1/8), which is included.
 pub fn slice_bytes(params: &MaParams, layout: &SliceLayout, slice: &Slice) -> u64 {
     let len = slice.len as u64;
     let w = if slice.first + slice.len < layout.dimension() {
@@ -55,8 +57,8 @@ pub fn slice_bytes(params: &MaParams, layout: &SliceLayout, slice: &Slice) -> u6
         .iter()
         .map(|&values| rounded(4 * values))
         .sum::<u64>();
-    let partials = rounded(8 * rows * tiles_of(len));
-    let sums = 2 * rounded(8 * rows * layout.blocks_of(slice) as u64);
+    let partials = rounded(4 * 8 * rows * tiles_of(len));
+    let sums = rounded(4 * 8 * rows * layout.blocks_of(slice) as u64);
     vectors + partials + sums
 }
 

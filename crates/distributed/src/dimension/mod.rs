@@ -23,8 +23,9 @@
 //!    ([`MaKernelParams::lane_offset`](evo_ma_sw_chains::cuda::launch::MaKernelParams::lane_offset)), so it
 //!    draws exactly the numbers of its own variables, and the mutated gene is compared with the whole
 //!    vector's index. `first_s` is a multiple of `B ≥ 1024`, so lanes never straddle slices.
-//! 2. **Trees.** A fitness accepted here is one or two canonical trees over per-variable leaves, then the
-//!    problem's own final formula on their roots, then the bias ([`SliceFitness`]): a sum `Σ_i term(i, z_i)`,
+//! 2. **Trees.** A fitness accepted here is one or two canonical trees over per-variable leaves (or the
+//!    segment summaries of point 4), then the problem's own final formula on their roots, then the bias
+//!    ([`SliceFitness`]): a sum `Σ_i term(i, z_i)`,
 //!    Salomon's `Σ z_i²`, Ackley's `Σ z_i²` and `Σ cos(2πz_i)`, Griewank's `Σ z_i²` and product
 //!    `Π cos(z_i/√(i+1))`; a squared distance is `Σ_i (x_i − y_i)²`. A sum is the canonical tree of
 //!    `evo_core::reduce` over `D` leaves padded with `+0.0` to `P = next_power_of_two(D)`; Griewank's
@@ -54,7 +55,18 @@
 //!    its parents' values, its chain bias, its Philox word, lane `(first_s + len_s)/4`, the next slice's first
 //!    lane), so the halo is the same bits as the next slice's variable after every operation, without a
 //!    transfer; the reductions stop before it (the distance kernel and the trees count `len_s` variables).
-//! 4. **Decisions.** The host makes the cycle's decisions from the joined fitness and distances, as
+//! 4. **Prefix sums.** Ridge and Schwefel 1.2 are `Σ_i S_i²`, `S_i = z_0 + … + z_i`, evaluated as the tree
+//!    of segment summaries `(N, A, B, C)` of `evo_benchmarks::prefix_squares`: leaves are the aligned groups
+//!    of 4 variables (summarised in order from the empty segment), joined by the pairwise tree over
+//!    `next_power_of_two(⌈D/4⌉)` leaves with [`PrefixSquares::then`](evo_benchmarks::prefix_squares::PrefixSquares::then),
+//!    which is associative and returns the other operand unchanged for an empty segment (the padding).
+//!    `first_s` and `B` are multiples of 1024, so block `j` (groups `jB/4 .. (j+1)B/4`) is an aligned
+//!    subtree of that tree; each slice computes its blocks' summaries, four values per node, with the same
+//!    kernels (`ma_slice_terms_f64`: a thread's 4 variables are one leaf, the block tree joins a tile's 256
+//!    leaves; `ma_block_sums_f64` joins a block's tiles), reusing the CUDA twin of the join
+//!    (`kernels/common/problems/prefix_squares.cuh`); the host joins the blocks' summaries with the top of the
+//!    same tree (padding empty segments, which change nothing) and takes the root's `C`, then the bias.
+//! 5. **Decisions.** The host makes the cycle's decisions from the joined fitness and distances, as
 //!    `MaCuda` does. Inside a Solis–Wets application the decisions are made on the device by
 //!    `ma_sw_step_f32`: each group's probe fitness is joined on the host and uploaded to every slice, which
 //!    then decides the same outcomes from the same numbers and state, and applies them to its variables. The
@@ -75,17 +87,16 @@
 //! | GA Ackley | `ackley_combine(D, Σ z_i², Σ cos(2πz_i))` |
 //! | shifted Griewank, GA Griewank | `griewank_combine(Σ z_i², Π cos(z_i/√(i+1))) (+ bias)` |
 //! | GA Rosenbrock | `Σ_{i<D−1} 100 (z_i² − z_{i+1})² + (z_i − 1)²`, with the halo |
+//! | shifted Schwefel 1.2, GA Ridge | `Σ_i (Σ_{j≤i} z_j)² (+ bias)`, the root's `C` of the segment summaries |
 //!
-//! Ridge and Schwefel 1.2 (squared prefix sums: each term depends on every earlier variable, evaluated as
-//! `evo_benchmarks::prefix_squares`' tree of segment summaries, not a tree of per-variable leaves) are
-//! refused with [`Error::InvalidParameter`](evo_core::Error::InvalidParameter), naming why; CEC 2010
-//! problems (permuted groups across slices) and user problems do not implement the trait.
+//! Every function of `ShiftedProblem` and `GaProblem` is accepted; CEC 2010 problems (permuted groups across
+//! slices) and user problems do not implement the trait.
 //!
 //! # Cost
 //!
 //! Per evaluation call (a crossover step's K children, a Solis–Wets group of 2 or 8 probe rows, the N rows of
 //! an initialisation or restart, a step's distances) the host waits for every slice once and moves
-//! `rows × ⌈D/B⌉` doubles per tree down and, in Solis–Wets, the rows' fitness up (a two-tree fitness reads
+//! `rows × ⌈D/B⌉` doubles per tree (four per block for the segment summaries) down and, in Solis–Wets, the rows' fitness up (a two-tree fitness reads
 //! every row twice on the device, one pass per tree): a round trip of tens of µs per group,
 //! against a group's ~0.3–0.6 ms of device work per 5·10^7 variables on a slice. The evaluation kernel is the
 //! simple tile kernel above, not evo-benchmarks' tuned ones (float4 loads, row groups). The slices of
@@ -93,8 +104,8 @@
 //!
 //! # Memory
 //!
-//! [`memory::slice_bytes`] gives a slice's buffers (for any accepted problem: the halo column and two trees of
-//! block nodes are always counted), [`memory::gpu_bytes`] each GPU's total with one context's headroom; [`MaDimensionSplit::with_profile`] checks every GPU's need against its free memory before it
+//! [`memory::slice_bytes`] gives a slice's buffers (for any accepted problem: the halo column and nodes of
+//! four values are always counted), [`memory::gpu_bytes`] each GPU's total with one context's headroom; [`MaDimensionSplit::with_profile`] checks every GPU's need against its free memory before it
 //! allocates anything and names the first GPU that does not fit ([`Error::GpuOutOfMemory`](evo_core::Error::GpuOutOfMemory)).
 //!
 //! # Files

@@ -7,14 +7,15 @@ use evo_benchmarks::functions::{
 use evo_benchmarks::shifted::F_BIAS;
 use evo_benchmarks::{DeRastrigin, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem};
 use evo_core::{ContinuousProblem, Error, Result};
-use evo_ma_sw_chains::cuda::slice::SliceTerm;
+use evo_ma_sw_chains::cuda::slice::{SliceTerm, SliceTree};
 
 use super::COMPONENT;
 
 /// A row's fitness as the problem's own evaluation makes it, `z_i = x_i − o_i` (or `x_i`): one or two
-/// canonical trees over the `D` variables (each the tree of [`SliceTerm`] leaves: a sum of `evo_core::reduce`,
-/// or for [`SliceTerm::GriewankFactor`] the product of `evo_benchmarks::tree`), then the function's own final
-/// formula on their roots (`evo_benchmarks::functions`).
+/// canonical trees over the `D` variables (each the [`SliceTree`] of its [`SliceTerm`] leaves: a sum of
+/// `evo_core::reduce`, for [`SliceTerm::GriewankFactor`] the product of `evo_benchmarks::tree`, for
+/// [`SliceTerm::PrefixSquares`] the segment summaries of `evo_benchmarks::prefix_squares`, whose root's `C`
+/// is the tree's value), then the function's own final formula on their roots (`evo_benchmarks::functions`).
 ///
 /// | variant | trees | fitness |
 /// | --- | --- | --- |
@@ -22,13 +23,15 @@ use super::COMPONENT;
 /// | `Salomon` | `g = Σ z_i²` | `salomon_combine(g) = (1 − cos(2π√g)) + 0.1 √g` |
 /// | `Ackley` | `s₁ = Σ z_i²`, `s₂ = Σ cos(2πz_i)` | `ackley_combine(D, s₁, s₂) = (20 − 20 e^{−0.2 √(s₁/D)}) + (e − e^{s₂/D})` |
 /// | `Griewank` | `s = Σ z_i²`, `p = Π cos(z_i/√(i+1))` | `griewank_combine(s, p) = (s/4000 − p) + 1` |
+/// | `PrefixSquares` | `C = Σ_i (Σ_{j≤i} z_j)²`, the `C` of the summary tree's root | `C` (`schwefel_1_2`) |
 ///
 /// `Sum(SliceTerm::Rosenbrock)` is Rosenbrock, `Σ_{i<D−1} 100 (z_i² − z_{i+1})² + (z_i − 1)²`: its leaf `i`
 /// reads `z_{i+1}`, so each slice but the last holds the next slice's first variable (the halo,
 /// [`SliceTerm::halo`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SliceFitness {
-    /// One sum of the term's leaves (a [factor](SliceTerm::is_factor) is refused here: it makes a product).
+    /// One sum of the term's leaves (a term of another [`SliceTree`] is refused here: the slices would not
+    /// add its leaves).
     Sum(SliceTerm),
     /// Salomon: a function of the sum of squares.
     Salomon,
@@ -36,6 +39,8 @@ pub enum SliceFitness {
     Ackley,
     /// Griewank: a combination of the sum of squares and the product of `cos(z_i/√(i+1))`.
     Griewank,
+    /// Ridge and Schwefel 1.2: the squared prefix sums, the tree of segment summaries.
+    PrefixSquares,
 }
 
 impl SliceFitness {
@@ -46,6 +51,7 @@ impl SliceFitness {
             Self::Salomon => &[SliceTerm::Sphere],
             Self::Ackley => &[SliceTerm::Sphere, SliceTerm::AckleyCos],
             Self::Griewank => &[SliceTerm::Sphere, SliceTerm::GriewankFactor],
+            Self::PrefixSquares => &[SliceTerm::PrefixSquares],
         }
     }
 
@@ -61,7 +67,7 @@ impl SliceFitness {
     /// [`Error::InvalidParameter`] when `roots` does not hold one value per tree.
     pub fn finish(&self, dimension: usize, roots: &[f64]) -> Result<f64> {
         match (self, roots) {
-            (Self::Sum(_), &[s]) => Ok(s),
+            (Self::Sum(_) | Self::PrefixSquares, &[s]) => Ok(s),
             (Self::Salomon, &[g]) => Ok(salomon_combine(g)),
             (Self::Ackley, &[s1, s2]) => Ok(ackley_combine(dimension, s1, s2)),
             (Self::Griewank, &[s, p]) => Ok(griewank_combine(s, p)),
@@ -74,14 +80,16 @@ impl SliceFitness {
         }
     }
 
-    /// Refuses a `Sum` of factors (the slices would multiply what the join adds).
+    /// Refuses a `Sum` of a term whose tree is not a sum (the slices would multiply or summarise what the
+    /// join adds).
     pub(crate) fn check(&self) -> Result<()> {
         match self {
-            Self::Sum(term) if term.is_factor() => Err(Error::invalid_parameter(
+            Self::Sum(term) if term.tree() != SliceTree::Sum => Err(Error::invalid_parameter(
                 COMPONENT,
                 "fitness",
                 format!("Sum({term:?})"),
-                "a sum of added terms (a product of factors is only part of Griewank)",
+                "a sum of added terms (Griewank's factors and the prefix-squares terms have their own \
+                 fitness: Griewank, PrefixSquares)",
             )),
             _ => Ok(()),
         }
@@ -89,8 +97,8 @@ impl SliceFitness {
 }
 
 /// A fitness `f(x) = F(trees over z) (+ bias)` with `z_i = x_i − o_i` (or `x_i` without a shift): every leaf
-/// depends on one variable (two neighbours for Rosenbrock) and its index, so a slice of the variables
-/// computes its blocks' nodes of every tree.
+/// depends on one variable (two neighbours for Rosenbrock, a group of 4 for the prefix-squares summaries)
+/// and its index, so a slice of the variables computes its blocks' nodes of every tree.
 #[derive(Clone, Copy, Debug)]
 pub struct Separable<'a> {
     /// The trees and the final formula.
@@ -102,40 +110,28 @@ pub struct Separable<'a> {
 }
 
 /// A problem the dimension split accepts: its fitness is [`Separable`] (separable or partially separable:
-/// sums, a product, neighbour terms, a final formula on their roots), bit for bit the problem's own
-/// [`evaluate`](ContinuousProblem::evaluate) (and its CUDA evaluation under the Exact profile).
+/// sums, a product, neighbour terms, segment summaries, a final formula on their roots), bit for bit the
+/// problem's own [`evaluate`](ContinuousProblem::evaluate) (and its CUDA evaluation under the Exact profile).
 ///
-/// | problem | accepted ([`SliceFitness`]) | refused ([`Error::InvalidParameter`]) |
-/// | --- | --- | --- |
-/// | [`ShiftedProblem`] | Rastrigin, Discus, Sum Squares (`Sum`); Salomon; Griewank | Schwefel 1.2 (squared prefix sums) |
-/// | [`GaProblem`] | Hypersphere, Step, Schwefel, Rastrigin, Rosenbrock (`Sum`, Rosenbrock with the halo); Griewank; Ackley | Ridge (squared prefix sums) |
-/// | [`DeRastrigin`] | always (`Sum`) | |
+/// | problem | accepted ([`SliceFitness`]) |
+/// | --- | --- |
+/// | [`ShiftedProblem`] | every function: Rastrigin, Discus, Sum Squares (`Sum`); Salomon; Griewank; Schwefel 1.2 (`PrefixSquares`) |
+/// | [`GaProblem`] | every function: Hypersphere, Step, Schwefel, Rastrigin, Rosenbrock (`Sum`, Rosenbrock with the halo); Griewank; Ackley; Ridge (`PrefixSquares`) |
+/// | [`DeRastrigin`] | always (`Sum`) |
 ///
-/// Ridge and Schwefel 1.2 are `Σ_i (Σ_{j≤i} z_j)²`: each term depends on every earlier variable, and their
-/// evaluation is the tree of segment summaries of `evo_benchmarks::prefix_squares`, not a tree of per-variable
-/// leaves, which is all the slices compute. CEC 2010 problems (groups through a permutation that crosses
-/// slices) and user problems have no implementation: the split does not take them.
+/// Ridge and Schwefel 1.2 are `Σ_i (Σ_{j≤i} z_j)²`: each term depends on every earlier variable, but their
+/// evaluation is the tree of segment summaries `(N, A, B, C)` of `evo_benchmarks::prefix_squares`, whose
+/// leaves are aligned groups of 4 variables and whose join is associative with the empty segment as padding,
+/// so a slice's blocks are aligned subtrees of it like any other tree's. CEC 2010 problems (groups through a
+/// permutation that crosses slices) and user problems have no implementation: the split does not take them.
 pub trait SeparableProblem: ContinuousProblem {
     /// The fitness as trees over the variables and a final formula.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for a function of the type that is not made of per-variable trees.
+    /// [`Error::InvalidParameter`] for a function of the type that is not made of such trees (an
+    /// implementation outside this crate may refuse some of its functions).
     fn separable(&self) -> Result<Separable<'_>>;
 }
-
-fn refused(name: &str, why: &str) -> Error {
-    Error::invalid_parameter(
-        COMPONENT,
-        "problem",
-        format!("{name} ({why})"),
-        "a fitness of per-variable terms: shifted Rastrigin, Griewank, Salomon, Discus or Sum Squares; \
-         GA Hypersphere, Rosenbrock, Step, Griewank, Schwefel, Rastrigin or Ackley; DE Rastrigin",
-    )
-}
-
-/// Why the prefix-sum functions are refused (the same words for Ridge and Schwefel 1.2).
-const PREFIX_SUMS: &str = "squared prefix sums: each term depends on every earlier variable, and the \
-                           evaluation's tree of segment summaries is not one the slices compute";
 
 impl SeparableProblem for ShiftedProblem {
     fn separable(&self) -> Result<Separable<'_>> {
@@ -145,7 +141,7 @@ impl SeparableProblem for ShiftedProblem {
             ShiftedFunction::SumSquares => SliceFitness::Sum(SliceTerm::SumSquares),
             ShiftedFunction::Griewank => SliceFitness::Griewank,
             ShiftedFunction::Salomon => SliceFitness::Salomon,
-            ShiftedFunction::Schwefel12 => return Err(refused(self.name(), PREFIX_SUMS)),
+            ShiftedFunction::Schwefel12 => SliceFitness::PrefixSquares,
         };
         Ok(Separable {
             fitness,
@@ -165,7 +161,7 @@ impl SeparableProblem for GaProblem {
             GaFunction::Rosenbrock => SliceFitness::Sum(SliceTerm::Rosenbrock),
             GaFunction::Griewank => SliceFitness::Griewank,
             GaFunction::Ackley => SliceFitness::Ackley,
-            GaFunction::Ridge => return Err(refused(self.name(), PREFIX_SUMS)),
+            GaFunction::Ridge => SliceFitness::PrefixSquares,
         };
         Ok(Separable {
             fitness,

@@ -97,8 +97,14 @@ impl SliceState {
         let trees = separable.fitness.trees().to_vec();
         let sums = trees
             .iter()
-            .map(|_| gpu.alloc(rows * blocks))
+            .map(|t| gpu.alloc(rows * blocks * t.tree().node_values()))
             .collect::<Result<Vec<_>>>()?;
+        // The widest node of the trees (the distances' sums are one value).
+        let width = trees
+            .iter()
+            .map(|t| t.tree().node_values())
+            .max()
+            .unwrap_or(1);
         Ok(Self {
             gpu: gpu.clone(),
             len,
@@ -123,7 +129,7 @@ impl SliceState {
             probes: gpu.alloc_zeroed(sw_rows(lookahead) * stride)?,
             probe_fitness: gpu.alloc_zeroed(sw_rows(lookahead))?,
             sw_state: gpu.alloc_zeroed(2)?,
-            partials: gpu.alloc(rows * tiles_of(len as u64) as usize)?,
+            partials: gpu.alloc(rows * tiles_of(len as u64) as usize * width)?,
             sums,
         })
     }
@@ -153,7 +159,7 @@ impl SliceState {
             tiles_per_block: self.tiles_per_block,
             term: term as u32,
             shifted: self.shifted,
-            product: u32::from(term.is_factor()),
+            tree: term.tree() as u32,
             pad: 0,
         }
     }
@@ -216,13 +222,15 @@ impl SliceState {
         Ok(all)
     }
 
-    /// Waits for the queued work and returns, per fitness tree, the block nodes of its first `rows` rows.
+    /// Waits for the queued work and returns, per fitness tree, the block nodes of its first `rows` rows
+    /// (each node of its tree's [`node_values`](evo_ma_sw_chains::cuda::slice::SliceTree::node_values)).
     pub fn read_trees(&self, rows: usize) -> Result<Vec<Vec<f64>>> {
         self.sums
             .iter()
-            .map(|sums| {
+            .zip(&self.trees)
+            .map(|(sums, term)| {
                 let mut all = sums.to_vec()?;
-                all.truncate(rows * self.blocks);
+                all.truncate(rows * self.blocks * term.tree().node_values());
                 Ok(all)
             })
             .collect()

@@ -6,6 +6,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::panic)]
 
 use evo_benchmarks::cuda::DeviceRealProblem;
+use evo_benchmarks::prefix_squares::prefix_squares_by;
 use evo_benchmarks::tree::pairwise_product_by;
 use evo_core::Engine;
 use evo_core::reduce::pairwise_sum_by;
@@ -46,6 +47,34 @@ pub fn emulated_nodes(
                     } else {
                         pairwise_sum_by(b, |i| if inside(i) { leaf(base + i) } else { 0.0 })
                     }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Each slice's block nodes of the squared prefix sums of `z` as the kernels compute them: per block, the
+/// segment summary `(N, A, B, C)` of its variables below D (leaves of 4, the pairwise tree), four values per
+/// node.
+pub fn emulated_prefix_nodes(
+    layout: &SliceLayout,
+    z: impl Fn(usize) -> f64 + Sync,
+) -> Vec<Vec<f64>> {
+    let (d, b) = (layout.dimension(), layout.block());
+    layout
+        .slices()
+        .iter()
+        .map(|slice| {
+            (0..layout.blocks_of(slice))
+                .flat_map(|j| {
+                    let base = slice.first + j * b;
+                    let node = prefix_squares_by(b.min(d - base), |i| z(base + i));
+                    [
+                        node.count as f64,
+                        node.total,
+                        node.prefix_sum,
+                        node.square_sum,
+                    ]
                 })
                 .collect()
         })

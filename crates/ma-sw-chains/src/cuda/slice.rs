@@ -1,13 +1,14 @@
 //! Typed launches for a dimension slice (`evo_distributed::dimension`): a slice holds variables
-//! `first .. first + len` of every vector, and these kernels compute the nodes of a canonical tree (the sum
-//! of [`evo_core::reduce`], or the product of `evo_benchmarks::tree`) over its aligned blocks, which the
-//! caller joins with the top of the same tree.
+//! `first .. first + len` of every vector, and these kernels compute the nodes of a canonical tree
+//! ([`SliceTree`]: the sum of [`evo_core::reduce`], the product of `evo_benchmarks::tree`, or the segment
+//! summaries of `evo_benchmarks::prefix_squares`) over its aligned blocks, which the caller joins with the
+//! top of the same tree. The kernels are in `kernels/cuda/ma_slice.cuh`.
 //!
 //! | kernel | what |
 //! | --- | --- |
-//! | `ma_slice_terms_f64` | the terms of one [`SliceTerm`] of `rows` rows of the slice, one node per tile of [`TILE`] leaves |
+//! | `ma_slice_terms_f64` | the leaves of one [`SliceTerm`] of `rows` rows of the slice, one node of its [`SliceTree`] per tile of [`TILE`] variables |
 //! | `ma_slice_distance_tiles_f64` | the squared-distance terms of slot pairs, one sum per tile (as `ma_distance_tiles_f64` of [`launch::squared_distances`](super::launch::squared_distances), rows of `stride` values) |
-//! | `ma_block_sums_f64` | per row, the subtree of each block of `tiles_per_block` tiles (a sum or a product) |
+//! | `ma_block_sums_f64` | per row, the subtree of each block of `tiles_per_block` tiles (of the [`SliceTree`] `tree`) |
 //!
 //! The other slice work runs the engine's own kernels ([`super::launch`]) on slice-local buffers with
 //! [`MaKernelParams::lane_offset`](super::launch::MaKernelParams::lane_offset) = `first / 4`. For a term of
@@ -25,9 +26,8 @@ use crate::params::ALGORITHM;
 const MAX_GRID_Y: usize = 65_535;
 
 /// The leaf of one canonical tree over the variables, `z_i = x_i − o_i` (or `x_i`): the terms of
-/// `kernels/common/problems/functions.cuh`, twins of [`evo_benchmarks::functions`]. The leaves are added
-/// (padding `+0.0`), except [`GriewankFactor`](Self::GriewankFactor)'s, which are multiplied (padding `1.0`;
-/// [`is_factor`](Self::is_factor)).
+/// `kernels/common/problems/functions.cuh`, twins of [`evo_benchmarks::functions`], joined by the tree
+/// [`tree`](Self::tree) names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SliceTerm {
     /// `z²`.
@@ -49,12 +49,42 @@ pub enum SliceTerm {
     /// `100 (z_i² − z_{i+1})² + (z_i − 1)²` for `i < D − 1`, `+0.0` for the last variable (Rosenbrock's
     /// `D − 1` terms, the padding of their tree): reads the next variable, the halo at a slice's end.
     Rosenbrock = 8,
+    /// `z` itself, a term of the squared prefix sums `Σ_i (Σ_{j≤i} z_j)²` (Ridge, Schwefel 1.2), summarised
+    /// by the segment-summary tree of `evo_benchmarks::prefix_squares` ([`SliceTree::PrefixSquares`]).
+    PrefixSquares = 9,
+}
+
+/// How the nodes of a tree are joined (`MA_TREE_*` in `kernels/cuda/ma_slice.cuh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SliceTree {
+    /// One `f64` per node, added (padding `+0.0`): the tree of [`evo_core::reduce`].
+    Sum = 0,
+    /// One `f64` per node, multiplied (padding `1.0`): `evo_benchmarks::tree::pairwise_product_by`.
+    Product = 1,
+    /// The segment summary `(N, A, B, C)` per node, four `f64` in that order, joined as
+    /// `evo_benchmarks::prefix_squares::PrefixSquares::then` (padding: the empty segment); leaves are the
+    /// groups of 4 variables.
+    PrefixSquares = 2,
+}
+
+impl SliceTree {
+    /// The `f64` values of one node.
+    pub const fn node_values(self) -> usize {
+        match self {
+            Self::PrefixSquares => 4,
+            Self::Sum | Self::Product => 1,
+        }
+    }
 }
 
 impl SliceTerm {
-    /// Whether the leaves are multiplied (a product tree, padding `1.0`) rather than added.
-    pub const fn is_factor(self) -> bool {
-        matches!(self, Self::GriewankFactor)
+    /// The tree that joins this term's leaves.
+    pub const fn tree(self) -> SliceTree {
+        match self {
+            Self::GriewankFactor => SliceTree::Product,
+            Self::PrefixSquares => SliceTree::PrefixSquares,
+            _ => SliceTree::Sum,
+        }
     }
 
     /// Values a slice's rows hold past its variables for this term: 1 (the next slice's first variable) for
@@ -67,7 +97,7 @@ impl SliceTerm {
     }
 }
 
-/// Scalar arguments of the slice kernels; mirrors `MaSliceParams` in `kernels/cuda/ma.cu`.
+/// Scalar arguments of the slice kernels; mirrors `MaSliceParams` in `kernels/cuda/ma_slice.cuh`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SliceParams {
@@ -77,7 +107,7 @@ pub struct SliceParams {
     pub stride: u64,
     /// The whole vector's index of the slice's variable 0.
     pub first: u64,
-    /// Tile partials per row: ⌈dimension / [`TILE`]⌉ (set by the launches).
+    /// Tile nodes per row: ⌈dimension / [`TILE`]⌉ (set by the launches).
     pub tiles: u64,
     /// `ma_block_sums_f64`: tiles per block (a power of two).
     pub tiles_per_block: u64,
@@ -85,9 +115,8 @@ pub struct SliceParams {
     pub term: u32,
     /// `ma_slice_terms_f64`: 1 when `z = x − shift` (the slice's part of the shift vector, `stride` values).
     pub shifted: u32,
-    /// 1: the leaves are multiplied, padding `1.0`; 0: added, padding `+0.0` ([`slice_terms`] sets it from
-    /// the term; [`block_sums`] reads it).
-    pub product: u32,
+    /// The [`SliceTree`] code ([`slice_terms`] sets it from the term; [`block_sums`] reads it).
+    pub tree: u32,
     /// Keeps the size a multiple of 8.
     pub pad: u32,
 }
@@ -130,6 +159,7 @@ fn term_of(code: u32) -> Option<SliceTerm> {
         SliceTerm::AckleyCos,
         SliceTerm::GriewankFactor,
         SliceTerm::Rosenbrock,
+        SliceTerm::PrefixSquares,
     ]
     .into_iter()
     .find(|&t| t as u32 == code)
@@ -167,10 +197,10 @@ fn check_rows(site: LaunchSite, rows: usize) -> Result<()> {
     }
 }
 
-/// `ma_slice_terms_f64`: the tile nodes (sums, or products for a [factor](SliceTerm::is_factor)) of the
-/// terms of `params.term` of the first `rows` rows of `x` (rows of `params.stride` values, the first
-/// `params.dimension` of them the slice's variables) into `partials[row·tiles + tile]`; `shift` is read when
-/// `params.shifted` is 1 (then it holds `params.stride` values). `params.product` is set from the term.
+/// `ma_slice_terms_f64`: the tile nodes of the tree of `params.term` ([`SliceTerm::tree`]) of the first
+/// `rows` rows of `x` (rows of `params.stride` values, the first `params.dimension` of them the slice's
+/// variables) into node `row·tiles + tile` of `partials` ([`SliceTree::node_values`] each); `shift` is read
+/// when `params.shifted` is 1 (then it holds `params.stride` values). `params.tree` is set from the term.
 pub fn slice_terms(
     gpu: &Gpu,
     x: &DeviceBuffer<f32>,
@@ -199,26 +229,28 @@ pub fn slice_terms(
             site,
             "term",
             u64::from(params.term),
-            format!("0..={}", SliceTerm::Rosenbrock as u32),
+            format!("0..={}", SliceTerm::PrefixSquares as u32),
         )
     })?;
-    let cells = to_usize(site, "partials", tiles * rows as u64)?;
+    let tree = term.tree();
+    let width = tree.node_values() as u64;
+    let cells = to_usize(site, "partials", tiles * rows as u64 * width)?;
     site.check_len_at_least("partials length", partials.len(), cells)?;
     let params = SliceParams {
         tiles,
-        product: u32::from(term.is_factor()),
+        tree: tree as u32,
         ..params
     };
     let config = LaunchConfig {
         grid: (to_u32(site, "tiles", tiles)?, site.to_u32("rows", rows)?, 1),
         block: (BLOCK, 1, 1),
-        shared_bytes: BLOCK * 8,
+        shared_bytes: BLOCK * 8 * to_u32(site, "node values", width)?,
     };
     let kernel = site.kernel(gpu, profile)?;
     // SAFETY: argument order and types match `ma_slice_terms_f64`; block (t, r) reads values t·TILE ..
     // (t+1)·TILE (those below `dimension`, and one more below `stride` for Rosenbrock) of row r < rows of `x`
-    // (rows of `stride`) and of `shift` when shifted (both checked), writes partials[r·tiles + t] below
-    // rows·tiles (checked); shared memory holds one double per thread.
+    // (rows of `stride`) and of `shift` when shifted (both checked), writes node r·tiles + t of `width`
+    // doubles below rows·tiles·width (checked); shared memory holds one node per thread.
     unsafe {
         kernel
             .launch()
@@ -289,10 +321,11 @@ pub fn distance_tiles(
     }
 }
 
-/// `ma_block_sums_f64`: for each of `rows` rows of tile partials (`params.tiles` = ⌈`params.dimension` /
-/// [`TILE`]⌉ per row), the canonical subtree of each block of `params.tiles_per_block` tiles (a power of two;
-/// tiles past the row are the padding) into `sums[row·blocks + block]`, `blocks` = ⌈tiles /
-/// tiles_per_block⌉: a product (padding `1.0`) when `params.product` is 1, a sum (padding `+0.0`) when 0.
+/// `ma_block_sums_f64`: for each of `rows` rows of tile nodes (`params.tiles` = ⌈`params.dimension` /
+/// [`TILE`]⌉ per row), the canonical subtree of the [`SliceTree`] `params.tree` over each block of
+/// `params.tiles_per_block` tiles (a power of two; tiles past the row are the padding) into node
+/// `row·blocks + block` of `sums`, `blocks` = ⌈tiles / tiles_per_block⌉ (nodes of
+/// [`SliceTree::node_values`] doubles).
 pub fn block_sums(
     gpu: &Gpu,
     partials: &DeviceBuffer<f64>,
@@ -303,14 +336,20 @@ pub fn block_sums(
 ) -> Result<()> {
     let site = site(ma::BLOCK_SUMS_F64);
     check_rows(site, rows)?;
-    if params.product > 1 {
-        return Err(invalid(
-            site,
-            "product flag",
-            u64::from(params.product),
-            "0 (a sum) or 1 (a product)".to_string(),
-        ));
+    let width = match params.tree {
+        0 => SliceTree::Sum,
+        1 => SliceTree::Product,
+        2 => SliceTree::PrefixSquares,
+        other => {
+            return Err(invalid(
+                site,
+                "tree",
+                u64::from(other),
+                "0 (a sum), 1 (a product) or 2 (prefix-squares summaries)".to_string(),
+            ));
+        }
     }
+    .node_values() as u64;
     let per_block = params.tiles_per_block;
     if !per_block.is_power_of_two() {
         return Err(invalid(
@@ -325,12 +364,12 @@ pub fn block_sums(
     site.check_len_at_least(
         "partials length",
         partials.len(),
-        to_usize(site, "partials", tiles * rows as u64)?,
+        to_usize(site, "partials", tiles * rows as u64 * width)?,
     )?;
     site.check_len_at_least(
         "block sums length",
         sums.len(),
-        to_usize(site, "block sums", blocks * rows as u64)?,
+        to_usize(site, "block sums", blocks * rows as u64 * width)?,
     )?;
     // A power of two dividing the block's tiles, so every thread's run is an aligned subtree.
     let threads = to_u32(site, "threads", per_block.min(u64::from(BLOCK)))?;
@@ -342,12 +381,12 @@ pub fn block_sums(
             1,
         ),
         block: (threads, 1, 1),
-        shared_bytes: threads * 8,
+        shared_bytes: threads * 8 * to_u32(site, "node values", width)?,
     };
     let kernel = site.kernel(gpu, profile)?;
-    // SAFETY: argument order and types match `ma_block_sums_f64`; block (b, r) reads partials[r·tiles + leaf]
-    // for leaves < tiles of its block and writes sums[r·blocks + b] (both lengths checked); blockDim.x is a
-    // power of two dividing tiles_per_block; shared memory holds one double per thread.
+    // SAFETY: argument order and types match `ma_block_sums_f64`; block (b, r) reads node r·tiles + leaf of
+    // `width` doubles for leaves < tiles of its block and writes node r·blocks + b (both lengths checked);
+    // blockDim.x is a power of two dividing tiles_per_block; shared memory holds one node per thread.
     unsafe {
         kernel
             .launch()
