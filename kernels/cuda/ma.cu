@@ -106,17 +106,24 @@ __device__ __forceinline__ double ma_distance_term(float x, float y)
     return d * d;
 }
 
-// Tile blockIdx.x (4 blockDim.x leaves) of the squared distance of rows x and y (`dimension` variables, leaves
-// past it +0.0): each thread adds its lane's 4 leaves as the aligned subtree they are, then the block tree.
-// Every thread must call it; the result is in every thread. Twin: the leaves of CpuWorkspace::squared_distances.
-__device__ __forceinline__ double ma_distance_tile_f64(const float* x, const float* y, unsigned long long dimension, double* scratch)
+// Tile blockIdx.x (4 blockDim.x leaves) of the squared distance of pair blockIdx.y (slots pairs[2k],
+// pairs[2k+1]) of `population` (rows of `stride` values, the first `dimension` counted; leaves past them +0.0):
+// each thread adds its lane's 4 leaves as the aligned subtree they are, then the block tree; thread 0 writes
+// partials[pair tiles + tile]. Every thread must call it. Twin: the leaves of CpuWorkspace::squared_distances.
+__device__ __forceinline__ void ma_distance_pair_tile(const float* population, const unsigned int* pairs, double* partials, unsigned long long stride, unsigned long long dimension, unsigned long long tiles, double* scratch)
 {
+    const unsigned int pair = blockIdx.y;
+    const float* x = population + (unsigned long long)pairs[2u * pair] * stride;
+    const float* y = population + (unsigned long long)pairs[2u * pair + 1u] * stride;
     const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 4ull;
     double t[4];
     for (unsigned int q = 0; q < 4u; ++q) {
         t[q] = first + q < dimension ? ma_distance_term(x[first + q], y[first + q]) : 0.0;
     }
-    return evo_block_pairwise_sum_f64((t[0] + t[1]) + (t[2] + t[3]), scratch);
+    const double sum = evo_block_pairwise_sum_f64((t[0] + t[1]) + (t[2] + t[3]), scratch);
+    if (threadIdx.x == 0u) {
+        partials[(unsigned long long)pair * tiles + blockIdx.x] = sum;
+    }
 }
 
 __device__ __forceinline__ float ma_word_of(uint4 b, unsigned int q)
@@ -148,18 +155,11 @@ extern "C" __global__ void ma_init_rows_f32(float* population, const unsigned in
 }
 
 // Spec step 3: tile blockIdx.x (4·blockDim.x leaves) of the squared distance of pair blockIdx.y (slots
-// pairs[2k], pairs[2k+1]); each thread first adds its lane's 4 leaves as the aligned subtree they are.
-// Twin: the leaves of CpuWorkspace::squared_distances.
+// pairs[2k], pairs[2k+1]): ma_distance_pair_tile over rows of D values.
 extern "C" __global__ void ma_distance_tiles_f64(const float* population, const unsigned int* pairs, double* partials, MaKernelParams p)
 {
     extern __shared__ double ma_scratch[];
-    const unsigned int pair = blockIdx.y;
-    const float* x = population + (unsigned long long)pairs[2u * pair] * p.dimension;
-    const float* y = population + (unsigned long long)pairs[2u * pair + 1u] * p.dimension;
-    const double sum = ma_distance_tile_f64(x, y, p.dimension, ma_scratch);
-    if (threadIdx.x == 0u) {
-        partials[(unsigned long long)pair * p.tiles + blockIdx.x] = sum;
-    }
+    ma_distance_pair_tile(population, pairs, partials, p.dimension, p.dimension, p.tiles, ma_scratch);
 }
 
 // The rest of the canonical tree over the p.tiles tile sums of pair blockIdx.x, padded with +0.0 to a power

@@ -1,5 +1,5 @@
 // The dimension split's kernels of the `ma` module (kernels/cuda/ma.cu includes it last; not a header of its
-// own: it uses ma.cu's distance term and tile). Split out of ma.cu so that each file holds one kind of work;
+// own: it uses ma.cu's distance tile). Split out of ma.cu so that each file holds one kind of work;
 // one module, the same entry points.
 //
 // A slice holds variables first .. first + dimension - 1 of every vector (first and the block below multiples of
@@ -190,18 +190,12 @@ extern "C" __global__ void ma_slice_terms_f64(const float* x, const float* shift
 }
 
 // Tile blockIdx.x of the squared distance of pair blockIdx.y (slots pairs[2k], pairs[2k+1]) of a slice's
-// population (rows of p.stride values, the first p.dimension counted: never the halo): ma.cu's
-// ma_distance_tile_f64.
+// population: ma.cu's ma_distance_pair_tile over rows of p.stride values, the first p.dimension counted (never
+// the halo).
 extern "C" __global__ void ma_slice_distance_tiles_f64(const float* population, const unsigned int* pairs, double* partials, MaSliceParams p)
 {
     extern __shared__ double ma_scratch[];
-    const unsigned int pair = blockIdx.y;
-    const float* x = population + (unsigned long long)pairs[2u * pair] * p.stride;
-    const float* y = population + (unsigned long long)pairs[2u * pair + 1u] * p.stride;
-    const double sum = ma_distance_tile_f64(x, y, p.dimension, ma_scratch);
-    if (threadIdx.x == 0u) {
-        partials[(unsigned long long)pair * p.tiles + blockIdx.x] = sum;
-    }
+    ma_distance_pair_tile(population, pairs, partials, p.stride, p.dimension, p.tiles, ma_scratch);
 }
 
 // Block blockIdx.x of row blockIdx.y of `partials` (p.tiles nodes per row): each thread joins its aligned run of

@@ -12,7 +12,8 @@ mod dimension_common;
 
 use common::devices_or_skip;
 use dimension_common::{
-    SEED, assert_same, emulated_block_sums, layouts, params, run_against_references,
+    SEED, assert_same, emulated_block_sums, gpu0_layouts, layouts, params, run_against_references,
+    two_gpus_or_skip,
 };
 use evo_benchmarks::functions::{discus, rastrigin, sum_squares};
 use evo_benchmarks::{DeRastrigin, GaFunction, GaProblem, ShiftedFunction, ShiftedProblem};
@@ -267,11 +268,7 @@ fn slices_on_gpu_0_give_the_unsplit_snapshots() {
     }
     let d = 100_000;
     let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, d).unwrap();
-    let layouts = [
-        SliceLayout::even(d, &[0]).unwrap(),
-        SliceLayout::even(d, &[0, 0]).unwrap(),
-        SliceLayout::with_blocks(d, 4096, &[(0, 5), (0, 1), (0, 19)]).unwrap(),
-    ];
+    let layouts = gpu0_layouts(d, 4096, &[(0, 5), (0, 1), (0, 19)], false);
     run_against_references(&problem, &params(), &layouts, true, 3);
     let nearest = params().with_rho_half_nearest(true);
     let discus = ShiftedProblem::new(ShiftedFunction::Discus, d).unwrap();
@@ -294,15 +291,8 @@ fn large_blocks_give_the_unsplit_snapshots() {
 /// Two GPUs (skipped with fewer): one slice each, and three slices over them, against `MaCuda` and `MaCpu`.
 #[test]
 fn slices_on_two_gpus_give_the_unsplit_snapshots() {
-    match devices_or_skip("slices_on_two_gpus_give_the_unsplit_snapshots") {
-        Some(n) if n >= 2 => {}
-        Some(_) => {
-            eprintln!(
-                "SKIPPED (fewer than 2 CUDA devices): slices_on_two_gpus_give_the_unsplit_snapshots"
-            );
-            return;
-        }
-        None => return,
+    if !two_gpus_or_skip("slices_on_two_gpus_give_the_unsplit_snapshots") {
+        return;
     }
     let d = 100_000;
     let problem = ShiftedProblem::new(ShiftedFunction::Rastrigin, d).unwrap();

@@ -12,8 +12,8 @@ mod dimension_common;
 
 use common::devices_or_skip;
 use dimension_common::{
-    SEED, assert_same, emulated_nodes, emulated_prefix_nodes, layouts, params,
-    run_against_references,
+    SEED, assert_same, emulated_nodes, emulated_prefix_nodes, gpu0_layouts, layouts, params,
+    run_against_references, two_gpus_or_skip,
 };
 use evo_benchmarks::functions::{ackley, griewank, rosenbrock, salomon};
 use evo_benchmarks::prefix_squares::PrefixSquares;
@@ -422,48 +422,24 @@ fn the_memory_model_counts_the_halo_column() {
 
 // ---- GPU ----
 
-/// 20 000 variables (20 blocks of 1024, look-ahead 2): Salomon, Griewank (shifted and GA) and Ackley on 1
-/// slice, 2 even slices and 3 uneven slices of GPU 0, against `MaCuda` and `MaCpu`.
+/// 20 003 variables (20 blocks of 1024, the last partial, and a last group of 3 for the segment summaries;
+/// look-ahead 2): every problem of this file but Rosenbrock on 1 slice, 2 even slices, 3 uneven slices of GPU 0
+/// and one slice of one block of 2^15, against `MaCuda` and `MaCpu`.
 #[test]
-fn two_tree_problems_on_gpu_0_give_the_unsplit_snapshots() {
-    if devices_or_skip("two_tree_problems_on_gpu_0_give_the_unsplit_snapshots").is_none() {
-        return;
-    }
-    let d = 20_000;
-    let layouts = [
-        SliceLayout::even(d, &[0]).unwrap(),
-        SliceLayout::even(d, &[0, 0]).unwrap(),
-        SliceLayout::with_blocks(d, 1024, &[(0, 3), (0, 5), (0, 12)]).unwrap(),
-    ];
-    for function in [ShiftedFunction::Salomon, ShiftedFunction::Griewank] {
-        let problem = ShiftedProblem::new(function, d).unwrap();
-        run_against_references(&problem, &params(), &layouts, true, 2);
-    }
-    for function in [GaFunction::Ackley, GaFunction::Griewank] {
-        let problem = GaProblem::new(function, d).unwrap();
-        run_against_references(&problem, &params(), &layouts, true, 2);
-    }
-}
-
-/// The squared prefix sums at 20 003 variables (a last group of 3): shifted Schwefel 1.2 and Ridge on 1 slice,
-/// 2 even slices, 3 uneven slices of GPU 0 and one slice of one block of 2^15, against `MaCuda` and `MaCpu`.
-#[test]
-fn prefix_sum_problems_on_gpu_0_give_the_unsplit_snapshots() {
-    let test = "prefix_sum_problems_on_gpu_0_give_the_unsplit_snapshots";
-    if devices_or_skip(test).is_none() {
+fn tree_problems_on_gpu_0_give_the_unsplit_snapshots() {
+    if devices_or_skip("tree_problems_on_gpu_0_give_the_unsplit_snapshots").is_none() {
         return;
     }
     let d = 20_003;
-    let layouts = [
-        SliceLayout::even(d, &[0]).unwrap(),
-        SliceLayout::even(d, &[0, 0]).unwrap(),
-        SliceLayout::with_blocks(d, 1024, &[(0, 3), (0, 5), (0, 12)]).unwrap(),
-        SliceLayout::with_blocks(d, 1 << 15, &[(0, 1)]).unwrap(),
-    ];
-    let problem = ShiftedProblem::new(ShiftedFunction::Schwefel12, d).unwrap();
-    run_against_references(&problem, &params(), &layouts, true, 2);
-    let problem = GaProblem::new(GaFunction::Ridge, d).unwrap();
-    run_against_references(&problem, &params(), &layouts, true, 2);
+    let layouts = gpu0_layouts(d, 1024, &[(0, 3), (0, 5), (0, 12)], true);
+    for function in SHIFTED {
+        let problem = ShiftedProblem::new(function, d).unwrap();
+        run_against_references(&problem, &params(), &layouts, true, 2);
+    }
+    for function in GA.into_iter().filter(|&f| f != GaFunction::Rosenbrock) {
+        let problem = GaProblem::new(function, d).unwrap();
+        run_against_references(&problem, &params(), &layouts, true, 2);
+    }
 }
 
 /// Rosenbrock at 16 385 variables (D − 1 = 2^14): 1 slice, 2 even slices, 3 uneven slices (two halos) and
@@ -476,12 +452,7 @@ fn rosenbrock_slices_on_gpu_0_hold_the_halo_and_give_the_unsplit_snapshots() {
     }
     let d = 16_385;
     let problem = GaProblem::new(GaFunction::Rosenbrock, d).unwrap();
-    let layouts = [
-        SliceLayout::even(d, &[0]).unwrap(),
-        SliceLayout::even(d, &[0, 0]).unwrap(),
-        SliceLayout::with_blocks(d, 1024, &[(0, 1), (0, 7), (0, 9)]).unwrap(),
-        SliceLayout::with_blocks(d, 1 << 15, &[(0, 1)]).unwrap(),
-    ];
+    let layouts = gpu0_layouts(d, 1024, &[(0, 1), (0, 7), (0, 9)], true);
     run_against_references(&problem, &params(), &layouts, true, 3);
 }
 
@@ -520,14 +491,8 @@ fn rosenbrock_resumes_from_a_snapshot_with_the_halo() {
 /// file at 20 000 variables, against `MaCuda` and `MaCpu`.
 #[test]
 fn new_problems_on_two_gpus_give_the_unsplit_snapshots() {
-    let test = "new_problems_on_two_gpus_give_the_unsplit_snapshots";
-    match devices_or_skip(test) {
-        Some(n) if n >= 2 => {}
-        Some(_) => {
-            eprintln!("SKIPPED (fewer than 2 CUDA devices): {test}");
-            return;
-        }
-        None => return,
+    if !two_gpus_or_skip("new_problems_on_two_gpus_give_the_unsplit_snapshots") {
+        return;
     }
     let d = 20_000;
     let layouts = [

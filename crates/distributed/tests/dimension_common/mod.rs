@@ -33,24 +33,15 @@ pub fn emulated_nodes(
     factor: bool,
     leaf: impl Fn(usize) -> f64 + Sync,
 ) -> Vec<Vec<f64>> {
-    let (d, b) = (layout.dimension(), layout.block());
-    layout
-        .slices()
-        .iter()
-        .map(|slice| {
-            (0..layout.blocks_of(slice))
-                .map(|j| {
-                    let base = slice.first + j * b;
-                    let inside = |i: usize| base + i < d;
-                    if factor {
-                        pairwise_product_by(b, |i| if inside(i) { leaf(base + i) } else { 1.0 })
-                    } else {
-                        pairwise_sum_by(b, |i| if inside(i) { leaf(base + i) } else { 0.0 })
-                    }
-                })
-                .collect()
-        })
-        .collect()
+    let b = layout.block();
+    per_block(layout, |base, n| {
+        let node = if factor {
+            pairwise_product_by(b, |i| if i < n { leaf(base + i) } else { 1.0 })
+        } else {
+            pairwise_sum_by(b, |i| if i < n { leaf(base + i) } else { 0.0 })
+        };
+        [node]
+    })
 }
 
 /// Each slice's block nodes of the squared prefix sums of `z` as the kernels compute them: per block, the
@@ -60,6 +51,23 @@ pub fn emulated_prefix_nodes(
     layout: &SliceLayout,
     z: impl Fn(usize) -> f64 + Sync,
 ) -> Vec<Vec<f64>> {
+    per_block(layout, |base, n| {
+        let node = prefix_squares_by(n, |i| z(base + i));
+        [
+            node.count as f64,
+            node.total,
+            node.prefix_sum,
+            node.square_sum,
+        ]
+    })
+}
+
+/// Each slice's values of `node(base, n)` for its blocks in order, block `base .. base + B` holding the `n`
+/// variables below D.
+fn per_block<const W: usize>(
+    layout: &SliceLayout,
+    node: impl Fn(usize, usize) -> [f64; W],
+) -> Vec<Vec<f64>> {
     let (d, b) = (layout.dimension(), layout.block());
     layout
         .slices()
@@ -68,13 +76,7 @@ pub fn emulated_prefix_nodes(
             (0..layout.blocks_of(slice))
                 .flat_map(|j| {
                     let base = slice.first + j * b;
-                    let node = prefix_squares_by(b.min(d - base), |i| z(base + i));
-                    [
-                        node.count as f64,
-                        node.total,
-                        node.prefix_sum,
-                        node.square_sum,
-                    ]
+                    node(base, b.min(d - base))
                 })
                 .collect()
         })
@@ -94,6 +96,38 @@ pub fn layouts(d: usize) -> Vec<SliceLayout> {
     let largest = max_block(d);
     all.push(SliceLayout::with_blocks(d, largest, &[(0, d.div_ceil(largest))]).unwrap());
     all
+}
+
+/// Layouts of `d` variables on GPU 0: one slice, two even slices, the slices of `blocks` blocks of `block`
+/// (`(0, count)` each), and with `largest` one slice of one block of the largest size.
+pub fn gpu0_layouts(
+    d: usize,
+    block: usize,
+    blocks: &[(usize, usize)],
+    largest: bool,
+) -> Vec<SliceLayout> {
+    let mut all = vec![
+        SliceLayout::even(d, &[0]).unwrap(),
+        SliceLayout::even(d, &[0, 0]).unwrap(),
+        SliceLayout::with_blocks(d, block, blocks).unwrap(),
+    ];
+    if largest {
+        all.push(SliceLayout::with_blocks(d, max_block(d), &[(0, 1)]).unwrap());
+    }
+    all
+}
+
+/// Whether this machine has two CUDA devices: `false` (printing SKIPPED) with fewer, panicking without any
+/// under `EVO_REQUIRE_GPU=1` (`common::devices_or_skip`).
+pub fn two_gpus_or_skip(test: &str) -> bool {
+    match crate::common::devices_or_skip(test) {
+        Some(n) if n >= 2 => true,
+        Some(_) => {
+            eprintln!("SKIPPED (fewer than 2 CUDA devices): {test}");
+            false
+        }
+        None => false,
+    }
 }
 
 /// Enough evaluations that no run ends during a test.
