@@ -462,23 +462,32 @@ impl Side {
 mod tests {
     use super::*;
 
-    #[test]
-    fn two_cpu_pools_measure_every_run_of_both_scalings_and_match_one_pool() {
-        let context = BenchContext::new(
+    /// A quick CPU context for the suite's tests.
+    fn cpu_context() -> BenchContext {
+        BenchContext::new(
             true,
             true,
             None,
             "test cpu".into(),
             crate::flags::SuiteFlags::default(),
-        );
-        let side = Side {
+        )
+    }
+
+    /// `pools` one-thread CPU pools, 2 islands each, of 8 × 4 DE, one migration interval per sample.
+    fn cpu_side(pools: usize) -> Side {
+        Side {
             backend: Backend::Cpu,
             unit: "CPU pool",
-            devices: vec![evo_core::Backend::Cpu { threads: 1 }; 2],
+            devices: vec![evo_core::Backend::Cpu { threads: 1 }; pools],
             sizes: vec![(8, 4)],
             islands_per_device: 2,
             generations: MIGRATION_INTERVAL,
-        };
+        }
+    }
+
+    #[test]
+    fn two_cpu_pools_measure_every_run_of_both_scalings_and_match_one_pool() {
+        let (context, side) = (cpu_context(), cpu_side(2));
         let mut result = SuiteResult::default();
         let mut tables = Tables::default();
         side.measure(&context, &mut result, &mut tables)
@@ -527,22 +536,8 @@ mod tests {
 
     #[test]
     fn islands_never_measured_on_one_pool_are_checked_against_an_untimed_run() {
-        let context = BenchContext::new(
-            true,
-            true,
-            None,
-            "test cpu".into(),
-            crate::flags::SuiteFlags::default(),
-        );
         // Weak scaling's K = 4 on 2 of 3 pools: strong scaling measured K = 6 on one pool, not K = 4.
-        let side = Side {
-            backend: Backend::Cpu,
-            unit: "CPU pool",
-            devices: vec![evo_core::Backend::Cpu { threads: 1 }; 3],
-            sizes: vec![(8, 4)],
-            islands_per_device: 2,
-            generations: MIGRATION_INTERVAL,
-        };
+        let (context, side) = (cpu_context(), cpu_side(3));
         let mut result = SuiteResult::default();
         side.measure(&context, &mut result, &mut Tables::default())
             .expect("measured");
