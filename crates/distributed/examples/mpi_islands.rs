@@ -156,17 +156,9 @@ fn rank_placement(
     ranks: &MpiRanks,
 ) -> Result<(NodeRank, Placement), Box<dyn Error>> {
     let whole: Placement = options.placement.parse()?;
-    let uses_cuda = whole
-        .backends()
-        .iter()
-        .any(|backend| matches!(backend, evo_core::Backend::Cuda { .. }));
-    let devices = match uses_cuda {
-        true => evo_gpu_runtime::device_count()?,
-        false => 0,
-    };
     let shared = RankPlacement::new(whole, options.share)?;
     let node = ranks.node_rank()?;
-    Ok((node, shared.for_rank(node, devices)?))
+    Ok((node, shared.for_rank_here(node)?))
 }
 
 fn island_params(islands: usize, interval: u64, migrants: usize) -> evo_core::Result<IslandParams> {

@@ -272,16 +272,8 @@ fn grouped(value: f64) -> String {
 /// This rank's placement: the options' placement shared by the machine's ranks as `--share` says.
 fn rank_placement(options: &Options, ranks: &MpiRanks) -> Result<Placement, Box<dyn Error>> {
     let whole: Placement = options.placement.parse()?;
-    let uses_cuda = whole
-        .backends()
-        .iter()
-        .any(|backend| matches!(backend, evo_core::Backend::Cuda { .. }));
-    let devices = match uses_cuda {
-        true => evo_gpu_runtime::device_count()?,
-        false => 0,
-    };
     let shared = RankPlacement::new(whole, options.share)?;
-    Ok(shared.for_rank(ranks.node_rank()?, devices)?)
+    Ok(shared.for_rank_here(ranks.node_rank()?)?)
 }
 
 /// `M×D` pairs, comma-separated ("64x128,1024x512").

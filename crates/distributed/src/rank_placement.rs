@@ -302,6 +302,20 @@ impl RankPlacement {
     fn cuda_devices(&self) -> Vec<usize> {
         cuda_of(&self.placement)
     }
+
+    /// [`for_rank`](Self::for_rank) on this machine: the CUDA devices are counted only when the placement
+    /// names one (a CPU placement needs no driver).
+    ///
+    /// # Errors
+    /// As [`for_rank`](Self::for_rank), and the runtime's error when the placement names a CUDA device but
+    /// no driver or device can be found.
+    pub fn for_rank_here(&self, node: NodeRank) -> Result<Placement> {
+        let devices = match self.cuda_devices().is_empty() {
+            true => 0,
+            false => evo_gpu_runtime::device_count()?,
+        };
+        self.for_rank(node, devices)
+    }
 }
 
 /// The CUDA devices of a placement, in order.
@@ -329,6 +343,18 @@ mod tests {
 
     fn rank_placement(placement: &str, share: RankShare) -> RankPlacement {
         RankPlacement::new(placement.parse().unwrap(), share).unwrap()
+    }
+
+    #[test]
+    fn a_cpu_placement_is_placed_here_without_counting_devices() {
+        // No driver is asked: this runs on machines without CUDA.
+        let cpu = RankPlacement::same("cpu:2".parse().unwrap());
+        for l in 0..3 {
+            assert_eq!(
+                cpu.for_rank_here(node(l, 3)).unwrap(),
+                cpu.for_rank(node(l, 3), 0).unwrap()
+            );
+        }
     }
 
     fn placements(rule: &RankPlacement, size: usize, devices: usize) -> Vec<String> {
