@@ -148,6 +148,8 @@ mod nccl_ranks;
 mod parallel;
 mod params;
 mod placement;
+#[cfg(any(feature = "mpi", test))]
+mod poll_pause;
 mod rank_placement;
 mod ranked;
 mod ranks;

@@ -10,6 +10,8 @@ use mpi::request::{Request, StaticScope};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use std::time::{Duration, Instant};
 
+use crate::poll_pause::PollPause;
+
 /// MPI's start (`MPI_Init`; the returned universe finalizes MPI when dropped) and its handle, from the
 /// `mpi` crate this feature builds on, so that a program needs no dependency of its own on it.
 pub use ::mpi::{environment::Universe, initialize};
@@ -17,10 +19,6 @@ pub use ::mpi::{environment::Universe, initialize};
 /// The tag of the model's messages; the communicator is the model's own duplicate, so no other message
 /// can carry it.
 const TAG: mpi::Tag = 32;
-
-/// How long a waiting rank sleeps between two looks at its pending messages: short against a generation,
-/// long enough to leave the cores to the ranks still computing.
-const POLL: Duration = Duration::from_micros(200);
 
 /// The ranks of an MPI communicator, for [`RankedIslandModel`](crate::RankedIslandModel): rank and size
 /// are the communicator's, and [`all_gather`](Ranks::all_gather) sends this rank's bytes to every other
@@ -116,6 +114,7 @@ impl Ranks for MpiRanks {
 
     fn all_gather(&self, bytes: Vec<u8>, exchange: &str) -> Result<Vec<Vec<u8>>> {
         let deadline = Instant::now() + self.timeout;
+        let mut pause = PollPause::default();
         let peers: Vec<usize> = (0..self.size).filter(|&p| p != self.rank).collect();
         // The buffer must outlive every send, which may never complete when a peer died; it is reclaimed
         // below once every send has, and left to MPI on the error path.
@@ -173,7 +172,7 @@ impl Ranks for MpiRanks {
                     ),
                 });
             }
-            std::thread::sleep(POLL);
+            pause.wait();
         }
         // SAFETY: every send that read `buffer` has completed, so `outgoing` is no longer used and the box
         // from `Box::into_raw` above is whole again.
