@@ -160,19 +160,7 @@ fn bad_stopping_rules_and_backends_are_refused() {
         &["--seconds -1 is not allowed"],
     );
     let dir = tempfile::tempdir().unwrap();
-    let stderr = fails_in(
-        dir.path(),
-        &[
-            "run",
-            "de",
-            "--problem",
-            "rastrigin:4",
-            "--generations",
-            "2",
-            "--backend",
-            "gpu",
-        ],
-    );
+    let stderr = de_fails_in(dir.path(), &["--backend", "gpu"]);
     assert!(
         stderr.contains("--backend gpu") && stderr.contains("cpu:<threads>"),
         "{stderr}"
