@@ -117,7 +117,7 @@ fn ga_islands_on_cuda_placements_should_match_cpu_islands() {
         return;
     };
     let cpu = run("cpu:1", 30);
-    for placement in cuda_placements(devices) {
+    for placement in cuda_placements(devices, island_params().islands()) {
         eprintln!("{test}: {placement} ({devices} device(s))");
         assert_same(&placement, &cpu, &run(&placement, 30));
     }

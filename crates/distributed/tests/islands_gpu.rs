@@ -15,7 +15,7 @@ fn islands_on_cuda_placements_should_match_cpu_islands() {
         return;
     };
     let cpu = run(model("cpu:1"), 42);
-    for placement in cuda_placements(devices) {
+    for placement in cuda_placements(devices, common::island_params().islands()) {
         eprintln!("{test}: {placement} ({devices} device(s))");
         let cuda = run(model(&placement), 42);
         assert_same_report(&placement, &cpu, &cuda);

@@ -123,7 +123,7 @@ fn ma_islands_on_cuda_placements_should_match_cpu_islands() {
     };
     let problem = problem();
     let cpu = run(&problem, "cpu:1", 7);
-    for placement in cuda_placements(devices) {
+    for placement in cuda_placements(devices, island_params().islands()) {
         eprintln!("{test}: {placement} ({devices} device(s))");
         assert_same(&placement, &cpu, &run(&problem, &placement, 7));
     }

@@ -132,17 +132,22 @@ pub fn devices_or_skip(test: &str) -> Option<usize> {
     }
 }
 
-/// The CUDA placements this machine can hold: one device, one device beside CPU pools, and with two or
-/// four devices every device (in order and reversed, mixed with a CPU pool).
-pub fn cuda_placements(devices: usize) -> Vec<String> {
+/// The CUDA placements this machine can hold for a model of `islands` islands: one device, one device
+/// beside CPU pools, and with two, three or four devices every device (in order and reversed, mixed with a
+/// CPU pool); a placement of more backends than islands is left out, since the model refuses it.
+pub fn cuda_placements(devices: usize, islands: usize) -> Vec<String> {
     let mut placements = vec!["cuda:0".to_string(), "cpu:1,cuda:0".to_string()];
     if devices >= 2 {
         placements.push("cuda:0,cuda:1".into());
         placements.push("cuda:1,cpu:2,cuda:0".into());
     }
+    if devices >= 3 {
+        placements.push("cuda:2,cuda:0,cuda:1".into());
+    }
     if devices >= 4 {
         placements.push("cuda:0,cuda:1,cuda:2,cuda:3".into());
         placements.push("cuda:3,cuda:2,cuda:1,cuda:0".into());
     }
+    placements.retain(|placement| placement.split(',').count() <= islands);
     placements
 }
