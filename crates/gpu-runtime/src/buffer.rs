@@ -329,14 +329,14 @@ fn zeroed<T: DeviceCopy>() -> T {
     unsafe { std::mem::zeroed() }
 }
 
-fn as_bytes<T: DeviceCopy>(values: &[T]) -> &[u8] {
+pub(crate) fn as_bytes<T: DeviceCopy>(values: &[T]) -> &[u8] {
     // SAFETY: `T: DeviceCopy` has no padding, so every byte of the slice is initialised; u8 has alignment 1.
     unsafe {
         std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
     }
 }
 
-fn as_bytes_mut<T: DeviceCopy>(values: &mut [T]) -> &mut [u8] {
+pub(crate) fn as_bytes_mut<T: DeviceCopy>(values: &mut [T]) -> &mut [u8] {
     // SAFETY: as in `as_bytes`; and any bytes written are a valid `T` because `T: DeviceCopy`.
     unsafe {
         std::slice::from_raw_parts_mut(
