@@ -1,5 +1,6 @@
 //! `DeCpu`: the CPU engine (one thread or a rayon pool), the reference of the CUDA engine.
 
+use crate::individual::{DeIndividual, check_replacements, check_slot};
 use crate::local_search::{LocalSearch, ScheduleSearch, Scope};
 use crate::ops::{
     best_index, binomial_takes_mutant, distinct_indices, exponential_length,
@@ -370,6 +371,59 @@ impl<P: DeviceProblem> DeCpu<P> {
     pub fn with_local_search(mut self, search: LocalSearch) -> Result<Self> {
         self.local_search = Some(ScheduleSearch::for_problem(&self.problem, search)?);
         Ok(self)
+    }
+}
+
+/// Reading and replacing single slots (an island's migrants; see [`DeIndividual`]).
+impl<P: ContinuousProblem> DeCpu<P> {
+    /// The fitness of every slot, to minimise.
+    ///
+    /// # Errors
+    /// None on the CPU; the signature is [`DeCuda::population_fitness`](crate::DeCuda::population_fitness)'s.
+    pub fn population_fitness(&self) -> Result<Vec<f64>> {
+        Ok(self.state.fitness.clone())
+    }
+
+    /// The individuals in `slots`, in that order.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a slot not below `M`.
+    pub fn individuals(&self, slots: &[usize]) -> Result<Vec<DeIndividual>> {
+        let state = &self.state;
+        let d = state.dimension;
+        slots
+            .iter()
+            .map(|&slot| {
+                check_slot(state.population_size, slot)?;
+                Ok(DeIndividual {
+                    vector: state.population[slot * d..(slot + 1) * d].to_vec(),
+                    fitness: state.fitness[slot],
+                    differential_weight: state.differential_weights[slot],
+                    crossover_rate: state.crossover_rates[slot],
+                })
+            })
+            .collect()
+    }
+
+    /// Puts each individual into its slot and finds the best again: the engine is then as
+    /// [`restore`](Engine::restore) of its snapshot with those slots overwritten leaves it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a slot not below `M` or named twice, or an individual that `restore`
+    /// would refuse (its dimension, a coordinate outside the bounds, a non-finite fitness, `F_i` outside
+    /// [0, 2], `CR_i` outside [0, 1]); nothing is written then.
+    pub fn replace_individuals(&mut self, replacements: &[(usize, DeIndividual)]) -> Result<()> {
+        check_replacements(self.state.population_size, &self.problem, replacements)?;
+        let state = &mut self.state;
+        let d = state.dimension;
+        for (slot, individual) in replacements {
+            state.population[slot * d..(slot + 1) * d].copy_from_slice(&individual.vector);
+            state.fitness[*slot] = individual.fitness;
+            state.differential_weights[*slot] = individual.differential_weight;
+            state.crossover_rates[*slot] = individual.crossover_rate;
+        }
+        self.best = best_index(&self.state.fitness);
+        Ok(())
     }
 }
 

@@ -135,6 +135,7 @@ pub mod config;
 pub mod cpu;
 #[warn(clippy::cast_possible_truncation)]
 pub mod cuda;
+pub mod individual;
 pub mod local_search;
 pub mod ops;
 pub mod params;
@@ -146,6 +147,7 @@ pub mod snapshot;
 pub use config::{DeConfig, ParseConfigError};
 pub use cpu::DeCpu;
 pub use cuda::DeCuda;
+pub use individual::DeIndividual;
 pub use local_search::{LocalSearch, Neighbourhood, ScheduleSearch, Scope};
 pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
 pub use problem::{

@@ -16,6 +16,7 @@
 mod evaluation;
 mod fused;
 mod host;
+mod individuals;
 pub mod launch;
 
 use crate::cpu::{check_initial_vectors, check_problem};
