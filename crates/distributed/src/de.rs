@@ -1,28 +1,18 @@
 //! DE islands: [`DeSnapshot`] migrates, and [`islands`] builds a model of [`DeCpu`] and [`DeCuda`] engines.
 
-use crate::migration::Migrate;
+use crate::island::{Departure, Island, Landing};
+use crate::migration::{Migrate, immigrate};
 use crate::model::{IslandEngine, IslandModel, IslandSite};
 use crate::params::IslandParams;
 use crate::placement::Placement;
 use crate::ranked::RankedIslandModel;
 use crate::ranks::Ranks;
-use evo_core::{Backend, Result};
-use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot, DeviceProblem};
-use serde::{Deserialize, Serialize};
+use evo_core::{Backend, ContinuousProblem, Engine, Result};
+use evo_de::{DeCpu, DeCuda, DeIndividual, DeParams, DeSnapshot, DeviceProblem};
 
 /// A DE individual on its way to another island: its vector, its fitness and its own `F_i` and `CR_i`
 /// (which jDE adapts; constant otherwise), so that it keeps competing as it did at home.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DeMigrant {
-    /// The vector, `D` coordinates.
-    pub vector: Vec<f32>,
-    /// Its fitness.
-    pub fitness: f64,
-    /// Its differential weight `F_i`.
-    pub differential_weight: f32,
-    /// Its crossover rate `CR_i`.
-    pub crossover_rate: f32,
-}
+pub type DeMigrant = DeIndividual;
 
 impl Migrate for DeSnapshot {
     type Migrant = DeMigrant;
@@ -52,6 +42,58 @@ impl Migrate for DeSnapshot {
         self.fitness[slot] = migrant.fitness;
         self.differential_weights[slot] = migrant.differential_weight;
         self.crossover_rates[slot] = migrant.crossover_rate;
+    }
+}
+
+/// A DE island moves only its migrants: the population's fitness and `k` individuals read, `k` slots
+/// written ([`DeCpu::replace_individuals`]), the same bits as the snapshot path.
+impl<P: ContinuousProblem> Island for DeCpu<P> {
+    fn departure(&self, migrants: usize) -> Result<Departure<DeSnapshot>> {
+        Departure::from_slots(&self.population_fitness()?, migrants, |slots| {
+            self.individuals(slots)
+        })
+    }
+
+    fn land(&mut self, landing: Landing<DeSnapshot>, arrivals: Vec<DeMigrant>) -> Result<()> {
+        land_in_slots(self, landing, arrivals, |engine, replacements| {
+            engine.replace_individuals(replacements)
+        })
+    }
+}
+
+/// As for [`DeCpu`]: on the device, range copies of the `k` vectors and of their slots' values
+/// ([`DeCuda::replace_individuals`]) instead of the whole population each way.
+impl<P: DeviceProblem> Island for DeCuda<P> {
+    fn departure(&self, migrants: usize) -> Result<Departure<DeSnapshot>> {
+        Departure::from_slots(&self.population_fitness()?, migrants, |slots| {
+            self.individuals(slots)
+        })
+    }
+
+    fn land(&mut self, landing: Landing<DeSnapshot>, arrivals: Vec<DeMigrant>) -> Result<()> {
+        land_in_slots(self, landing, arrivals, |engine, replacements| {
+            engine.replace_individuals(replacements)
+        })
+    }
+}
+
+/// Arrival `r` into slot `r` of a [`Landing::Slots`] with `replace`; a [`Landing::Snapshot`] (from another
+/// engine's departure) is settled and restored as [`Island::land`] does by default.
+fn land_in_slots<E: Engine<Snapshot = DeSnapshot>>(
+    engine: &mut E,
+    landing: Landing<DeSnapshot>,
+    arrivals: Vec<DeMigrant>,
+    replace: impl FnOnce(&mut E, &[(usize, DeMigrant)]) -> Result<()>,
+) -> Result<()> {
+    match landing {
+        Landing::Slots(slots) => {
+            let replacements: Vec<(usize, DeMigrant)> = slots.into_iter().zip(arrivals).collect();
+            replace(engine, &replacements)
+        }
+        Landing::Snapshot(mut snapshot) => {
+            immigrate(&mut snapshot, arrivals);
+            engine.restore(&snapshot)
+        }
     }
 }
 

@@ -1,13 +1,14 @@
 //! GA islands: [`GaSnapshot`] migrates, and [`islands`] builds a model of [`GaCpu`] and [`GaFusedCuda`]
 //! engines.
 
+use crate::island::Island;
 use crate::migration::{Migrate, ranking};
 use crate::model::{IslandEngine, IslandModel, IslandSite};
 use crate::params::{IslandParams, MODEL};
 use crate::placement::Placement;
 use crate::ranked::RankedIslandModel;
 use crate::ranks::Ranks;
-use evo_core::{Backend, Bits, Error, Result};
+use evo_core::{Backend, BinaryProblem, Bits, Error, Result};
 use evo_ga::{GaCpu, GaFusedCuda, GaParams, GaSnapshot, PaperFunction};
 use evo_gpu_runtime::Gpu;
 use evo_sort::SortKey;
@@ -67,6 +68,13 @@ impl Migrate for GaSnapshot {
         }
     }
 }
+
+/// GA islands migrate through snapshots (the provided methods): the receiving island's rows are
+/// re-sorted best first afterwards ([`Migrate::after_migration`]).
+impl<P: BinaryProblem + Send> Island for GaCpu<P> {}
+
+/// As [`GaCpu`]'s.
+impl Island for GaFusedCuda {}
 
 /// `K` GA islands with `ga` on one of the paper's functions from `seed`: island `i` is a [`GaFusedCuda`]
 /// on `cuda:<device>` placements and a [`GaCpu`] on `cpu:<threads>` ones, from seed

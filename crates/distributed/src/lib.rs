@@ -28,13 +28,16 @@
 //! 4. The model's progress: the generation `g`, the sum of the islands' evaluations, and the best fitness
 //!    of any island (ties: the lower island); [`best`](evo_core::Engine::best) is that island's best.
 //!
-//! Migration reads each island's [`snapshot`](evo_core::Engine::snapshot), moves the individuals on the
-//! host ([`Migrate`]) and [`restore`](evo_core::Engine::restore)s it: every engine implements both, with
-//! one snapshot type shared by its CPU and CUDA engines, so no engine needed a new method. Its cost is one
-//! copy of each population to the host and back every `m` generations. An algorithm whose snapshot keeps
-//! an invariant restores it after its migrants settled ([`Migrate::after_migration`]): a GA island re-sorts
-//! its rows best first (fitness, then the slot) and takes row 0 as its best so far when it is strictly
-//! better.
+//! Migration goes through each island's [`Island`] methods: every island's [`departure`](Island::departure)
+//! (its emigrants, and where its arrivals will land), then every island's [`land`](Island::land). Their
+//! provided versions read the island's [`snapshot`](evo_core::Engine::snapshot), move the individuals on
+//! the host ([`Migrate`]) and [`restore`](evo_core::Engine::restore) it, which every engine supports with
+//! one snapshot type shared by its CPU and CUDA engines; their cost is one copy of each population to the
+//! host and back every `m` generations. DE islands override them and move only the migrants: the
+//! population's fitness and `k` individuals read, `k` slots written (`DeCuda::replace_individuals`: range
+//! copies), with the same bits. An algorithm whose snapshot keeps an invariant restores it after its
+//! migrants settled ([`Migrate::after_migration`]): a GA island re-sorts its rows best first (fitness,
+//! then the slot) and takes row 0 as its best so far when it is strictly better.
 //!
 //! | algorithm | module | CPU island | CUDA island | migrant |
 //! | --- | --- | --- | --- | --- |
@@ -138,6 +141,7 @@
 pub mod de;
 pub mod dimension;
 pub mod ga;
+mod island;
 pub mod ma;
 mod migration;
 mod model;
@@ -158,6 +162,7 @@ mod snapshot;
 pub mod split;
 mod wire;
 
+pub use island::{Departure, Island, Landing};
 pub use migration::{Migrate, ranking, ring_migration};
 pub use model::{IslandEngine, IslandModel, IslandSite, island_seed};
 #[cfg(feature = "nccl")]

@@ -1,6 +1,7 @@
 //! MA-SW-Chains islands: [`MaSnapshot`] migrates, and [`islands`] builds a model of [`MaCpu`] and
 //! [`MaCuda`] engines.
 
+use crate::island::Island;
 use crate::migration::Migrate;
 use crate::model::{IslandEngine, IslandModel, IslandSite};
 use crate::params::{IslandParams, MODEL};
@@ -8,7 +9,7 @@ use crate::placement::Placement;
 use crate::ranked::RankedIslandModel;
 use crate::ranks::Ranks;
 use evo_benchmarks::cuda::DeviceRealProblem;
-use evo_core::{Backend, Error, Result};
+use evo_core::{Backend, ContinuousProblem, Error, Result};
 use evo_gpu_runtime::Gpu;
 use evo_ma_sw_chains::{Chain, MaCpu, MaCuda, MaParams, MaSnapshot};
 use serde::{Deserialize, Serialize};
@@ -60,6 +61,12 @@ impl Migrate for MaSnapshot {
         self.chains[slot] = migrant.chain;
     }
 }
+
+/// MA-SW-Chains islands migrate through snapshots (the provided methods): a migrant carries its chain.
+impl<P: ContinuousProblem + ?Sized> Island for MaCpu<'_, P> {}
+
+/// As [`MaCpu`]'s.
+impl<P: DeviceRealProblem + ?Sized> Island for MaCuda<'_, P> {}
 
 /// `K` MA-SW-Chains islands with `ma` on `problem` from `seed`: island `i` is an [`MaCuda`] on
 /// `cuda:<device>` placements and an [`MaCpu`] on `cpu:<threads>` ones, from seed

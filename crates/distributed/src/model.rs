@@ -1,6 +1,7 @@
 //! [`IslandModel`]: `K` engines stepped together with ring migration, behind the [`Engine`] trait.
 
-use crate::migration::{Migrate, ring_migration};
+use crate::island::{Island, Landing};
+use crate::migration::Migrate;
 use crate::parallel::for_each_grouped;
 use crate::params::{IslandParams, MODEL};
 use crate::placement::Placement;
@@ -10,9 +11,9 @@ use evo_sort::SortKey;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// One island: an engine of either backend, behind the [`Engine`] trait; `'a` is what it borrows (the
-/// problem, for engines that hold a reference to it).
-pub type IslandEngine<'a, Sol, S> = Box<dyn Engine<Solution = Sol, Snapshot = S> + Send + 'a>;
+/// One island: an engine of either backend, behind the [`Island`] trait (an [`Engine`] with a migration's
+/// two halves); `'a` is what it borrows (the problem, for engines that hold a reference to it).
+pub type IslandEngine<'a, Sol, S> = Box<dyn Island<Solution = Sol, Snapshot = S> + Send + 'a>;
 
 /// Where and from what seed an island is built; the model hands one to its builder per island.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +34,7 @@ pub fn island_seed(seed: u64, island: usize) -> u64 {
 }
 
 /// `K` islands of one algorithm, each an engine with its own seed, stepped together; after every `m`-th
-/// generation island `i`'s best `k` replace island `(i + 1) mod K`'s worst `k` ([`ring_migration`]). The
+/// generation island `i`'s best `k` replace island `(i + 1) mod K`'s worst `k` ([`ring_migration`](crate::ring_migration)). The
 /// crate docs give the rule and its contract; the model is an [`Engine`], so the
 /// [`Executor`](evo_core::Executor) runs it with terminations, observers and checkpoints.
 ///
@@ -126,19 +127,47 @@ where
             .unwrap_or(0)
     }
 
-    /// One migration: every island's snapshot, [`ring_migration`], every island restored.
+    /// One migration ([`ring_migration`](crate::ring_migration)'s rule): every island's departure, then
+    /// island `j` lands island `(j − 1) mod K`'s emigrants.
     fn migrate(&mut self) -> Result<()> {
         let groups = self.placement.len();
-        let mut snapshots =
-            for_each_grouped(&mut self.islands, groups, |_, island| island.snapshot())?;
-        ring_migration(&mut snapshots, self.params.migrants());
-        let snapshots = &snapshots;
-        for_each_grouped(&mut self.islands, groups, |i, island| {
-            island.restore(&snapshots[i])
+        let migrants = self.params.migrants();
+        let departures = for_each_grouped(&mut self.islands, groups, |_, island| {
+            island.departure(migrants)
         })?;
+        let (mut outgoing, landings): (Vec<_>, Vec<_>) = departures
+            .into_iter()
+            .map(|departure| (departure.emigrants, departure.landing))
+            .unzip();
+        outgoing.rotate_right(1);
+        land_all(&mut self.islands, groups, landings, outgoing)?;
         self.migrations += 1;
         Ok(())
     }
+}
+
+/// Lands `arrivals[i]` on island `i` where `landings[i]` says ([`Island::land`]), the backends side by side
+/// as [`for_each_grouped`] works; the error of the lowest-numbered island that failed.
+pub(crate) fn land_all<Sol, S>(
+    islands: &mut [IslandEngine<'_, Sol, S>],
+    groups: usize,
+    landings: Vec<Landing<S>>,
+    arrivals: Vec<Vec<S::Migrant>>,
+) -> Result<()>
+where
+    Sol: Clone + Serialize + DeserializeOwned,
+    S: Migrate,
+{
+    let mut parcels: Vec<_> = islands
+        .iter_mut()
+        .zip(landings.into_iter().zip(arrivals))
+        .collect();
+    for_each_grouped(&mut parcels, groups, |_, (island, parcel)| {
+        let (landing, arrivals) =
+            std::mem::replace(parcel, (Landing::Slots(Vec::new()), Vec::new()));
+        island.land(landing, arrivals)
+    })?;
+    Ok(())
 }
 
 /// Checks that the islands are one run's (see [`IslandModel::new`]) and returns their common generation.

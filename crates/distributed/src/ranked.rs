@@ -3,8 +3,8 @@
 
 #[cfg(doc)]
 use crate::IslandModel;
-use crate::migration::{Migrate, emigrants, immigrate};
-use crate::model::{IslandEngine, IslandSite, check_islands, island_seed};
+use crate::migration::Migrate;
+use crate::model::{IslandEngine, IslandSite, check_islands, island_seed, land_all};
 use crate::parallel::for_each_grouped;
 use crate::params::{IslandParams, MODEL};
 use crate::placement::Placement;
@@ -223,41 +223,35 @@ where
         let groups = self.placement.len();
         let migrants = self.params.migrants();
         let prepared = stepped.and_then(|()| {
-            for_each_grouped(&mut self.islands, groups, |_, island| island.snapshot())
+            for_each_grouped(&mut self.islands, groups, |_, island| {
+                island.departure(migrants)
+            })
         });
-        let mut snapshots = match prepared {
-            Ok(snapshots) => snapshots,
+        let departures = match prepared {
+            Ok(departures) => departures,
             Err(error) => return Err(send_failure(&self.ranks, stage, error)),
         };
         // Every emigrant is taken before any island takes migrants in, as in `ring_migration`.
-        let mut outgoing: Vec<Vec<S::Migrant>> = snapshots
-            .iter()
-            .map(|snapshot| emigrants(snapshot, migrants))
-            .collect();
+        let (mut outgoing, landings): (Vec<Vec<S::Migrant>>, Vec<_>) = departures
+            .into_iter()
+            .map(|departure| (departure.emigrants, departure.landing))
+            .unzip();
         let mut received: Vec<Option<Vec<S::Migrant>>> =
             gather(&self.ranks, stage, Ok(outgoing.last()))?;
         // The block's first island takes in the previous block's last island's emigrants (its own last
         // island's when this rank owns every island); island `l > 0` those of island `l - 1`.
         let size = self.ranks.size();
         let previous = (self.ranks.rank() + size - 1) % size;
-        let mut first = received[previous].take().ok_or_else(|| Error::RankFailed {
+        let first = received[previous].take().ok_or_else(|| Error::RankFailed {
             rank: previous,
             exchange: stage.to_string(),
             reason: "it sent no migrants: every rank must own at least one island".into(),
         })?;
-        for (l, snapshot) in snapshots.iter_mut().enumerate() {
-            let group = match l {
-                0 => std::mem::take(&mut first),
-                _ => std::mem::take(&mut outgoing[l - 1]),
-            };
-            immigrate(snapshot, group);
-        }
-        let snapshots = &snapshots;
-        let restored = for_each_grouped(&mut self.islands, groups, |l, island| {
-            island.restore(&snapshots[l])
-        });
+        outgoing.pop();
+        outgoing.insert(0, first);
+        let restored = land_all(&mut self.islands, groups, landings, outgoing);
         self.migrations += 1;
-        Ok(restored.map(drop))
+        Ok(restored)
     }
 
     /// Exchanges every island's progress after this rank's part ended with `local` (collective).
