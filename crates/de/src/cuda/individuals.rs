@@ -5,7 +5,6 @@ use super::{DeCuda, Fused};
 use crate::individual::{DeIndividual, check_replacements, check_slot};
 use crate::problem::DeviceProblem;
 use evo_core::Result;
-use evo_gpu_runtime::DeviceBuffer;
 
 impl<P: DeviceProblem> DeCuda<P> {
     /// The fitness of every slot, to minimise, read from the device.
@@ -33,12 +32,17 @@ impl<P: DeviceProblem> DeCuda<P> {
         let weights = self.weights.to_vec()?;
         let rates = self.rates.to_vec()?;
         let d = self.problem.dimension();
+        let in_trials = self.trial_buffer_slots()?;
         slots
             .iter()
             .map(|&slot| {
                 let mut vector = vec![0.0f32; d];
-                self.vector_buffer(slot)?
-                    .copy_range_to_host(slot * d, &mut vector)?;
+                let source = if in_trials[slot] {
+                    &self.trials
+                } else {
+                    &self.population
+                };
+                source.copy_range_to_host(slot * d, &mut vector)?;
                 Ok(DeIndividual {
                     vector,
                     fitness: fitness[slot],
@@ -61,9 +65,9 @@ impl<P: DeviceProblem> DeCuda<P> {
     pub fn replace_individuals(&mut self, replacements: &[(usize, DeIndividual)]) -> Result<()> {
         check_replacements(self.params.population(), &self.problem, replacements)?;
         let d = self.problem.dimension();
+        let in_trials = self.trial_buffer_slots()?;
         for (slot, individual) in replacements {
-            let in_trials = self.in_trial_buffer(*slot)?;
-            let vectors = if in_trials {
+            let vectors = if in_trials[*slot] {
                 &mut self.trials
             } else {
                 &mut self.population
@@ -79,25 +83,16 @@ impl<P: DeviceProblem> DeCuda<P> {
         self.update_best()
     }
 
-    /// The buffer that holds vector `slot`: the population buffer, or on the one-launch path the trial buffer
-    /// when the slot table says so.
-    fn vector_buffer(&self, slot: usize) -> Result<&DeviceBuffer<f32>> {
-        Ok(if self.in_trial_buffer(slot)? {
-            &self.trials
-        } else {
-            &self.population
-        })
-    }
-
-    /// Whether vector `slot` lives in the trial buffer (buffer 1 of the one-launch path's double buffer).
-    fn in_trial_buffer(&self, slot: usize) -> Result<bool> {
+    /// For every slot, whether its vector lives in the trial buffer (buffer 1 of the one-launch path's double
+    /// buffer, as the current slot table says; never on the four-launch path): one read of the table.
+    fn trial_buffer_slots(&self) -> Result<Vec<bool>> {
         match &self.fused {
-            Some(Fused { slots, current, .. }) => {
-                let mut buffer = [0u32; 1];
-                slots[*current].copy_range_to_host(slot, &mut buffer)?;
-                Ok(buffer[0] == 1)
-            }
-            None => Ok(false),
+            Some(Fused { slots, current, .. }) => Ok(slots[*current]
+                .to_vec()?
+                .into_iter()
+                .map(|buffer| buffer == 1)
+                .collect()),
+            None => Ok(vec![false; self.params.population()]),
         }
     }
 }
