@@ -18,6 +18,7 @@ mod fused;
 mod host;
 mod individuals;
 pub mod launch;
+mod queued;
 
 use crate::cpu::{check_initial_vectors, check_problem};
 use crate::local_search::{LocalSearch, ScheduleSearch, Scope};
