@@ -62,8 +62,19 @@ impl<P: ContinuousProblem> Island for DeCpu<P> {
 }
 
 /// As for [`DeCpu`]: on the device, range copies of the `k` vectors and of their slots' values
-/// ([`DeCuda::replace_individuals`]) instead of the whole population each way.
+/// ([`DeCuda::replace_individuals`]) instead of the whole population each way. Its steps are queued when
+/// started and read back when finished.
 impl<P: DeviceProblem> Island for DeCuda<P> {
+    /// The generations queued on the device's stream, nothing read back ([`DeCuda::queue_generations`]).
+    fn start_steps(&mut self, steps: u64) -> Result<()> {
+        self.queue_generations(steps)
+    }
+
+    /// The best read back ([`DeCuda::read_back`]), after every island of the device queued its generations.
+    fn finish_steps(&mut self) -> Result<()> {
+        self.read_back()
+    }
+
     fn departure(&self, migrants: usize) -> Result<Departure<DeSnapshot>> {
         Departure::from_slots(&self.population_fitness()?, migrants, |slots| {
             self.individuals(slots)

@@ -1,5 +1,9 @@
 //! [`Island`]: what the island model asks of one island's engine, a migration's two halves.
 //!
+//! Between migrations the model starts every island's steps ([`Island::start_steps`]) before it finishes
+//! any ([`Island::finish_steps`]): a CUDA DE island queues its generations on its device's stream and reads
+//! its best back when finishing, so the islands of one device run back to back with one wait.
+//!
 //! A migration takes every island's [`departure`](Island::departure) (its `k` best, best first, and where
 //! the next island's migrants will land: its `k` worst, worst first, ranked before any slot changes), then
 //! hands each island its predecessor's emigrants with its own [`Landing`] ([`Island::land`]). The provided
@@ -58,6 +62,26 @@ impl<S: Migrate> Departure<S> {
 /// provided methods take a snapshot at departure and restore it on landing; engines that read and write
 /// single slots override both (see the module docs). Every engine the crate's builders use implements it.
 pub trait Island: Engine<Snapshot: Migrate> {
+    /// Starts `steps` steps; [`finish_steps`](Island::finish_steps) completes them. The model starts the
+    /// steps of every island of a backend before it finishes any, so that a device's islands queue their
+    /// generations back to back and wait once. Provided: [`step_many`](Engine::step_many) (the steps are
+    /// done here, and finishing does nothing).
+    ///
+    /// # Errors
+    /// The engine's errors, as `step_many`'s.
+    fn start_steps(&mut self, steps: u64) -> Result<()> {
+        self.step_many(steps)
+    }
+
+    /// Completes the steps [`start_steps`](Island::start_steps) began: after it the engine is as after
+    /// `step_many(steps)`. Provided: nothing to do.
+    ///
+    /// # Errors
+    /// The engine's errors, as `step_many`'s.
+    fn finish_steps(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// The island's emigrants (its `migrants` best, best first) and where its arrivals will land, read
     /// before any island of the migration changes.
     ///

@@ -2,7 +2,7 @@
 
 use crate::island::{Island, Landing};
 use crate::migration::Migrate;
-use crate::parallel::for_each_grouped;
+use crate::parallel::{for_each_grouped, for_each_grouped_in_two_passes};
 use crate::params::{IslandParams, MODEL};
 use crate::placement::Placement;
 use crate::snapshot::IslandSnapshot;
@@ -274,16 +274,20 @@ where
         self.step_many(1)
     }
 
-    /// Every island advances to the next migration (or by `steps`, whichever comes first) with its own
-    /// `step_many`, the backends side by side; then the migration, if due; and so on.
+    /// Every island advances to the next migration (or by `steps`, whichever comes first), the backends side
+    /// by side, each backend starting all its islands' steps before finishing any ([`Island::start_steps`]);
+    /// then the migration, if due; and so on.
     fn step_many(&mut self, steps: u64) -> Result<()> {
         let interval = self.params.migration_interval();
         let mut left = steps;
         while left > 0 {
             let chunk = left.min(interval - self.generation % interval);
-            for_each_grouped(&mut self.islands, self.placement.len(), |_, island| {
-                island.step_many(chunk)
-            })?;
+            for_each_grouped_in_two_passes(
+                &mut self.islands,
+                self.placement.len(),
+                |island| island.start_steps(chunk),
+                |island| island.finish_steps(),
+            )?;
             self.generation += chunk;
             left -= chunk;
             if self.generation.is_multiple_of(interval) {

@@ -51,6 +51,57 @@ where
     outcomes.into_iter().map(|(_, outcome)| outcome).collect()
 }
 
+/// [`for_each_grouped`] in two passes per group: `first` on every item of a group in index order, then
+/// `second` on each item whose `first` succeeded; one host thread per group for both passes. An item's
+/// result is its `first` error or else its `second` outcome; the error of the lowest-numbered failed item
+/// is returned.
+pub(crate) fn for_each_grouped_in_two_passes<T, F, G>(
+    items: &mut [T],
+    groups: usize,
+    first: F,
+    second: G,
+) -> Result<()>
+where
+    T: Send,
+    F: Fn(&mut T) -> Result<()> + Sync,
+    G: Fn(&mut T) -> Result<()> + Sync,
+{
+    let both = |group: &mut [(usize, &mut T)]| -> Vec<(usize, Result<()>)> {
+        let started: Vec<Result<()>> = group.iter_mut().map(|(_, item)| first(item)).collect();
+        group
+            .iter_mut()
+            .zip(started)
+            .map(|((i, item), started)| (*i, started.and_then(|()| second(item))))
+            .collect()
+    };
+    let mut grouped: Vec<Vec<(usize, &mut T)>> = (0..groups.max(1)).map(|_| Vec::new()).collect();
+    let count = grouped.len();
+    for (i, item) in items.iter_mut().enumerate() {
+        grouped[i % count].push((i, item));
+    }
+    let mut outcomes: Vec<(usize, Result<()>)> = if let [group] = grouped.as_mut_slice() {
+        both(group)
+    } else {
+        let both = &both;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = grouped
+                .into_iter()
+                .map(|mut group| scope.spawn(move || both(&mut group)))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+                })
+                .collect()
+        })
+    };
+    outcomes.sort_unstable_by_key(|(i, _)| *i);
+    outcomes.into_iter().try_for_each(|(_, outcome)| outcome)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -88,6 +139,68 @@ mod tests {
             .unwrap_err();
             assert!(error.to_string().contains("got 2"), "{error}");
             assert_eq!(items, [1; 6], "{groups} groups");
+        }
+    }
+
+    #[test]
+    fn two_passes_start_every_item_of_a_group_before_finishing_any() {
+        use std::sync::Mutex;
+        for groups in 1..=3 {
+            let log = Mutex::new(Vec::new());
+            let mut items: Vec<usize> = (0..5).collect();
+            for_each_grouped_in_two_passes(
+                &mut items,
+                groups,
+                |item| {
+                    log.lock().unwrap().push(("start", *item));
+                    Ok(())
+                },
+                |item| {
+                    log.lock().unwrap().push(("finish", *item));
+                    Ok(())
+                },
+            )
+            .unwrap();
+            let log = log.into_inner().unwrap();
+            for group in 0..groups {
+                let mine: Vec<_> = log.iter().filter(|(_, i)| i % groups == group).collect();
+                let starts = mine.iter().take_while(|(pass, _)| *pass == "start").count();
+                assert_eq!(starts * 2, mine.len(), "{groups} groups: {mine:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_item_that_fails_to_start_is_not_finished_and_the_lowest_error_wins() {
+        for groups in 1..=3 {
+            let mut finished = vec![false; 6];
+            let mut items: Vec<(usize, &mut bool)> = finished.iter_mut().enumerate().collect();
+            let error = for_each_grouped_in_two_passes(
+                &mut items,
+                groups,
+                |(i, _)| {
+                    if *i == 4 {
+                        Err(Error::invalid_parameter("test", "item", *i, "not 4"))
+                    } else {
+                        Ok(())
+                    }
+                },
+                |(i, done)| {
+                    **done = true;
+                    if *i == 3 {
+                        Err(Error::invalid_parameter("test", "item", *i, "not 3"))
+                    } else {
+                        Ok(())
+                    }
+                },
+            )
+            .unwrap_err();
+            assert!(error.to_string().contains("got 3"), "{error}");
+            assert_eq!(
+                finished,
+                [true, true, true, true, false, true],
+                "{groups} groups"
+            );
         }
     }
 }

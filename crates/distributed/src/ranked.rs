@@ -5,7 +5,7 @@
 use crate::IslandModel;
 use crate::migration::Migrate;
 use crate::model::{IslandEngine, IslandSite, check_islands, island_seed, land_all};
-use crate::parallel::for_each_grouped;
+use crate::parallel::{for_each_grouped, for_each_grouped_in_two_passes};
 use crate::params::{IslandParams, MODEL};
 use crate::placement::Placement;
 use crate::ranks::{Ranks, island_block};
@@ -380,10 +380,12 @@ where
         while left > 0 {
             let chunk = left.min(interval - self.generation % interval);
             if local.is_ok() {
-                local = for_each_grouped(&mut self.islands, groups, |_, island| {
-                    island.step_many(chunk)
-                })
-                .map(drop);
+                local = for_each_grouped_in_two_passes(
+                    &mut self.islands,
+                    groups,
+                    |island| island.start_steps(chunk),
+                    |island| island.finish_steps(),
+                );
             }
             self.generation += chunk;
             left -= chunk;
