@@ -13,7 +13,7 @@
 //!
 //! 1. the model (`step_many(G)`, migration every 50): the headline rows;
 //! 2. the model with migration off (an interval no run reaches), stepped 50 generations at a time: the
-//!    host threads still spawned and joined and the bests still read back every 50, no snapshot;
+//!    host threads still spawned and joined and the bests still read back every 50, no migrant;
 //! 3. the model with migration off in one `step_many(G)`: one join per sample;
 //! 4. the same engines without the model: one host thread per GPU for the whole sample, each stepping its
 //!    islands 50 generations at a time in the model's order (one thread on one GPU: the raw, launch-bound
@@ -28,8 +28,8 @@
 //! generations with the wall clock for its sample count (`G` = 1000, 200 with `--quick`, a multiple of 50 so
 //! that every sample of the model ends with a migration); the median gives generations · islands per
 //! second (`K · G / median`). The wall clock is the right clock across GPUs, and a sample waits for its
-//! GPUs: each DE island reads its best back after each `step_many`, and the model's closing migration reads
-//! every population back.
+//! GPUs: each DE island reads its best back after each stretch of generations, and the model's closing
+//! migration reads every island's fitness and migrants back.
 //! Speed-up is the throughput over the same run's one-GPU throughput in the same scaling; efficiency is
 //! speed-up / `n` (target ≥ 0.9).
 //!
@@ -43,9 +43,12 @@
 //! 4), 64 × 128 only, 4 islands per pool and 200 generations per sample (100 with `--quick`), so that
 //! `--backend cpu --quick` ends within a minute or two on a two-core machine.
 //!
-//! How the model runs its islands (crates/distributed `parallel.rs`): one host thread per placement entry
-//! (one per GPU, spawned for each stretch of generations between migrations), the islands of an entry in
-//! turn on that GPU's main stream, each queueing its generations and then reading its best back.
+//! How the model runs its islands (crates/distributed `parallel.rs`, `island.rs`): one host thread per
+//! placement entry (one per GPU, spawned for each stretch of generations between migrations); the islands
+//! of an entry queue their generations in turn on that GPU's main stream, then read their bests back (one
+//! wait per GPU and stretch); a migration reads each island's fitness and its migrants and writes the
+//! arrivals into its worst slots (range copies, not the population). The engines alone (4) read each
+//! island's best back after its own stretch.
 
 mod check;
 mod run;
@@ -109,11 +112,12 @@ impl Suite for Islands {
              compared bit for bit with the same K islands on one device (runs without migration: with the \
              one-device model without migration).\n\nRuns: `{}` is the island model as users run it (one host \
              thread per device, spawned for each stretch of {MIGRATION_INTERVAL} generations, each device's \
-             islands in turn; every island's snapshot to the host and back at each migration); `{}` the same \
-             without migration (interval never reached), stepped {MIGRATION_INTERVAL} generations at a \
+             islands queued in turn, then read back; at each migration every island's fitness and migrants \
+             to the host and its arrivals back); `{}` the same without migration (interval never reached), stepped {MIGRATION_INTERVAL} generations at a \
              time; `{}` the same in one step_many(G); `{}` the model's engines driven without the model, \
-             one host thread per device for the whole sample. Model vs joins: the migrations' cost; joins \
-             vs engines alone: the model's spawn and join every {MIGRATION_INTERVAL} generations; the \
+             one host thread per device for the whole sample, each island read back after its own stretch. \
+             Model vs joins: the migrations' cost; joins vs engines alone: the model's spawn and join every \
+             {MIGRATION_INTERVAL} generations against the engines' read-back per island; the \
              engines' efficiency: what the threads of one process cost each other with no model at all.\
              \n\n{}\n\nEfficiency by run (n > 1 devices):\n\n{}",
             runs[0],

@@ -22,14 +22,16 @@ pub(super) enum Run {
     Model,
     /// The model without migration, stepped `m` generations at a time: its host threads are still spawned
     /// and joined every `m` generations, and each island still reads its best back every `m`, but no
-    /// snapshot travels. Against [`Run::Model`]: what the migrations cost.
+    /// migrant travels. Against [`Run::Model`]: what the migrations cost.
     Joins,
     /// The model without migration in one `step_many(G)`: one spawn and join per sample, and one read-back
     /// per island. The model's best case.
     NoMigration,
     /// The model's engines without the model: one host thread per device, spawned once per sample, each
-    /// stepping its device's islands `m` generations at a time in the model's order. Against
-    /// [`Run::Joins`]: what the model's spawn and join every `m` generations cost; on `n` devices against
+    /// stepping its device's islands `m` generations at a time in the model's order, each island read back
+    /// after its own stretch. Against [`Run::Joins`]: what the model's spawn and join every `m` generations
+    /// cost, against one read-back per island and stretch (the model queues a device's islands and waits
+    /// once); on `n` devices against
     /// one: what the host threads of one process cost each other (the driver's launch path, host memory,
     /// cores) with no model at all.
     Engines,
