@@ -1,12 +1,14 @@
-//! The pause of a rank that polls for its peers' messages ([`crate::mpi::MpiRanks`]): a few yields first,
-//! since the peers of a GPU rank usually answer within microseconds of its own generation's end and a sleep
-//! costs at least the scheduler's tick; then sleeps that double from [`FIRST_SLEEP`] up to [`LONGEST_SLEEP`],
-//! so that a rank kept waiting leaves the cores to the ranks still computing.
+//! The pause of a rank that polls for its peers' messages ([`crate::mpi::MpiRanks`]): yields for the first
+//! [`YIELD_FOR`] of a wait, since the peers of a GPU rank usually answer within a fraction of a millisecond
+//! of its own stretch of generations, and every sleep overshoots by the scheduler's timer slack, which
+//! adds up over a run's migrations (docs/results/distributed.md); then sleeps that
+//! double from [`FIRST_SLEEP`] up to [`LONGEST_SLEEP`], so that a rank kept waiting leaves the cores to the
+//! ranks still computing.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// Polls that only yield before the first sleep.
-const YIELDS: u32 = 32;
+/// How long a wait only yields before its first sleep.
+const YIELD_FOR: Duration = Duration::from_millis(1);
 
 /// The first sleep after the yields.
 const FIRST_SLEEP: Duration = Duration::from_micros(20);
@@ -15,26 +17,36 @@ const FIRST_SLEEP: Duration = Duration::from_micros(20);
 const LONGEST_SLEEP: Duration = Duration::from_micros(200);
 
 /// The pauses of one wait, poll after poll.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct PollPause {
-    polls: u32,
+    started: Instant,
+    sleeps: u32,
+}
+
+impl Default for PollPause {
+    fn default() -> Self {
+        Self {
+            started: Instant::now(),
+            sleeps: 0,
+        }
+    }
 }
 
 impl PollPause {
-    /// What the next pause is: `None` for a yield, else the sleep.
-    fn next_pause(&mut self) -> Option<Duration> {
-        self.polls = self.polls.saturating_add(1);
-        if self.polls <= YIELDS {
+    /// What the next pause is `elapsed` into the wait: `None` for a yield, else the sleep.
+    fn next_pause(&mut self, elapsed: Duration) -> Option<Duration> {
+        if elapsed < YIELD_FOR {
             return None;
         }
         // 20, 40, 80, 160 µs, then 200 µs for good.
-        let doublings = (self.polls - YIELDS - 1).min(4);
+        let doublings = self.sleeps.min(4);
+        self.sleeps = self.sleeps.saturating_add(1);
         Some((FIRST_SLEEP * 2u32.pow(doublings)).min(LONGEST_SLEEP))
     }
 
     /// Pauses once (module docs).
     pub(crate) fn wait(&mut self) {
-        match self.next_pause() {
+        match self.next_pause(self.started.elapsed()) {
             None => std::thread::yield_now(),
             Some(sleep) => std::thread::sleep(sleep),
         }
@@ -46,13 +58,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_wait_yields_first_then_sleeps_longer_and_longer_up_to_the_longest() {
+    fn a_wait_yields_for_its_first_millisecond_then_sleeps_longer_and_longer_up_to_the_longest() {
         let mut pause = PollPause::default();
-        let pauses: Vec<Option<Duration>> = (0..64).map(|_| pause.next_pause()).collect();
-        assert!(pauses[..YIELDS as usize].iter().all(Option::is_none));
-        let sleeps: Vec<Duration> = pauses[YIELDS as usize..]
-            .iter()
-            .map(|p| p.unwrap())
+        for micros in [0, 1, 500, 999] {
+            assert_eq!(pause.next_pause(Duration::from_micros(micros)), None);
+        }
+        let sleeps: Vec<Duration> = (0..8)
+            .map(|k| {
+                pause
+                    .next_pause(YIELD_FOR + Duration::from_micros(k))
+                    .unwrap()
+            })
             .collect();
         assert_eq!(sleeps[0], FIRST_SLEEP);
         assert!(sleeps.windows(2).all(|pair| pair[0] <= pair[1]));
@@ -61,13 +77,17 @@ mod tests {
     }
 
     #[test]
-    fn waits_sleep_at_least_their_pauses() {
+    fn a_wait_past_its_yields_sleeps_at_least_its_pauses() {
         let mut pause = PollPause::default();
-        let start = std::time::Instant::now();
-        for _ in 0..YIELDS + 5 {
+        let start = Instant::now();
+        while start.elapsed() < YIELD_FOR {
             pause.wait();
         }
-        // The yields take no set time; the five sleeps at least 20 + 40 + 80 + 160 + 200 µs.
-        assert!(start.elapsed() >= Duration::from_micros(500));
+        let sleeping = Instant::now();
+        for _ in 0..5 {
+            pause.wait();
+        }
+        // At least 20 + 40 + 80 + 160 + 200 µs.
+        assert!(sleeping.elapsed() >= Duration::from_micros(500));
     }
 }
