@@ -11,13 +11,16 @@
 // the last block to finish finds the best vector for the next generation's DE/best/1 and current-to-best.
 // Compiled with EVO_DE_USER defined (after a user prelude and source), this file gives a user's DE module
 // instead: the operators and the generation body with the user's terms as the evaluation
-// (common/problems/de_user_generation.cuh), none of the kernels below.
+// (common/problems/de_user_generation.cuh), none of the kernels below. Compiled with EVO_DE_USER_TERM defined
+// (after functions.cuh and a user's separable `evo_user_term(i, z)`, evo_benchmarks::cuda::UserFunction's
+// contract), it gives a user's term module: de_generation_f32 with the Rastrigin paths summing the user's
+// terms instead of Rastrigin's (DE_TERM), none of the other kernels.
 //
 // Every scalar operation is the twin of a function of crates/de/src/ops.rs with the same name (de_<name>)
 // and the same order of operations; explicit _rn intrinsics keep that order under every compile profile.
 // Random words come from the addressed Philox (common/rng.cuh): (stream, step = generation, individual =
 // vector), so the draws do not depend on the block size.
-#ifndef EVO_DE_USER
+#if !defined(EVO_DE_USER) && !defined(EVO_DE_USER_TERM)
 #include "common/problems/etc.cuh"
 #include "common/problems/functions.cuh"
 #endif
@@ -601,7 +604,7 @@ __device__ __forceinline__ void de_generation(float* buffer0, float* buffer1, co
         __syncthreads();
     }
 }
-#ifndef EVO_DE_USER
+#if !defined(EVO_DE_USER) && !defined(EVO_DE_USER_TERM)
 // ---- Kernels.
 
 // Step 1: coordinate j of vector i is uniform in [lower_j, upper_j] from word j of (DeInit, 0, i).
@@ -697,6 +700,23 @@ extern "C" __global__ void de_best_index_f64(unsigned int* best, double* best_fi
         best_fitness[1] = (double)index;
     }
 }
+
+#endif
+
+#ifndef EVO_DE_USER
+// The term of coordinate j at z = (double)x_j that the separable paths below sum: Rastrigin's, or in a user's
+// term module (EVO_DE_USER_TERM) the user's evo_user_term. DE_TERM_REDUCED is the term for |z| < 2^49 (the
+// same bits; a user's term has no such form), DE_TERMS_REDUCED(v) whether the four values of v allow it.
+#ifdef EVO_DE_USER_TERM
+#define DE_TERM(j, z) evo_user_term((unsigned long long)(j), (z))
+#define DE_TERM_REDUCED(j, z) evo_user_term((unsigned long long)(j), (z))
+#define DE_TERMS_REDUCED(v) false
+#else
+#define DE_TERM(j, z) evo_rastrigin_term(z)
+#define DE_TERM_REDUCED(j, z) evo_rastrigin_term_reduced(z)
+#define DE_TERMS_REDUCED(v) \
+    ((fabs((double)v[0]) < 0x1p49) & (fabs((double)v[1]) < 0x1p49) & (fabs((double)v[2]) < 0x1p49) & (fabs((double)v[3]) < 0x1p49))
+#endif
 
 // Thread 0's tile sums of a Rastrigin chunk, left to right, combined as evo_core::reduce's stack
 // (EvoTreeStack): the first in a register and the stack (local memory: its indices are dynamic) only from the
@@ -817,7 +837,7 @@ __device__ __forceinline__ double de_fused_rastrigin(const DeGenerationParams& g
                     const unsigned int j = first + 4u * lane + k;
                     if (j < d) {
                         out[j] = xv[k];
-                        term[4u * lane + k] = evo_rastrigin_term((double)xv[k]);
+                        term[4u * lane + k] = DE_TERM(j, (double)xv[k]);
                     }
                 }
             }
@@ -846,7 +866,7 @@ __device__ __forceinline__ double de_chunk_terms4(unsigned int g0, unsigned int 
 #pragma unroll
     for (unsigned int e = 0; e < 4u; ++e) {
         const double z = (double)v[e];
-        t[e] = g0 + e < d ? (REDUCED ? evo_rastrigin_term_reduced(z) : evo_rastrigin_term(z)) : 0.0;
+        t[e] = g0 + e < d ? (REDUCED ? DE_TERM_REDUCED(g0 + e, z) : DE_TERM(g0 + e, z)) : 0.0;
     }
     return (t[0] + t[1]) + (t[2] + t[3]);
 }
@@ -902,8 +922,7 @@ __device__ __forceinline__ double de_fused_rastrigin_float4(const DeGenerationPa
                 de_fused_chunk4<false>(p, g0, cross, j_rand, length, f, cr, rows, out, lower, upper, uniform, lo, hi, v);
             }
             // One range check for the 4 cosine arguments instead of one per cosine.
-            const bool reduced = (fabs((double)v[0]) < 0x1p49) & (fabs((double)v[1]) < 0x1p49) &
-                                 (fabs((double)v[2]) < 0x1p49) & (fabs((double)v[3]) < 0x1p49);
+            const bool reduced = DE_TERMS_REDUCED(v);
             const double sum = reduced ? de_chunk_terms4<true>(g0, d, v) : de_chunk_terms4<false>(g0, d, v);
             if (c == 0u) {
                 a0 = sum;
@@ -943,6 +962,7 @@ __device__ __forceinline__ double de_fused_rastrigin_float4(const DeGenerationPa
     return sum;
 }
 
+#ifndef EVO_DE_USER_TERM
 // ETC fitness of a trial of n <= 2B tasks (one tile): thread t builds tasks 2t and 2t + 1, maps them to
 // machines, and every machine's load and the flowtime are the canonical trees over the tile's leaves (ETC or
 // +0.0), all reduced together: each warp's shuffle tree per tree, then one warp per tree over the warps'
@@ -1013,6 +1033,7 @@ __device__ __forceinline__ double de_fused_etc(const DeGenerationParams& p, EvoS
     }
     return fitness;
 }
+#endif
 
 // The evaluation of de_generation_f32: ETC (n <= 2B, m <= DE_FUSED_MAX_MACHINES, items 2, one chunk) or
 // Rastrigin (items 2, 4 or 8, any chunks). Writes the trial into `out`; returns its fitness in thread 0.
@@ -1026,9 +1047,11 @@ struct DeBuiltInEvaluation {
 
     __device__ __forceinline__ double operator()(unsigned int, unsigned int chunk, EvoSequence cross, unsigned int j_rand, unsigned int length, float f, float cr, const float* const rows[5], float* out) const
     {
+#ifndef EVO_DE_USER_TERM
         if (p->problem == DE_PROBLEM_ETC) {
             return de_fused_etc(*p, cross, j_rand, length, f, cr, rows, out, lower, upper, etc, s_warp, s_tree);
         }
+#endif
         return p->items == 2u ? de_fused_rastrigin<2u>(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp)
                               : de_fused_rastrigin_float4(*p, chunk, cross, j_rand, length, f, cr, rows, out, lower, upper, s_warp);
     }
@@ -1045,7 +1068,9 @@ extern "C" __global__ void __launch_bounds__(1024) de_generation_f32(float* buff
 
 // ---- Local search of the best ETC schedule (crates/de/src/local_search.rs): de_local_search_etc_f32 and its
 // de_ls_* device functions, in their own file.
+#ifndef EVO_DE_USER_TERM
 #include "cuda/de_local_search.cuh"
+#endif
 #endif
 
 #ifdef EVO_DE_USER

@@ -40,7 +40,7 @@
 //! | | CPU ([`DeCpu`]) | CUDA ([`DeCuda`]) |
 //! | --- | --- | --- |
 //! | threads | a rayon pool (1 thread or all cores), one vector per task | one block per vector, one thread per coordinate (block-stride loop, so `D` up to 2^31 − 1; 10^7 needs 2·M·D·4 bytes) |
-//! | generation | build, evaluate, select | Rastrigin and ETC (≤ 32 machines, ≤ 2048 tasks): one launch (`de_generation_f32`: trial, fused evaluation, selection into a double-buffered population, best vector by the last block); other problems: four launches |
+//! | generation | build, evaluate, select | Rastrigin, ETC (≤ 32 machines, ≤ 2048 tasks) and a user's CUDA source: one launch (`de_generation_f32`: trial, fused evaluation, selection into a double-buffered population, best vector by the last block; see below for user sources); other problems: four launches |
 //! | state | host vectors | population, fitness, `F_i`, `CR_i` resident on the device; [`Engine::step`](evo_core::Engine::step) reads 16 bytes back, [`DeCuda::step_many`] once per batch |
 //! | evaluation | the problem's `evaluate_batch` (rayon) | evo-benchmarks' GPU evaluation, the ETC kernel, or the host for closures ([`DeviceProblem`]) |
 //!
@@ -107,6 +107,22 @@
 //! # Ok::<(), evo_core::Error>(())
 //! ```
 //!
+//! ## A user's problem as CUDA source
+//!
+//! Which contract a user's CUDA source implements decides how DE fuses it into its one-launch generation
+//! (both compiled by NVRTC into a DE module of the user's own, cached like every user module, and both
+//! bit-identical to the CPU engine under the Exact profile):
+//!
+//! | contract | fused how |
+//! | --- | --- |
+//! | a separable term, evo-benchmarks' `UserFunction` (`evo_user_term(i, z)`, fitness = the canonical pairwise sum of the `D` terms) | the built-in Rastrigin's path ([`TermFusion`]): each term computed from the trial's value in a register as the thread builds it, float4 tiles for long vectors, the same canonical tree, long vectors split over several blocks; the built-in's time per generation |
+//! | terms that see the whole vector, evo-benchmarks' `UserProblem` (`evo_user_terms(i, x, d, data, t)`: neighbour-coupled terms, several sums combined, data arrays) | the generic path ([`UserFusion`]): the trial written, a barrier, the terms read back from shared memory (or global memory beyond 8192 coordinates) and summed by the canonical tree; one block per vector |
+//!
+//! A `UserFunction` wrapped in [`DeviceEvaluated`] takes the four launches instead (its benchmarks module
+//! evaluates the trials). A compile error in either source is
+//! [`Error::KernelCompile`](evo_core::Error::KernelCompile) with NVRTC's log and the user's line numbers,
+//! from [`DeCuda::new`].
+//!
 //! ## Beyond the paper: local search of ETC schedules
 //!
 //! Off by default: [`DeCpu::with_local_search`] and [`DeCuda::with_local_search`] take a [`LocalSearch`]
@@ -152,7 +168,7 @@ pub use local_search::{LocalSearch, Neighbourhood, ScheduleSearch, Scope};
 pub use params::{Adaptation, Crossover, DeParams, Selection, Strategy};
 pub use problem::{
     DeviceEvaluated, DeviceEvaluation, DeviceProblem, FnProblem, FusedEvaluation, HostEvaluated,
-    UserFusion,
+    TermFusion, UserFusion,
 };
 pub use run::{DeRun, Run, run};
 pub use scheduling::{Heuristic, encode_schedule, heuristic_vectors, min_min_vector};

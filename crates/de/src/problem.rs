@@ -4,7 +4,7 @@
 //! host (any Rust function, ARCHITECTURE §5.3).
 
 use evo_benchmarks::cuda::scheduling::CudaEtc;
-use evo_benchmarks::cuda::{DeviceRealProblem, RealEvaluator, UserProblem, UserTwin};
+use evo_benchmarks::cuda::{DeviceRealProblem, RealEvaluator, UserFunction, UserProblem, UserTwin};
 use evo_benchmarks::scheduling::EtcProblem;
 use evo_benchmarks::{Cec2010Problem, DeRastrigin, GaProblem, ShiftedProblem};
 use evo_core::{Bounds, ContinuousProblem, Result};
@@ -27,7 +27,8 @@ pub enum DeviceEvaluation {
 /// A problem the CUDA engine can run: it says how its fitness is computed.
 ///
 /// Implemented for evo-benchmarks' problems with a GPU evaluation ([`DeRastrigin`], [`ShiftedProblem`],
-/// [`GaProblem`], [`Cec2010Problem`]), for [`EtcProblem`] and for a user's CUDA source ([`UserProblem`]); a
+/// [`GaProblem`], [`Cec2010Problem`]), for [`EtcProblem`] and for a user's CUDA source ([`UserFunction`]'s
+/// separable term, [`UserProblem`]'s terms over the whole vector); a
 /// user's own [`DeviceRealProblem`] runs on the device through [`DeviceEvaluated`], any other
 /// [`ContinuousProblem`] on the host through [`HostEvaluated`] or [`FnProblem`].
 pub trait DeviceProblem: ContinuousProblem {
@@ -61,6 +62,10 @@ pub enum FusedEvaluation {
     User(UserFusion),
     /// [`DeRastrigin`]: the canonical tree of the Rastrigin terms.
     Rastrigin,
+    /// A [`UserFunction`]: the built-in Rastrigin's path (terms from the trial's registers, float4 tiles,
+    /// long vectors split over blocks, the same canonical tree) with the user's separable term, in a DE
+    /// module of its own ([`TermFusion`]).
+    Term(TermFusion),
     /// [`EtcProblem`] on at most 32 machines and 2048 tasks (larger instances take the four launches).
     Etc {
         /// The task-major matrix, `ETC[t][s] = etc[t·m + s]`.
@@ -126,6 +131,57 @@ impl<T: UserTwin> DeviceProblem for UserProblem<T> {
 
     fn fused_evaluation(&self) -> Option<FusedEvaluation> {
         Some(FusedEvaluation::User(UserFusion::of(self)))
+    }
+}
+
+/// A user's separable term (evo-benchmarks' [`UserFunction`], `evo_user_term(i, z)`): the initial
+/// population evaluated by its benchmarks module, every generation fused on the built-in Rastrigin's path
+/// with the user's term instead of Rastrigin's ([`TermFusion`]), and `cpu_term` summed by the canonical tree
+/// on the CPU.
+impl<F: Fn(usize, f64) -> f64 + Sync + Send> DeviceProblem for UserFunction<F> {
+    fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
+        Ok(DeviceEvaluation::Continuous(self.real_evaluator(gpu)?))
+    }
+
+    fn fused_evaluation(&self) -> Option<FusedEvaluation> {
+        Some(FusedEvaluation::Term(TermFusion::of(self)))
+    }
+}
+
+/// What DE's fused generation needs of a [`UserFunction`]: a module of its own, compiled by NVRTC, made of
+/// `common/problems/functions.cuh`, the user's source (under its own `#line 1`, so NVRTC's log gives the
+/// user's line numbers) and `cuda/de.cu` compiled with `EVO_DE_USER_TERM`: `de_generation_f32` alone, whose
+/// Rastrigin paths (`de_fused_rastrigin`, `de_fused_rastrigin_float4`) sum `evo_user_term(j, (double)x_j)`
+/// instead of Rastrigin's term. Names starting with `de_` and `evo_` are reserved in that module.
+///
+/// The fitness is the canonical pairwise sum of the `D` terms ([`evo_core::reduce`]), which
+/// [`UserFunction`]'s `evaluate` also computes from `cpu_term`, so the Exact profile gives the CPU engine's
+/// bits. As for the built-in Rastrigin, a term is computed from the trial's value in a register, a long
+/// vector may be split over several blocks (each term reads one coordinate), and the fitness is not checked
+/// for being finite: a NaN trial loses its selection on both engines alike.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TermFusion {
+    /// The problem's name (for errors).
+    pub problem: String,
+    /// The module's name: `de_term_user_<name>`.
+    pub module: String,
+    /// The module's full source.
+    pub source: String,
+}
+
+impl TermFusion {
+    /// The fused evaluation of `problem`.
+    pub fn of<F: Fn(usize, f64) -> f64 + Sync + Send>(problem: &UserFunction<F>) -> Self {
+        let kernels = format!(
+            "#define EVO_DE_USER_TERM 1\n#line 1 \"{}\"\n{}",
+            ModuleId::De.module().file,
+            ModuleId::De.module().source
+        );
+        Self {
+            problem: problem.name().to_string(),
+            module: format!("de_term_{}", problem.module_name()),
+            source: problem.module_source_with(&kernels),
+        }
     }
 }
 

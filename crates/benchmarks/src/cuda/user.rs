@@ -53,6 +53,7 @@ use evo_kernels::ModuleId;
 pub const USER_ENTRY: &str = "benchmarks_continuous_tiles_user";
 
 /// A problem whose term is a user-written CUDA device function with a Rust twin (module docs).
+#[derive(Clone)]
 pub struct UserFunction<F> {
     name: String,
     bounds: Bounds,
@@ -99,14 +100,24 @@ impl<F: Fn(usize, f64) -> f64 + Sync + Send> UserFunction<F> {
     /// The full source NVRTC compiles: the user's function, then the evaluation module.
     pub fn module_source(&self) -> String {
         format!(
-            "#define EVO_USER_FUNCTION 1\n#include \"common/problems/functions.cuh\"\n#line 1 \"{}\"\n{}\n{}",
-            self.module_name(),
-            self.cuda_source,
-            ModuleId::BenchmarksContinuous.module().source
+            "#define EVO_USER_FUNCTION 1\n{}",
+            self.module_source_with(ModuleId::BenchmarksContinuous.module().source)
         )
     }
 
-    fn module_name(&self) -> String {
+    /// `common/problems/functions.cuh` and the user's source (from its line 1, as in
+    /// [`module_source`](Self::module_source)) followed by `kernels` instead of the evaluation module: how
+    /// an engine that fuses the term into its own kernel (evo-de's one-launch generation) builds its module.
+    pub fn module_source_with(&self, kernels: &str) -> String {
+        format!(
+            "#include \"common/problems/functions.cuh\"\n#line 1 \"{}\"\n{}\n{kernels}",
+            self.module_name(),
+            self.cuda_source,
+        )
+    }
+
+    /// The name of the compiled module: `user_<name>`.
+    pub fn module_name(&self) -> String {
         format!("user_{}", self.name)
     }
 

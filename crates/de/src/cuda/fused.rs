@@ -1,5 +1,6 @@
-//! The one-launch generation's state (`de_generation_f32` for the paper's problems, `de_generation_user_f32`
-//! of a user's DE module): the kernel, its parameters and inputs, and the double-buffered population's slots.
+//! The one-launch generation's state (`de_generation_f32` for the paper's problems and, from a user's term
+//! module, for a user's separable term; `de_generation_user_f32` of a user's DE module): the kernel, its
+//! parameters and inputs, and the double-buffered population's slots.
 
 use super::launch::{
     self, DeGenerationParams, DeKernelParams, DeUserGenerationParams, FusedProblem,
@@ -8,11 +9,13 @@ use crate::params::DeParams;
 use crate::problem::FusedEvaluation;
 use evo_core::{Error, Result};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, Kernel, Profile};
+use evo_kernels::entry::de;
 
 /// The state of the one-launch generation: the population is `population` (buffer 0) and `trials`
 /// (buffer 1), vector `i` in buffer `slots[current][i]`.
 pub(super) struct Fused {
-    /// `de_generation_f32`, or `de_generation_user_f32` of the user's DE module, looked up once.
+    /// `de_generation_f32` (of the `de` module or of a user's term module), or `de_generation_user_f32` of
+    /// the user's DE module, looked up once.
     pub(super) kernel: Kernel,
     pub(super) kind: FusedKind,
     pub(super) block: u32,
@@ -26,7 +29,7 @@ pub(super) struct Fused {
 
 /// What the one-launch generation evaluates, with what it needs besides the population.
 pub(super) enum FusedKind {
-    /// The paper's problems (`de_generation_f32`).
+    /// The paper's problems and a user's separable term (`de_generation_f32`).
     BuiltIn {
         params: DeGenerationParams,
         /// The ETC matrix (one element for Rastrigin).
@@ -87,7 +90,7 @@ impl Fused {
             return Ok(None);
         };
         let m = params.population();
-        let (problem, etc) = match evaluation {
+        let (problem, etc, term) = match evaluation {
             FusedEvaluation::User(user) => {
                 let plan = launch::user_plan(
                     m,
@@ -117,13 +120,16 @@ impl Fused {
                 )?;
                 return Self::with_kind(gpu, kernel, kind, plan.block, 1, m).map(Some);
             }
-            FusedEvaluation::Rastrigin => (FusedProblem::Rastrigin, vec![0.0f32]),
+            FusedEvaluation::Rastrigin => (FusedProblem::Rastrigin, vec![0.0f32], None),
+            // A user's separable term takes the built-in Rastrigin's shapes and kernel body, in its own
+            // module.
+            FusedEvaluation::Term(term) => (FusedProblem::Rastrigin, vec![0.0f32], Some(term)),
             FusedEvaluation::Etc {
                 etc,
                 machines,
                 lambda,
             } => match u32::try_from(machines) {
-                Ok(machines) => (FusedProblem::Etc { machines, lambda }, etc),
+                Ok(machines) => (FusedProblem::Etc { machines, lambda }, etc, None),
                 Err(_) => return Ok(None),
             },
         };
@@ -140,7 +146,15 @@ impl Fused {
             params: DeGenerationParams::new(kernel_params, problem, plan, uniform_bounds),
             etc: gpu.upload(&etc)?,
         };
-        let kernel = launch::generation_kernel(gpu, profile)?;
+        let kernel = match term {
+            Some(term) => gpu.user_kernel(
+                &term.module,
+                &term.source,
+                de::GENERATION_F32.name(),
+                profile,
+            )?,
+            None => launch::generation_kernel(gpu, profile)?,
+        };
         Self::with_kind(gpu, kernel, kind, plan.block, plan.chunks as usize, m).map(Some)
     }
 
