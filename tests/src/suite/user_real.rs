@@ -2,13 +2,14 @@
 //! twins written with `evo_core::math`: Rosenbrock (terms that read a neighbour), Ackley (two sums combined),
 //! Rastrigin with the fast `evo_cos_pi_f64` (twin `evo_benchmarks::functions::cos_pi`) and a least-squares
 //! fit to a data set (data arrays); CPU and CUDA snapshots of DE and MA-SW-Chains on the first three, and the
-//! fit on the GPU.
+//! fit on the GPU. Separable user terms (evo-benchmarks' `UserFunction`, which DE fuses on the built-in
+//! Rastrigin's path): Rastrigin with `evo_cos_pi_f64` and a weighted quartic, CPU and CUDA snapshots of DE.
 
-use evo_benchmarks::cuda::{DataLength, Terms, UserData, UserProblem, UserTwin};
+use evo_benchmarks::cuda::{DataLength, Terms, UserData, UserFunction, UserProblem, UserTwin};
 use evo_benchmarks::functions::cos_pi;
 use evo_core::math::{cos_f64, exp_f64};
 use evo_core::{Bounds, Engine, Result};
-use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot};
+use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot, DeviceProblem};
 use evo_gpu_runtime::Gpu;
 use evo_ma_sw_chains::{MaCpu, MaCuda, MaParams};
 
@@ -221,16 +222,35 @@ fn de_params(block: u32) -> Result<DeParams> {
         .with_block_size(block)
 }
 
-/// DE on `problem`: CPU and CUDA snapshots after every generation up to [`GENERATIONS`].
-fn de_lockstep<T: UserTwin + Clone>(
+/// DE on `problem`: CPU and CUDA snapshots after every generation up to [`GENERATIONS`], the CUDA engine on
+/// its one-launch generation (an error otherwise: every user problem here is one that DE fuses).
+fn de_lockstep<P: DeviceProblem + Clone>(
     gpu: &Gpu,
-    problem: UserProblem<T>,
+    problem: P,
     block: u32,
+) -> Result<std::result::Result<u64, Comparison>> {
+    de_lockstep_for(gpu, problem, block, GENERATIONS)
+}
+
+/// [`de_lockstep`] for `generations` generations.
+fn de_lockstep_for<P: DeviceProblem + Clone>(
+    gpu: &Gpu,
+    problem: P,
+    block: u32,
+    generations: u64,
 ) -> Result<std::result::Result<u64, Comparison>> {
     let mut cpu = DeCpu::new(de_params(block)?, problem.clone(), SEED, 0)?;
     let mut on_gpu = DeCuda::new(de_params(block)?, problem, SEED, gpu)?;
+    if !on_gpu.is_fused() {
+        return Err(evo_core::Error::invalid_parameter(
+            "DE",
+            "generation",
+            "four launches",
+            "the one-launch generation (DeCuda::is_fused) for a user's CUDA source",
+        ));
+    }
     let mut cases = 0;
-    for generation in 0..=GENERATIONS {
+    for generation in 0..=generations {
         if generation > 0 {
             cpu.step()?;
             on_gpu.step()?;
@@ -267,6 +287,103 @@ fn ma_lockstep<T: UserTwin>(
     }
     Ok(Ok(cases))
 }
+
+/// A separable term's Rust twin, `cpu_term(i, z)`.
+pub type TermTwin = fn(usize, f64) -> f64;
+
+/// Rastrigin's term with [`cos_pi`]: `z² + (10 − 10 cos(π·2z))`.
+pub fn rastrigin_term_twin(_: usize, z: f64) -> f64 {
+    z * z + (10.0 - 10.0 * cos_pi(2.0 * z))
+}
+
+/// [`rastrigin_term_twin`] as a user's separable CUDA term, the same operations in the same order.
+pub const RASTRIGIN_TERM_SOURCE: &str = r#"// Rastrigin's term, cos(2 pi z) as cos(pi u) of u = 2z.
+__device__ double evo_user_term(unsigned long long i, double z)
+{
+    return z * z + (10.0 - 10.0 * evo_cos_pi_f64(2.0 * z));
+}
+"#;
+
+/// The weighted quartic's term: `(i mod 7 + 1)·((z − 0.25)²)²`, a weight that depends on the coordinate.
+pub fn quartic_term_twin(i: usize, z: f64) -> f64 {
+    let w = z - 0.25;
+    ((i % 7) as f64 + 1.0) * ((w * w) * (w * w))
+}
+
+/// [`quartic_term_twin`] as a user's separable CUDA term.
+pub const QUARTIC_TERM_SOURCE: &str = r#"// A weighted quartic: the weight cycles over the coordinates.
+__device__ double evo_user_term(unsigned long long i, double z)
+{
+    const double w = z - 0.25;
+    return ((double)(i % 7ull) + 1.0) * ((w * w) * (w * w));
+}
+"#;
+
+/// Rastrigin as a separable user term with `evo_cos_pi_f64` on `[-5.12, 5.12]^d`.
+///
+/// # Errors
+/// As `UserFunction::new`.
+pub fn rastrigin_term(d: usize) -> Result<UserFunction<TermTwin>> {
+    UserFunction::new(
+        "rastrigin_term",
+        Bounds::uniform(d, -5.12, 5.12)?,
+        RASTRIGIN_TERM_SOURCE,
+        rastrigin_term_twin as TermTwin,
+    )
+}
+
+/// The weighted quartic as a separable user term on `[-2, 2]^d`.
+///
+/// # Errors
+/// As `UserFunction::new`.
+pub fn quartic_term(d: usize) -> Result<UserFunction<TermTwin>> {
+    UserFunction::new(
+        "weighted_quartic",
+        Bounds::uniform(d, -2.0, 2.0)?,
+        QUARTIC_TERM_SOURCE,
+        quartic_term_twin as TermTwin,
+    )
+}
+
+/// Which separable user term a check runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TermCase {
+    /// [`rastrigin_term`].
+    RastriginCosPi,
+    /// [`quartic_term`].
+    WeightedQuartic,
+}
+
+/// DE on the separable term `case` at `d`, block `block`, fused on the built-in Rastrigin's path: identical
+/// snapshots for [`GENERATIONS`] generations.
+pub fn check_de_term(gpu: &Gpu, case: TermCase, d: usize, block: u32) -> CheckReport {
+    check_de_term_for(gpu, case, d, block, GENERATIONS)
+}
+
+/// [`check_de_term`] for `generations` generations (fewer for vectors long enough to be split over several
+/// blocks, [`SPLIT_DIMENSION`], whose CPU steps are slow).
+pub fn check_de_term_for(
+    gpu: &Gpu,
+    case: TermCase,
+    d: usize,
+    block: u32,
+    generations: u64,
+) -> CheckReport {
+    let check =
+        format!("DE, user term {case:?}, D = {d}, block {block}, {generations} generations");
+    let problem = match case {
+        TermCase::RastriginCosPi => rastrigin_term(d),
+        TermCase::WeightedQuartic => quartic_term(d),
+    };
+    let outcome = problem.and_then(|p| de_lockstep_for(gpu, p, block, generations));
+    CheckReport::from_lockstep(check, "de_generation_f32 (user term module)", outcome)
+}
+
+/// A dimension from which the fused generation splits each of the 64 vectors over several blocks
+/// (evo-de's `CHUNKED_FROM`), so that the chunks' sums are combined by the tree as well.
+pub const SPLIT_DIMENSION: usize = 1 << 16;
+/// Generations compared at [`SPLIT_DIMENSION`].
+pub const SPLIT_GENERATIONS: u64 = 10;
 
 /// Which user problem a check runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -320,5 +437,18 @@ pub fn run_all(gpu: &Gpu) -> Vec<CheckReport> {
         reports.push(check_de(gpu, case, LARGE_DIMENSION, 128));
         reports.push(check_ma(gpu, case, DIMENSION));
     }
+    for case in [TermCase::RastriginCosPi, TermCase::WeightedQuartic] {
+        for block in [64, 256] {
+            reports.push(check_de_term(gpu, case, DIMENSION, block));
+        }
+        reports.push(check_de_term(gpu, case, LARGE_DIMENSION, 128));
+    }
+    reports.push(check_de_term_for(
+        gpu,
+        TermCase::RastriginCosPi,
+        SPLIT_DIMENSION,
+        256,
+        SPLIT_GENERATIONS,
+    ));
     reports
 }
