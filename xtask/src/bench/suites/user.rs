@@ -4,9 +4,10 @@
 //! - [`compile`]: the first compile of a user module (NVRTC into an empty cache directory) and the time when
 //!   its cached PTX is reused, measured in this process with the runtime's own disk-cache call; on the GPU
 //!   also the first load of the module on the device, with where it came from.
-//! - [`real`]: DE at the sizes of the `de` suite's per-generation timing, Rastrigin three ways: the built-in
+//! - [`real`]: DE at the sizes of the `de` suite's per-generation timing, Rastrigin four ways: the built-in
 //!   (fused into the one-launch generation), the same function as user CUDA source ([`UserProblem`], once
-//!   with the general cosine `evo_cos_f64` and once with the fast `evo_cos_pi_f64`), and a
+//!   with the general cosine `evo_cos_f64` and once with the fast `evo_cos_pi_f64`), the same function as a
+//!   user's separable term ([`UserFunction`], `evo_cos_pi_f64`, fused on the built-in's path), and a
 //!   Rust closure evaluated on the host ([`HostEvaluated`](evo_de::HostEvaluated)), with the bytes the host
 //!   path copies per generation, the copies alone and the closure's own time; on the CPU, the CPU engine on
 //!   the built-in and on the user problem's Rust twin.
@@ -19,7 +20,7 @@
 //! GPU figures are CUDA-event medians after warm-up (the framework's [`BenchContext::time_gpu`]), CPU ones
 //! wall-clock medians ([`BenchContext::time_cpu`]). Without a GPU the GPU rows print `-` and a note says why.
 
-use evo_benchmarks::cuda::{UserData, UserProblem, UserTwin};
+use evo_benchmarks::cuda::{UserData, UserFunction, UserProblem, UserTwin};
 use evo_benchmarks::functions::cos_pi;
 use evo_core::Bounds;
 use evo_core::math::cos_f64;
@@ -58,6 +59,29 @@ __device__ void evo_user_terms(unsigned long long i, const float* x, unsigned lo
     t[0] = z * z + (10.0 - 10.0 * evo_cos_pi_f64(2.0 * z));
 }
 "#;
+
+/// Rastrigin as a user's separable term (`UserFunction`'s contract) with the fast cosine: the term of
+/// coordinate `i` at `z = (double)x_i`.
+const RASTRIGIN_TERM_SOURCE: &str = r#"// Rastrigin's term, cos(2 pi z) as cos(pi u) of u = 2z.
+__device__ double evo_user_term(unsigned long long i, double z)
+{
+    return z * z + (10.0 - 10.0 * evo_cos_pi_f64(2.0 * z));
+}
+"#;
+
+/// The Rust twin of [`RASTRIGIN_TERM_SOURCE`]: the same operations in the same order.
+type TermTwin = fn(usize, f64) -> f64;
+
+/// Rastrigin of `D` variables as a user's separable term with its twin.
+fn user_rastrigin_term(dimension: usize) -> anyhow::Result<UserFunction<TermTwin>> {
+    let twin: TermTwin = |_, z| z * z + (10.0 - 10.0 * cos_pi(2.0 * z));
+    Ok(UserFunction::new(
+        "rastrigin_term_cos_pi",
+        Bounds::uniform(dimension, -RASTRIGIN_LIMIT, RASTRIGIN_LIMIT)?,
+        RASTRIGIN_TERM_SOURCE,
+        twin,
+    )?)
+}
 
 /// Which cosine the user's Rastrigin source calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,6 +254,15 @@ mod tests {
                 user.evaluate(&x)
             );
         }
+    }
+
+    #[test]
+    fn the_user_rastrigin_term_is_rastrigin() {
+        let user = user_rastrigin_term(3).expect("valid problem");
+        assert_eq!(user.evaluate(&[0.0; 3]), 0.0);
+        let x = [1.0f32, -0.5, 2.5];
+        let builtin = DeRastrigin::new(3).expect("valid").evaluate(&x);
+        assert!((user.evaluate(&x) - builtin).abs() < 1e-9);
     }
 
     #[test]

@@ -1,13 +1,13 @@
-//! DE, Rastrigin three ways at the `de` suite's per-generation sizes (module docs of [`super`]).
+//! DE, Rastrigin four ways at the `de` suite's per-generation sizes (module docs of [`super`]).
 //!
 //! On the GPU, per size: GPU events around `step_many(k)` after warm-up, the median divided by `k`, for the
-//! built-in and the user source (one launch per generation each) and the host closure (trials, the trials
-//! copied to the host in page-locked chunks, the closure run with rayon on each chunk as it lands, the
-//! fitness copied back, merge and best), beside the host path's copies alone (the same bytes through the
-//! same page-locked staging in one chunk, timed the same way) and the closure's own time (wall clock, warm
-//! rayon pool) on the population the host path's engine holds after its timing (without a GPU, the initial
-//! population: the same random draw), and the host path with a closure that costs nothing (the path's own
-//! cost). On the CPU, the CPU engine (rayon) on the built-in and on the user problem's Rust twin.
+//! built-in, the user source and the user term (one launch per generation each) and the host closure
+//! (trials, the trials copied to the host in page-locked chunks, the closure run with rayon on each chunk as
+//! it lands, the fitness copied back, merge and best), beside the host path's copies alone (the same bytes
+//! through the same page-locked staging in one chunk, timed the same way) and the closure's own time (wall
+//! clock, warm rayon pool) on the population the host path's engine holds after its timing (without a GPU,
+//! the initial population: the same random draw), and the host path with a closure that costs nothing (the
+//! path's own cost). On the CPU, the CPU engine (rayon) on the built-in and on the user problem's Rust twin.
 
 use evo_benchmarks::DeRastrigin;
 use evo_core::{Bounds, ContinuousProblem, Engine};
@@ -17,7 +17,7 @@ use std::num::NonZeroUsize;
 
 use super::{
     Cosine, PerStep, RASTRIGIN_LIMIT, SEED, cell, no_gpu_note, rastrigin_term, ratio, step_row,
-    user_rastrigin,
+    user_rastrigin, user_rastrigin_term,
 };
 use crate::bench::{Backend, BenchContext, SuiteResult};
 
@@ -102,6 +102,7 @@ struct Figures {
     builtin: PerStep,
     user: PerStep,
     user_cos_pi: PerStep,
+    user_term: PerStep,
     host: PerStep,
     copies: PerStep,
     closure: PerStep,
@@ -114,9 +115,9 @@ struct Figures {
 pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Result<()> {
     let sizes: &[(usize, usize)] = if ctx.quick() { &QUICK_SIZES } else { &SIZES };
     let mut table = vec![
-        "| M | D | built-in µs/gen | user source µs/gen | user / built-in | user source, cos_pi µs/gen | cos_pi / built-in | host closure µs/gen | host / built-in | bytes down + up per gen | copies alone µs | closure alone µs | host ≤ copies + closure | host, no-op closure µs/gen | CPU built-in µs/gen | CPU user twin µs/gen |"
+        "| M | D | built-in µs/gen | user source µs/gen | user / built-in | user source, cos_pi µs/gen | cos_pi / built-in | user term, cos_pi µs/gen | term / built-in | host closure µs/gen | host / built-in | bytes down + up per gen | copies alone µs | closure alone µs | host ≤ copies + closure | host, no-op closure µs/gen | CPU built-in µs/gen | CPU user twin µs/gen |"
             .to_string(),
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
     ];
     let bar = ctx.progress(sizes.len() as u64, "user de");
     for &(population, dimension) in sizes {
@@ -135,12 +136,14 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
             "-"
         };
         table.push(format!(
-            "| {population} | {dimension} | {} | {} | {} | {} | {} | {} | {} | {down} + {up} | {} | {} | {within} | {} | {} | {} |",
+            "| {population} | {dimension} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {down} + {up} | {} | {} | {within} | {} | {} | {} |",
             cell(figures.builtin.us()),
             cell(figures.user.us()),
             ratio(figures.user.us(), figures.builtin.us()),
             cell(figures.user_cos_pi.us()),
             ratio(figures.user_cos_pi.us(), figures.builtin.us()),
+            cell(figures.user_term.us()),
+            ratio(figures.user_term.us(), figures.builtin.us()),
             cell(figures.host.us()),
             ratio(figures.host.us(), figures.builtin.us()),
             cell(figures.copies.us()),
@@ -157,7 +160,10 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
          `DeRastrigin` (fused into the one-launch generation), the same function as user CUDA source \
          (`UserProblem`, x² + 10 − 10·evo_cos_f64(2πx), Exact profile; fused into the one-launch \
          generation of its own DE module, `evo_de::UserFusion`; \"cos_pi\": the same with \
-         evo_cos_pi_f64(2x), the fast cosine of the user docs) and as a Rust closure on the host \
+         evo_cos_pi_f64(2x), the fast cosine of the user docs), as a user's separable term (\"user term\": \
+         `UserFunction`, `evo_user_term(i, z)` with evo_cos_pi_f64(2z); fused on the built-in's path in a \
+         module of its own, `evo_de::TermFusion`: the terms from the trial's registers, float4 tiles, the \
+         same canonical tree) and as a Rust closure on the host \
          (`HostEvaluated(FnProblem)`: the trials copied to page-locked memory in chunks, rayon over pieces \
          of rows as their chunk lands). GPU: CUDA events around `step_many(k)`, k = 200 (10 at 10^8 \
          coordinates; `--quick`: 20 and 2), median of the samples divided by k. Host path bytes per \
@@ -185,6 +191,7 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
         builtin: PerStep::missing(),
         user: PerStep::missing(),
         user_cos_pi: PerStep::missing(),
+        user_term: PerStep::missing(),
         host: PerStep::missing(),
         copies: PerStep::missing(),
         closure: PerStep::missing(),
@@ -213,6 +220,17 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
             );
             *figure = gpu_time(ctx, gpu, &mut user, generations)?;
         }
+        let mut term = DeCuda::new(
+            params(population)?,
+            user_rastrigin_term(dimension)?,
+            SEED,
+            gpu,
+        )?;
+        anyhow::ensure!(
+            term.is_fused(),
+            "the user's Rastrigin term must take the one-launch generation"
+        );
+        figures.user_term = gpu_time(ctx, gpu, &mut term, generations)?;
         let mut host = DeCuda::new(params(population)?, host_rastrigin(dimension)?, SEED, gpu)?;
         figures.host = gpu_time(ctx, gpu, &mut host, generations)?;
         figures.copies = copy_time(ctx, gpu, population, dimension)?;
@@ -354,6 +372,14 @@ fn push_rows(
             gpu(),
             size,
             &figures.user_cos_pi,
+            builtin,
+            not_measured.clone(),
+        ),
+        step_row(
+            case("user term Rastrigin cos_pi"),
+            gpu(),
+            size,
+            &figures.user_term,
             builtin,
             not_measured.clone(),
         ),
