@@ -21,7 +21,11 @@
 //!   terms: `evo_cos_pi_f64(2.0 * z)`.
 //!   CUDA's own `sin`, `exp`, … compile too but differ from the CPU in the last bits.
 //! - The Rust twin (`cpu_term`) is the CPU reference and the [`ContinuousProblem`] evaluation.
-//! - Names starting with `evo_` and `benchmarks_` are reserved.
+//! - Names starting with `evo_` and `benchmarks_` are reserved (and `de_` in evo-de's module, below).
+//!
+//! Engines: MA-SW-Chains evaluates through this module's kernels; evo-de fuses the term into its one-launch
+//! generation on the built-in Rastrigin's path (`evo_de::TermFusion`, a DE module of its own built with
+//! [`UserFunction::module_source_with`]), the same tree and bits.
 //!
 //! A source that does not compile gives [`evo_core::Error::KernelCompile`] with NVRTC's log, from
 //! [`UserFunction::check_compiles`] (NVRTC only, no GPU needed) or from
