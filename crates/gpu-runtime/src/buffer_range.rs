@@ -7,7 +7,7 @@ use crate::buffer::{DeviceBuffer, DeviceCopy, as_bytes, as_bytes_mut};
 
 /// The byte range of elements `offset .. offset + len` of a buffer of `buffer_len` elements of
 /// `element_bytes` bytes, or the error that names the call and what is allowed.
-fn byte_range(
+pub(crate) fn byte_range(
     call: &'static str,
     offset: usize,
     len: usize,

@@ -9,6 +9,7 @@ use crate::buffer::BufferPool;
 use crate::driver_error::{describe, driver};
 use crate::fault::Faults;
 use crate::modules::ModuleCache;
+use crate::range_batch::RangeStaging;
 use crate::stream::StreamPool;
 
 /// What a device is, read once when it is opened.
@@ -97,6 +98,8 @@ pub(crate) struct GpuInner {
     pub(crate) modules: ModuleCache,
     /// The last kernel of each stream, named in faults that surface later, and the poisoned state.
     pub(crate) faults: Faults,
+    /// The page-locked blocks of range batches (`RangeReads`, `RangeWrites`), kept between batches.
+    pub(crate) range_staging: RangeStaging,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -115,10 +118,12 @@ fn release(index: usize, gpu: Gpu) -> Result<()> {
         streams,
         buffers,
         modules,
+        range_staging,
         ..
     } = inner;
     // Everything that refers to the old context goes first; their frees fail on a dead context, which
     // cudarc records in the context and the reset makes moot.
+    drop(range_staging);
     drop(buffers);
     drop(modules);
     drop(streams);
@@ -385,6 +390,7 @@ impl Gpu {
                 buffers,
                 modules: ModuleCache::default(),
                 faults: Faults::new(index),
+                range_staging: RangeStaging::default(),
             }),
         })
     }

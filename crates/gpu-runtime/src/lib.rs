@@ -14,6 +14,7 @@
 //! | a function in `ops.rs` | a [`Kernel`] from [`Gpu::kernel`], compiled from `evo-kernels` by NVRTC |
 //! | calling it | [`Kernel::launch`] … [`Launch::run`], the only launch path, errors name the kernel; [`Launch::overlapping_previous`] lets a launch overlap the previous kernel's tail (Hopper's Programmatic Dependent Launch) |
 //! | `Instant::now()` | [`GpuTimer`] (events on the stream) |
+//! | a few scattered slices of `Vec`s read or written at once | [`RangeReads`] (one wait) and [`RangeWrites`] (no wait) of element ranges, through page-locked staging the device keeps |
 //! | a `Vec` the host reads while the device fills it | [`HostStaging`]: page-locked rows copied in chunks, each [`RowChunk`] lent once it has landed |
 //! | a loop body run many times | a [`Graph`] from [`Gpu::record_graph`], replayed with one call |
 //! | a slice handed to another library | [`DeviceBuffer::device_address`], ordered by [`Gpu::order_after_main`], or both ways by one reused event, [`StreamOrder`] (DLPack) |
@@ -107,6 +108,7 @@ mod nvrtc;
 mod pinned;
 mod pool;
 mod ptx_cache;
+mod range_batch;
 mod stream;
 mod timing;
 
@@ -128,5 +130,6 @@ pub use pool::DEFAULT_IDLE_CAP_DIVISOR;
 pub use ptx_cache::{
     CACHE_DIR_VARIABLE, CompiledPtx, cached_ptx, cached_ptx_in, clear_ptx_cache, ptx_cache_dir,
 };
+pub use range_batch::{RangeReads, RangeStagingStats, RangeWrites};
 pub use stream::{SIDE_STREAMS, Stream};
 pub use timing::GpuTimer;

@@ -19,6 +19,8 @@ use crate::buffer::DeviceCopy;
 pub(crate) struct PinnedMemory<T: DeviceCopy> {
     ptr: NonNull<T>,
     context: Arc<CudaContext>,
+    /// Cleared by [`PinnedMemory::abandon`]: the memory is then never freed.
+    freed_on_drop: bool,
 }
 
 // SAFETY: the memory is owned by this value alone (like a `Box<[T]>`), and `T: DeviceCopy` is `Send + Sync`.
@@ -57,12 +59,23 @@ impl<T: DeviceCopy> PinnedMemory<T> {
             call: format!("cuMemHostAlloc of {bytes} bytes"),
             message: "the driver returned a null pointer".to_string(),
         })?;
-        Ok(Self { ptr, context })
+        Ok(Self {
+            ptr,
+            context,
+            freed_on_drop: true,
+        })
     }
 
     /// The first element's address; pages are aligned far beyond `T`'s alignment.
     pub(crate) fn as_ptr(&self) -> *mut T {
         self.ptr.as_ptr()
+    }
+
+    /// Leaves the memory locked and allocated for the rest of the process, for an owner that cannot tell
+    /// whether a copy queued on it has finished (its wait failed): freed memory a copy still wrote would be
+    /// someone else's. The context is still released on drop, so that `Gpu::reopen` can reset it.
+    pub(crate) fn abandon(&mut self) {
+        self.freed_on_drop = false;
     }
 }
 
@@ -70,7 +83,7 @@ impl<T: DeviceCopy> Drop for PinnedMemory<T> {
     fn drop(&mut self) {
         // The owner waits for every copy that touches this memory before dropping it. A failure to free
         // leaves the pages locked until the process ends; there is no one to report it to.
-        if self.context.bind_to_thread().is_ok() {
+        if self.freed_on_drop && self.context.bind_to_thread().is_ok() {
             // SAFETY: the pointer came from cuMemHostAlloc on this context and is freed once, here.
             let _ = unsafe { result::free_host(self.ptr.as_ptr().cast()) };
         }
