@@ -2,7 +2,8 @@
 //! as a restore of its snapshot with those slots overwritten does: equal snapshots then, and equal runs
 //! after, bit for bit, on the CPU and on CUDA (the one-launch path, whose vectors live in two buffers, and
 //! the four-launch host path), and the CUDA runs equal the CPU's. `individuals` reads what the snapshot
-//! holds. A bad replacement is refused with nothing written. The CUDA tests skip (printing SKIPPED) without a
+//! holds, every slot in whichever of the one-launch path's two buffers it lives, and reads a replacement
+//! back right away. A bad replacement is refused with nothing written. The CUDA tests skip (printing SKIPPED) without a
 //! GPU and fail instead under `EVO_REQUIRE_GPU=1`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -240,4 +241,63 @@ fn replacing_slots_on_cuda_should_equal_restoring_the_overwritten_snapshot_and_t
         before,
         "nothing written on CUDA"
     );
+}
+
+#[test]
+fn on_the_one_launch_path_every_slot_should_be_read_and_replaced_whichever_buffer_holds_it() {
+    let test =
+        "on_the_one_launch_path_every_slot_should_be_read_and_replaced_whichever_buffer_holds_it";
+    let Some(gpu) = gpu_or_skip(test) else {
+        return;
+    };
+    // Every slot, one twice: after a few generations some vectors live in the trial buffer (the winners'),
+    // the others in the population buffer; an even and an odd count use either slot table.
+    let mut all: Vec<usize> = (0..32).collect();
+    all.push(13);
+    let donors = donors();
+    let replacements: Vec<(usize, DeIndividual)> = SLOTS.into_iter().zip(donors.clone()).collect();
+    for generations in 1..=4 {
+        let context = format!("{generations} generations");
+        let mut engine =
+            DeCuda::new(params(), DeRastrigin::new(DIMENSION).unwrap(), SEED, &gpu).unwrap();
+        assert!(engine.is_fused());
+        engine.step_many(generations).unwrap();
+        let snapshot = engine.snapshot().unwrap();
+        assert_eq!(
+            engine.population_fitness().unwrap(),
+            snapshot.fitness,
+            "{context}"
+        );
+        let d = snapshot.dimension;
+        for (&slot, individual) in all.iter().zip(engine.individuals(&all).unwrap()) {
+            let expected = DeIndividual {
+                vector: snapshot.population[slot * d..(slot + 1) * d].to_vec(),
+                fitness: snapshot.fitness[slot],
+                differential_weight: snapshot.differential_weights[slot],
+                crossover_rate: snapshot.crossover_rates[slot],
+            };
+            assert_eq!(individual, expected, "{context}: slot {slot}");
+        }
+        engine.replace_individuals(&replacements).unwrap();
+        assert_eq!(
+            engine.individuals(&SLOTS).unwrap(),
+            donors,
+            "{context}: read right after the replacement"
+        );
+        let mut cpu = DeCpu::new(params(), DeRastrigin::new(DIMENSION).unwrap(), SEED, 1).unwrap();
+        cpu.step_many(generations).unwrap();
+        cpu.replace_individuals(&replacements).unwrap();
+        assert_eq!(
+            engine.progress().best_fitness.to_bits(),
+            cpu.progress().best_fitness.to_bits(),
+            "{context}: best after the replacement"
+        );
+        engine.step_many(5).unwrap();
+        cpu.step_many(5).unwrap();
+        assert_eq!(
+            engine.snapshot().unwrap(),
+            cpu.snapshot().unwrap(),
+            "{context}: 5 generations later, CUDA against the CPU"
+        );
+    }
 }

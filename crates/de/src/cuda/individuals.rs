@@ -1,22 +1,62 @@
 //! Reading and replacing single slots of a [`DeCuda`] population with range copies, so that an island's
 //! migrants move without its whole population (a snapshot and a restore copy `M × D` coordinates each way).
+//! The copies are batched through the device's page-locked staging ([`RangeReads`], [`RangeWrites`]): a
+//! read of `k` slots waits once; a replacement queues its writes and waits once, for the best.
 
-use super::{DeCuda, Fused};
+use super::{DeCuda, Fused, best_index_of};
 use crate::individual::{DeIndividual, check_replacements, check_slot};
 use crate::problem::DeviceProblem;
 use evo_core::Result;
+use evo_gpu_runtime::{DeviceBuffer, DeviceCopy, RangeReads, RangeWrites};
+
+/// The slot table's entry of a vector in the population buffer (buffer 0), where replacements go.
+static IN_POPULATION: [u32; 1] = [0];
+
+/// Adds to `reads` element `slot` of `buffer` for each of `slots`, into `values` in that order.
+fn read_each<'a, T: DeviceCopy>(
+    reads: &mut RangeReads<'a>,
+    buffer: &'a DeviceBuffer<T>,
+    slots: &[usize],
+    values: &'a mut [T],
+) -> Result<()> {
+    slots
+        .iter()
+        .zip(values)
+        .try_for_each(|(&slot, value)| reads.read(buffer, slot, std::slice::from_mut(value)))
+}
+
+/// Adds to `reads` row `slot` (`d` values) of `buffer` for each of `slots`, into `rows` in that order.
+fn read_rows<'a>(
+    reads: &mut RangeReads<'a>,
+    buffer: &'a DeviceBuffer<f32>,
+    slots: &[usize],
+    d: usize,
+    rows: &'a mut [f32],
+) -> Result<()> {
+    // D ≥ 1 (checked at construction); `max` only keeps `chunks_exact_mut` total.
+    slots
+        .iter()
+        .zip(rows.chunks_exact_mut(d.max(1)))
+        .try_for_each(|(&slot, row)| reads.read(buffer, slot * d, row))
+}
 
 impl<P: DeviceProblem> DeCuda<P> {
-    /// The fitness of every slot, to minimise, read from the device.
+    /// The fitness of every slot, to minimise, read from the device (one wait).
     ///
     /// # Errors
     /// The device's errors.
     pub fn population_fitness(&self) -> Result<Vec<f64>> {
-        self.fitness.to_vec()
+        let mut fitness = vec![0.0; self.fitness.len()];
+        let mut reads = RangeReads::new(&self.gpu);
+        reads.read(&self.fitness, 0, &mut fitness)?;
+        reads.run()?;
+        Ok(fitness)
     }
 
-    /// The individuals in `slots`, in that order, read from the device: the per-slot values in one copy
-    /// each, and one copy per vector from the buffer that holds it.
+    /// The individuals in `slots`, in that order, read from the device in one batch with one wait: each
+    /// slot's vector, fitness, `F_i` and `CR_i`; on the one-launch path also its slot table entry and its
+    /// row of the trial buffer, the table saying which of the two rows is the vector (reading both spares
+    /// a wait for the table).
     ///
     /// # Errors
     /// [`evo_core::Error::InvalidParameter`] for a slot not below `M`; the device's errors.
@@ -28,35 +68,51 @@ impl<P: DeviceProblem> DeCuda<P> {
         if slots.is_empty() {
             return Ok(Vec::new());
         }
-        let fitness = self.fitness.to_vec()?;
-        let weights = self.weights.to_vec()?;
-        let rates = self.rates.to_vec()?;
-        let d = self.problem.dimension();
-        let in_trials = self.trial_buffer_slots()?;
-        slots
-            .iter()
-            .map(|&slot| {
-                let mut vector = vec![0.0f32; d];
-                let source = if in_trials[slot] {
-                    &self.trials
+        let (k, d) = (slots.len(), self.problem.dimension());
+        let mut vectors = vec![0.0f32; k * d];
+        let mut fitness = vec![0.0f64; k];
+        let mut weights = vec![0.0f32; k];
+        let mut rates = vec![0.0f32; k];
+        // All 0 (the population buffer) on the four-launch path, which reads no table.
+        let mut buffers = vec![0u32; k];
+        let mut trial_rows = vec![0.0f32; if self.fused.is_some() { k * d } else { 0 }];
+        let mut reads = RangeReads::new(&self.gpu);
+        read_rows(&mut reads, &self.population, slots, d, &mut vectors)?;
+        read_each(&mut reads, &self.fitness, slots, &mut fitness)?;
+        read_each(&mut reads, &self.weights, slots, &mut weights)?;
+        read_each(&mut reads, &self.rates, slots, &mut rates)?;
+        if let Some(Fused {
+            slots: tables,
+            current,
+            ..
+        }) = &self.fused
+        {
+            read_each(&mut reads, &tables[*current], slots, &mut buffers)?;
+            read_rows(&mut reads, &self.trials, slots, d, &mut trial_rows)?;
+        }
+        reads.run()?;
+        Ok((0..k)
+            .map(|j| {
+                let rows = if buffers[j] == 1 {
+                    &trial_rows
                 } else {
-                    &self.population
+                    &vectors
                 };
-                source.copy_range_to_host(slot * d, &mut vector)?;
-                Ok(DeIndividual {
-                    vector,
-                    fitness: fitness[slot],
-                    differential_weight: weights[slot],
-                    crossover_rate: rates[slot],
-                })
+                DeIndividual {
+                    vector: rows[j * d..(j + 1) * d].to_vec(),
+                    fitness: fitness[j],
+                    differential_weight: weights[j],
+                    crossover_rate: rates[j],
+                }
             })
-            .collect()
+            .collect())
     }
 
-    /// Puts each individual into its slot (the vector into the buffer that holds that slot's vector, so the
-    /// one-launch generation's slot table stays valid) and finds the best again: the engine then continues
-    /// as after [`restore`](evo_core::Engine::restore) of its snapshot with those slots overwritten, bit
-    /// for bit.
+    /// Puts each individual into its slot and finds the best again: the engine then continues as after
+    /// [`restore`](evo_core::Engine::restore) of its snapshot with those slots overwritten, bit for bit.
+    /// The vectors go into the population buffer, and on the one-launch path each slot's table entry is set
+    /// to it (as `restore` puts every vector there), so the table need not be read; the writes are queued
+    /// in one batch without a wait, and the best is read back with one.
     ///
     /// # Errors
     /// [`evo_core::Error::InvalidParameter`] for a slot not below `M` or named twice, or an individual that
@@ -65,34 +121,52 @@ impl<P: DeviceProblem> DeCuda<P> {
     pub fn replace_individuals(&mut self, replacements: &[(usize, DeIndividual)]) -> Result<()> {
         check_replacements(self.params.population(), &self.problem, replacements)?;
         let d = self.problem.dimension();
-        let in_trials = self.trial_buffer_slots()?;
-        for (slot, individual) in replacements {
-            let vectors = if in_trials[*slot] {
-                &mut self.trials
-            } else {
-                &mut self.population
-            };
-            vectors.copy_range_from_host(slot * d, &individual.vector)?;
-            self.fitness
-                .copy_range_from_host(*slot, &[individual.fitness])?;
-            self.weights
-                .copy_range_from_host(*slot, &[individual.differential_weight])?;
-            self.rates
-                .copy_range_from_host(*slot, &[individual.crossover_rate])?;
+        let mut writes = RangeWrites::new(&self.gpu);
+        writes.write(
+            &mut self.population,
+            replacements
+                .iter()
+                .map(|(slot, individual)| (slot * d, individual.vector.as_slice())),
+        )?;
+        writes.write(
+            &mut self.fitness,
+            replacements
+                .iter()
+                .map(|(slot, individual)| (*slot, std::slice::from_ref(&individual.fitness))),
+        )?;
+        writes.write(
+            &mut self.weights,
+            replacements.iter().map(|(slot, individual)| {
+                (*slot, std::slice::from_ref(&individual.differential_weight))
+            }),
+        )?;
+        writes.write(
+            &mut self.rates,
+            replacements.iter().map(|(slot, individual)| {
+                (*slot, std::slice::from_ref(&individual.crossover_rate))
+            }),
+        )?;
+        if let Some(Fused { slots, current, .. }) = &mut self.fused {
+            writes.write(
+                &mut slots[*current],
+                replacements
+                    .iter()
+                    .map(|(slot, _)| (*slot, &IN_POPULATION[..])),
+            )?;
         }
-        self.update_best()
+        writes.run()?;
+        self.read_best_through_staging()
     }
 
-    /// For every slot, whether its vector lives in the trial buffer (buffer 1 of the one-launch path's double
-    /// buffer, as the current slot table says; never on the four-launch path): one read of the table.
-    fn trial_buffer_slots(&self) -> Result<Vec<bool>> {
-        match &self.fused {
-            Some(Fused { slots, current, .. }) => Ok(slots[*current]
-                .to_vec()?
-                .into_iter()
-                .map(|buffer| buffer == 1)
-                .collect()),
-            None => Ok(vec![false; self.params.population()]),
-        }
+    /// As `update_best`, with the best read back through the page-locked staging: finds the best vector on
+    /// the device (queued after the writes) and reads its index and fitness.
+    fn read_best_through_staging(&mut self) -> Result<()> {
+        self.queue_best_index()?;
+        let mut pair = [0.0f64; 2];
+        let mut reads = RangeReads::new(&self.gpu);
+        reads.read(&self.best_fitness, 0, &mut pair)?;
+        reads.run()?;
+        self.best_host = (best_index_of(pair[1]), pair[0]);
+        Ok(())
     }
 }
