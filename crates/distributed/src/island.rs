@@ -9,9 +9,9 @@
 //! hands each island its predecessor's emigrants with its own [`Landing`] ([`Island::land`]). The provided
 //! methods go through a whole snapshot, one read and one restore per island and migration, which every
 //! engine supports; an engine that can read and write single slots overrides both and moves only its
-//! migrants (DE: [`DeCuda`](evo_de::DeCuda) reads `k` vectors and writes `k` rows instead of copying
-//! `M × D` coordinates each way). Both ways give the same result bit for bit, which the tests check
-//! against [`ring_migration`](crate::ring_migration).
+//! migrants (DE: [`DeCuda`](evo_de::DeCuda) reads `k` vectors and writes `k` rows, each way in one batch
+//! of copies through page-locked staging, instead of copying `M × D` coordinates each way). Both ways give
+//! the same result bit for bit, which the tests check against [`ring_migration`](crate::ring_migration).
 
 use crate::migration::{Migrate, emigrants, immigrate, ranking};
 use crate::params::MODEL;
