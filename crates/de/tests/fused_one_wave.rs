@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use evo_benchmarks::DeRastrigin;
 use evo_benchmarks::cuda::{UserData, UserProblem, UserTwin};
 use evo_core::math::cos_f64;
@@ -18,20 +20,6 @@ use evo_de::{Adaptation, Crossover, DeCpu, DeCuda, DeParams, DeSnapshot, DeviceP
 use evo_gpu_runtime::Gpu;
 
 const SEED: u64 = 31;
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::first_available() {
-        Ok(Some(gpu)) => Some(gpu),
-        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
-        }
-        Ok(None) => {
-            eprintln!("SKIPPED (no CUDA device): {test}");
-            None
-        }
-        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
-    }
-}
 
 /// Rastrigin as user CUDA source: one term per coordinate.
 const RASTRIGIN_SOURCE: &str = "__device__ void evo_user_terms(unsigned long long i, const float* x, \
@@ -125,7 +113,7 @@ fn lockstep<P: DeviceProblem>(gpu: &Gpu, params: &DeParams, problem: impl Fn() -
 
 #[test]
 fn built_in_rastrigin_in_one_wave_should_match_cpu() {
-    let Some(gpu) = gpu_or_skip("built_in_rastrigin_in_one_wave_should_match_cpu") else {
+    let Some(gpu) = common::gpu_or_skip("built_in_rastrigin_in_one_wave_should_match_cpu") else {
         return;
     };
     let sms = gpu.info().multiprocessors;
@@ -155,7 +143,7 @@ fn built_in_rastrigin_in_one_wave_should_match_cpu() {
 
 #[test]
 fn user_rastrigin_in_one_wave_should_match_cpu() {
-    let Some(gpu) = gpu_or_skip("user_rastrigin_in_one_wave_should_match_cpu") else {
+    let Some(gpu) = common::gpu_or_skip("user_rastrigin_in_one_wave_should_match_cpu") else {
         return;
     };
     let sms = gpu.info().multiprocessors;

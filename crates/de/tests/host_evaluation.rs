@@ -5,28 +5,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use evo_core::{Bounds, Engine, Error};
 use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot, FnProblem};
-use evo_gpu_runtime::Gpu;
 
 /// 64 vectors of 4096 coordinates: 1 MiB of trials per generation, copied to the host in more than one chunk.
 const POPULATION: usize = 64;
 const DIMENSION: usize = 4096;
 const SEED: u64 = 11;
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::first_available() {
-        Ok(Some(gpu)) => Some(gpu),
-        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
-        }
-        Ok(None) => {
-            eprintln!("SKIPPED (no CUDA device): {test}");
-            None
-        }
-        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
-    }
-}
 
 fn params() -> DeParams {
     DeParams::default().with_population(POPULATION).unwrap()
@@ -76,7 +63,7 @@ fn first_difference(cpu: &DeSnapshot, gpu: &DeSnapshot) -> Option<String> {
 
 #[test]
 fn a_host_problem_in_several_chunks_should_match_cpu() {
-    let Some(gpu) = gpu_or_skip("a_host_problem_in_several_chunks_should_match_cpu") else {
+    let Some(gpu) = common::gpu_or_skip("a_host_problem_in_several_chunks_should_match_cpu") else {
         return;
     };
     let problem = || FnProblem::new("rastrigin", bounds(), rastrigin);
@@ -103,7 +90,8 @@ fn a_host_problem_in_several_chunks_should_match_cpu() {
 
 #[test]
 fn a_non_finite_fitness_names_the_individual_the_cpu_names() {
-    let Some(gpu) = gpu_or_skip("a_non_finite_fitness_names_the_individual_the_cpu_names") else {
+    let Some(gpu) = common::gpu_or_skip("a_non_finite_fitness_names_the_individual_the_cpu_names")
+    else {
         return;
     };
     // The first coordinate of a vector of the initial population's last chunk marks it.
@@ -147,9 +135,9 @@ fn a_non_finite_fitness_names_the_individual_the_cpu_names() {
 
 #[test]
 fn of_several_non_finite_fitnesses_the_lowest_row_is_named_as_on_the_cpu() {
-    let Some(gpu) =
-        gpu_or_skip("of_several_non_finite_fitnesses_the_lowest_row_is_named_as_on_the_cpu")
-    else {
+    let Some(gpu) = common::gpu_or_skip(
+        "of_several_non_finite_fitnesses_the_lowest_row_is_named_as_on_the_cpu",
+    ) else {
         return;
     };
     // Rows in both chunks and in several pieces are non-finite; the pieces run on many threads in any

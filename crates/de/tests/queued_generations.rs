@@ -5,24 +5,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use evo_benchmarks::DeRastrigin;
 use evo_core::{Bounds, Engine};
 use evo_de::{Adaptation, DeCuda, DeParams, DeviceProblem, FnProblem};
 use evo_gpu_runtime::Gpu;
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::first_available() {
-        Ok(Some(gpu)) => Some(gpu),
-        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
-        }
-        Ok(None) => {
-            eprintln!("SKIPPED (no CUDA device): {test}");
-            None
-        }
-        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
-    }
-}
 
 fn params() -> DeParams {
     DeParams::default()
@@ -69,7 +57,8 @@ fn queued_equals_stepped<P: DeviceProblem + Clone>(context: &str, gpu: &Gpu, pro
 
 #[test]
 fn queued_generations_read_back_once_should_equal_step_many() {
-    let Some(gpu) = gpu_or_skip("queued_generations_read_back_once_should_equal_step_many") else {
+    let Some(gpu) = common::gpu_or_skip("queued_generations_read_back_once_should_equal_step_many")
+    else {
         return;
     };
     queued_equals_stepped("one-launch path", &gpu, &DeRastrigin::new(20).unwrap());

@@ -8,29 +8,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use evo_benchmarks::DeRastrigin;
 use evo_core::{Bounds, Engine};
 use evo_de::{Adaptation, DeCpu, DeCuda, DeIndividual, DeParams, DeSnapshot, FnProblem};
-use evo_gpu_runtime::Gpu;
 
 const SEED: u64 = 5;
 const DIMENSION: usize = 24;
 /// Slots the replacements go to: the first, one inside and the last.
 const SLOTS: [usize; 3] = [0, 13, 31];
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::first_available() {
-        Ok(Some(gpu)) => Some(gpu),
-        Ok(None) if std::env::var("EVO_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("{test}: no CUDA device, but EVO_REQUIRE_GPU=1 requires one")
-        }
-        Ok(None) => {
-            eprintln!("SKIPPED (no CUDA device): {test}");
-            None
-        }
-        Err(error) => panic!("{test}: a CUDA device exists but could not be opened: {error}"),
-    }
-}
 
 /// jDE, so that every slot's `F_i` and `CR_i` differ and must travel with it.
 fn params() -> DeParams {
@@ -194,7 +181,7 @@ fn a_replacement_the_restore_would_refuse_is_refused_with_nothing_written() {
 fn replacing_slots_on_cuda_should_equal_restoring_the_overwritten_snapshot_and_the_cpu() {
     let test =
         "replacing_slots_on_cuda_should_equal_restoring_the_overwritten_snapshot_and_the_cpu";
-    let Some(gpu) = gpu_or_skip(test) else {
+    let Some(gpu) = common::gpu_or_skip(test) else {
         return;
     };
     let fused = replace_then_run(
@@ -247,7 +234,7 @@ fn replacing_slots_on_cuda_should_equal_restoring_the_overwritten_snapshot_and_t
 fn on_the_one_launch_path_every_slot_should_be_read_and_replaced_whichever_buffer_holds_it() {
     let test =
         "on_the_one_launch_path_every_slot_should_be_read_and_replaced_whichever_buffer_holds_it";
-    let Some(gpu) = gpu_or_skip(test) else {
+    let Some(gpu) = common::gpu_or_skip(test) else {
         return;
     };
     // Every slot, one twice: after a few generations some vectors live in the trial buffer (the winners'),
