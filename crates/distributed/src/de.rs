@@ -45,24 +45,33 @@ impl Migrate for DeSnapshot {
     }
 }
 
+/// `Island::departure` and `Island::land` of a DE engine with `population_fitness`, `individuals` and
+/// `replace_individuals` (both engines have them, with one signature).
+macro_rules! migrants_through_slots {
+    () => {
+        fn departure(&self, migrants: usize) -> Result<Departure<DeSnapshot>> {
+            Departure::from_slots(&self.population_fitness()?, migrants, |slots| {
+                self.individuals(slots)
+            })
+        }
+
+        fn land(&mut self, landing: Landing<DeSnapshot>, arrivals: Vec<DeMigrant>) -> Result<()> {
+            land_in_slots(self, landing, arrivals, |engine, replacements| {
+                engine.replace_individuals(replacements)
+            })
+        }
+    };
+}
+
 /// A DE island moves only its migrants: the population's fitness and `k` individuals read, `k` slots
 /// written ([`DeCpu::replace_individuals`]), the same bits as the snapshot path.
 impl<P: ContinuousProblem> Island for DeCpu<P> {
-    fn departure(&self, migrants: usize) -> Result<Departure<DeSnapshot>> {
-        Departure::from_slots(&self.population_fitness()?, migrants, |slots| {
-            self.individuals(slots)
-        })
-    }
-
-    fn land(&mut self, landing: Landing<DeSnapshot>, arrivals: Vec<DeMigrant>) -> Result<()> {
-        land_in_slots(self, landing, arrivals, |engine, replacements| {
-            engine.replace_individuals(replacements)
-        })
-    }
+    migrants_through_slots!();
 }
 
-/// As for [`DeCpu`]: on the device, range copies of the `k` vectors and of their slots' values
-/// ([`DeCuda::replace_individuals`]) instead of the whole population each way. Its steps are queued when
+/// As for [`DeCpu`]: on the device, one batch of range copies through pinned staging each way for the `k`
+/// vectors and their slots' values ([`DeCuda::individuals`], [`DeCuda::replace_individuals`]) instead of
+/// the whole population. Its steps are queued when
 /// started and read back when finished.
 impl<P: DeviceProblem> Island for DeCuda<P> {
     /// The generations queued on the device's stream, nothing read back ([`DeCuda::queue_generations`]).
@@ -75,17 +84,7 @@ impl<P: DeviceProblem> Island for DeCuda<P> {
         self.read_back()
     }
 
-    fn departure(&self, migrants: usize) -> Result<Departure<DeSnapshot>> {
-        Departure::from_slots(&self.population_fitness()?, migrants, |slots| {
-            self.individuals(slots)
-        })
-    }
-
-    fn land(&mut self, landing: Landing<DeSnapshot>, arrivals: Vec<DeMigrant>) -> Result<()> {
-        land_in_slots(self, landing, arrivals, |engine, replacements| {
-            engine.replace_individuals(replacements)
-        })
-    }
+    migrants_through_slots!();
 }
 
 /// Arrival `r` into slot `r` of a [`Landing::Slots`] with `replace`; a [`Landing::Snapshot`] (from another

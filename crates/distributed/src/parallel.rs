@@ -3,6 +3,46 @@
 
 use evo_core::Result;
 
+/// One group's items with their indices, in index order.
+type Group<'a, T> = Vec<(usize, &'a mut T)>;
+
+/// Runs `per_group` on every group of `items` (item `i` in group `i mod groups`, in index order): the groups
+/// side by side, one scoped thread each, or on the calling thread when there is one group. Returns the
+/// outcomes of every item in item order. A panic in `per_group` is resumed on the calling thread.
+fn run_grouped<T, R, W>(items: &mut [T], groups: usize, per_group: W) -> Vec<R>
+where
+    T: Send,
+    R: Send,
+    W: Fn(Group<'_, T>) -> Vec<(usize, R)> + Sync,
+{
+    let count = groups.max(1);
+    let mut grouped: Vec<Group<'_, T>> = (0..count).map(|_| Vec::new()).collect();
+    for (i, item) in items.iter_mut().enumerate() {
+        grouped[i % count].push((i, item));
+    }
+    let mut outcomes: Vec<(usize, R)> = if count == 1 {
+        grouped.into_iter().flat_map(&per_group).collect()
+    } else {
+        let per_group = &per_group;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = grouped
+                .into_iter()
+                .map(|group| scope.spawn(move || per_group(group)))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+                })
+                .collect()
+        })
+    };
+    outcomes.sort_unstable_by_key(|(i, _)| *i);
+    outcomes.into_iter().map(|(_, outcome)| outcome).collect()
+}
+
 /// Runs `work(i, &mut items[i])` for every item, item `i` in group `i mod groups`: the groups side by side
 /// (one scoped thread each; none when there is one group), the items of a group in index order. Returns the
 /// results in item order, or the error of the lowest-numbered failed item (every item is worked on, so the
@@ -13,42 +53,14 @@ where
     R: Send,
     F: Fn(usize, &mut T) -> Result<R> + Sync,
 {
-    if groups <= 1 {
-        let outcomes: Vec<Result<R>> = items
-            .iter_mut()
-            .enumerate()
-            .map(|(i, item)| work(i, item))
-            .collect();
-        return outcomes.into_iter().collect();
-    }
-    let mut grouped: Vec<Vec<(usize, &mut T)>> = (0..groups).map(|_| Vec::new()).collect();
-    for (i, item) in items.iter_mut().enumerate() {
-        grouped[i % groups].push((i, item));
-    }
-    let work = &work;
-    let mut outcomes: Vec<(usize, Result<R>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = grouped
+    run_grouped(items, groups, |group| {
+        group
             .into_iter()
-            .map(|group| {
-                scope.spawn(move || {
-                    group
-                        .into_iter()
-                        .map(|(i, item)| (i, work(i, item)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
-            })
+            .map(|(i, item)| (i, work(i, item)))
             .collect()
-    });
-    outcomes.sort_unstable_by_key(|(i, _)| *i);
-    outcomes.into_iter().map(|(_, outcome)| outcome).collect()
+    })
+    .into_iter()
+    .collect()
 }
 
 /// [`for_each_grouped`] in two passes per group: `first` on every item of a group in index order, then
@@ -66,40 +78,16 @@ where
     F: Fn(&mut T) -> Result<()> + Sync,
     G: Fn(&mut T) -> Result<()> + Sync,
 {
-    let both = |group: &mut [(usize, &mut T)]| -> Vec<(usize, Result<()>)> {
+    run_grouped(items, groups, |mut group| {
         let started: Vec<Result<()>> = group.iter_mut().map(|(_, item)| first(item)).collect();
         group
-            .iter_mut()
+            .into_iter()
             .zip(started)
-            .map(|((i, item), started)| (*i, started.and_then(|()| second(item))))
+            .map(|((i, item), started)| (i, started.and_then(|()| second(item))))
             .collect()
-    };
-    let mut grouped: Vec<Vec<(usize, &mut T)>> = (0..groups.max(1)).map(|_| Vec::new()).collect();
-    let count = grouped.len();
-    for (i, item) in items.iter_mut().enumerate() {
-        grouped[i % count].push((i, item));
-    }
-    let mut outcomes: Vec<(usize, Result<()>)> = if let [group] = grouped.as_mut_slice() {
-        both(group)
-    } else {
-        let both = &both;
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = grouped
-                .into_iter()
-                .map(|mut group| scope.spawn(move || both(&mut group)))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|handle| {
-                    handle
-                        .join()
-                        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
-                })
-                .collect()
-        })
-    };
-    outcomes.sort_unstable_by_key(|(i, _)| *i);
-    outcomes.into_iter().try_for_each(|(_, outcome)| outcome)
+    })
+    .into_iter()
+    .collect()
 }
 
 #[cfg(test)]
