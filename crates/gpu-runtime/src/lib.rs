@@ -88,7 +88,6 @@ mod arguments;
 mod backend;
 mod binary_cache;
 mod buffer;
-mod buffer_range;
 mod cache_entry;
 pub mod core_kernels;
 mod curand;

@@ -20,8 +20,7 @@ use evo_core::{Error, Result};
 
 use crate::Gpu;
 use crate::buffer::{DeviceBuffer, DeviceCopy, as_bytes, as_bytes_mut};
-use crate::buffer_range::byte_range;
-use plan::{Plan, READ_GAP_BYTES, Span, read_plan, write_plan};
+use plan::{Plan, READ_GAP_BYTES, Span, byte_range, read_plan, write_plan};
 use staging::Block;
 
 pub(crate) use staging::RangeStaging;

@@ -1,6 +1,28 @@
 //! Where a batch's ranges go in the staging and which copies move them: the arithmetic of
 //! [`RangeReads`](super::RangeReads) and [`RangeWrites`](super::RangeWrites), apart from the driver.
 
+use evo_core::{Error, Result};
+
+/// The byte range of elements `offset .. offset + len` of a buffer of `buffer_len` elements of
+/// `element_bytes` bytes, or the error that names the call and what is allowed.
+pub(crate) fn byte_range(
+    call: &'static str,
+    offset: usize,
+    len: usize,
+    buffer_len: usize,
+    element_bytes: usize,
+) -> Result<std::ops::Range<usize>> {
+    match offset.checked_add(len) {
+        Some(end) if end <= buffer_len => Ok(offset * element_bytes..end * element_bytes),
+        _ => Err(Error::invalid_parameter(
+            call,
+            "element range",
+            format!("{offset} .. {offset} + {len}"),
+            format!("within the buffer's {buffer_len} elements"),
+        )),
+    }
+}
+
 /// Ranges of one buffer at most this many bytes apart are read in one copy, the bytes between them with
 /// them: each copy costs the host a driver call, worth more than a few KiB on the bus.
 pub(crate) const READ_GAP_BYTES: usize = 16 << 10;
@@ -114,7 +136,21 @@ pub(crate) fn write_plan(spans: &[Span]) -> Plan {
 
 #[cfg(test)]
 mod tests {
-    use super::{Copy, Plan, Span, read_plan, write_plan};
+    use super::{Copy, Plan, Span, byte_range, read_plan, write_plan};
+
+    #[test]
+    fn a_range_inside_the_buffer_becomes_its_bytes() {
+        assert_eq!(byte_range("t", 2, 3, 5, 4).unwrap(), 8..20);
+        assert_eq!(byte_range("t", 5, 0, 5, 8).unwrap(), 40..40);
+    }
+
+    #[test]
+    fn a_range_past_the_end_or_overflowing_is_refused() {
+        let error = byte_range("t", 4, 2, 5, 4).unwrap_err().to_string();
+        assert!(error.contains("4 .. 4 + 2"), "{error}");
+        assert!(error.contains("within the buffer's 5 elements"), "{error}");
+        assert!(byte_range("t", usize::MAX, 1, 5, 4).is_err());
+    }
 
     const A: u64 = 0x7000_0000;
     const B: u64 = 0x7100_0000;
