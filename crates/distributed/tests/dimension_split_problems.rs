@@ -442,6 +442,28 @@ fn tree_problems_on_gpu_0_give_the_unsplit_snapshots() {
     }
 }
 
+/// Every slice kernel of this file (the trees of Salomon, Ackley and Griewank, Rosenbrock's halo, the segment
+/// summaries of Ridge and Schwefel 1.2) in one short cycle (I_str = 20) on two slices of GPU 0 at 2 051
+/// variables (3 blocks of 1024, the last partial), against `MaCuda`: small enough that compute-sanitizer's
+/// racecheck, which the longer tests outrun, finishes.
+#[test]
+fn every_slice_kernel_in_a_short_run_for_the_sanitizers() {
+    if devices_or_skip("every_slice_kernel_in_a_short_run_for_the_sanitizers").is_none() {
+        return;
+    }
+    let d = 2051;
+    let params = params().with_ls_intensity(20).unwrap();
+    let layouts = [SliceLayout::with_blocks(d, 1024, &[(0, 1), (0, 2)]).unwrap()];
+    for function in SHIFTED {
+        let problem = ShiftedProblem::new(function, d).unwrap();
+        run_against_references(&problem, &params, &layouts, false, 1);
+    }
+    for function in GA {
+        let problem = GaProblem::new(function, d).unwrap();
+        run_against_references(&problem, &params, &layouts, false, 1);
+    }
+}
+
 /// Rosenbrock at 16 385 variables (D − 1 = 2^14): 1 slice, 2 even slices, 3 uneven slices (two halos) and
 /// one slice of one block of 2^15, against `MaCuda` and `MaCpu`.
 #[test]
