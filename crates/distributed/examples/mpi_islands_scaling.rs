@@ -16,12 +16,14 @@
 //! model, runs `G` generations (`--generations`, default 1000, a multiple of the interval) for the warm-up
 //! count (`--warmup`, default 2), then times `G` generations for the sample count (`--samples`, default 11)
 //! on rank 0's wall clock, every sample started after a barrier of the `r` ranks and ended by the model's
-//! own closing exchange (every island's progress), so that it waits for every rank. The median gives
-//! generations · islands per second, `K · G / median`; speed-up is over the one-rank run of the same size,
-//! efficiency is speed-up / `r` (the bench's target: 0.9).
+//! own closing exchange (every island's progress), so that it waits for every rank. The whole sweep (every
+//! size on `1 … R` ranks) runs `--rounds` times (default 3), one after the other, so that a drift of the
+//! machine (clocks, another tenant) reaches every rank count alike; the median of a rank count's samples over
+//! every round gives generations · islands per second, `K · G / median`; speed-up is over the one-rank run
+//! of the same size, efficiency is speed-up / `r` (the bench's target: 0.9).
 //!
-//! Rank 0 then runs the same `K` islands in one process on its own placement (untimed; `--no-check` skips
-//! it) and compares the best vector and fitness bit for bit: islands are logical, so the ranks must not
+//! In the first round, rank 0 then runs the same `K` islands in one process on its own placement (untimed;
+//! `--no-check` skips it) and compares the best vector and fitness bit for bit: islands are logical, so the ranks must not
 //! change them. It prints one markdown line per size and rank count (a header first), ready for
 //! docs/results/distributed.md, and writes them to `--out FILE` as well; a mismatch is marked in its line
 //! and makes the program fail at the end.
@@ -49,6 +51,7 @@ struct Options {
     islands_per_rank: usize,
     warmup: usize,
     samples: usize,
+    rounds: usize,
     placement: String,
     share: RankShare,
     timeout: Duration,
@@ -56,11 +59,18 @@ struct Options {
     out: Option<PathBuf>,
 }
 
-/// One timed run: its throughput and what rank 0's check found.
+/// One timed run: its samples and what rank 0's check found.
 struct Timed {
-    median_ms: f64,
-    throughput: f64,
-    /// `None` without `--no-check`'s reference; otherwise whether the bests are equal bit for bit.
+    samples_ms: Vec<f64>,
+    /// `None` without `--no-check`'s reference (or after the first round); otherwise whether the bests are
+    /// equal bit for bit.
+    same: Option<bool>,
+}
+
+/// One size on one rank count, over every round: rank 0's samples and its check.
+#[derive(Default)]
+struct Sweep {
+    samples_ms: Vec<f64>,
     same: Option<bool>,
 }
 
@@ -106,44 +116,64 @@ fn run(universe: &Universe) -> Result<bool, Box<dyn Error>> {
     if rank == 0 {
         println!("{}\n{}", lines[0], lines[1]);
     }
-    let mut all_same = true;
-    for &(population, dimension) in &options.sizes {
-        let mut one_rank = f64::NAN;
-        for ranks in 1..=size {
-            // The first `ranks` ranks form the run's communicator; the others wait at the barrier below.
-            let color = match rank < ranks {
-                true => Color::with_value(0),
-                false => Color::undefined(),
-            };
-            let timed = match world.split_by_color(color) {
-                Some(comm) => Some(time(
-                    &options,
-                    &comm,
-                    (population, dimension),
-                    placement.clone(),
-                )?),
-                None => None,
-            };
-            wait_for_all(&world);
-            let Some(timed) = timed.filter(|_| rank == 0) else {
-                continue;
-            };
-            if ranks == 1 {
-                one_rank = timed.throughput;
+    // sweeps[size][ranks - 1], filled on rank 0 only.
+    let mut sweeps: Vec<Vec<Sweep>> = options
+        .sizes
+        .iter()
+        .map(|_| (0..size).map(|_| Sweep::default()).collect())
+        .collect();
+    for round in 0..options.rounds {
+        for (&(population, dimension), per_size) in options.sizes.iter().zip(&mut sweeps) {
+            for ranks in 1..=size {
+                // The first `ranks` ranks form the run's communicator; the others wait at the barrier below.
+                let color = match rank < ranks {
+                    true => Color::with_value(0),
+                    false => Color::undefined(),
+                };
+                let timed = match world.split_by_color(color) {
+                    Some(comm) => Some(time(
+                        &options,
+                        &comm,
+                        (population, dimension),
+                        placement.clone(),
+                        round == 0,
+                    )?),
+                    None => None,
+                };
+                wait_for_all(&world);
+                if let Some(timed) = timed.filter(|_| rank == 0) {
+                    let sweep = &mut per_size[ranks - 1];
+                    sweep.samples_ms.extend(timed.samples_ms);
+                    sweep.same = sweep.same.or(timed.same);
+                }
             }
-            let speedup = timed.throughput / one_rank;
-            let same = match timed.same {
+        }
+    }
+    let mut all_same = true;
+    // Only rank 0 gathered samples and prints.
+    let printed = options.sizes.iter().zip(&mut sweeps).filter(|_| rank == 0);
+    for (&(population, dimension), per_size) in printed {
+        let mut one_rank = f64::NAN;
+        for (index, sweep) in per_size.iter_mut().enumerate() {
+            let ranks = index + 1;
+            let median_ms = median(&mut sweep.samples_ms);
+            let throughput = (options.islands_per_rank * ranks) as f64 * options.generations as f64
+                / (median_ms * 1e-3);
+            if ranks == 1 {
+                one_rank = throughput;
+            }
+            let speedup = throughput / one_rank;
+            let same = match sweep.same {
                 None => "not checked",
                 Some(true) => "yes (bits)",
                 Some(false) => "MISMATCH",
             };
-            all_same &= timed.same != Some(false);
+            all_same &= sweep.same != Some(false);
             let line = format!(
-                "| {population} × {dimension} | weak, one process per device | {ranks} | {} | {} | {:.2} | {} | {:.2}× | {:.3} | {same} |",
+                "| {population} × {dimension} | weak, one process per device | {ranks} | {} | {} | {median_ms:.2} | {} | {:.2}× | {:.3} | {same} |",
                 placements[..ranks].join("; "),
                 options.islands_per_rank * ranks,
-                timed.median_ms,
-                grouped(timed.throughput),
+                grouped(throughput),
                 speedup,
                 speedup / ranks as f64,
             );
@@ -171,6 +201,7 @@ fn time(
     comm: &SimpleCommunicator,
     (population, dimension): (usize, usize),
     placement: Placement,
+    check: bool,
 ) -> Result<Timed, Box<dyn Error>> {
     let ranks = MpiRanks::new(comm, options.timeout)?;
     let rank = ranks.rank();
@@ -197,9 +228,8 @@ fn time(
         model.step_many(options.generations)?;
         samples_ms.push(start.elapsed().as_secs_f64() * 1e3);
     }
-    let median_ms = median(&mut samples_ms);
     let best = model.best()?;
-    let same = match options.check && rank == 0 {
+    let same = match check && options.check && rank == 0 {
         true => {
             let mut one = de::islands(&de_params, &problem, SEED, islands, placement)?;
             one.step_many(model.progress().generation)?;
@@ -216,11 +246,7 @@ fn time(
         }
         false => None,
     };
-    Ok(Timed {
-        median_ms,
-        throughput: (islands.islands() as u64 * options.generations) as f64 / (median_ms * 1e-3),
-        same,
-    })
+    Ok(Timed { samples_ms, same })
 }
 
 /// A barrier of `comm` that sleeps between looks: MPI's own barrier spins, and the ranks that wait for a
@@ -296,6 +322,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
         islands_per_rank: 8,
         warmup: 2,
         samples: 11,
+        rounds: 3,
         placement: "cpu:1".into(),
         share: RankShare::Same,
         timeout: Duration::from_secs(120),
@@ -312,6 +339,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
             "--islands-per-rank" => options.islands_per_rank = value()?.parse()?,
             "--warmup" => options.warmup = value()?.parse()?,
             "--samples" => options.samples = value()?.parse()?,
+            "--rounds" => options.rounds = value()?.parse()?,
             "--placement" => options.placement = value()?,
             "--share" => options.share = value()?.parse()?,
             "--timeout-s" => options.timeout = Duration::from_secs_f64(value()?.parse()?),
@@ -319,7 +347,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
             "--out" => options.out = Some(value()?.into()),
             _ => {
                 return Err(format!(
-                    "unknown argument {arg:?} (allowed: --sizes MxD,..., --generations G, --interval M, --islands-per-rank N, --warmup N, --samples N, --placement TEXT, --share same|local-gpu|split, --timeout-s S, --no-check, --out FILE)"
+                    "unknown argument {arg:?} (allowed: --sizes MxD,..., --generations G, --interval M, --islands-per-rank N, --warmup N, --samples N, --rounds N, --placement TEXT, --share same|local-gpu|split, --timeout-s S, --no-check, --out FILE)"
                 )
                 .into());
             }
@@ -332,8 +360,14 @@ fn options() -> Result<Options, Box<dyn Error>> {
         )
         .into());
     }
-    if options.generations == 0 || options.samples == 0 || options.islands_per_rank == 0 {
-        return Err("--generations, --samples and --islands-per-rank must be at least 1".into());
+    if options.generations == 0
+        || options.samples == 0
+        || options.rounds == 0
+        || options.islands_per_rank == 0
+    {
+        return Err(
+            "--generations, --samples, --rounds and --islands-per-rank must be at least 1".into(),
+        );
     }
     if options.sizes.is_empty() {
         return Err("--sizes needs at least one M×D".into());
