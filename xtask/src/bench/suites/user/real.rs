@@ -7,13 +7,19 @@
 //! through the same page-locked staging in one chunk, timed the same way) and the closure's own time (wall
 //! clock, warm rayon pool) on the population the host path's engine holds after its timing (without a GPU,
 //! the initial population: the same random draw), and the host path with a closure that costs nothing (the
-//! path's own cost). On the CPU, the CPU engine (rayon) on the built-in and on the user problem's Rust twin.
+//! path's own cost); the host paths and the closure alone again in rayon pools of 1 and 8 threads
+//! ([`pools`]), up to 10^6 coordinates. On the CPU, the CPU engine (rayon) on the built-in and on the user
+//! problem's Rust twin.
 
 use evo_benchmarks::DeRastrigin;
 use evo_core::{Bounds, ContinuousProblem, Engine};
 use evo_de::{DeCpu, DeCuda, DeParams, DeviceProblem, FnProblem, HostEvaluated};
 use evo_gpu_runtime::{Gpu, HostStaging};
 use std::num::NonZeroUsize;
+
+mod pools;
+
+use pools::PoolFigures;
 
 use super::{
     Cosine, PerStep, RASTRIGIN_LIMIT, SEED, cell, no_gpu_note, rastrigin_term, ratio, step_row,
@@ -109,6 +115,20 @@ struct Figures {
     host_no_op: PerStep,
     cpu_builtin: PerStep,
     cpu_user: PerStep,
+    /// The host path in the pools of a few threads (none at 10^8 coordinates).
+    pools: Vec<PoolFigures>,
+}
+
+/// "yes" when the host path's `host` µs are within `bound` (the copies and the closure alone), "-" when
+/// either is missing.
+fn within(host: f64, bound: f64) -> &'static str {
+    if !(host.is_finite() && bound.is_finite()) {
+        "-"
+    } else if host <= bound {
+        "yes"
+    } else {
+        "no"
+    }
 }
 
 /// The DE rows and table.
@@ -119,22 +139,33 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
             .to_string(),
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |".to_string(),
     ];
+    let mut pool_table: Vec<String> = pools::TABLE_HEADER.map(str::to_string).to_vec();
     let bar = ctx.progress(sizes.len() as u64, "user de");
     for &(population, dimension) in sizes {
         bar.set_message(format!("M {population} D {dimension}"));
         let figures = measure(ctx, population, dimension)?;
         push_rows(ctx, result, population, dimension, &figures);
         let (down, up) = host_bytes(population, dimension);
-        let bound = figures.copies.us() + figures.closure.us();
-        let within = if figures.host.us().is_finite() && bound.is_finite() {
-            if figures.host.us() <= bound {
-                "yes"
-            } else {
-                "no"
-            }
-        } else {
-            "-"
-        };
+        let within = within(
+            figures.host.us(),
+            figures.copies.us() + figures.closure.us(),
+        );
+        if !figures.pools.is_empty() {
+            pool_table.push(pools::table_line(
+                (population, dimension),
+                &format!("{} (default)", rayon::current_num_threads()),
+                [&figures.host, &figures.host_no_op, &figures.closure],
+                &figures.copies,
+            ));
+        }
+        for pool in &figures.pools {
+            pool_table.push(pools::table_line(
+                (population, dimension),
+                &pool.threads.to_string(),
+                [&pool.host, &pool.host_no_op, &pool.closure],
+                &figures.copies,
+            ));
+        }
         table.push(format!(
             "| {population} | {dimension} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {down} + {up} | {} | {} | {within} | {} | {} | {} |",
             cell(figures.builtin.us()),
@@ -182,6 +213,15 @@ pub(super) fn run(ctx: &BenchContext, result: &mut SuiteResult) -> anyhow::Resul
         note.push_str(&no_gpu_note("DE"));
     }
     result.notes.push(format!("{note}\n\n{}", table.join("\n")));
+    result.notes.push(format!(
+        "DE host path by rayon pool: the host closure, the no-op closure and the closure alone as above, \
+         in the default pool and, each inside `ThreadPool::install`, in pools of {} threads (a fresh engine \
+         per pool from the same seed; the closure alone on the same rows), up to 10^6 coordinates: how the \
+         host path's own cost depends on the threads that evaluate the rows. \"copies alone\" is the \
+         default pool's (the copies use no rayon thread).\n\n{}",
+        pools::THREADS.map(|t| t.to_string()).join(" and "),
+        pool_table.join("\n")
+    ));
     Ok(())
 }
 
@@ -198,6 +238,7 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
         host_no_op: PerStep::missing(),
         cpu_builtin: PerStep::missing(),
         cpu_user: PerStep::missing(),
+        pools: Vec::new(),
     };
     let closure_rows = if let Some(gpu) = ctx.gpu() {
         let generations = gpu_generations(ctx.quick(), population, dimension);
@@ -241,6 +282,9 @@ fn measure(ctx: &BenchContext, population: usize, dimension: usize) -> anyhow::R
         initial_population(population, dimension)?
     };
     figures.closure = closure_time(ctx, dimension, &closure_rows)?;
+    if !large(population, dimension) {
+        figures.pools = pools::measure(ctx, population, dimension, &closure_rows)?;
+    }
     if ctx.cpu() && !large(population, dimension) {
         let generations = cpu_generations(ctx.quick());
         let builtin = DeCpu::new(params(population)?, DeRastrigin::new(dimension)?, SEED, 0)?;
@@ -422,6 +466,7 @@ fn push_rows(
             Some("the host path's own cost: every fitness 0".to_string()),
         ),
     ]);
+    pools::push_rows(ctx, result, (population, dimension), &figures.pools);
     if !large(population, dimension) {
         let cpu_builtin = Some(("CPU built-in", figures.cpu_builtin.us()));
         result.rows.extend([
