@@ -4,7 +4,9 @@
 use evo_benchmarks::cuda::{DeviceRealProblem, RealEvaluator};
 use evo_core::{Bounds, ContinuousProblem, Result};
 use evo_de::{DeviceEvaluation, DeviceProblem};
-use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::ndarray::Array2;
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::intern;
 use pyo3::prelude::*;
 
 use crate::device_fitness::PythonEvaluator;
@@ -49,10 +51,16 @@ impl PythonFitness {
         let n = fitness.len();
         let d = self.bounds.dimension();
         let widened: Vec<f64> = population.iter().map(|&g| f64::from(g)).collect();
-        let array = PyArray1::from_vec(py, widened).reshape([n, d])?;
+        // Made (n, D) at once rather than as a vector reshaped after: one NumPy array object per call, not two.
+        let widened = Array2::from_shape_vec((n, d), widened).map_err(|_| {
+            value_error(format!(
+                "the engine handed {} genes for {n} rows of {d}",
+                population.len()
+            ))
+        })?;
+        let array = PyArray2::from_owned_array(py, widened);
         let answer = self.function.call1(py, (array,))?;
-        let numpy = py.import("numpy")?;
-        let values = numpy.call_method1("ascontiguousarray", (answer, "float64"))?;
+        let values = crate::arrays::contiguous(answer.bind(py), intern!(py, "float64"))?;
         let values = values.cast_into::<PyArray1<f64>>().map_err(|_| {
             value_error(format!(
                 "the fitness function must return {n} values (a 1-D array), got an array of another shape"

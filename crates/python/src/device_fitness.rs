@@ -34,11 +34,12 @@ use evo_gpu_runtime::{DeviceBuffer, Gpu, LEGACY_DEFAULT_STREAM, StreamOrder};
 use pyo3::exceptions::{PyAttributeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::dlpack::{DEVICE_CPU, DEVICE_CUDA};
 use crate::dlpack_export::{DeviceView, ViewState};
-use crate::dlpack_import::Imported;
+use crate::dlpack_import::{Imported, Request};
 use crate::read_fitness::FitnessReader;
 use crate::watch::{Stop, StopSlot};
 
@@ -67,6 +68,17 @@ pub struct PythonEvaluator {
     /// The event that orders streams of the consumer and the engine, reused for every call.
     order: Arc<StreamOrder>,
     pending: Mutex<Option<Pending>>,
+    /// The answer's `__dlpack__` arguments on the legacy default stream, on the main stream (the same stream
+    /// for the evaluator's life: no engine records a graph around a Python evaluation) and for a host
+    /// answer, each made at its first use and reused by every later call.
+    requests: Requests,
+}
+
+/// The `__dlpack__` arguments of the answers, one set per stream an answer is asked for on.
+struct Requests {
+    legacy: PyOnceLock<Request>,
+    main: PyOnceLock<Request>,
+    host: PyOnceLock<Request>,
 }
 
 impl PythonEvaluator {
@@ -93,6 +105,11 @@ impl PythonEvaluator {
             reader: FitnessReader::new(gpu)?,
             order: Arc::new(StreamOrder::new(gpu)?),
             pending: Mutex::new(None),
+            requests: Requests {
+                legacy: PyOnceLock::new(),
+                main: PyOnceLock::new(),
+                host: PyOnceLock::new(),
+            },
         })
     }
 
@@ -140,9 +157,7 @@ impl PythonEvaluator {
         let (answer, device) = match answer.getattr(intern!(py, "__dlpack_device__")) {
             Ok(device) => (answer, device),
             Err(error) if error.is_instance_of::<PyAttributeError>(py) => {
-                let answer = py
-                    .import(intern!(py, "numpy"))?
-                    .call_method1(intern!(py, "ascontiguousarray"), (answer, "float64"))?;
+                let answer = crate::arrays::contiguous(&answer, intern!(py, "float64"))?;
                 let device = answer.getattr(intern!(py, "__dlpack_device__"))?;
                 (answer, device)
             }
@@ -167,7 +182,11 @@ impl PythonEvaluator {
                 Some(imported)
             }
             DEVICE_CPU | DEVICE_CUDA_HOST => {
-                let values = Imported::take(&answer, None)?
+                let request = self
+                    .requests
+                    .host
+                    .get_or_try_init(py, || Request::new(py, None))?;
+                let values = Imported::take_with(&answer, request)?
                     .host_values(n, "the fitness function must return")?;
                 fitness
                     .copy_from_host(&values)
@@ -200,17 +219,25 @@ impl PythonEvaluator {
         answer: &Bound<'_, PyAny>,
         consumer: Option<u64>,
     ) -> PyResult<Imported> {
+        let py = answer.py();
         if consumer == Some(LEGACY_DEFAULT_STREAM) {
-            let imported = Imported::take(answer, Some(LEGACY_HANDLE))?;
+            let request = self
+                .requests
+                .legacy
+                .get_or_try_init(py, || Request::new(py, Some(LEGACY_HANDLE)))?;
+            let imported = Imported::take_with(answer, request)?;
             // SAFETY: the legacy default stream's special handle names the current context's stream.
             unsafe { self.order.order_main_after(LEGACY_DEFAULT_STREAM) }
                 .map_err(crate::errors::to_py)?;
             return Ok(imported);
         }
-        let stream = i64::try_from(self.gpu.main_stream_handle()).map_err(|_| {
-            PyValueError::new_err("the engine's stream handle does not fit in a Python int")
+        let request = self.requests.main.get_or_try_init(py, || {
+            let stream = i64::try_from(self.gpu.main_stream_handle()).map_err(|_| {
+                PyValueError::new_err("the engine's stream handle does not fit in a Python int")
+            })?;
+            Request::new(py, Some(stream))
         })?;
-        Imported::take(answer, Some(stream))
+        Imported::take_with(answer, request)
     }
 }
 

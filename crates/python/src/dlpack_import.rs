@@ -42,15 +42,52 @@ pub struct Vector {
     pub is_f64: bool,
 }
 
+/// The keyword arguments of a consumer's `__dlpack__` calls on one stream, built once and passed to every
+/// call: a caller that takes an answer every generation makes no dict, stream int or version tuple per call.
+/// A callee cannot change them for the next call: Python functions receive keywords in a dict of their own,
+/// and the argument parsing of C functions only reads them.
+pub struct Request {
+    /// `stream=…, max_version=(1, 0)`.
+    versioned: Py<PyDict>,
+    /// `stream=…` alone, for producers that predate `max_version`.
+    unversioned: Py<PyDict>,
+}
+
+impl Request {
+    /// The arguments of `__dlpack__(stream=stream, max_version=(1, 0))` and of its retry without
+    /// `max_version`.
+    ///
+    /// # Errors
+    /// Python's, when it cannot allocate the dicts.
+    pub fn new(py: Python<'_>, stream: Option<i64>) -> PyResult<Self> {
+        let unversioned = PyDict::new(py);
+        unversioned.set_item(intern!(py, "stream"), stream)?;
+        let versioned = unversioned.copy()?;
+        versioned.set_item(intern!(py, "max_version"), (MAJOR_VERSION, 0))?;
+        Ok(Self {
+            versioned: versioned.unbind(),
+            unversioned: unversioned.unbind(),
+        })
+    }
+}
+
 impl Imported {
     /// Takes over the tensor of `object`: a capsule as it is, anything else through
     /// `object.__dlpack__(stream=stream, max_version=(1, 0))` (without `max_version` for producers that
     /// predate it).
     ///
     /// # Errors
+    /// As [`Imported::take_with`].
+    pub fn take(object: &Bound<'_, PyAny>, stream: Option<i64>) -> PyResult<Self> {
+        Self::take_with(object, &Request::new(object.py(), stream)?)
+    }
+
+    /// [`Imported::take`] with the arguments of `request`, made once for many calls.
+    ///
+    /// # Errors
     /// `TypeError` for an object without `__dlpack__`; the producer's errors; `ValueError` for a consumed
     /// capsule or a DLPack major version other than 1.
-    pub fn take(object: &Bound<'_, PyAny>, stream: Option<i64>) -> PyResult<Self> {
+    pub fn take_with(object: &Bound<'_, PyAny>, request: &Request) -> PyResult<Self> {
         if let Ok(capsule) = object.cast::<PyCapsule>() {
             return Self::from_capsule(capsule);
         }
@@ -65,14 +102,10 @@ impl Imported {
             }
             Err(error) => return Err(error),
         };
-        let kwargs = PyDict::new(py);
-        kwargs.set_item(intern!(py, "stream"), stream)?;
-        kwargs.set_item(intern!(py, "max_version"), (MAJOR_VERSION, 0))?;
-        let capsule = match dlpack.call((), Some(&kwargs)) {
+        let capsule = match dlpack.call((), Some(request.versioned.bind(py))) {
             Ok(capsule) => capsule,
             Err(error) if error.is_instance_of::<PyTypeError>(py) => {
-                kwargs.del_item(intern!(py, "max_version"))?;
-                dlpack.call((), Some(&kwargs))?
+                dlpack.call((), Some(request.unversioned.bind(py)))?
             }
             Err(error) => return Err(error),
         };

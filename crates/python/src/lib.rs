@@ -5,6 +5,7 @@
 //! [`DeAskTell`](ask_tell::DeAskTell) is `evogpu.DeAskTell`. Runs release the GIL; it is taken back only to
 //! call Python (the callback, a Python fitness function, the signal handlers).
 
+mod arrays;
 mod ask_tell;
 mod callable;
 mod device_fitness;

@@ -11,11 +11,12 @@ def test_a_numpy_function_sees_whole_populations():
     shapes = []
 
     def fitness(population):
-        shapes.append((population.shape, population.dtype))
+        flags = population.flags
+        shapes.append((population.shape, population.dtype, flags.c_contiguous, flags.writeable))
         return rastrigin(population)
 
     result = evogpu.minimize(fitness, RASTRIGIN_BOX, seed=1, max_generations=5)
-    assert shapes == [((64, 10), np.float64)] * 6
+    assert shapes == [((64, 10), np.float64, True, True)] * 6
     assert result.nfev == 64 * 6
     assert result.backend == "cpu"
     assert result.fun == pytest.approx(rastrigin(result.x[None, :])[0], rel=1e-12)

@@ -26,7 +26,10 @@ use evo_benchmarks::cuda::{EvalSettings, RealEvaluator};
 use evo_core::{Bounds, ContinuousProblem, Error, Result};
 use evo_de::{DeCuda, DeParams, DeviceEvaluation, DeviceProblem};
 use evo_gpu_runtime::{DeviceBuffer, Gpu, StreamOrder};
+use pyo3::exceptions::PyAttributeError;
+use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
@@ -35,7 +38,7 @@ use super::check_told;
 use super::device_best::BestSoFar;
 use crate::dlpack::DEVICE_CUDA;
 use crate::dlpack_export::{DeviceView, ViewState};
-use crate::dlpack_import::{Imported, Vector};
+use crate::dlpack_import::{Imported, Request, Vector};
 use crate::errors::{to_py, value_error};
 use crate::read_fitness::FitnessReader;
 
@@ -168,6 +171,9 @@ pub struct DeviceDoor {
     /// The last device answer and the state of the view asked after it (step 4); in a mutex because a
     /// pyclass is shared between threads and the producer's tensor is not.
     pending: Mutex<Option<Pending>>,
+    /// A device answer's `__dlpack__` arguments on the main stream, made at the first device `tell` and
+    /// reused by every later one.
+    request: PyOnceLock<Request>,
     best: Arc<Mutex<BestSoFar>>,
     pub generation: u64,
     pub evaluations: u64,
@@ -220,6 +226,7 @@ impl DeviceDoor {
             next: None,
             asked: None,
             pending: Mutex::new(None),
+            request: PyOnceLock::new(),
             best,
             generation: 0,
             evaluations: 0,
@@ -306,9 +313,15 @@ impl DeviceDoor {
     /// `fitness` as the engine reads it: a device vector of `n` values on the engine's device (kept in the
     /// returned `Imported`), or `n` finite host values.
     fn import(&self, fitness: &Bound<'_, PyAny>, n: usize) -> PyResult<(Told, Option<Imported>)> {
-        if fitness.hasattr("__dlpack_device__")? {
-            let (device_type, device_id): (i32, i32) =
-                fitness.call_method0("__dlpack_device__")?.extract()?;
+        let py = fitness.py();
+        // One lookup of an interned name, where hasattr and a call by name made two and two strings.
+        let device = match fitness.getattr(intern!(py, "__dlpack_device__")) {
+            Ok(device) => Some(device),
+            Err(error) if error.is_instance_of::<PyAttributeError>(py) => None,
+            Err(error) => return Err(error),
+        };
+        if let Some(device) = device {
+            let (device_type, device_id): (i32, i32) = device.call0()?.extract()?;
             if device_type == DEVICE_CUDA {
                 if usize::try_from(device_id).ok() != Some(self.gpu.index()) {
                     return Err(value_error(format!(
@@ -317,10 +330,13 @@ impl DeviceDoor {
                         self.gpu.index()
                     )));
                 }
-                let stream = i64::try_from(self.gpu.main_stream_handle()).map_err(|_| {
-                    value_error("the engine's stream handle does not fit in a Python int")
+                let request = self.request.get_or_try_init(py, || {
+                    let stream = i64::try_from(self.gpu.main_stream_handle()).map_err(|_| {
+                        value_error("the engine's stream handle does not fit in a Python int")
+                    })?;
+                    Request::new(py, Some(stream))
                 })?;
-                let imported = Imported::take(fitness, Some(stream))?;
+                let imported = Imported::take_with(fitness, request)?;
                 let vector = imported.vector(n, "tell: expected")?;
                 return Ok((Told::Device(vector), Some(imported)));
             }

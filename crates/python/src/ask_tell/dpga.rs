@@ -361,7 +361,6 @@ impl DpgaAskTell {
                 "tell: constraints are required: shape ({n}, {width}), the inequalities then the equalities"
             )));
         };
-        let numpy = constraints.py().import("numpy")?;
         let shape_error = |got: String| {
             value_error(format!(
                 "tell: constraints must have shape ({n}, {width}), one row per asked point (the {} inequalities \
@@ -369,7 +368,8 @@ impl DpgaAskTell {
                 self.memo.inequalities, self.memo.equalities
             ))
         };
-        let array = numpy.call_method1("ascontiguousarray", (constraints, "float64"))?;
+        let array =
+            crate::arrays::contiguous(constraints, pyo3::intern!(constraints.py(), "float64"))?;
         let array = array.cast_into::<PyArray2<f64>>().map_err(|array| {
             shape_error(format!(
                 "an array of {} dimensions",

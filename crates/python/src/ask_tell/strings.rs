@@ -102,8 +102,7 @@ impl<E: StringEngine> Strings<E> {
     /// `rows` as packed words, checked to be (population_size, bits).
     fn rows(&self, rows: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         let (population, bits) = (self.population_size, self.engine.bits());
-        let numpy = rows.py().import("numpy")?;
-        let array = numpy.call_method1("ascontiguousarray", (rows, "bool"))?;
+        let array = crate::arrays::contiguous(rows, pyo3::intern!(rows.py(), "bool"))?;
         let shape_error = |got: String| {
             value_error(format!(
                 "tell: repaired must have shape ({population}, {bits}), one row per asked string, got {got}"
