@@ -131,14 +131,15 @@ def test_a_host_answer_is_accepted():
 
 
 class StreamRecorder:
-    """A device answer that records the stream its consumer asks for, then hands over its tensor."""
+    """A device answer that records the stream and DLPack version its consumer asks for, then hands over its
+    tensor."""
 
     def __init__(self, tensor, streams):
         self.tensor = tensor
         self.streams = streams
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        self.streams.append(stream)
+        self.streams.append((stream, max_version))
         return self.tensor.__dlpack__(stream=stream, max_version=max_version)
 
     def __dlpack_device__(self):
@@ -155,14 +156,15 @@ def recorded_run(torch, fitness, streams, **arguments):
 def test_an_answer_on_the_default_stream_is_read_without_a_producer_event():
     """torch.from_dlpack of the population asks for the legacy default stream (handle 1), PyTorch's current
     stream: the answer is then asked for on that same stream, where PyTorch orders nothing, and the engine
-    orders its own stream after it; the results stay the CPU backend's."""
+    orders its own stream after it; the results stay the CPU backend's. Every call asks with the same
+    arguments (made once per run)."""
     torch = torch_cuda_or_skip()
     fitness = fixed_order_rastrigin(torch)
     streams = []
     gpu = recorded_run(torch, fitness, streams)
     cpu = evogpu.minimize(fitness, BOX, algorithm="de", backend="cpu", seed=6, max_generations=30,
                           options={"population": 32})
-    assert len(streams) > 30 and set(streams) == {1}
+    assert len(streams) > 30 and set(streams) == {(1, (1, 0))}
     assert gpu.fun == cpu.fun
     np.testing.assert_array_equal(gpu.x, cpu.x)
 
@@ -182,7 +184,8 @@ def test_an_answer_on_another_stream_is_asked_for_on_the_engine_stream():
     converted_inside = recorded_run(torch, fitness, bare, gpu_tensors="dlpack")
     for streams in (on_side, bare):
         assert len(streams) > 30 and len(set(streams)) == 1
-        (main,) = set(streams)
+        ((main, version),) = set(streams)
+        assert version == (1, 0)
         assert isinstance(main, int) and main > 2 and main != side.cuda_stream
     for result in (gpu, converted_inside):
         assert result.fun == cpu.fun
