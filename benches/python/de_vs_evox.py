@@ -24,6 +24,20 @@ A second table splits evogpu's time with the PyTorch fitness into what it is mad
   its tensor) and ``__dlpack__(stream=1)`` of a float64 CUDA tensor (how the door takes the answer over when
   the conversion ordered the legacy default stream, PyTorch's default).
 
+A third table splits the door itself into evogpu's side and PyTorch's, per generation:
+
+* evogpu DE with a fitness that touches no PyTorch (``ConstantView``): it receives the bare ``DeviceView``
+  (``gpu_tensors="dlpack"``) and answers with the same evogpu ``DeviceView`` every call, so every step of
+  the door but PyTorch's runs (the view object, the Python call, the answer's ``__dlpack_device__`` and
+  ``__dlpack__`` through evogpu's own producer with one stream hand-off, the read-back kernel, the release
+  of the previous answer) around DE's four-launch generation;
+* DE's four-launch generation around a device evaluation without the door: the built-in shifted
+  Rastrigin, which DE does not fuse into its one-launch generation (trials, evaluation, merge, best);
+* the door's evogpu side = the first − the second (its read-back launch takes the place of the evaluation
+  launch), and PyTorch's side = the door with the constant PyTorch fitness − the first (``torch.from_dlpack``
+  and its stream hand-off, the tensors' life, the answer's ``__dlpack_device__`` and ``__dlpack__``, the
+  second stream hand-off).
+
 Time per generation:
 
 * EvoX: after ``init_step`` and warm-up generations, a block of ``G`` calls of ``workflow.step()`` between
@@ -142,6 +156,20 @@ def constant_fitness(pop: int):
     return fitness
 
 
+class ConstantView:
+    """A fitness that touches no PyTorch: it ignores the bare population view it receives
+    (``gpu_tensors="dlpack"``) and answers every call with the same device vector, the (pop × 1) float32
+    population of a second evogpu engine (a CUDA ``DeAskTell`` asked once and never told, so its view stays
+    valid while this object holds the engine)."""
+
+    def __init__(self, pop: int):
+        self.engine = evogpu.DeAskTell([(LOW, HIGH)], seed=1, options={"population": pop}, backend="cuda")
+        self.answer = self.engine.ask()
+
+    def __call__(self, view: evogpu.DeviceView) -> evogpu.DeviceView:
+        return self.answer
+
+
 def evox_per_generation(pop: int, dim: int, warmup: int, block: int, blocks: int, compile_step: bool) -> float:
     from evox.algorithms import DE
     from evox.core import Problem
@@ -170,12 +198,13 @@ def evox_per_generation(pop: int, dim: int, warmup: int, block: int, blocks: int
     return statistics.median(times)
 
 
-def evogpu_per_generation(fitness, bounds, pop: int, short: int, long: int, repeats: int) -> float:
+def evogpu_per_generation(fitness, bounds, pop: int, short: int, long: int, repeats: int,
+                          gpu_tensors: str = "torch") -> float:
     def run(generations: int):
         def call():
             result = evogpu.minimize(fitness, bounds, algorithm="de", backend="cuda", seed=1,
                                      max_generations=generations, history_every=generations,
-                                     options={"population": pop})
+                                     options={"population": pop}, gpu_tensors=gpu_tensors)
             assert result.nit == generations, result
 
         return call
@@ -213,9 +242,13 @@ def main() -> None:
         torch_fitness = evogpu_per_generation(evogpu_fitness, bounds, pop, short, long, args.repeats)
         builtin = evogpu_per_generation(f"rastrigin:{dim}", None, pop, short, long, args.repeats)
         door = evogpu_per_generation(constant_fitness(pop), bounds, pop, short, long, args.repeats)
+        door_alone = evogpu_per_generation(ConstantView(pop), bounds, pop, short, long, args.repeats,
+                                           gpu_tensors="dlpack")
+        four_launch = evogpu_per_generation(f"shifted-rastrigin:{dim}", None, pop, short, long, args.repeats)
         alone, alone_device = fitness_alone(pop, dim, 10 if large else 200, args.repeats)
         dlpack = dlpack_seconds(pop, dim, 1000, args.repeats)
-        rows.append((pop, dim, evox, torch_fitness, builtin, alone, alone_device, door, dlpack))
+        rows.append((pop, dim, evox, torch_fitness, builtin, alone, alone_device, door, dlpack,
+                     (door_alone, four_launch)))
         print(f"  {pop} x {dim}: budgets EvoX {blocks} blocks of {block} after {warmup}; "
               f"evogpu {short} and {long} generations, {args.repeats} runs each", flush=True)
 
@@ -224,7 +257,7 @@ def main() -> None:
           "| speed-up | PyTorch fitness alone (ms/call) | EvoX / fitness alone (the most any engine can gain) "
           "| evogpu DE, built-in (ms/gen) | speed-up |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for pop, dim, evox, torch_fitness, builtin, alone, _, _, _ in rows:
+    for pop, dim, evox, torch_fitness, builtin, alone, *_ in rows:
         print(f"| {pop} × {dim} | {evox * 1e3:.4f} | {torch_fitness * 1e3:.4f} | {evox / torch_fitness:.1f}× "
               f"| {alone * 1e3:.4f} | {evox / alone:.1f}× | {builtin * 1e3:.4f} | {evox / builtin:.1f}× |")
     print()
@@ -234,11 +267,20 @@ def main() -> None:
           "| door + generation − built-in generation (µs/gen) | of which torch.from_dlpack of the view "
           "(µs/call) | and the answer's __dlpack__ (µs/call) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for pop, dim, _, torch_fitness, builtin, alone, alone_device, door, (imported, exported) in rows:
+    for pop, dim, _, torch_fitness, builtin, alone, alone_device, door, (imported, exported), _ in rows:
         print(f"| {pop} × {dim} | {torch_fitness * 1e6:.1f} | {alone * 1e6:.1f} | {alone_device * 1e6:.1f} "
               f"| {builtin * 1e6:.1f} | {(torch_fitness - alone - builtin) * 1e6:.1f} | {door * 1e6:.1f} "
               f"| {(door - builtin) * 1e6:.1f} | {imported * 1e6:.1f} | {exported * 1e6:.1f} |")
-    pop, dim, evox, torch_fitness, builtin, alone, _, _, _ = rows[0]
+    print()
+    print("| population × dimension | evogpu DE, a fitness without PyTorch (evogpu views both ways): door + "
+          "generation (µs/gen) | DE four-launch generation, built-in shifted Rastrigin, no door (µs/gen) "
+          "| the door's evogpu side = difference (µs/gen) | evogpu DE, constant PyTorch fitness (µs/gen) "
+          "| the door's PyTorch side = difference (µs/gen) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for pop, dim, *_, door, _, (door_alone, four_launch) in rows:
+        print(f"| {pop} × {dim} | {door_alone * 1e6:.1f} | {four_launch * 1e6:.1f} "
+              f"| {(door_alone - four_launch) * 1e6:.1f} | {door * 1e6:.1f} | {(door - door_alone) * 1e6:.1f} |")
+    pop, dim, evox, torch_fitness, builtin, alone, *_ = rows[0]
     if args.no_evox:
         return
     print()
