@@ -15,7 +15,7 @@ use evo_benchmarks::cuda::{
     DataLength, DeviceRealProblem, RealEvaluator, Terms, UserData, UserProblem, UserTwin,
 };
 use evo_core::{Backend, Bounds, ContinuousProblem, Error, Result};
-use evo_de::{DeviceEvaluation, DeviceProblem};
+use evo_de::{DeviceEvaluation, DeviceProblem, FusedEvaluation};
 use evo_gpu_runtime::{Gpu, Profile};
 use pyo3::create_exception;
 use pyo3::exceptions::PyRuntimeError;
@@ -320,5 +320,11 @@ impl DeviceRealProblem for SourceProblem {
 impl DeviceProblem for SourceProblem {
     fn device_evaluation(&self, gpu: &Gpu) -> Result<DeviceEvaluation> {
         Ok(DeviceEvaluation::Continuous(self.real_evaluator(gpu)?))
+    }
+
+    /// The source's own fusion, so that DE on CUDA runs its one-launch generation as it does for the
+    /// `UserProblem` from Rust (without it, DE took its four-launch path for every Python source).
+    fn fused_evaluation(&self) -> Option<FusedEvaluation> {
+        self.device.fused_evaluation()
     }
 }
