@@ -16,6 +16,7 @@
 mod evaluation;
 mod fused;
 mod host;
+mod host_pieces;
 mod individuals;
 pub mod launch;
 mod queued;
