@@ -6,9 +6,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+mod host_rastrigin;
 
 use evo_core::{Bounds, Engine, Error};
 use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot, FnProblem};
+use host_rastrigin::rastrigin;
 
 /// 64 vectors of 4096 coordinates: 1 MiB of trials per generation, copied to the host in more than one chunk.
 const POPULATION: usize = 64;
@@ -21,16 +23,6 @@ fn params() -> DeParams {
 
 fn bounds() -> Bounds {
     Bounds::uniform(DIMENSION, -5.12, 5.12).unwrap()
-}
-
-/// Rastrigin in f64, as a user would write it for the host.
-fn rastrigin(x: &[f32]) -> f64 {
-    x.iter()
-        .map(|&v| {
-            let v = f64::from(v);
-            v * v + 10.0 - 10.0 * (2.0 * std::f64::consts::PI * v).cos()
-        })
-        .sum()
 }
 
 /// The first differing value of two snapshots, bit for bit, or `None`.

@@ -9,10 +9,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+mod host_rastrigin;
 
 use evo_benchmarks::DeRastrigin;
 use evo_core::{Bounds, Engine};
 use evo_de::{Adaptation, DeCpu, DeCuda, DeIndividual, DeParams, DeSnapshot, FnProblem};
+use host_rastrigin::rastrigin;
 
 const SEED: u64 = 5;
 const DIMENSION: usize = 24;
@@ -25,15 +27,6 @@ fn params() -> DeParams {
         .with_population(32)
         .unwrap()
         .with_adaptation(Adaptation::Jde)
-}
-
-fn rastrigin(x: &[f32]) -> f64 {
-    x.iter()
-        .map(|&v| {
-            let v = f64::from(v);
-            v * v + 10.0 - 10.0 * (2.0 * std::f64::consts::PI * v).cos()
-        })
-        .sum()
 }
 
 fn host_problem() -> FnProblem<fn(&[f32]) -> f64> {
