@@ -1,7 +1,8 @@
 //! The host evaluation of [`DeCuda`](super::DeCuda) (`DeviceEvaluation::Host`, any Rust problem): the
 //! vectors reach the host in page-locked chunks ([`HostStaging`], allocated once per engine), rayon
 //! evaluates each piece of rows with the problem's `evaluate_checked` as soon as its chunk has landed while
-//! the later chunks are still being copied, and the fitness goes back on the stream ahead of the merge.
+//! the later chunks are still being copied (a lone piece on the calling thread, without a hand-over to the
+//! pool and back), and the fitness goes back on the stream ahead of the merge.
 //!
 //! The pieces follow the host: how finely the rows are cut is chosen by the wall clock of the evaluations
 //! ([`PieceTuner`]), so a cheap problem runs in a few pieces, which wake few threads (on a many-core host,
@@ -81,10 +82,17 @@ impl HostEvaluation {
         let start = Instant::now();
         evo_core::catch_problem_panic(problem.name(), || {
             self.staging.run(vectors, fitness, |chunks| {
-                let pieces: Vec<_> = chunks
+                let mut pieces: Vec<_> = chunks
                     .into_iter()
                     .flat_map(|chunk| chunk.split_rows(piece))
                     .collect();
+                if pieces.len() == 1 {
+                    // One piece runs on this thread: handing it to the pool would cost a wake-up there and
+                    // one back here, for no parallelism (a problem that uses rayon inside still does).
+                    return pieces
+                        .pop()
+                        .map_or(Ok(()), |only| evaluate_piece(problem, only));
+                }
                 // A parallel iterator hands the pieces over by splitting them in halves, each thread that
                 // takes a half waking the next, so the wake-ups are paid by many threads at once instead of
                 // one after another by this one; the outcomes come back in row order.
