@@ -104,7 +104,8 @@ pub struct DeFlags {
     /// The local search of the makespan part, a JSON `LocalSearch` (keys period, max_moves, scope, kicks,
     /// kick_moves, neighbourhood, iterations, iteration_moves), e.g. `{"period": 20, "max_moves": 64,
     /// "kicks": 64, "kick_moves": 4, "neighbourhood": "AnyPair", "iterations": 8, "iteration_moves": 3}`.
-    /// Default: every 20 generations, 64 moves, 64 kicks of 4 moves.
+    /// Default on the GPU: every 50 generations, 64 moves of the `MakespanBalance` neighbourhood, 256 kicks
+    /// of 4 moves, 32 iterations of 2 moves; on the CPU: every 20 generations, 64 moves, 64 kicks of 4.
     #[arg(
         long = "de-makespan-search",
         id = "de_makespan_search",
