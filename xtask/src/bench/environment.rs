@@ -108,14 +108,29 @@ fn parse_cpu_model(cpuinfo: &str) -> Option<String> {
         .filter(|model| !model.is_empty())
 }
 
-/// The commit being measured: `$EVO_COMMIT` when set (a binary copied to another machine, whose checkout's
-/// git state may be stale), else git, else "unknown".
+/// The commit being measured: `$EVO_COMMIT` when set, else the checkout's (git, with `-dirty` when tracked
+/// files changed) followed by the commit the binary was built from when that differs (binaries copied to
+/// another machine, whose checkout may be another commit), else "unknown".
 fn commit() -> String {
     if let Ok(commit) = std::env::var("EVO_COMMIT")
         && !commit.trim().is_empty()
     {
         return commit.trim().to_string();
     }
+    with_build_commit(checkout_commit(), env!("EVO_BUILD_COMMIT"))
+}
+
+/// `checkout`, with ` (binary built at <build>)` when the binary's build commit is known and another.
+fn with_build_commit(checkout: String, build: &str) -> String {
+    if build.is_empty() || checkout.starts_with(build) {
+        checkout
+    } else {
+        format!("{checkout} (binary built at {build})")
+    }
+}
+
+/// The checkout's commit: `git rev-parse --short HEAD`, `-dirty` when tracked files changed, else "unknown".
+fn checkout_commit() -> String {
     let git = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -171,6 +186,24 @@ mod tests {
         assert_eq!(format_utc(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(format_utc(4_102_444_799), "2099-12-31T23:59:59Z");
         assert_eq!(format_utc(u64::MAX), "unknown");
+    }
+
+    #[test]
+    fn a_build_commit_other_than_the_checkouts_is_named_beside_it() {
+        assert_eq!(with_build_commit("f7b1de0".into(), "f7b1de0"), "f7b1de0");
+        assert_eq!(
+            with_build_commit("f7b1de0-dirty".into(), "f7b1de0"),
+            "f7b1de0-dirty"
+        );
+        assert_eq!(
+            with_build_commit("83f0b86-dirty".into(), "f7b1de0"),
+            "83f0b86-dirty (binary built at f7b1de0)"
+        );
+        assert_eq!(with_build_commit("unknown".into(), ""), "unknown");
+        assert_eq!(
+            with_build_commit("unknown".into(), "f7b1de0"),
+            "unknown (binary built at f7b1de0)"
+        );
     }
 
     #[test]
