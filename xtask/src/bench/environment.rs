@@ -190,19 +190,19 @@ mod tests {
 
     #[test]
     fn a_build_commit_other_than_the_checkouts_is_named_beside_it() {
-        assert_eq!(with_build_commit("f7b1de0".into(), "f7b1de0"), "f7b1de0");
+        assert_eq!(with_build_commit("build".into(), "build"), "build");
         assert_eq!(
-            with_build_commit("f7b1de0-dirty".into(), "f7b1de0"),
-            "f7b1de0-dirty"
+            with_build_commit("build-dirty".into(), "build"),
+            "build-dirty"
         );
         assert_eq!(
-            with_build_commit("83f0b86-dirty".into(), "f7b1de0"),
-            "83f0b86-dirty (binary built at f7b1de0)"
+            with_build_commit("checkout-dirty".into(), "build"),
+            "checkout-dirty (binary built at build)"
         );
         assert_eq!(with_build_commit("unknown".into(), ""), "unknown");
         assert_eq!(
-            with_build_commit("unknown".into(), "f7b1de0"),
-            "unknown (binary built at f7b1de0)"
+            with_build_commit("unknown".into(), "build"),
+            "unknown (binary built at build)"
         );
     }
 
