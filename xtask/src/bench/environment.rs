@@ -1,10 +1,11 @@
 //! Where and how a benchmark ran: device, driver, CPU, commit, date and command line, recorded in every output.
 
-use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use evo_gpu_runtime::Gpu;
 use serde::Serialize;
+
+use super::git_output::git_output;
 
 /// [`Environment::mode`] of a `--quick` run.
 pub const QUICK_MODE: &str = "quick";
@@ -131,18 +132,9 @@ fn with_build_commit(checkout: String, build: &str) -> String {
 
 /// The checkout's commit: `git rev-parse --short HEAD`, `-dirty` when tracked files changed, else "unknown".
 fn checkout_commit() -> String {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .output()
-            .ok()
-            .filter(|output| output.status.success())
-            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
-    };
-    match git(&["rev-parse", "--short", "HEAD"]).filter(|h| !h.is_empty()) {
+    match git_output(&["rev-parse", "--short", "HEAD"]) {
         Some(hash) => {
-            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            let dirty = git_output(&["status", "--porcelain", "--untracked-files=no"]).is_some();
             if dirty { format!("{hash}-dirty") } else { hash }
         }
         None => "unknown".to_string(),

@@ -11,6 +11,7 @@
 
 mod context;
 mod environment;
+mod git_output;
 mod markdown;
 mod plot;
 mod report;
