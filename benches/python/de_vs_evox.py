@@ -232,10 +232,11 @@ def main() -> None:
     for size in args.sizes.split(","):
         pop, dim = (int(v) for v in size.lower().split("x"))
         large = pop * dim >= 10**7
-        # Budgets: EvoX blocks of about 0.1 s; evogpu budgets far enough apart that the difference (tens of
-        # milliseconds for the built-in fitness) dwarfs the jitter of a run's set-up.
+        # Budgets: EvoX blocks of about 0.1 s; evogpu budgets far enough apart that the difference dwarfs the
+        # jitter of a run's set-up (at 10^8 coordinates the set-up allocates and fills gigabytes, and moves by
+        # tens of milliseconds between runs: 1 000 generations of about 0.6 ms make the difference 0.6 s).
         block, blocks, warmup = (10, 5, 3) if large else (100, 5, 20)
-        short, long = (5, 105) if large else (100, 5100)
+        short, long = (5, 1005) if large else (100, 5100)
         bounds = [(LOW, HIGH)] * dim
         evox = math.nan if args.no_evox else evox_per_generation(pop, dim, warmup, block, blocks,
                                                                    args.evox_compile)
