@@ -622,7 +622,11 @@ extern "C" __global__ void de_init_f32(float* population, const float* lower, co
 
 // Steps 3.1-3.3 for the whole population: block b builds trials b, b + gridDim.x, ... Thread 0 draws the
 // partners, j_rand and jDE's (F, CR); the exponential crossover's length is a block-wide minimum over chunks
-// of k. Twin: cpu::TrialContext::build.
+// of k. When the host launches at least 2M blocks (long vectors, few of them), each vector is cut into
+// gridDim.x / M slices of whole warps of coordinates, one block each, so that a small population still keeps
+// enough loads in flight; every block of a vector draws the same values, and the slice holding coordinate 0
+// writes (F, CR). The exponential crossover keeps one block per vector (its length spans the whole vector).
+// Twin: cpu::TrialContext::build.
 extern "C" __global__ void de_trial_f32(float* trials, float* trial_weights, float* trial_rates, const float* population, const float* weights, const float* rates, const unsigned int* best, const float* lower, const float* upper, DeKernelParams p)
 {
     __shared__ unsigned int s_partners[3];
@@ -633,7 +637,13 @@ extern "C" __global__ void de_trial_f32(float* trials, float* trial_weights, flo
     const unsigned int d = (unsigned int)p.dimension;
     const unsigned int m = (unsigned int)p.population;
     const float* best_row = population + (unsigned long long)best[0] * d;
-    for (unsigned int i = blockIdx.x; i < m; i += gridDim.x) {
+    const unsigned int slices = (p.crossover != DE_CROSSOVER_EXPONENTIAL && (unsigned long long)gridDim.x >= 2ull * m) ? gridDim.x / m : 1u;
+    const unsigned int slice_length = ((d + slices - 1u) / slices + 31u) & ~31u;
+    for (unsigned int w = blockIdx.x; w < m * slices; w += gridDim.x) {
+        const unsigned int i = w / slices;
+        const unsigned int slice = w % slices;
+        const unsigned int j_begin = slice * slice_length;
+        const unsigned int j_end = min(d, j_begin + slice_length);
         const EvoSequence cross = evo_sequence(p.seed, DE_STREAM_CROSS, p.generation, i);
         if (threadIdx.x == 0) {
             de_draw_vector(p, i, weights, rates, s_partners, &s_f, &s_cr, &s_j_rand);
@@ -651,11 +661,11 @@ extern "C" __global__ void de_trial_f32(float* trials, float* trial_weights, flo
         const float* a = population + (unsigned long long)s_partners[0] * d;
         const float* b = population + (unsigned long long)s_partners[1] * d;
         const float* c = population + (unsigned long long)s_partners[2] * d;
-        for (unsigned int j = threadIdx.x; j < d; j += blockDim.x) {
+        for (unsigned int j = j_begin + threadIdx.x; j < j_end; j += blockDim.x) {
             const float u = p.crossover == DE_CROSSOVER_EXPONENTIAL ? 0.0f : evo_sequence_uniform_f32(cross, j);
             trials[(unsigned long long)i * d + j] = de_trial_coordinate(p, j, u, j_rand, length, f, cr, x, a, b, c, best_row, lower, upper);
         }
-        if (threadIdx.x == 0) {
+        if (threadIdx.x == 0 && slice == 0u) {
             trial_weights[i] = f;
             trial_rates[i] = cr;
         }

@@ -1,6 +1,7 @@
 //! The CUDA engine's host evaluation (a Rust problem evaluated on the host while the rest of DE runs on the
 //! device) at a size whose trials reach the host in several chunks: the run equals the CPU engine's bit for
-//! bit, and a non-finite fitness names the same individual as on the CPU. Skips (printing SKIPPED) without a
+//! bit, also with vectors long enough that the trial kernel cuts each over several blocks, and a non-finite
+//! fitness names the same individual as on the CPU. Skips (printing SKIPPED) without a
 //! GPU; fails instead under `EVO_REQUIRE_GPU=1`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -9,7 +10,7 @@ mod common;
 mod host_rastrigin;
 
 use evo_core::{Bounds, Engine, Error};
-use evo_de::{DeCpu, DeCuda, DeParams, DeSnapshot, FnProblem};
+use evo_de::{Adaptation, DeCpu, DeCuda, DeParams, DeSnapshot, FnProblem, Strategy};
 use host_rastrigin::rastrigin;
 
 /// 64 vectors of 4096 coordinates: 1 MiB of trials per generation, copied to the host in more than one chunk.
@@ -77,6 +78,42 @@ fn a_host_problem_in_several_chunks_should_match_cpu() {
             cpu.progress().best_fitness.to_bits(),
             on_gpu.progress().best_fitness.to_bits()
         );
+    }
+}
+
+#[test]
+fn long_vectors_cut_over_several_blocks_should_match_cpu() {
+    let Some(gpu) = common::gpu_or_skip("long_vectors_cut_over_several_blocks_should_match_cpu")
+    else {
+        return;
+    };
+    // 8 vectors of 65 536 coordinates: the trial kernel builds each in 32 slices, one block each. jDE and
+    // current-to-best/1 make every slice read the best vector and draw the vector's own F and CR.
+    let dimension = 65_536;
+    let params = DeParams::default()
+        .with_population(8)
+        .unwrap()
+        .with_strategy(Strategy::CurrentToBest1)
+        .with_adaptation(Adaptation::Jde);
+    let problem = || {
+        FnProblem::new(
+            "rastrigin",
+            Bounds::uniform(dimension, -5.12, 5.12).unwrap(),
+            rastrigin,
+        )
+    };
+    let mut cpu = DeCpu::new(params.clone(), problem(), SEED, 0).unwrap();
+    let mut on_gpu = DeCuda::new(params, problem(), SEED, &gpu).unwrap();
+    assert!(!on_gpu.is_fused());
+    for (generation, batch) in [(0u64, 1u64), (1, 1), (2, 8), (10, 30)] {
+        for _ in 0..batch {
+            cpu.step().unwrap();
+        }
+        on_gpu.step_many(batch).unwrap();
+        let (a, b) = (cpu.snapshot().unwrap(), on_gpu.snapshot().unwrap());
+        if let Some(difference) = first_difference(&a, &b) {
+            panic!("after generation {}: {difference}", generation + batch);
+        }
     }
 }
 

@@ -79,7 +79,7 @@ impl DeKernelParams {
             crossover: match params.crossover() {
                 Crossover::Binomial => 0,
                 Crossover::PaperLiteral => 1,
-                Crossover::Exponential => 2,
+                Crossover::Exponential => CROSSOVER_EXPONENTIAL,
             },
             jde: u32::from(params.adaptation() == crate::Adaptation::Jde),
             accept_equal: u32::from(params.selection() == Selection::BetterOrEqual),
@@ -149,10 +149,43 @@ pub struct DeviceBounds<'a> {
     pub upper: &'a DeviceBuffer<f32>,
 }
 
+/// The most blocks a launch of these kernels uses (the kernels loop over the rest).
+const MAX_GRID: u32 = 65_535;
+
+/// The kernels' code of the exponential crossover (`DeKernelParams::crossover`, `DE_CROSSOVER_EXPONENTIAL`).
+const CROSSOVER_EXPONENTIAL: u32 = 2;
+
 /// Blocks for one block per vector: `M`, capped at the grid limit (the kernels loop over the rest).
 fn grid_for_rows(rows: u64) -> u32 {
     // A count beyond u32 is beyond the cap as well.
-    u32::try_from(rows).map_or(65_535, |rows| rows.clamp(1, 65_535))
+    u32::try_from(rows).map_or(MAX_GRID, |rows| rows.clamp(1, MAX_GRID))
+}
+
+/// Blocks the trial kernel aims at: a few per SM of a large GPU, so that loads stay in flight.
+const TRIAL_TARGET_BLOCKS: u64 = 1024;
+
+/// The fewest coordinates per thread in a slice of a vector: each slice redraws its vector's partners and
+/// rates, which this many coordinates per thread outweigh.
+const TRIAL_MIN_COORDINATES_PER_THREAD: u64 = 8;
+
+/// Blocks of the trial kernel: one per vector, or, for a few long vectors under a per-coordinate crossover,
+/// `s ≥ 2` per vector (the kernel reads `s = gridDim.x / M`): as many as bring the grid to about
+/// [`TRIAL_TARGET_BLOCKS`] while every thread keeps [`TRIAL_MIN_COORDINATES_PER_THREAD`] coordinates.
+/// Slicing changes no value (every coordinate is the same function of the same draws).
+fn trial_grid(p: &DeKernelParams, block: u32) -> u32 {
+    let rows = grid_for_rows(p.population);
+    if p.crossover == CROSSOVER_EXPONENTIAL || p.population == 0 {
+        return rows;
+    }
+    let by_target = TRIAL_TARGET_BLOCKS.div_ceil(p.population);
+    let by_length = p.dimension / (u64::from(block.max(1)) * TRIAL_MIN_COORDINATES_PER_THREAD);
+    let by_grid = u64::from(MAX_GRID) / p.population;
+    let slices = by_target.min(by_length).min(by_grid);
+    if slices < 2 {
+        return rows;
+    }
+    // slices · M ≤ MAX_GRID, so the product fits.
+    u32::try_from(slices * p.population).unwrap_or(rows)
 }
 
 /// Step 1: the initial population on the device (twin: `cpu::initial_row`).
@@ -249,7 +282,7 @@ pub fn trial(
             .input(upper)
             .params(p)
             .run(LaunchConfig::linear(
-                grid_for_rows(p.population),
+                trial_grid(p, settings.block),
                 settings.block,
                 0,
             ))
@@ -353,5 +386,66 @@ pub fn best_index(
             .input(fitness)
             .params(p)
             .run(LaunchConfig::linear(1, settings.block, 0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn params(population: usize, dimension: usize, crossover: Crossover) -> DeKernelParams {
+        let params = DeParams::default()
+            .with_population(population)
+            .unwrap()
+            .with_crossover(crossover);
+        DeKernelParams::new(&params, 1, dimension)
+    }
+
+    #[test]
+    fn short_vectors_keep_one_block_each() {
+        for (m, d) in [(64u32, 128), (1024, 512), (512, 128), (64, 4095)] {
+            let p = params(m as usize, d, Crossover::Binomial);
+            assert_eq!(trial_grid(&p, 256), m, "{m} x {d}");
+        }
+    }
+
+    #[test]
+    fn a_few_long_vectors_are_cut_to_fill_the_grid() {
+        // 100 × 10^6: ⌈1024 / 100⌉ = 11 slices per vector.
+        assert_eq!(
+            trial_grid(&params(100, 1_000_000, Crossover::Binomial), 256),
+            1100
+        );
+        // 64 × 4096: each slice keeps 8 coordinates per thread of 256, so 2 slices.
+        assert_eq!(trial_grid(&params(64, 4096, Crossover::Binomial), 256), 128);
+        // 8 × 65 536: 32 slices of 2048 coordinates.
+        assert_eq!(
+            trial_grid(&params(8, 65_536, Crossover::Binomial), 256),
+            256
+        );
+        assert_eq!(
+            trial_grid(&params(8, 65_536, Crossover::PaperLiteral), 256),
+            256
+        );
+    }
+
+    #[test]
+    fn the_exponential_crossover_keeps_one_block_per_vector() {
+        let p = params(100, 1_000_000, Crossover::Exponential);
+        assert_eq!(trial_grid(&p, 256), 100);
+    }
+
+    #[test]
+    fn the_grid_stays_within_its_limit() {
+        let mut p = params(100, 1_000_000, Crossover::Binomial);
+        p.population = 40_000;
+        assert_eq!(trial_grid(&p, 32), 40_000);
+        p.population = 20_000;
+        // ⌈1024 / 20 000⌉ = 1 slice: one block per vector.
+        assert_eq!(trial_grid(&p, 32), 20_000);
+        p.population = 100_000;
+        assert_eq!(trial_grid(&p, 32), MAX_GRID);
     }
 }
