@@ -39,7 +39,7 @@
 //!
 //! | | CPU ([`DeCpu`]) | CUDA ([`DeCuda`]) |
 //! | --- | --- | --- |
-//! | threads | a rayon pool (1 thread or all cores), one vector per task | one block per vector, one thread per coordinate (block-stride loop, so `D` up to 2^31 − 1; 10^7 needs 2·M·D·4 bytes) |
+//! | threads | a rayon pool (1 thread or all cores), one vector per task | one block per vector, one thread per coordinate (block-stride loop, so `D` up to 2^31 − 1; 10^7 needs 2·M·D·4 bytes); the four-launch path's trial kernel gives a few long vectors several blocks each (binomial and paper-literal crossover) so that they still fill the GPU |
 //! | generation | build, evaluate, select | Rastrigin, ETC (≤ 32 machines, ≤ 2048 tasks) and a user's CUDA source: one launch (`de_generation_f32`: trial, fused evaluation, selection into a double-buffered population, best vector by the last block; see below for user sources); other problems: four launches |
 //! | state | host vectors | population, fitness, `F_i`, `CR_i` resident on the device; [`Engine::step`](evo_core::Engine::step) reads 16 bytes back, [`DeCuda::step_many`] once per batch |
 //! | evaluation | the problem's `evaluate_batch` (rayon) | evo-benchmarks' GPU evaluation, the ETC kernel, or the host for closures ([`DeviceProblem`]) |
