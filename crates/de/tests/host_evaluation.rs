@@ -10,7 +10,8 @@ mod common;
 mod host_rastrigin;
 
 use evo_core::{Bounds, Engine, Error};
-use evo_de::{Adaptation, DeCpu, DeCuda, DeParams, DeSnapshot, FnProblem, Strategy};
+use evo_de::{Adaptation, DeCpu, DeCuda, DeParams, DeSnapshot, DeviceProblem, FnProblem, Strategy};
+use evo_gpu_runtime::Gpu;
 use host_rastrigin::rastrigin;
 
 /// 64 vectors of 4096 coordinates: 1 MiB of trials per generation, copied to the host in more than one chunk.
@@ -60,11 +61,28 @@ fn a_host_problem_in_several_chunks_should_match_cpu() {
         return;
     };
     let problem = || FnProblem::new("rastrigin", bounds(), rastrigin);
-    let mut cpu = DeCpu::new(params(), problem(), SEED, 0).unwrap();
-    let mut on_gpu = DeCuda::new(params(), problem(), SEED, &gpu).unwrap();
-    assert!(!on_gpu.is_fused());
     // Single steps, then generations queued back to back.
-    for (generation, batch) in [(0u64, 1u64), (1, 1), (2, 1), (3, 7), (10, 10)] {
+    lockstep(
+        &gpu,
+        &params(),
+        problem,
+        &[(0, 1), (1, 1), (2, 1), (3, 7), (10, 10)],
+    );
+}
+
+/// Runs `problem` from `params` on the CPU engine and on the CUDA engine's host evaluation side by side: for
+/// each `(generations done, batch)` of `batches`, `batch` CPU steps against one `step_many(batch)`, then the
+/// snapshots and the best fitness compared bit for bit.
+fn lockstep<P: DeviceProblem>(
+    gpu: &Gpu,
+    params: &DeParams,
+    problem: impl Fn() -> P,
+    batches: &[(u64, u64)],
+) {
+    let mut cpu = DeCpu::new(params.clone(), problem(), SEED, 0).unwrap();
+    let mut on_gpu = DeCuda::new(params.clone(), problem(), SEED, gpu).unwrap();
+    assert!(!on_gpu.is_fused());
+    for &(generation, batch) in batches {
         for _ in 0..batch {
             cpu.step().unwrap();
         }
@@ -102,19 +120,7 @@ fn long_vectors_cut_over_several_blocks_should_match_cpu() {
             rastrigin,
         )
     };
-    let mut cpu = DeCpu::new(params.clone(), problem(), SEED, 0).unwrap();
-    let mut on_gpu = DeCuda::new(params, problem(), SEED, &gpu).unwrap();
-    assert!(!on_gpu.is_fused());
-    for (generation, batch) in [(0u64, 1u64), (1, 1), (2, 8), (10, 30)] {
-        for _ in 0..batch {
-            cpu.step().unwrap();
-        }
-        on_gpu.step_many(batch).unwrap();
-        let (a, b) = (cpu.snapshot().unwrap(), on_gpu.snapshot().unwrap());
-        if let Some(difference) = first_difference(&a, &b) {
-            panic!("after generation {}: {difference}", generation + batch);
-        }
-    }
+    lockstep(&gpu, &params, problem, &[(0, 1), (1, 1), (2, 8), (10, 30)]);
 }
 
 #[test]

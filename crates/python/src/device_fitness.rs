@@ -232,10 +232,7 @@ impl PythonEvaluator {
             return Ok(imported);
         }
         let request = self.requests.main.get_or_try_init(py, || {
-            let stream = i64::try_from(self.gpu.main_stream_handle()).map_err(|_| {
-                PyValueError::new_err("the engine's stream handle does not fit in a Python int")
-            })?;
-            Request::new(py, Some(stream))
+            Request::on_stream_handle(py, self.gpu.main_stream_handle())
         })?;
         Imported::take_with(answer, request)
     }

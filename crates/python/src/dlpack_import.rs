@@ -69,6 +69,18 @@ impl Request {
             unversioned: unversioned.unbind(),
         })
     }
+
+    /// [`Request::new`] on the CUDA stream whose handle is `handle` (the engine's stream, as
+    /// `Gpu::main_stream_handle` gives it).
+    ///
+    /// # Errors
+    /// `ValueError` when the handle does not fit in a Python int; Python's, as [`Request::new`].
+    pub fn on_stream_handle(py: Python<'_>, handle: u64) -> PyResult<Self> {
+        let stream = i64::try_from(handle).map_err(|_| {
+            PyValueError::new_err("the engine's stream handle does not fit in a Python int")
+        })?;
+        Self::new(py, Some(stream))
+    }
 }
 
 impl Imported {

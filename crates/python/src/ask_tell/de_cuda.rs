@@ -331,10 +331,7 @@ impl DeviceDoor {
                     )));
                 }
                 let request = self.request.get_or_try_init(py, || {
-                    let stream = i64::try_from(self.gpu.main_stream_handle()).map_err(|_| {
-                        value_error("the engine's stream handle does not fit in a Python int")
-                    })?;
-                    Request::new(py, Some(stream))
+                    Request::on_stream_handle(py, self.gpu.main_stream_handle())
                 })?;
                 let imported = Imported::take_with(fitness, request)?;
                 let vector = imported.vector(n, "tell: expected")?;
